@@ -1,0 +1,37 @@
+#include "commands.h"
+
+#include <fmt/format.h>
+
+#include "linkwise/util/text.h"
+
+namespace linkwise::cli {
+
+// Each command's setup, defined in its cmd_*.cc.
+Handler setup_presets(CLI::App& sub);
+Handler setup_topo(CLI::App& sub);
+Handler setup_catalog(CLI::App& sub);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"presets", "List the built-in machine presets", setup_presets},
+      {"catalog", "List catalog parts and link technologies with their sources", setup_catalog},
+      {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings", setup_topo},
+  };
+  return table;
+}
+
+void emit(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    fmt::print("{}", text);
+    std::fflush(stdout);
+  } else {
+    write_file_atomic(path, text);
+  }
+}
+
+void add_nodes_flag(CLI::App& sub, int& nodes) {
+  sub.add_option("--nodes", nodes, "Copies of the chassis joined by a network through their NICs")
+      ->check(CLI::Range(1, 4096));
+}
+
+}  // namespace linkwise::cli

@@ -1,0 +1,31 @@
+// The subcommand table of the linkwise executable. Each command lives in its own cmd_*.cc: it declares
+// its flags on a CLI11 subcommand, fills an options struct, and returns a handler that calls the library.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace linkwise::cli {
+
+/// A command's handler; returns the process exit code (0 ok, 1 runtime failure or unhealthy, 2 bad input).
+using Handler = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* help;
+  /// Declares the flags on `sub` and returns the handler that runs with them.
+  Handler (*setup)(CLI::App& sub);
+};
+
+/// Every command, in the order `linkwise --help` lists them.
+const std::vector<Command>& commands();
+
+/// Prints `text` to stdout, or writes it atomically to `path` when it is not empty.
+void emit(const std::string& text, const std::string& path);
+
+/// Common flag: --nodes N copies of the chassis joined by a network.
+void add_nodes_flag(CLI::App& sub, int& nodes);
+
+}  // namespace linkwise::cli

@@ -1,0 +1,53 @@
+// linkwise: model, analyse and verify the interconnect of multi-accelerator machines.
+// One thin executable over linkwise::core: a table of subcommands (commands.cc), errors mapped to
+// exit codes here and nowhere else: 0 ok, 1 runtime failure, 2 bad input.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "linkwise/util/error.h"
+
+int main(int argc, char** argv) {
+  using namespace linkwise;
+  CLI::App app{"linkwise: interconnect analysis for multi-accelerator machines"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "linkwise 0.1.0");
+  std::vector<std::pair<CLI::App*, cli::Handler>> handlers;
+  for (const auto& cmd : cli::commands()) {
+    CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
+    handlers.emplace_back(sub, cmd.setup(*sub));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "linkwise: {}\n", e.what());
+    if (!app.get_subcommands().empty()) fmt::print(stderr, "run 'linkwise {} --help' for its flags\n", app.get_subcommands().front()->get_name());
+    return 2;
+  }
+  try {
+    for (auto& [sub, handler] : handlers)
+      if (sub->parsed()) return handler();
+  } catch (const InputError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "linkwise: error: {}\n", e.what());
+    return 2;
+  } catch (const RuntimeError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "linkwise: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "linkwise: internal error: {}\n", e.what());
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,100 @@
+// The hardware catalog: link technologies and parts, every figure with its source.
+//
+// The catalog is data/catalog.yaml, compiled into the library. Each figure there is written as
+// `[value, "source"]`; a source that begins with "derived:" says how the figure follows from others.
+// Units are in the field names: `_bytes_per_s` is bytes per second per direction, `_s` seconds,
+// `_w` watts, `_tflops` 1e12 floating-point operations per second, `_GTps` 1e9 transfers per second.
+//
+// Line rate and efficiency are kept apart: a link's line rate is what its standard signals
+// (`unit_bytes_per_s` × lanes or links); `efficiency` is the fraction of it that large real transfers
+// reach, measured by the sources the catalog names.
+//
+//   const auto& cat = linkwise::hw::Catalog::builtin();
+//   const auto& pcie5 = cat.link_tech("pcie5");
+//   double x16 = pcie5.line_bytes_per_s(16);   // 63.0e9
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace linkwise::hw {
+
+/// A figure and where it came from.
+struct Figure {
+  double value = 0;
+  std::string source;  ///< spec or document and section; "derived: ..." when computed from others
+  bool derived() const { return source.rfind("derived", 0) == 0; }
+};
+
+/// Families of link technology.
+enum class LinkFamily { kPcie, kNvlink, kSocket, kNetwork };
+const char* to_string(LinkFamily f);
+
+/// One link technology at one generation, e.g. PCIe Gen5 or NVLink 4 or InfiniBand NDR.
+struct LinkTech {
+  std::string id;            ///< catalog key, e.g. "pcie5", "nvlink4", "upi-16", "ib-ndr"
+  std::string name;          ///< human name, e.g. "PCIe Gen5"
+  LinkFamily family = LinkFamily::kPcie;
+  int generation = 0;
+  std::string unit;          ///< "lane" (PCIe: width counts lanes) or "link" (count of links/ports)
+  std::vector<int> widths;   ///< allowed lane widths (PCIe); empty = any positive count
+  Figure transfer_rate_GTps; ///< PCIe: transfers per second per lane (0 when not applicable)
+  Figure encoding;           ///< PCIe: payload fraction of the line code (128/130 etc.)
+  Figure unit_bytes_per_s;   ///< per lane or per link, per direction, at line rate
+  Figure efficiency;         ///< fraction of line rate large real transfers reach
+  Figure latency_s;          ///< one traversal of the link (serialisation excluded)
+
+  /// Line rate of `count` lanes or links, per direction, in bytes per second.
+  double line_bytes_per_s(int count) const { return unit_bytes_per_s.value * count; }
+};
+
+enum class PartKind { kGpu, kCpu, kPcieSwitch, kNvSwitch, kNic, kNvme, kRetimer, kNetSwitch };
+const char* to_string(PartKind k);
+std::optional<PartKind> part_kind_from_string(const std::string& s);
+
+/// A part: its kind, names, and figures keyed by field name (e.g. "bf16_dense_tflops").
+/// Fields each kind carries are listed in docs/catalog.md.
+struct Part {
+  std::string id;          ///< catalog key, e.g. "h100-sxm"
+  std::string name;        ///< marketing name
+  PartKind kind = PartKind::kGpu;
+  std::string vendor;
+  std::map<std::string, Figure> figures;
+  std::map<std::string, std::string> attributes;  ///< non-numeric: "nvlink" -> "nvlink4", "pcie" -> "pcie5"
+
+  /// The figure's value, or `fallback` when the part does not carry it.
+  double get(const std::string& field, double fallback = 0) const;
+  bool has(const std::string& field) const { return figures.count(field) != 0; }
+  /// A non-numeric attribute, or "".
+  std::string attr(const std::string& key) const;
+};
+
+/// The catalog of link technologies and parts.
+class Catalog {
+ public:
+  /// The catalog compiled into the library (data/catalog.yaml). Parsed once, on first use.
+  static const Catalog& builtin();
+  /// Parses a catalog file; `filename` is used in error messages. Throws InputError.
+  static Catalog parse(const std::string& yaml_text, const std::string& filename);
+
+  /// Throws InputError with the closest ids when `id` is unknown.
+  const LinkTech& link_tech(const std::string& id) const;
+  const LinkTech* find_link_tech(const std::string& id) const;
+  /// Throws InputError with the closest ids of that kind when `id` is unknown or of another kind.
+  const Part& part(const std::string& id, std::optional<PartKind> kind = std::nullopt) const;
+  const Part* find_part(const std::string& id) const;
+
+  const std::vector<LinkTech>& link_techs() const { return techs_; }
+  const std::vector<Part>& parts() const { return parts_; }
+  std::vector<std::string> part_ids(std::optional<PartKind> kind = std::nullopt) const;
+  std::vector<std::string> link_tech_ids() const;
+
+ private:
+  std::vector<LinkTech> techs_;
+  std::vector<Part> parts_;
+};
+
+}  // namespace linkwise::hw

@@ -1,0 +1,120 @@
+// The chassis graph: nodes (catalog parts) and links (a technology at a width), resolved and checked.
+//
+// A Chassis is immutable once built. Node and link indices are dense and stable, so other modules keep
+// per-node and per-link arrays. Several boxes joined by a network are one Chassis: each box's nodes are
+// copied with a "b<k>/" prefix, and every NIC links to a network switch node ("net") directly, or through
+// a per-box leaf ("b<k>/leaf") when the network is oversubscribed.
+//
+//   auto chassis = linkwise::topo::load_chassis("dgx-h100");         // a preset or a YAML path
+//   for (int g : chassis.gpus()) fmt::print("{}\n", chassis.node(g).name);
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linkwise/hw/catalog.h"
+#include "linkwise/topo/spec.h"
+
+namespace linkwise::topo {
+
+using NodeKind = hw::PartKind;
+
+struct Node {
+  int index = -1;
+  std::string name;          ///< unique, e.g. "gpu3" or "b1/gpu3"
+  NodeKind kind = NodeKind::kGpu;
+  const hw::Part* part = nullptr;  ///< never null
+  std::map<std::string, double> overrides;
+  int box = 0;               ///< which copy of the chassis
+  int numa = -1;             ///< CPUs: their NUMA node; others: the NUMA node of the CPU above them, or -1
+  int cpu = -1;              ///< index of the CPU whose PCIe tree holds this node, or -1
+  std::string pci_address;
+  std::string label;
+  SourceLocation where;
+
+  /// A figure of the part, with this node's override applied.
+  double fig(const std::string& field, double fallback = 0) const;
+};
+
+struct Link {
+  int index = -1;
+  int a = -1, b = -1;        ///< node indices
+  const hw::LinkTech* tech = nullptr;  ///< never null
+  int width = 0;             ///< lanes (PCIe) or links
+  double efficiency = 1;     ///< fraction of line rate large transfers reach on this link
+  std::optional<double> trace_mm;
+  std::string material;
+  int root_complex = -1;     ///< host bridge number on the CPU side, or -1 (each link its own)
+  int trained_gen = 0;       ///< generation the link trained at (probe), 0 = as designed
+  int trained_width = 0;     ///< width the link trained at (probe), 0 = as designed
+  SourceLocation where;
+
+  hw::LinkFamily family() const { return tech->family; }
+  /// Line rate per direction, bytes/s: the technology's unit rate × width (as designed).
+  double line_bytes_per_s() const { return tech->line_bytes_per_s(width); }
+  /// What large transfers reach per direction, bytes/s: line rate × efficiency.
+  double effective_bytes_per_s() const { return line_bytes_per_s() * efficiency; }
+  double latency_s() const { return tech->latency_s.value; }
+  int other(int node) const { return node == a ? b : a; }
+};
+
+/// Built-in presets: id and one-line description.
+struct PresetInfo {
+  std::string id;
+  std::string description;
+};
+
+class Chassis {
+ public:
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  const ChassisSpec& spec() const { return spec_; }
+  int boxes() const { return boxes_; }
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Link>& links() const { return links_; }
+  const Node& node(int i) const { return nodes_.at(i); }
+  const Link& link(int i) const { return links_.at(i); }
+  /// Link indices at a node.
+  const std::vector<int>& incident(int node) const { return incident_.at(node); }
+  /// Node index by name, or -1.
+  int find(const std::string& name) const;
+
+  /// Node indices of one kind, in order (GPUs in rank order: box by box, then as declared).
+  std::vector<int> nodes_of_kind(NodeKind kind) const;
+  const std::vector<int>& gpus() const { return gpus_; }
+  /// "GPU3", "NIC0", "NVME1", "CPU0": the name `nvidia-smi topo -m` style tables use (global numbering).
+  std::string display_name(int node) const;
+  /// Node index by display name ("GPU3") or by name ("gpu3"), or -1.
+  int find_display(const std::string& name) const;
+
+ private:
+  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int);
+  std::string name_, description_;
+  ChassisSpec spec_;
+  int boxes_ = 1;
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::vector<std::vector<int>> incident_;
+  std::vector<int> gpus_;
+  std::vector<int> display_index_;  ///< per node: index among nodes of its kind
+};
+
+/// Checks a spec against the catalog and builds the chassis. `boxes` > 0 replaces spec.network.boxes.
+/// Throws InputError naming the file, line and value for: unknown parts or technologies, links to
+/// missing nodes, widths the technology does not allow, more lanes or NVLink ports than a part has,
+/// GPUs connected to nothing, duplicate ids.
+Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog = hw::Catalog::builtin(),
+                      int boxes = 0);
+
+/// Loads a preset by id, or a chassis YAML file by path. Throws InputError for neither.
+Chassis load_chassis(const std::string& preset_or_path, int boxes = 0);
+/// The spec of a preset by id or of a file by path.
+ChassisSpec load_spec(const std::string& preset_or_path);
+
+/// The built-in presets, sorted by id.
+std::vector<PresetInfo> presets();
+
+}  // namespace linkwise::topo

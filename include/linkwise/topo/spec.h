@@ -1,0 +1,81 @@
+// Plain descriptions of a chassis, as a YAML file or C++ code states them (docs/chassis-format.md).
+//
+// Parsers fill these structs and nothing else; build_chassis() (topo/chassis.h) checks them against
+// the catalog and turns them into a Chassis. A file and C++ code therefore build the same chassis
+// through one API:
+//
+//   linkwise::topo::ChassisSpec spec;
+//   spec.name = "two-gpus";
+//   spec.nodes.push_back({.id = "cpu0", .kind = "cpu", .part = "xeon-8480c"});
+//   spec.nodes.push_back({.id = "gpu{0..1}", .kind = "gpu", .part = "h100-pcie"});
+//   spec.links.push_back({.a = "gpu{0..1}", .b = "cpu0", .tech = "pcie5", .width = 16});
+//   auto chassis = linkwise::topo::build_chassis(spec);
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linkwise/util/error.h"
+
+namespace linkwise::topo {
+
+/// One node or, with a brace pattern in `id` ("gpu{0..7}"), several.
+struct NodeSpec {
+  std::string id;    ///< unique name; may hold {a..b}, {a..b:r} (each repeated r times) or {x,y,z}
+  std::string kind;  ///< gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer
+  std::string part;  ///< catalog part id
+  std::optional<int> numa;                  ///< cpu only: NUMA node (default: order among CPUs)
+  std::map<std::string, double> overrides;  ///< replaces the part's figures, by field name
+  std::string pci_address;                  ///< optional, e.g. "0000:1b:00.0" (probe output)
+  std::string label;                        ///< optional free text (slot name, board position)
+  SourceLocation where;
+};
+
+/// One link or, with patterns in `a`/`b`, several.
+struct LinkSpec {
+  std::string a, b;  ///< node ids or patterns
+  std::string tech;  ///< catalog link technology id: pcie3, pcie5, nvlink4, upi-16, ib-ndr, ...
+  int width = 0;     ///< lanes (PCIe) or links (NVLink, socket and network links); 0 = the default
+  std::string match = "zip";  ///< "zip": pair the i-th of a with the i-th of b; "all": every a with every b
+  std::optional<double> trace_mm;    ///< board trace or cable length, millimetres
+  std::string material;              ///< board material, e.g. "megtron6", "fr4"
+  std::optional<double> efficiency;  ///< replaces the technology's efficiency for this link
+  std::optional<int> root_complex;   ///< links from one CPU with the same number share a host bridge
+  std::optional<int> trained_gen;    ///< probe: generation the link trained at, when below `tech`
+  std::optional<int> trained_width;  ///< probe: width the link trained at, when below `width`
+  SourceLocation where;
+};
+
+/// Several boxes joined by a network through their NICs.
+struct NetworkSpec {
+  int boxes = 1;                  ///< copies of the chassis
+  std::string tech;               ///< network technology id; default: the NICs' own
+  double oversubscription = 1.0;  ///< of the network switch's bisection (1 = non-blocking)
+  SourceLocation where;
+};
+
+struct ChassisSpec {
+  std::string name;
+  std::string description;
+  std::vector<std::string> sources;  ///< where the machine's layout comes from
+  std::vector<NodeSpec> nodes;
+  std::vector<LinkSpec> links;
+  NetworkSpec network;
+  std::string file;  ///< the file it was read from, or "" for code
+};
+
+/// Expands a brace pattern: "gpu{0..3}" -> gpu0..gpu3, "sw{0..1:2}" -> sw0 sw0 sw1 sw1,
+/// "n{a,b}" -> na nb. Several braces expand left to right, the leftmost outermost.
+/// Throws InputError (with `where`) on a malformed pattern.
+std::vector<std::string> expand_pattern(const std::string& pattern, const SourceLocation& where = {});
+
+/// Parses a chassis file's text. Throws InputError with file:line:column on any problem.
+ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename);
+/// Reads and parses a chassis file.
+ChassisSpec load_chassis_spec_file(const std::string& path);
+/// Writes a spec back as YAML that parse_chassis_spec() reads.
+std::string chassis_spec_to_yaml(const ChassisSpec& spec);
+
+}  // namespace linkwise::topo

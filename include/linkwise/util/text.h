@@ -1,0 +1,39 @@
+// Small text helpers: closest-name suggestions, byte sizes as nccl-tests reads them, atomic file output.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace linkwise {
+
+/// Levenshtein distance between two strings (case-sensitive).
+int edit_distance(std::string_view a, std::string_view b);
+
+/// Up to `max` candidates closest to `name` by edit distance (case-insensitive), best first; candidates
+/// further than about half of the name's length are left out unless `name` is a prefix of them.
+std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
+                                       std::size_t max = 3);
+
+/// "did you mean 'a', 'b'?" or "" when there is nothing to suggest.
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
+
+/// Parses a byte size as nccl-tests does: "8", "64K", "8M", "8G", "1T" (powers of 1024), optional "B".
+/// Throws InputError naming the flag and the value for anything else, 0, or sizes above 2^40.
+std::uint64_t parse_size_bytes(std::string_view text, std::string_view what = "size");
+
+/// Formats a byte count the way nccl-tests' users read it: 8, 64K, 8M, 8G (exact powers), else bytes.
+std::string format_size_bytes(std::uint64_t bytes);
+
+/// Writes `contents` to `path` atomically: a temporary file in the same folder, then rename().
+/// Throws RuntimeError naming the path if it cannot be written; never leaves a partial file at `path`.
+void write_file_atomic(const std::string& path, std::string_view contents);
+
+/// Reads a whole file; throws InputError naming the path if it cannot be read.
+std::string read_file(const std::string& path);
+
+/// Joins strings with a separator.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+}  // namespace linkwise

@@ -1,0 +1,208 @@
+#include "linkwise/hw/catalog.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
+#include "util/embedded.h"
+#include "util/yaml_util.h"
+
+namespace linkwise::hw {
+
+const char* to_string(LinkFamily f) {
+  switch (f) {
+    case LinkFamily::kPcie: return "pcie";
+    case LinkFamily::kNvlink: return "nvlink";
+    case LinkFamily::kSocket: return "socket";
+    case LinkFamily::kNetwork: return "network";
+  }
+  return "?";
+}
+
+const char* to_string(PartKind k) {
+  switch (k) {
+    case PartKind::kGpu: return "gpu";
+    case PartKind::kCpu: return "cpu";
+    case PartKind::kPcieSwitch: return "pcie_switch";
+    case PartKind::kNvSwitch: return "nvswitch";
+    case PartKind::kNic: return "nic";
+    case PartKind::kNvme: return "nvme";
+    case PartKind::kRetimer: return "retimer";
+    case PartKind::kNetSwitch: return "net_switch";
+  }
+  return "?";
+}
+
+std::optional<PartKind> part_kind_from_string(const std::string& s) {
+  for (auto k : {PartKind::kGpu, PartKind::kCpu, PartKind::kPcieSwitch, PartKind::kNvSwitch,
+                 PartKind::kNic, PartKind::kNvme, PartKind::kRetimer, PartKind::kNetSwitch})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
+double Part::get(const std::string& field, double fallback) const {
+  auto it = figures.find(field);
+  return it == figures.end() ? fallback : it->second.value;
+}
+
+std::string Part::attr(const std::string& key) const {
+  auto it = attributes.find(key);
+  return it == attributes.end() ? std::string() : it->second;
+}
+
+namespace {
+
+using detail::location_of;
+
+Figure parse_figure(const YAML::Node& n, const std::string& file, const std::string& field) {
+  if (!n.IsSequence() || n.size() != 2 || !n[0].IsScalar() || !n[1].IsScalar())
+    throw InputError(fmt::format("figure '{}' must be [value, \"source\"]", field), location_of(n, file));
+  Figure f;
+  f.value = detail::as_double(n[0], file, field);
+  f.source = n[1].as<std::string>();
+  if (f.source.empty())
+    throw InputError(fmt::format("figure '{}' has an empty source", field), location_of(n, file));
+  return f;
+}
+
+LinkFamily parse_family(const YAML::Node& n, const std::string& file) {
+  std::string s = n.as<std::string>();
+  for (auto f : {LinkFamily::kPcie, LinkFamily::kNvlink, LinkFamily::kSocket, LinkFamily::kNetwork})
+    if (s == to_string(f)) return f;
+  throw InputError(fmt::format("unknown link family '{}' (pcie, nvlink, socket, network)", s),
+                   location_of(n, file));
+}
+
+LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
+  LinkTech t;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    const YAML::Node& v = it->second;
+    if (key == "id") t.id = v.as<std::string>();
+    else if (key == "name") t.name = v.as<std::string>();
+    else if (key == "family") t.family = parse_family(v, file);
+    else if (key == "generation") t.generation = static_cast<int>(detail::as_double(v, file, key));
+    else if (key == "unit") t.unit = v.as<std::string>();
+    else if (key == "widths") {
+      for (const auto& w : v) t.widths.push_back(static_cast<int>(detail::as_double(w, file, key)));
+    } else if (key == "transfer_rate_GTps") t.transfer_rate_GTps = parse_figure(v, file, key);
+    else if (key == "encoding") t.encoding = parse_figure(v, file, key);
+    else if (key == "unit_bytes_per_s") t.unit_bytes_per_s = parse_figure(v, file, key);
+    else if (key == "efficiency") t.efficiency = parse_figure(v, file, key);
+    else if (key == "latency_s") t.latency_s = parse_figure(v, file, key);
+    else if (key == "note" || key == "notes") continue;
+    else
+      throw InputError(fmt::format("unknown key '{}' in link technology '{}'", key, t.id),
+                       location_of(it->first, file));
+  }
+  if (t.id.empty()) throw InputError("link technology without an id", location_of(n, file));
+  if (t.unit_bytes_per_s.value <= 0)
+    throw InputError(fmt::format("link technology '{}' needs unit_bytes_per_s", t.id), location_of(n, file));
+  if (t.efficiency.value <= 0) t.efficiency = {1.0, "derived: no efficiency given, line rate assumed"};
+  return t;
+}
+
+Part parse_part(const YAML::Node& n, const std::string& file) {
+  Part p;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    const YAML::Node& v = it->second;
+    if (key == "id") p.id = v.as<std::string>();
+    else if (key == "name") p.name = v.as<std::string>();
+    else if (key == "vendor") p.vendor = v.as<std::string>();
+    else if (key == "kind") {
+      auto k = part_kind_from_string(v.as<std::string>());
+      if (!k) throw InputError(fmt::format("unknown part kind '{}'", v.as<std::string>()), location_of(v, file));
+      p.kind = *k;
+    } else if (v.IsSequence()) p.figures[key] = parse_figure(v, file, key);
+    else if (v.IsScalar()) p.attributes[key] = v.as<std::string>();
+    else
+      throw InputError(fmt::format("unexpected value for '{}' in part '{}'", key, p.id), location_of(v, file));
+  }
+  if (p.id.empty()) throw InputError("part without an id", location_of(n, file));
+  return p;
+}
+
+}  // namespace
+
+Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename) {
+  YAML::Node root = detail::load_yaml(yaml_text, filename);
+  Catalog cat;
+  std::set<std::string> seen;
+  for (const auto& n : root["link_technologies"]) {
+    cat.techs_.push_back(parse_tech(n, filename));
+    if (!seen.insert(cat.techs_.back().id).second)
+      throw InputError(fmt::format("duplicate catalog id '{}'", cat.techs_.back().id), location_of(n, filename));
+  }
+  for (const auto& n : root["parts"]) {
+    cat.parts_.push_back(parse_part(n, filename));
+    if (!seen.insert(cat.parts_.back().id).second)
+      throw InputError(fmt::format("duplicate catalog id '{}'", cat.parts_.back().id), location_of(n, filename));
+  }
+  // Every attribute naming a link technology must name a known one.
+  for (const auto& p : cat.parts_)
+    for (const char* key : {"pcie", "nvlink", "socket", "network"}) {
+      std::string id = p.attr(key);
+      if (!id.empty() && !cat.find_link_tech(id))
+        throw InputError(fmt::format("part '{}' names unknown link technology '{}' for '{}'", p.id, id, key),
+                         {filename, 0, 0});
+    }
+  return cat;
+}
+
+const Catalog& Catalog::builtin() {
+  static const Catalog cat = [] {
+    const auto* f = linkwise::detail::find_embedded("data/catalog.yaml");
+    if (!f) throw RuntimeError("the built-in catalog data/catalog.yaml is missing from this build");
+    return parse(std::string(f->contents), "data/catalog.yaml");
+  }();
+  return cat;
+}
+
+const LinkTech* Catalog::find_link_tech(const std::string& id) const {
+  for (const auto& t : techs_)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+const LinkTech& Catalog::link_tech(const std::string& id) const {
+  if (const auto* t = find_link_tech(id)) return *t;
+  std::string hint = did_you_mean(id, link_tech_ids());
+  throw InputError(fmt::format("unknown link technology '{}'{}", id, hint.empty() ? "" : "; " + hint));
+}
+
+const Part* Catalog::find_part(const std::string& id) const {
+  for (const auto& p : parts_)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+const Part& Catalog::part(const std::string& id, std::optional<PartKind> kind) const {
+  const Part* p = find_part(id);
+  if (p && (!kind || p->kind == *kind)) return *p;
+  std::string hint = did_you_mean(id, part_ids(kind));
+  if (p)
+    throw InputError(fmt::format("part '{}' is a {}, not a {}{}", id, to_string(p->kind), to_string(*kind),
+                                 hint.empty() ? "" : "; " + hint));
+  throw InputError(fmt::format("unknown {} part '{}'{}", kind ? to_string(*kind) : "catalog", id,
+                               hint.empty() ? "" : "; " + hint));
+}
+
+std::vector<std::string> Catalog::part_ids(std::optional<PartKind> kind) const {
+  std::vector<std::string> out;
+  for (const auto& p : parts_)
+    if (!kind || p.kind == *kind) out.push_back(p.id);
+  return out;
+}
+
+std::vector<std::string> Catalog::link_tech_ids() const {
+  std::vector<std::string> out;
+  for (const auto& t : techs_) out.push_back(t.id);
+  return out;
+}
+
+}  // namespace linkwise::hw

@@ -1,0 +1,239 @@
+#include "linkwise/topo/analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <random>
+#include <limits>
+#include <numeric>
+#include <set>
+
+namespace linkwise::topo {
+
+namespace {
+
+double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
+
+std::string cpu_affinity(const Chassis& c, int cpu) {
+  if (cpu < 0) return "N/A";
+  const Node& n = c.node(cpu);
+  int cores = static_cast<int>(n.fig("cores"));
+  if (cores <= 0) return "N/A";
+  int pos = 0;
+  for (int other : c.nodes_of_kind(NodeKind::kCpu)) {
+    if (other == cpu) break;
+    if (c.node(other).box == n.box) ++pos;
+  }
+  return fmt::format("{}-{}", pos * cores, (pos + 1) * cores - 1);
+}
+
+double split_flow(PathFinder& f, const std::vector<int>& gpus, std::uint64_t mask, Fabric fabric) {
+  std::vector<int> a, b;
+  for (std::size_t i = 0; i < gpus.size(); ++i) (mask >> i & 1 ? a : b).push_back(gpus[i]);
+  return f.max_flow(a, b, fabric);
+}
+
+double split_flow(PathFinder& f, const std::vector<int>& gpus, const std::vector<char>& side, Fabric fabric) {
+  std::vector<int> a, b;
+  for (std::size_t i = 0; i < gpus.size(); ++i) (side[i] ? a : b).push_back(gpus[i]);
+  return f.max_flow(a, b, fabric);
+}
+
+void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
+  // Oversubscribed PCIe switch uplinks.
+  for (int sw : c.nodes_of_kind(NodeKind::kPcieSwitch)) {
+    if (c.node(sw).box > 0) continue;
+    int up = f.pcie_uplink(sw);
+    if (up < 0) continue;
+    double down = 0;
+    int count = 0;
+    for (int li : c.incident(sw)) {
+      const Link& l = c.link(li);
+      if (li == up || l.family() != hw::LinkFamily::kPcie) continue;
+      down += l.line_bytes_per_s();
+      ++count;
+    }
+    double upbw = c.link(up).line_bytes_per_s();
+    if (down > upbw * 1.0001)
+      out.warnings.push_back(
+          {"oversubscribed-uplink",
+           fmt::format("{} uplink ({} x{}, {:.1f} GB/s) serves {} downstream links of {:.1f} GB/s in all: "
+                       "{:.2f}:1 oversubscribed",
+                       c.node(sw).name, c.link(up).tech->id, c.link(up).width, gbps(upbw), count, gbps(down),
+                       down / upbw)});
+  }
+  // GPUs without a NIC under their switch.
+  auto nics = c.nodes_of_kind(NodeKind::kNic);
+  for (int g : c.gpus()) {
+    if (c.node(g).box > 0) break;
+    std::string best_cls;
+    std::string best_nic;
+    int best_rank = 99;
+    for (int n : nics) {
+      if (c.node(n).box != c.node(g).box) continue;
+      PathClass pc = f.path_class(g, n);
+      int rank = static_cast<int>(pc.type);
+      if (rank < best_rank) {
+        best_rank = rank;
+        best_cls = pc.str();
+        best_nic = c.display_name(n);
+      }
+    }
+    if (best_nic.empty()) continue;
+    if (best_cls != "PIX" && best_cls != "PXB")
+      out.warnings.push_back(
+          {"gpu-nic-not-under-switch",
+           fmt::format("{} has no NIC under its PCIe switch; its nearest, {}, is {}: GPUDirect RDMA traffic goes "
+                       "through the CPU{}",
+                       c.display_name(g), best_nic, best_cls, best_cls == "SYS" ? " and across the socket link" : "")});
+  }
+  // GPU pairs without NVLink whose traffic crosses a socket link.
+  int sys_pairs = 0;
+  std::string example;
+  for (const auto& p : out.pairs)
+    if (p.cls == "SYS") {
+      if (++sys_pairs == 1) example = p.name_a + "-" + p.name_b;
+    }
+  if (sys_pairs > 0) {
+    std::string socket;
+    for (const auto& l : c.links())
+      if (l.family() == hw::LinkFamily::kSocket && c.node(l.a).box == 0) {
+        socket = fmt::format("{} x{}, {:.1f} GB/s", l.tech->id, l.width, gbps(l.line_bytes_per_s()));
+        break;
+      }
+    out.warnings.push_back(
+        {"cross-socket", fmt::format("{} GPU pair{} (e.g. {}) have no NVLink and cross the socket link{}", sys_pairs,
+                                     sys_pairs == 1 ? "" : "s", example, socket.empty() ? "" : " (" + socket + ")")});
+  }
+  // Links that trained below their design.
+  for (const auto& l : c.links())
+    if ((l.trained_gen > 0 && l.trained_gen < l.tech->generation) || (l.trained_width > 0 && l.trained_width < l.width))
+      out.warnings.push_back({"trained-below-spec",
+                              fmt::format("link {} - {} trained at Gen{} x{}, designed {} x{}", c.node(l.a).name,
+                                          c.node(l.b).name, l.trained_gen ? l.trained_gen : l.tech->generation,
+                                          l.trained_width ? l.trained_width : l.width, l.tech->id, l.width)});
+}
+
+}  // namespace
+
+double bisection_bytes_per_s(const Chassis& c, PathFinder& f, Fabric fabric, bool* exact) {
+  const auto& gpus = c.gpus();
+  const std::size_t n = gpus.size();
+  if (exact) *exact = true;
+  if (n < 2) return 0;
+  const std::size_t half = n / 2;
+  double best = std::numeric_limits<double>::infinity();
+  if (n <= 16) {
+    // GPU 0 stays on side A, so each split is tried once.
+    for (std::uint64_t mask = 1; mask < (1ull << n); mask += 2)
+      if (static_cast<std::size_t>(std::popcount(mask)) == half ||
+          (n % 2 == 1 && static_cast<std::size_t>(std::popcount(mask)) == half + 1))
+        best = std::min(best, split_flow(f, gpus, mask, fabric));
+    return best;
+  }
+  if (exact) *exact = false;
+  std::vector<std::vector<char>> candidates;
+  std::vector<char> side(n);
+  for (std::size_t i = 0; i < n; ++i) side[i] = i < half;
+  candidates.push_back(side);  // contiguous halves (boxes in two halves when GPUs are box-ordered)
+  for (std::size_t i = 0; i < n; ++i) side[i] = i % 2 == 0;
+  candidates.push_back(side);  // interleaved
+  std::map<int, std::vector<std::size_t>> by_box;
+  for (std::size_t i = 0; i < n; ++i) by_box[c.node(gpus[i]).box].push_back(i);
+  std::fill(side.begin(), side.end(), 0);
+  for (auto& [box, idx] : by_box)
+    for (std::size_t k = 0; k < idx.size() / 2; ++k) side[idx[k]] = 1;
+  if (static_cast<std::size_t>(std::count(side.begin(), side.end(), 1)) == half)
+    candidates.push_back(side);  // each box split in two
+  std::mt19937 rng(12345);
+  std::vector<std::size_t> order(n);
+  for (int r = 0; r < 16; ++r) {
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::fill(side.begin(), side.end(), 0);
+    for (std::size_t k = 0; k < half; ++k) side[order[k]] = 1;
+    candidates.push_back(side);
+  }
+  for (const auto& cand : candidates) best = std::min(best, split_flow(f, gpus, cand, fabric));
+  return best;
+}
+
+TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
+  TopoAnalysis out;
+  out.chassis = c.name();
+  out.boxes = c.boxes();
+  PathFinder f(c);
+
+  std::vector<int> devices = c.gpus();
+  for (int n : c.nodes_of_kind(NodeKind::kNic)) devices.push_back(n);
+  for (int n : c.nodes_of_kind(NodeKind::kNvme)) devices.push_back(n);
+  for (int d : devices) out.devices.push_back(c.display_name(d));
+  out.matrix.assign(devices.size(), std::vector<std::string>(devices.size()));
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    for (std::size_t j = i; j < devices.size(); ++j)
+      out.matrix[i][j] = out.matrix[j][i] = f.path_class(devices[i], devices[j]).str();
+
+  for (int g : c.gpus()) {
+    const Node& n = c.node(g);
+    GpuInfo info;
+    info.node = g;
+    info.name = c.display_name(g);
+    info.part = n.part->id;
+    info.numa = n.numa;
+    info.cpu = n.cpu >= 0 ? c.display_name(n.cpu) : "";
+    info.cpu_affinity = cpu_affinity(c, n.cpu);
+    if (n.cpu >= 0) {
+      double flow = f.max_flow(g, n.cpu, Fabric::kHost);
+      double mem = c.node(n.cpu).fig("memory_bytes_per_s", flow);
+      info.host_bytes_per_s = std::min(flow, mem);
+    }
+    for (int d : devices) {
+      const Node& nd = c.node(d);
+      if (nd.box != n.box || (nd.kind != NodeKind::kNic && nd.kind != NodeKind::kNvme)) continue;
+      GpuInfo::Peer p{c.display_name(d), f.path_class(g, d).str(), f.max_flow(g, d, Fabric::kHost)};
+      (nd.kind == NodeKind::kNic ? info.nics : info.nvmes).push_back(p);
+    }
+    out.gpus.push_back(std::move(info));
+  }
+
+  if (options.pairs) {
+    const auto& gpus = c.gpus();
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      for (std::size_t j = i + 1; j < gpus.size(); ++j) {
+        PairInfo p;
+        p.a = gpus[i];
+        p.b = gpus[j];
+        p.name_a = c.display_name(p.a);
+        p.name_b = c.display_name(p.b);
+        p.cls = f.path_class(p.a, p.b).str();
+        Fabric fabric = f.gpu_fabric(p.a, p.b);
+        Path path = f.widest_path(p.a, p.b, fabric);
+        p.path_bytes_per_s = path.bottleneck_bytes_per_s;
+        p.hops = static_cast<int>(path.links.size());
+        p.path_links = path.links;
+        p.maxflow_bytes_per_s = f.max_flow(p.a, p.b, fabric);
+        out.pairs.push_back(std::move(p));
+      }
+  }
+  if (options.bisection) {
+    out.bisection_bytes_per_s = bisection_bytes_per_s(c, f, Fabric::kAll, &out.bisection_exact);
+    out.bisection_nvlink_bytes_per_s = bisection_bytes_per_s(c, f, Fabric::kNvlink);
+  }
+  for (const auto& n : c.nodes()) {
+    if (n.box > 0) continue;
+    int avail = n.kind == NodeKind::kCpu ? static_cast<int>(n.fig("pcie_lanes"))
+                : n.kind == NodeKind::kPcieSwitch ? static_cast<int>(n.fig("lanes"))
+                                                   : 0;
+    if (avail <= 0) continue;
+    int used = 0;
+    for (int li : c.incident(n.index))
+      if (c.link(li).family() == hw::LinkFamily::kPcie) used += c.link(li).width;
+    out.lanes.push_back({n.name, n.part->id, used, avail});
+  }
+  add_warnings(c, f, out);
+  return out;
+}
+
+}  // namespace linkwise::topo

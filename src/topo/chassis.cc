@@ -1,0 +1,426 @@
+#include "linkwise/topo/chassis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <set>
+
+#include "linkwise/util/text.h"
+#include "util/embedded.h"
+
+namespace linkwise::topo {
+
+double Node::fig(const std::string& field, double fallback) const {
+  auto it = overrides.find(field);
+  if (it != overrides.end()) return it->second;
+  return part->get(field, fallback);
+}
+
+int Chassis::find(const std::string& name) const {
+  for (const auto& n : nodes_)
+    if (n.name == name) return n.index;
+  return -1;
+}
+
+std::vector<int> Chassis::nodes_of_kind(NodeKind kind) const {
+  std::vector<int> out;
+  for (const auto& n : nodes_)
+    if (n.kind == kind) out.push_back(n.index);
+  return out;
+}
+
+std::string Chassis::display_name(int node) const {
+  const char* prefix = "";
+  switch (nodes_.at(node).kind) {
+    case NodeKind::kGpu: prefix = "GPU"; break;
+    case NodeKind::kCpu: prefix = "CPU"; break;
+    case NodeKind::kNic: prefix = "NIC"; break;
+    case NodeKind::kNvme: prefix = "NVME"; break;
+    case NodeKind::kPcieSwitch: prefix = "PSW"; break;
+    case NodeKind::kNvSwitch: prefix = "NVSW"; break;
+    case NodeKind::kRetimer: prefix = "RT"; break;
+    case NodeKind::kNetSwitch: prefix = "NET"; break;
+  }
+  return fmt::format("{}{}", prefix, display_index_.at(node));
+}
+
+int Chassis::find_display(const std::string& name) const {
+  for (const auto& n : nodes_)
+    if (n.name == name || display_name(n.index) == name) return n.index;
+  return -1;
+}
+
+namespace {
+
+struct Builder {
+  const ChassisSpec& spec;
+  const hw::Catalog& cat;
+  Chassis& out;
+  std::vector<Node>& nodes;
+  std::vector<Link>& links;
+
+  std::vector<std::string> local_ids;  // names within one box, for suggestions
+
+  int find_local(const std::string& name, int box, int boxes) const {
+    std::string full = boxes > 1 ? fmt::format("b{}/{}", box, name) : name;
+    for (const auto& n : nodes)
+      if (n.name == full) return n.index;
+    return -1;
+  }
+
+  void add_nodes(int boxes) {
+    std::set<std::string> seen;
+    std::vector<std::pair<std::string, const NodeSpec*>> expanded;
+    for (const auto& ns : spec.nodes) {
+      auto kind = hw::part_kind_from_string(ns.kind);
+      if (!kind || *kind == NodeKind::kNetSwitch) {
+        std::vector<std::string> kinds = {"gpu", "cpu", "pcie_switch", "nvswitch", "nic", "nvme", "retimer"};
+        std::string hint = did_you_mean(ns.kind, kinds);
+        throw InputError(fmt::format("unknown node kind '{}' for '{}'{}", ns.kind, ns.id,
+                                     hint.empty() ? " (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)"
+                                                  : "; " + hint),
+                         ns.where);
+      }
+      try {
+        cat.part(ns.part, *kind);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("node '{}': {}", ns.id, e.bare_message()), ns.where);
+      }
+      for (const auto& id : expand_pattern(ns.id, ns.where)) {
+        if (!seen.insert(id).second) throw InputError(fmt::format("duplicate node id '{}'", id), ns.where);
+        expanded.emplace_back(id, &ns);
+        local_ids.push_back(id);
+      }
+    }
+    int cpu_order = 0;
+    std::vector<int> cpu_numa;
+    for (const auto& [id, ns] : expanded)
+      if (ns->kind == "cpu") cpu_numa.push_back(ns->numa.value_or(cpu_order++));
+    for (int box = 0; box < boxes; ++box) {
+      int cpu_i = 0;
+      for (const auto& [id, ns] : expanded) {
+        Node n;
+        n.index = static_cast<int>(nodes.size());
+        n.name = boxes > 1 ? fmt::format("b{}/{}", box, id) : id;
+        n.kind = *hw::part_kind_from_string(ns->kind);
+        n.part = &cat.part(ns->part, n.kind);
+        n.overrides = ns->overrides;
+        for (const auto& [k, v] : n.overrides)
+          if (!n.part->has(k)) {
+            std::vector<std::string> fields;
+            for (const auto& [f, _] : n.part->figures) fields.push_back(f);
+            std::string hint = did_you_mean(k, fields);
+            throw InputError(fmt::format("node '{}': part '{}' has no figure '{}' to override{}", id, ns->part, k,
+                                         hint.empty() ? "" : "; " + hint),
+                             ns->where);
+          }
+        n.box = box;
+        if (n.kind == NodeKind::kCpu) n.numa = cpu_numa[cpu_i++] + box * 1000;
+        n.pci_address = ns->pci_address;
+        n.label = ns->label;
+        n.where = ns->where;
+        nodes.push_back(std::move(n));
+      }
+    }
+  }
+
+  int resolve(const std::string& id, const LinkSpec& ls, int box, int boxes) {
+    int i = find_local(id, box, boxes);
+    if (i >= 0) return i;
+    std::string hint = did_you_mean(id, local_ids);
+    throw InputError(fmt::format("link to node '{}', which does not exist{}", id, hint.empty() ? "" : "; " + hint),
+                     ls.where);
+  }
+
+  int default_width(const hw::LinkTech& t, const Node& a, const Node& b) const {
+    if (t.family != hw::LinkFamily::kPcie) return 1;
+    int w = 16;
+    for (const Node* n : {&a, &b})
+      if (n->part->has("pcie_width")) w = std::min(w, static_cast<int>(n->fig("pcie_width")));
+    return w;
+  }
+
+  void check_family(const hw::LinkTech& t, const Node& a, const Node& b, const LinkSpec& ls) const {
+    auto is = [&](std::initializer_list<NodeKind> kinds, const Node& n) {
+      return std::find(kinds.begin(), kinds.end(), n.kind) != kinds.end();
+    };
+    bool ok = true;
+    switch (t.family) {
+      case hw::LinkFamily::kNvlink:
+        ok = is({NodeKind::kGpu, NodeKind::kNvSwitch}, a) && is({NodeKind::kGpu, NodeKind::kNvSwitch}, b);
+        break;
+      case hw::LinkFamily::kPcie:
+        ok = !is({NodeKind::kNvSwitch, NodeKind::kNetSwitch}, a) && !is({NodeKind::kNvSwitch, NodeKind::kNetSwitch}, b);
+        break;
+      case hw::LinkFamily::kSocket:
+        ok = a.kind == NodeKind::kCpu && b.kind == NodeKind::kCpu;
+        break;
+      case hw::LinkFamily::kNetwork:
+        ok = is({NodeKind::kNic, NodeKind::kNetSwitch}, a) && is({NodeKind::kNic, NodeKind::kNetSwitch}, b);
+        break;
+    }
+    if (!ok)
+      throw InputError(fmt::format("a {} link cannot join '{}' ({}) and '{}' ({})", t.name.empty() ? t.id : t.name,
+                                   a.name, hw::to_string(a.kind), b.name, hw::to_string(b.kind)),
+                       ls.where);
+  }
+
+  void add_link(int a, int b, const hw::LinkTech& t, const LinkSpec& ls) {
+    const Node& na = nodes[a];
+    const Node& nb = nodes[b];
+    if (a == b) throw InputError(fmt::format("link from '{}' to itself", na.name), ls.where);
+    check_family(t, na, nb, ls);
+    Link l;
+    l.index = static_cast<int>(links.size());
+    l.a = a;
+    l.b = b;
+    l.tech = &t;
+    l.width = ls.width > 0 ? ls.width : default_width(t, na, nb);
+    if (ls.width < 0) throw InputError(fmt::format("width {} must be positive", ls.width), ls.where);
+    if (!t.widths.empty() && std::find(t.widths.begin(), t.widths.end(), l.width) == t.widths.end()) {
+      std::vector<std::string> ws;
+      for (int w : t.widths) ws.push_back(fmt::format("x{}", w));
+      throw InputError(fmt::format("width {} is not allowed for {} (allowed: {})", l.width, t.id, join(ws, ", ")),
+                       ls.where);
+    }
+    l.efficiency = ls.efficiency.value_or(t.efficiency.value);
+    l.trace_mm = ls.trace_mm;
+    l.material = ls.material;
+    l.root_complex = ls.root_complex.value_or(-1);
+    l.trained_gen = ls.trained_gen.value_or(0);
+    l.trained_width = ls.trained_width.value_or(0);
+    l.where = ls.where;
+    links.push_back(l);
+  }
+
+  void add_links(int boxes) {
+    for (const auto& ls : spec.links) {
+      const hw::LinkTech* t = cat.find_link_tech(ls.tech);
+      if (!t) {
+        std::string hint = did_you_mean(ls.tech, cat.link_tech_ids());
+        throw InputError(fmt::format("unknown link technology '{}'{}", ls.tech, hint.empty() ? "" : "; " + hint),
+                         ls.where);
+      }
+      auto as = expand_pattern(ls.a, ls.where);
+      auto bs = expand_pattern(ls.b, ls.where);
+      std::vector<std::pair<std::string, std::string>> pairs;
+      if (ls.match == "all") {
+        for (const auto& x : as)
+          for (const auto& y : bs) pairs.emplace_back(x, y);
+      } else if (as.size() == bs.size()) {
+        for (std::size_t i = 0; i < as.size(); ++i) pairs.emplace_back(as[i], bs[i]);
+      } else if (as.size() == 1 || bs.size() == 1) {
+        for (std::size_t i = 0; i < std::max(as.size(), bs.size()); ++i)
+          pairs.emplace_back(as[as.size() == 1 ? 0 : i], bs[bs.size() == 1 ? 0 : i]);
+      } else {
+        throw InputError(fmt::format("link '{}' - '{}' pairs {} names with {}: with match: zip both sides need "
+                                     "the same count (or one side a single node); use match: all for every pair",
+                                     ls.a, ls.b, as.size(), bs.size()),
+                         ls.where);
+      }
+      for (int box = 0; box < boxes; ++box)
+        for (const auto& [x, y] : pairs) add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *t, ls);
+    }
+  }
+
+  void add_network(int boxes) {
+    if (boxes <= 1) return;
+    std::vector<int> nics;
+    for (const auto& n : nodes)
+      if (n.kind == NodeKind::kNic) nics.push_back(n.index);
+    if (nics.empty())
+      throw InputError(fmt::format("{} boxes need a network, but chassis '{}' has no NIC", boxes, spec.name),
+                       spec.network.where);
+    std::string tech_id = spec.network.tech;
+    if (tech_id.empty()) tech_id = nodes[nics.front()].part->attr("network");
+    const hw::LinkTech* t = cat.find_link_tech(tech_id);
+    if (!t || t->family != hw::LinkFamily::kNetwork) {
+      std::vector<std::string> ids;
+      for (const auto& x : cat.link_techs())
+        if (x.family == hw::LinkFamily::kNetwork) ids.push_back(x.id);
+      std::string hint = did_you_mean(tech_id, ids);
+      throw InputError(fmt::format("unknown network technology '{}'{}", tech_id, hint.empty() ? "" : "; " + hint),
+                       spec.network.where);
+    }
+    if (spec.network.oversubscription < 1)
+      throw InputError(fmt::format("network oversubscription must be at least 1, not {}", spec.network.oversubscription),
+                       spec.network.where);
+    const hw::Part* sw = nullptr;
+    for (const auto& p : cat.parts())
+      if (p.kind == NodeKind::kNetSwitch && (!sw || p.attr("network") == tech_id)) sw = &p;
+    if (!sw) throw InputError("the catalog has no network switch part");
+    auto add_switch = [&](const std::string& name, int box) {
+      Node n;
+      n.index = static_cast<int>(nodes.size());
+      n.name = name;
+      n.kind = NodeKind::kNetSwitch;
+      n.part = sw;
+      n.box = box;
+      nodes.push_back(n);
+      return n.index;
+    };
+    int spine = add_switch("net", -1);
+    LinkSpec ls;
+    ls.where = spec.network.where;
+    bool leafs = spec.network.oversubscription > 1.0;
+    for (int box = 0; box < boxes; ++box) {
+      int up = spine;
+      double ports = 0;
+      if (leafs) up = add_switch(fmt::format("b{}/leaf", box), box);
+      for (int nic : nics) {
+        if (nodes[nic].box != box) continue;
+        int w = std::max(1, static_cast<int>(nodes[nic].fig("ports", 1)));
+        ports += w;
+        ls.width = w;
+        add_link(nic, up, *t, ls);
+      }
+      if (leafs) {
+        ls.width = std::max(1, static_cast<int>(ports / spec.network.oversubscription + 0.5));
+        add_link(up, spine, *t, ls);
+      }
+    }
+  }
+
+  void check_budgets() {
+    std::vector<int> pcie(nodes.size()), nvl(nodes.size()), sock(nodes.size());
+    for (const auto& l : links)
+      for (int end : {l.a, l.b}) {
+        switch (l.family()) {
+          case hw::LinkFamily::kPcie: pcie[end] += l.width; break;
+          case hw::LinkFamily::kNvlink: nvl[end] += l.width; break;
+          case hw::LinkFamily::kSocket: sock[end] += l.width; break;
+          case hw::LinkFamily::kNetwork: break;
+        }
+      }
+    auto first_link = [&](int node, hw::LinkFamily f) -> SourceLocation {
+      SourceLocation w = nodes[node].where;
+      for (const auto& l : links)
+        if ((l.a == node || l.b == node) && l.family() == f) w = l.where;
+      return w;
+    };
+    for (const auto& n : nodes) {
+      if (n.box > 0) break;  // every box is a copy of box 0
+      double lanes = 0;
+      if (n.kind == NodeKind::kCpu) lanes = n.fig("pcie_lanes");
+      if (n.kind == NodeKind::kPcieSwitch) lanes = n.fig("lanes");
+      if (n.kind == NodeKind::kRetimer) lanes = 2 * n.fig("lanes");
+      if (lanes > 0 && pcie[n.index] > lanes)
+        throw InputError(fmt::format("'{}' ({}) has {} PCIe lanes but its links use {}", n.name, n.part->id,
+                                     static_cast<int>(lanes), pcie[n.index]),
+                         first_link(n.index, hw::LinkFamily::kPcie));
+      if (n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme) {
+        double w = n.fig("pcie_width", 16);
+        for (const auto& l : links)
+          if ((l.a == n.index || l.b == n.index) && l.family() == hw::LinkFamily::kPcie && l.width > w)
+            throw InputError(fmt::format("'{}' ({}) has a x{} PCIe interface, but its link is x{}", n.name,
+                                         n.part->id, static_cast<int>(w), l.width),
+                             l.where);
+      }
+      double ports = n.kind == NodeKind::kGpu ? n.fig("nvlink_links") : n.kind == NodeKind::kNvSwitch ? n.fig("ports") : -1;
+      if (ports >= 0 && nvl[n.index] > ports)
+        throw InputError(fmt::format("'{}' ({}) has {} NVLink ports but its links use {}", n.name, n.part->id,
+                                     static_cast<int>(ports), nvl[n.index]),
+                         first_link(n.index, hw::LinkFamily::kNvlink));
+      if (n.kind == NodeKind::kCpu && n.part->has("socket_links") && sock[n.index] > n.fig("socket_links"))
+        throw InputError(fmt::format("'{}' ({}) has {} socket links but its links use {}", n.name, n.part->id,
+                                     static_cast<int>(n.fig("socket_links")), sock[n.index]),
+                         first_link(n.index, hw::LinkFamily::kSocket));
+      if (n.kind == NodeKind::kGpu && pcie[n.index] + nvl[n.index] == 0)
+        throw InputError(fmt::format("GPU '{}' is not connected to anything", n.name), n.where);
+    }
+  }
+};
+
+// Each node's CPU: breadth first from every CPU over PCIe links, through switches and retimers.
+void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
+                     const std::vector<std::vector<int>>& incident) {
+  std::deque<int> queue;
+  for (auto& n : nodes)
+    if (n.kind == NodeKind::kCpu) {
+      n.cpu = n.index;
+      queue.push_back(n.index);
+    }
+  while (!queue.empty()) {
+    int u = queue.front();
+    queue.pop_front();
+    const Node& nu = nodes[u];
+    bool transit = nu.kind == NodeKind::kCpu || nu.kind == NodeKind::kPcieSwitch || nu.kind == NodeKind::kRetimer;
+    if (!transit) continue;
+    for (int li : incident[u]) {
+      const Link& l = links[li];
+      if (l.family() != hw::LinkFamily::kPcie) continue;
+      int v = l.other(u);
+      if (nodes[v].cpu >= 0) continue;
+      nodes[v].cpu = nu.cpu;
+      queue.push_back(v);
+    }
+  }
+  for (auto& n : nodes)
+    if (n.cpu >= 0) n.numa = nodes[n.cpu].numa;
+}
+
+}  // namespace
+
+Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes) {
+  Chassis c;
+  c.name_ = spec.name;
+  c.description_ = spec.description;
+  c.spec_ = spec;
+  c.boxes_ = boxes > 0 ? boxes : spec.network.boxes;
+  if (c.boxes_ < 1 || c.boxes_ > 4096)
+    throw InputError(fmt::format("number of boxes must be 1 to 4096, not {}", c.boxes_), spec.network.where);
+  Builder b{spec, catalog, c, c.nodes_, c.links_, {}};
+  b.add_nodes(c.boxes_);
+  b.add_links(c.boxes_);
+  b.add_network(c.boxes_);
+  b.check_budgets();
+  c.incident_.assign(c.nodes_.size(), {});
+  for (const auto& l : c.links_) {
+    c.incident_[l.a].push_back(l.index);
+    c.incident_[l.b].push_back(l.index);
+  }
+  assign_affinity(c.nodes_, c.links_, c.incident_);
+  std::map<NodeKind, int> counters;
+  c.display_index_.resize(c.nodes_.size());
+  for (const auto& n : c.nodes_) {
+    c.display_index_[n.index] = counters[n.kind]++;
+    if (n.kind == NodeKind::kGpu) c.gpus_.push_back(n.index);
+  }
+  // numa ids of box k were offset to keep boxes apart; show them per box again.
+  for (auto& n : c.nodes_)
+    if (n.numa >= 1000) n.numa %= 1000;
+  return c;
+}
+
+std::vector<PresetInfo> presets() {
+  std::vector<PresetInfo> out;
+  for (const auto& f : linkwise::detail::embedded_files()) {
+    std::string_view p = f.path;
+    if (p.rfind("data/presets/", 0) != 0) continue;
+    std::string id(p.substr(13, p.size() - 13 - 5));
+    auto spec = parse_chassis_spec(std::string(f.contents), std::string(p));
+    out.push_back({id, spec.description});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+  return out;
+}
+
+ChassisSpec load_spec(const std::string& preset_or_path) {
+  if (const auto* f = linkwise::detail::find_embedded("data/presets/" + preset_or_path + ".yaml"))
+    return parse_chassis_spec(std::string(f->contents), std::string(f->path));
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(preset_or_path, ec)) return load_chassis_spec_file(preset_or_path);
+  std::vector<std::string> ids;
+  for (const auto& p : presets()) ids.push_back(p.id);
+  std::string hint = did_you_mean(preset_or_path, ids);
+  throw InputError(fmt::format("'{}' is neither a preset nor a chassis file{}", preset_or_path,
+                               hint.empty() ? " (linkwise presets lists the presets)" : "; " + hint));
+}
+
+Chassis load_chassis(const std::string& preset_or_path, int boxes) {
+  return build_chassis(load_spec(preset_or_path), hw::Catalog::builtin(), boxes);
+}
+
+}  // namespace linkwise::topo

@@ -1,0 +1,231 @@
+#include "linkwise/topo/spec.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+
+#include "linkwise/util/text.h"
+#include "util/yaml_util.h"
+
+namespace linkwise::topo {
+
+using detail::as_double;
+using detail::as_int;
+using detail::as_string;
+using detail::check_keys;
+using detail::location_of;
+
+namespace {
+
+// Values of one brace body: "0..7", "0..3:2", "a,b,c".
+std::vector<std::string> brace_values(const std::string& body, const std::string& pattern,
+                                      const SourceLocation& where) {
+  auto bad = [&](const std::string& why) {
+    throw InputError(fmt::format("bad pattern '{}': {}", pattern, why), where);
+  };
+  std::vector<std::string> out;
+  auto dots = body.find("..");
+  if (dots == std::string::npos) {
+    std::size_t start = 0;
+    while (true) {
+      auto comma = body.find(',', start);
+      std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (item.empty()) bad("empty item in {x,y}");
+      out.push_back(item);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return out;
+  }
+  std::string lo_s = body.substr(0, dots), rest = body.substr(dots + 2), hi_s = rest, rep_s = "1";
+  if (auto colon = rest.find(':'); colon != std::string::npos) {
+    hi_s = rest.substr(0, colon);
+    rep_s = rest.substr(colon + 1);
+  }
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 6) bad("expected {a..b} or {a..b:r} with whole numbers");
+    for (char c : s)
+      if (!std::isdigit(static_cast<unsigned char>(c))) bad("expected {a..b} or {a..b:r} with whole numbers");
+    return std::stoi(s);
+  };
+  int lo = number(lo_s), hi = number(hi_s), rep = number(rep_s);
+  if (hi < lo) bad(fmt::format("range {}..{} runs backwards", lo, hi));
+  if (rep < 1) bad("repeat count must be at least 1");
+  if (static_cast<long>(hi - lo + 1) * rep > 100000) bad("expands to more than 100000 names");
+  for (int i = lo; i <= hi; ++i)
+    for (int r = 0; r < rep; ++r) out.push_back(std::to_string(i));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_pattern(const std::string& pattern, const SourceLocation& where) {
+  auto open = pattern.find('{');
+  if (open == std::string::npos) {
+    if (pattern.find('}') != std::string::npos)
+      throw InputError(fmt::format("bad pattern '{}': '}}' without '{{'", pattern), where);
+    return {pattern};
+  }
+  auto close = pattern.find('}', open);
+  if (close == std::string::npos)
+    throw InputError(fmt::format("bad pattern '{}': '{{' without '}}'", pattern), where);
+  std::string head = pattern.substr(0, open);
+  std::vector<std::string> tails = expand_pattern(pattern.substr(close + 1), where);
+  std::vector<std::string> out;
+  for (const auto& v : brace_values(pattern.substr(open + 1, close - open - 1), pattern, where))
+    for (const auto& t : tails) out.push_back(head + v + t);
+  return out;
+}
+
+namespace {
+
+NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
+  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label"}, file, "a node");
+  NodeSpec s;
+  s.where = location_of(n, file);
+  if (!n["id"]) throw InputError("node without an 'id'", s.where);
+  if (!n["kind"]) throw InputError("node without a 'kind'", s.where);
+  if (!n["part"]) throw InputError("node without a 'part'", s.where);
+  s.id = as_string(n["id"], file, "id");
+  s.kind = as_string(n["kind"], file, "kind");
+  s.part = as_string(n["part"], file, "part");
+  if (n["numa"]) s.numa = as_int(n["numa"], file, "numa");
+  if (n["pci_address"]) s.pci_address = as_string(n["pci_address"], file, "pci_address");
+  if (n["label"]) s.label = as_string(n["label"], file, "label");
+  if (const auto& o = n["overrides"]) {
+    if (!o.IsMap()) throw InputError("'overrides' must be a map of figure names to numbers", location_of(o, file));
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      std::string key = it->first.Scalar();
+      s.overrides[key] = as_double(it->second, file, key);
+    }
+  }
+  return s;
+}
+
+LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
+  check_keys(n,
+             {"a", "b", "tech", "width", "links", "match", "trace_mm", "material", "efficiency", "root_complex",
+              "trained_gen", "trained_width"},
+             file, "a link");
+  LinkSpec s;
+  s.where = location_of(n, file);
+  if (!n["a"] || !n["b"]) throw InputError("link needs both ends, 'a' and 'b'", s.where);
+  if (!n["tech"]) throw InputError("link without a 'tech' (e.g. pcie5, nvlink4)", s.where);
+  s.a = as_string(n["a"], file, "a");
+  s.b = as_string(n["b"], file, "b");
+  s.tech = as_string(n["tech"], file, "tech");
+  if (n["width"] && n["links"])
+    throw InputError("give either 'width' or 'links', not both", location_of(n["links"], file));
+  if (n["width"]) s.width = as_int(n["width"], file, "width");
+  if (n["links"]) s.width = as_int(n["links"], file, "links");
+  if (n["match"]) {
+    s.match = as_string(n["match"], file, "match");
+    if (s.match != "zip" && s.match != "all")
+      throw InputError(fmt::format("'match' must be 'zip' or 'all', not '{}'", s.match), location_of(n["match"], file));
+  }
+  if (n["trace_mm"]) s.trace_mm = as_double(n["trace_mm"], file, "trace_mm");
+  if (n["material"]) s.material = as_string(n["material"], file, "material");
+  if (n["efficiency"]) {
+    double e = as_double(n["efficiency"], file, "efficiency");
+    if (e <= 0 || e > 1)
+      throw InputError(fmt::format("'efficiency' must be in (0, 1], not {}", e), location_of(n["efficiency"], file));
+    s.efficiency = e;
+  }
+  if (n["root_complex"]) s.root_complex = as_int(n["root_complex"], file, "root_complex");
+  if (n["trained_gen"]) s.trained_gen = as_int(n["trained_gen"], file, "trained_gen");
+  if (n["trained_width"]) s.trained_width = as_int(n["trained_width"], file, "trained_width");
+  return s;
+}
+
+}  // namespace
+
+ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename) {
+  YAML::Node root = detail::load_yaml(yaml_text, filename);
+  if (!root.IsMap())
+    throw InputError("a chassis file must be a map with 'nodes' and 'links'", location_of(root, filename));
+  check_keys(root, {"name", "description", "sources", "nodes", "links", "network"}, filename, "the chassis");
+  ChassisSpec spec;
+  spec.file = filename;
+  if (root["name"]) spec.name = as_string(root["name"], filename, "name");
+  if (root["description"]) spec.description = as_string(root["description"], filename, "description");
+  if (const auto& s = root["sources"]) {
+    if (!s.IsSequence()) throw InputError("'sources' must be a list of text", location_of(s, filename));
+    for (const auto& x : s) spec.sources.push_back(as_string(x, filename, "sources"));
+  }
+  const auto& nodes = root["nodes"];
+  if (!nodes || !nodes.IsSequence() || nodes.size() == 0)
+    throw InputError("the chassis needs a non-empty 'nodes' list", location_of(nodes ? nodes : root, filename));
+  for (const auto& n : nodes) spec.nodes.push_back(parse_node(n, filename));
+  if (const auto& links = root["links"]) {
+    if (!links.IsSequence()) throw InputError("'links' must be a list", location_of(links, filename));
+    for (const auto& n : links) spec.links.push_back(parse_link(n, filename));
+  }
+  if (const auto& net = root["network"]) {
+    check_keys(net, {"boxes", "tech", "oversubscription"}, filename, "'network'");
+    spec.network.where = location_of(net, filename);
+    if (net["boxes"]) spec.network.boxes = as_int(net["boxes"], filename, "boxes");
+    if (net["tech"]) spec.network.tech = as_string(net["tech"], filename, "tech");
+    if (net["oversubscription"])
+      spec.network.oversubscription = as_double(net["oversubscription"], filename, "oversubscription");
+  }
+  if (spec.name.empty()) {
+    auto slash = filename.find_last_of('/');
+    std::string base = slash == std::string::npos ? filename : filename.substr(slash + 1);
+    spec.name = base.substr(0, base.rfind('.'));
+  }
+  return spec;
+}
+
+ChassisSpec load_chassis_spec_file(const std::string& path) { return parse_chassis_spec(read_file(path), path); }
+
+std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << spec.name;
+  if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
+  if (!spec.sources.empty()) out << YAML::Key << "sources" << YAML::Value << spec.sources;
+  out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
+  for (const auto& n : spec.nodes) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "id" << YAML::Value << n.id << YAML::Key << "kind" << YAML::Value << n.kind;
+    out << YAML::Key << "part" << YAML::Value << n.part;
+    if (n.numa) out << YAML::Key << "numa" << YAML::Value << *n.numa;
+    if (!n.pci_address.empty()) out << YAML::Key << "pci_address" << YAML::Value << n.pci_address;
+    if (!n.label.empty()) out << YAML::Key << "label" << YAML::Value << n.label;
+    if (!n.overrides.empty()) {
+      out << YAML::Key << "overrides" << YAML::Value << YAML::BeginMap;
+      for (const auto& [k, v] : n.overrides) out << YAML::Key << k << YAML::Value << v;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+  for (const auto& l : spec.links) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "a" << YAML::Value << l.a << YAML::Key << "b" << YAML::Value << l.b;
+    out << YAML::Key << "tech" << YAML::Value << l.tech;
+    if (l.width) out << YAML::Key << "width" << YAML::Value << l.width;
+    if (l.match != "zip") out << YAML::Key << "match" << YAML::Value << l.match;
+    if (l.trace_mm) out << YAML::Key << "trace_mm" << YAML::Value << *l.trace_mm;
+    if (!l.material.empty()) out << YAML::Key << "material" << YAML::Value << l.material;
+    if (l.efficiency) out << YAML::Key << "efficiency" << YAML::Value << *l.efficiency;
+    if (l.root_complex) out << YAML::Key << "root_complex" << YAML::Value << *l.root_complex;
+    if (l.trained_gen) out << YAML::Key << "trained_gen" << YAML::Value << *l.trained_gen;
+    if (l.trained_width) out << YAML::Key << "trained_width" << YAML::Value << *l.trained_width;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  if (spec.network.boxes != 1 || !spec.network.tech.empty() || spec.network.oversubscription != 1.0) {
+    out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "boxes" << YAML::Value << spec.network.boxes;
+    if (!spec.network.tech.empty()) out << YAML::Key << "tech" << YAML::Value << spec.network.tech;
+    out << YAML::Key << "oversubscription" << YAML::Value << spec.network.oversubscription;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace linkwise::topo
