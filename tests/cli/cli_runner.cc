@@ -1,0 +1,56 @@
+#include "cli/cli_runner.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace linkwise::testing {
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+std::string source_dir() { return LINKWISE_SOURCE_DIR; }
+
+std::string temp_dir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "linkwise-test-XXXXXX").string();
+  char* made = mkdtemp(tmpl.data());
+  if (!made) std::abort();
+  static std::vector<std::string> made_dirs;
+  static bool registered = false;
+  made_dirs.push_back(made);
+  if (!registered) {
+    registered = true;
+    std::atexit([] {
+      std::error_code ec;
+      for (const auto& d : made_dirs) std::filesystem::remove_all(d, ec);
+    });
+  }
+  return made;
+}
+
+CliResult run_cli(const std::string& args) {
+  static const std::string dir = temp_dir();
+  static int counter = 0;
+  std::string out = dir + "/out" + std::to_string(counter) + ".txt";
+  std::string err = dir + "/err" + std::to_string(counter++) + ".txt";
+  std::string cmd = std::string(LINKWISE_CLI) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace linkwise::testing
