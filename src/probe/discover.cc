@@ -7,6 +7,7 @@
 #include <set>
 
 #include "pci_ids.h"
+#include "spec_util.h"
 
 namespace linkwise::probe {
 
@@ -60,7 +61,6 @@ class Folder {
   void attach(const PciDevice& d, const std::string& node);
   void add_nvlinks();
   void add_socket_links();
-  void fix_capacities();
   const hw::Part* part_of(const std::string& node_id);
   std::string tech_for(int gen, const std::string& node_id, std::string* note);
 
@@ -337,12 +337,24 @@ void Folder::add_socket_links() {
                                    tech, width, p ? p->id : "unknown"));
 }
 
-void Folder::fix_capacities() {
+void Folder::run() {
+  add_cpus();
+  add_devices();
+  add_nvlinks();
+  add_socket_links();
+  detail::fit_capacities(out_.spec, cat_);
+}
+
+}  // namespace
+
+namespace detail {
+
+void fit_capacities(topo::ChassisSpec& spec, const hw::Catalog& cat_) {
   // Guessed or variant parts may have fewer lanes or ports than the machine uses: record what it uses
   // as an override, so the chassis builds and says what it is.
   std::map<std::string, int> lanes, nvlinks, sockets;
   std::map<std::string, int> widest;
-  for (const auto& l : out_.spec.links) {
+  for (const auto& l : spec.links) {
     const auto* t = cat_.find_link_tech(l.tech);
     if (!t) continue;
     for (const auto& end : {l.a, l.b}) {
@@ -351,7 +363,7 @@ void Folder::fix_capacities() {
       if (t->family == hw::LinkFamily::kSocket) sockets[end] += l.width;
     }
   }
-  for (auto& ns : out_.spec.nodes) {
+  for (auto& ns : spec.nodes) {
     const hw::Part* p = cat_.find_part(ns.part);
     if (!p) continue;
     auto raise = [&](const char* field, int used) {
@@ -366,16 +378,7 @@ void Folder::fix_capacities() {
   }
 }
 
-void Folder::run() {
-  add_cpus();
-  add_devices();
-  add_nvlinks();
-  add_socket_links();
-  fix_capacities();
-  if (!m_.nvml.read) out_.notes.push_back("NVLink not read: " + m_.nvml.why_not);
-}
-
-}  // namespace
+}  // namespace detail
 
 Discovery discover(const Machine& machine, const std::string& name, const hw::Catalog& catalog) {
   Discovery out;

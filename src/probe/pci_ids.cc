@@ -63,6 +63,35 @@ KnownPart known_part(unsigned vendor, unsigned device) {
   return {};
 }
 
+bool ids_for_part(const std::string& part, unsigned* vendor, unsigned* device) {
+  for (const auto& e : kTable)
+    if (part == e.part) {
+      *vendor = e.vendor;
+      *device = e.device;
+      return true;
+    }
+  return false;
+}
+
+std::string cpu_part_for_cpuid(const std::string& vendor, int family, int model) {
+  // Intel 64 and IA-32 Architectures Software Developer's Manual Vol. 4, Table 2-1 (CPUID signatures):
+  // 06_4FH Broadwell-EP, 06_6AH Ice Lake-SP, 06_8FH Sapphire Rapids, 06_ADH Granite Rapids.
+  // AMD: family 17h is Zen/Zen 2 (EPYC 7002 "Rome"); family 19h models 10h-1Fh are Zen 4 "Genoa"
+  // (AMD Processor Programming Reference for family 19h model 11h).
+  if (vendor == "GenuineIntel" && family == 6) {
+    switch (model) {
+      case 0x4f: return "xeon-e5-2698v4";
+      case 0x6a: return "xeon-8380";
+      case 0x8f: return "xeon-8480c";
+      case 0xad: return "xeon-6960p";
+      default: return "";
+    }
+  }
+  if (vendor == "AuthenticAMD" && family == 0x17) return "epyc-7742";
+  if (vendor == "AuthenticAMD" && family == 0x19 && model >= 0x10 && model <= 0x1f) return "epyc-9654";
+  return "";
+}
+
 std::string closest_part(DeviceKind kind, unsigned vendor, int gen) {
   switch (kind) {
     case DeviceKind::kGpu:

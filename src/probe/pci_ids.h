@@ -21,6 +21,12 @@ struct KnownPart {
 /// The catalog part for a vendor:device id.
 KnownPart known_part(unsigned vendor, unsigned device);
 
+/// The first vendor:device id the table gives for a catalog part; false when it has none.
+bool ids_for_part(const std::string& part, unsigned* vendor, unsigned* device);
+
+/// The catalog CPU for an x86 CPUID family and model (NCCL's familyid/modelid), or "".
+std::string cpu_part_for_cpuid(const std::string& vendor, int family, int model);
+
 /// The catalog part closest to an unknown device of `kind`, by vendor and PCIe generation (0: unknown).
 std::string closest_part(DeviceKind kind, unsigned vendor, int pcie_gen);
 
