@@ -343,6 +343,10 @@ void Folder::run() {
   add_nvlinks();
   add_socket_links();
   detail::fit_capacities(out_.spec, cat_);
+  for (const auto& d : m_.devices)
+    if (kind(d) == DeviceKind::kNvSwitch && !out_.node_by_address(d.address))
+      out_.other_devices.push_back(fmt::format("{} class 0x{:06x} {:04x}:{:04x} (NVSwitch: no NVLink read reaches it)",
+                                               d.address, d.class_code, d.vendor, d.device));
 }
 
 }  // namespace
