@@ -69,31 +69,50 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   Communicator::Impl::Timing t;
   t.tau = r.makespan_s / kReferenceBytes;
   t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
-  // Bottlenecks: resources the largest phase saturates, least capacity first.
+  t.widest_phase = static_cast<int>(widest);
+  return t;
+}
+
+// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first.
+std::vector<std::string> bottlenecks(const Communicator::Impl& m, Op op, Algo a, int phase) {
+  auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
   sim::MaxMinSolver s(m.res.capacity);
-  if (!phases.empty())
-    for (const auto& f : phases[widest].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
+  if (phase < static_cast<int>(phases.size()))
+    for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
   s.solve();
   std::vector<int> sat;
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
   std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return m.res.capacity[x] < m.res.capacity[y]; });
-  for (std::size_t i = 0; i < sat.size() && i < 3; ++i)
-    t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
-  if (sat.size() > 3) t.bottlenecks.push_back(fmt::format("(+{} more)", sat.size() - 3));
-  return t;
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < sat.size() && i < 3; ++i) out.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
+  if (sat.size() > 3) out.push_back(fmt::format("(+{} more)", sat.size() - 3));
+  return out;
 }
 
 // Every flow of a schedule scales with the protocol's wire factor, so τ(p) = τ(Simple) · wire_factor(p):
 // the engine runs once per (op, algorithm).
-Communicator::Impl::Timing timing(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
-  std::lock_guard lock(m.mu);
+Communicator::Impl::Timing& cached(const Communicator::Impl& m, Op op, Algo a) {
   auto key = std::make_tuple(static_cast<int>(op), static_cast<int>(a), static_cast<int>(Protocol::kSimple));
   auto it = m.timing_cache.find(key);
   if (it == m.timing_cache.end()) it = m.timing_cache.emplace(key, time_schedule(m, op, a, Protocol::kSimple)).first;
-  Communicator::Impl::Timing t = it->second;
-  t.tau *= wire_factor(p);
-  return t;
+  return it->second;
+}
+
+std::pair<double, int> timing(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
+  std::lock_guard lock(m.mu);
+  const auto& t = cached(m, op, a);
+  return {t.tau * wire_factor(p), t.channels};
+}
+
+const std::vector<std::string>& bottlenecks_of(const Communicator::Impl& m, Op op, Algo a) {
+  std::lock_guard lock(m.mu);
+  auto& t = cached(m, op, a);
+  if (!t.bottlenecks_done) {
+    t.bottlenecks = bottlenecks(m, op, a, t.widest_phase);
+    t.bottlenecks_done = true;
+  }
+  return t.bottlenecks;
 }
 
 void check_bytes(double bytes) {
@@ -127,18 +146,18 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   best.time_s = std::numeric_limits<double>::infinity();
   for (Algo a : algos)
     for (Protocol p : m.protocols(a)) {
-      const auto t = timing(m, op, a, p);
+      auto [tau, channels] = timing(m, op, a, p);
       double lat = m.latency(op, a, p);
-      double time = lat + t.tau * bytes;
+      double time = lat + tau * bytes;
       if (time < best.time_s) {
         best.algorithm = a;
         best.protocol = p;
         best.time_s = time;
         best.latency_s = lat;
-        best.channels = t.channels;
-        best.bottlenecks = t.bottlenecks;
+        best.channels = channels;
       }
     }
+  best.bottlenecks = bottlenecks_of(m, op, best.algorithm);
   best.op = op;
   best.ranks = static_cast<int>(m.ranks.size());
   best.bytes = bytes;

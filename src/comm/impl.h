@@ -35,8 +35,10 @@ struct Communicator::Impl {
 
   struct Timing {
     double tau = 0;                       // seconds per byte of S (bandwidth part)
-    std::vector<std::string> bottlenecks;
+    std::vector<std::string> bottlenecks;  // filled on first use
+    bool bottlenecks_done = false;
     int channels = 0;
+    int widest_phase = 0;
   };
   mutable std::map<std::tuple<int, int, int>, Timing> timing_cache;
   mutable std::map<int, Bound> bound_cache;

@@ -188,23 +188,29 @@ const Route& Router::route_full(int a, int b) {
 double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
   if (kind(a, b) != HopKind::kNvlink) return route(a, b, residual).bytes_per_s;
   double direct = 0;
-  std::unordered_map<int, double> into;  // switch -> a's residual into it
+  // Per switch: a's residual into it, and its residual towards b (few switches: linear search).
+  std::vector<std::tuple<int, double, double>> sw;
   for (int l : chassis_.incident(a)) {
     const auto& link = chassis_.link(l);
     if (link.family() != hw::LinkFamily::kNvlink) continue;
     int w = link.other(a);
     double r = residual[sim::ChassisResources::link_dir(l, link.a == a)];
-    if (w == b) direct += r;
-    else if (chassis_.node(w).kind == NodeKind::kNvSwitch) into[w] += r;
+    if (w == b) {
+      direct += r;
+    } else if (chassis_.node(w).kind == NodeKind::kNvSwitch) {
+      auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == w; });
+      if (it == sw.end()) sw.emplace_back(w, r, 0.0);
+      else std::get<1>(*it) += r;
+    }
   }
-  std::unordered_map<int, double> out;  // switch -> its residual towards b
   for (int l : chassis_.incident(b)) {
     const auto& link = chassis_.link(l);
     if (link.family() != hw::LinkFamily::kNvlink) continue;
     int w = link.other(b);
-    if (into.count(w)) out[w] += residual[sim::ChassisResources::link_dir(l, link.a == w)];
+    auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == w; });
+    if (it != sw.end()) std::get<2>(*it) += residual[sim::ChassisResources::link_dir(l, link.a == w)];
   }
-  for (const auto& [sw, o] : out) direct += std::min(into[sw], o);
+  for (const auto& [node, in, out] : sw) direct += std::min(in, out);
   return direct;
 }
 

@@ -65,11 +65,13 @@ const std::vector<double>& MaxMinSolver::solve() {
   for (int r = 0; r < R; ++r) res_start_[r + 1] += res_start_[r];
   res_flows_.assign(route_.size(), 0);
   {
-    std::vector<int> fill(res_start_.begin(), res_start_.end() - 1);
+    auto& fill = fill_;
+    fill.assign(res_start_.begin(), res_start_.end() - 1);
     for (int f = 0; f < F; ++f)
       for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[route_[i]]++] = f;
   }
-  std::vector<int> active;  // resources with unfrozen weight
+  auto& active = active_;  // resources with unfrozen weight
+  active.clear();
   int unfrozen = 0;
   for (int f = 0; f < F; ++f) {
     if (start_[f] == start_[f + 1]) {  // no route: only its cap limits it
@@ -84,7 +86,7 @@ const std::vector<double>& MaxMinSolver::solve() {
     if (weight_[r] > 0) active.push_back(r);
   remaining_ = capacity_;
   double level = 0;
-  std::vector<int> to_freeze;
+  auto& to_freeze = to_freeze_;
   while (unfrozen > 0) {
     double delta = kUnlimited;
     for (int r : active) delta = std::min(delta, std::max(0.0, remaining_[r]) / weight_[r]);

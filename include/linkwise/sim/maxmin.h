@@ -68,7 +68,7 @@ class MaxMinSolver {
   // scratch
   std::vector<double> remaining_, weight_;
   std::vector<char> frozen_;
-  std::vector<int> res_start_, res_flows_;
+  std::vector<int> res_start_, res_flows_, fill_, active_, to_freeze_;
 };
 
 /// One flow for the free function: its route and cap.
