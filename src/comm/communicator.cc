@@ -60,10 +60,11 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   auto phases = m.phases(op, a, p, kReferenceBytes);
   sim::TaskGraph g;
   int prev = -1;
-  std::size_t widest = 0;
+  std::size_t widest = 0, widest_size = 0;
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    prev = g.add_transfer(phases[i].flows, 0, phases[i].name, prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
-    if (phases[i].flows.size() > phases[widest].flows.size()) widest = i;
+    if (phases[i].flows.size() > widest_size) widest = i, widest_size = phases[i].flows.size();
+    prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
+                          prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
   }
   auto r = sim::Engine(m.res.capacity).run(g);
   Communicator::Impl::Timing t;

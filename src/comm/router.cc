@@ -189,7 +189,8 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
   if (kind(a, b) != HopKind::kNvlink) return route(a, b, residual).bytes_per_s;
   double direct = 0;
   // Per switch: a's residual into it, and its residual towards b (few switches: linear search).
-  std::vector<std::tuple<int, double, double>> sw;
+  auto& sw = pair_scratch_;
+  sw.clear();
   for (int l : chassis_.incident(a)) {
     const auto& link = chassis_.link(l);
     if (link.family() != hw::LinkFamily::kNvlink) continue;

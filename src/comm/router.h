@@ -70,6 +70,7 @@ class Router {
   int epoch_ = 0;
   using Item = std::tuple<double, int, int>;  // -bottleneck, hops, node
   std::vector<Item> heap_;
+  std::vector<std::tuple<int, double, double>> pair_scratch_;
   std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;
 };
