@@ -108,131 +108,157 @@ std::vector<Protocol> Communicator::Impl::protocols(Algo a) const {
   return {Protocol::kLL, Protocol::kSimple};
 }
 
-std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double S) const {
-  std::lock_guard lock(mu);
+const Route& Communicator::Impl::full_route(int i, int j) const {
+  const Route& r = router->route_full(ranks[i], ranks[j]);
+  if (!r.found())
+    throw InputError(fmt::format("no path from {} to {} in chassis '{}'", chassis->display_name(ranks[i]),
+                                 chassis->display_name(ranks[j]), chassis->name()));
+  return r;
+}
+
+void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phase>& out) const {
   const int n = static_cast<int>(ranks.size());
-  const double w = wire_factor(p);
-  std::vector<Phase> out;
-  auto route = [&](int i, int j) {
-    const Route& r = router->route_full(ranks[i], ranks[j]);
-    if (!r.found())
-      throw InputError(fmt::format("no path from {} to {} in chassis '{}'", chassis->display_name(ranks[i]),
-                                   chassis->display_name(ranks[j]), chassis->name()));
-    return r;
-  };
-  if (a == Algo::kRing) {
-    Phase ph{"ring", 0, {}};
-    double k = op == Op::kAllReduce ? 2.0 * (n - 1) / n
-               : (op == Op::kAllGather || op == Op::kReduceScatter) ? static_cast<double>(n - 1) / n
-                                                                     : 1.0;
-    for (std::size_t c = 0; c < rings.size(); ++c) {
-      std::vector<const Route*> hops;
-      const auto& hr = ring_routes[c];
-      for (int i = 0; i < n; ++i) {
-        // broadcast: a chain from the root (ranks[0]) skips the hop into it; reduce: the hop out of it.
-        int to = (i + 1) % n;
-        if (op == Op::kBroadcast && rings[c].order[to] == ranks[0]) continue;
-        if (op == Op::kReduce && rings[c].order[i] == ranks[0]) continue;
-        hops.push_back(&hr[i]);
-      }
-      ph.flows.push_back(coupled(hops, k * S * w * rings[c].bytes_per_s / ring_rate));
+  Phase ph{"ring", 0, {}};
+  double k = op == Op::kAllReduce ? 2.0 * (n - 1) / n
+             : (op == Op::kAllGather || op == Op::kReduceScatter) ? static_cast<double>(n - 1) / n
+                                                                   : 1.0;
+  for (std::size_t c = 0; c < rings.size(); ++c) {
+    std::vector<const Route*> hops;
+    const auto& hr = ring_routes[c];
+    for (int i = 0; i < n; ++i) {
+      // broadcast: a chain from the root (ranks[0]) skips the hop into it; reduce: the hop out of it.
+      int to = (i + 1) % n;
+      if (op == Op::kBroadcast && rings[c].order[to] == ranks[0]) continue;
+      if (op == Op::kReduce && rings[c].order[i] == ranks[0]) continue;
+      hops.push_back(&hr[i]);
     }
-    out.push_back(std::move(ph));
-  } else if (a == Algo::kTree) {
-    // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
-    // Tree 2 reverses the chains and mirrors the box order. Each tree carries S/2, up and down.
-    Phase ph{"tree", 0, {}};
-    const int G = static_cast<int>(groups.size());
-    for (int t = 0; t < 2; ++t) {
-      std::vector<Route> edges;
-      auto chain = [&](int g) {
-        auto c = groups[t == 0 ? g : G - 1 - g];
-        if (t == 1) std::reverse(c.begin(), c.end());
-        return c;
-      };
-      for (int g = 0; g < G; ++g) {
-        auto c = chain(g);
-        for (std::size_t i = 0; i + 1 < c.size(); ++i) {
-          edges.push_back(route(c[i + 1], c[i]));
-          edges.push_back(route(c[i], c[i + 1]));
-        }
-        if (g > 0) {
-          int parent = chain((g - 1) / 2)[0];
-          edges.push_back(route(c[0], parent));
-          edges.push_back(route(parent, c[0]));
-        }
+    ph.flows.push_back(coupled(hops, k * S * w * rings[c].bytes_per_s / ring_rate));
+  }
+  out.push_back(std::move(ph));
+}
+
+void Communicator::Impl::tree_phases(Op op, double S, double w, std::vector<Phase>& out) const {
+  auto route = [&](int i, int j) -> const Route& { return full_route(i, j); };
+  (void)op;  // one op only
+  // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
+  // Tree 2 reverses the chains and mirrors the box order. Each tree carries S/2, up and down.
+  Phase ph{"tree", 0, {}};
+  const int G = static_cast<int>(groups.size());
+  for (int t = 0; t < 2; ++t) {
+    std::vector<Route> edges;
+    auto chain = [&](int g) {
+      auto c = groups[t == 0 ? g : G - 1 - g];
+      if (t == 1) std::reverse(c.begin(), c.end());
+      return c;
+    };
+    for (int g = 0; g < G; ++g) {
+      auto c = chain(g);
+      for (std::size_t i = 0; i + 1 < c.size(); ++i) {
+        edges.push_back(route(c[i + 1], c[i]));
+        edges.push_back(route(c[i], c[i + 1]));
       }
-      std::vector<const Route*> ptrs;
-      for (const auto& e : edges) ptrs.push_back(&e);
-      ph.flows.push_back(coupled(ptrs, S / 2 * w));
-    }
-    out.push_back(std::move(ph));
-  } else if (a == Algo::kNvls) {
-    // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to the
-    // switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
-    Phase ph{"nvls", 0, {}};
-    std::vector<Route> legs;
-    for (int g : ranks) {
-      legs.push_back(router->switch_links(g, true));
-      legs.push_back(router->switch_links(g, false));
+      if (g > 0) {
+        int parent = chain((g - 1) / 2)[0];
+        edges.push_back(route(c[0], parent));
+        edges.push_back(route(parent, c[0]));
+      }
     }
     std::vector<const Route*> ptrs;
-    for (const auto& l : legs) ptrs.push_back(&l);
-    ph.flows.push_back(coupled(ptrs, S * (1.0 + 1.0 / n) * nvls_scale));
+    for (const auto& e : edges) ptrs.push_back(&e);
+    ph.flows.push_back(coupled(ptrs, S / 2 * w));
+  }
+  out.push_back(std::move(ph));
+}
+
+void Communicator::Impl::nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const {
+  const int n = static_cast<int>(ranks.size());
+  (void)op;  // one op only
+  // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to the
+  // switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
+  Phase ph{"nvls", 0, {}};
+  std::vector<Route> legs;
+  for (int g : ranks) {
+    legs.push_back(router->switch_links(g, true));
+    legs.push_back(router->switch_links(g, false));
+  }
+  std::vector<const Route*> ptrs;
+  for (const auto& l : legs) ptrs.push_back(&l);
+  ph.flows.push_back(coupled(ptrs, S * (1.0 + 1.0 / n) * nvls_scale * w));
+  out.push_back(std::move(ph));
+}
+
+void Communicator::Impl::direct_phases(Op op, double S, double w, std::vector<Phase>& out) const {
+  const int n = static_cast<int>(ranks.size());
+  auto route = [&](int i, int j) -> const Route& { return full_route(i, j); };
+  auto pairs = [&](const char* name, double bytes) {
+    Phase ph{name, 0, {}};
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j) ph.flows.push_back(single(route(i, j), bytes * w));
     out.push_back(std::move(ph));
-  } else if (a == Algo::kDirect) {
-    auto pairs = [&](const char* name, double bytes) {
-      Phase ph{name, 0, {}};
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-          if (i != j) ph.flows.push_back(single(route(i, j), bytes * w));
+  };
+  switch (op) {
+    case Op::kAllReduce:
+      pairs("direct reduce-scatter", S / n);
+      pairs("direct all-gather", S / n);
+      break;
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+    case Op::kAllToAll: pairs("direct", S / n); break;
+    case Op::kBroadcast:
+    case Op::kReduce: {
+      Phase ph{"direct", 0, {}};
+      for (int j = 1; j < n; ++j)
+        ph.flows.push_back(single(op == Op::kBroadcast ? route(0, j) : route(j, 0), S * w));
       out.push_back(std::move(ph));
-    };
-    switch (op) {
-      case Op::kAllReduce:
-        pairs("direct reduce-scatter", S / n);
-        pairs("direct all-gather", S / n);
-        break;
-      case Op::kAllGather:
-      case Op::kReduceScatter:
-      case Op::kAllToAll: pairs("direct", S / n); break;
-      case Op::kBroadcast:
-      case Op::kReduce: {
-        Phase ph{"direct", 0, {}};
-        for (int j = 1; j < n; ++j)
-          ph.flows.push_back(single(op == Op::kBroadcast ? route(0, j) : route(j, 0), S * w));
-        out.push_back(std::move(ph));
-        break;
-      }
-      case Op::kSendRecv: {
-        Phase ph{"sendrecv", 0, {}};
-        for (int i = 0; i < n; ++i) ph.flows.push_back(single(route(i, (i + 1) % n), S * w));
-        out.push_back(std::move(ph));
-        break;
-      }
+      break;
     }
-  } else if (a == Algo::kHierarchical) {
-    // Reduce-scatter in each box, all-reduce of S/L across boxes (L rings, one per local index),
-    // all-gather in each box.
-    const int G = static_cast<int>(groups.size()), L = static_cast<int>(groups[0].size());
-    auto rings_phase = [&](const char* name, const std::vector<std::vector<int>>& cycles, double bytes) {
-      Phase ph{name, 0, {}};
-      for (const auto& cyc : cycles) {
-        if (cyc.size() < 2) continue;
-        std::vector<Route> hops;
-        for (std::size_t i = 0; i < cyc.size(); ++i) hops.push_back(route(cyc[i], cyc[(i + 1) % cyc.size()]));
-        std::vector<const Route*> ptrs;
-        for (const auto& h : hops) ptrs.push_back(&h);
-        ph.flows.push_back(coupled(ptrs, bytes * w));
-      }
+    case Op::kSendRecv: {
+      Phase ph{"sendrecv", 0, {}};
+      for (int i = 0; i < n; ++i) ph.flows.push_back(single(route(i, (i + 1) % n), S * w));
       out.push_back(std::move(ph));
-    };
-    std::vector<std::vector<int>> across(L);
-    for (int i = 0; i < L; ++i)
-      for (int g = 0; g < G; ++g) across[i].push_back(groups[g][i]);
-    rings_phase("intra reduce-scatter", groups, S * (L - 1) / L);
-    rings_phase("inter all-reduce", across, 2.0 * (G - 1) / G * S / L);
-    rings_phase("intra all-gather", groups, S * (L - 1) / L);
+      break;
+    }
+  }
+}
+
+void Communicator::Impl::hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const {
+  auto route = [&](int i, int j) -> const Route& { return full_route(i, j); };
+  (void)op;  // one op only
+  // Reduce-scatter in each box, all-reduce of S/L across boxes (L rings, one per local index),
+  // all-gather in each box.
+  const int G = static_cast<int>(groups.size()), L = static_cast<int>(groups[0].size());
+  auto rings_phase = [&](const char* name, const std::vector<std::vector<int>>& cycles, double bytes) {
+    Phase ph{name, 0, {}};
+    for (const auto& cyc : cycles) {
+      if (cyc.size() < 2) continue;
+      std::vector<Route> hops;
+      for (std::size_t i = 0; i < cyc.size(); ++i) hops.push_back(route(cyc[i], cyc[(i + 1) % cyc.size()]));
+      std::vector<const Route*> ptrs;
+      for (const auto& h : hops) ptrs.push_back(&h);
+      ph.flows.push_back(coupled(ptrs, bytes * w));
+    }
+    out.push_back(std::move(ph));
+  };
+  std::vector<std::vector<int>> across(L);
+  for (int i = 0; i < L; ++i)
+    for (int g = 0; g < G; ++g) across[i].push_back(groups[g][i]);
+  rings_phase("intra reduce-scatter", groups, S * (L - 1) / L);
+  rings_phase("inter all-reduce", across, 2.0 * (G - 1) / G * S / L);
+  rings_phase("intra all-gather", groups, S * (L - 1) / L);
+}
+
+std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double S) const {
+  std::lock_guard lock(mu);
+  const double w = wire_factor(p);
+  std::vector<Phase> out;
+  switch (a) {
+    case Algo::kRing: ring_phases(op, S, w, out); break;
+    case Algo::kTree: tree_phases(op, S, w, out); break;
+    case Algo::kNvls: nvls_phases(op, S, w, out); break;
+    case Algo::kDirect: direct_phases(op, S, w, out); break;
+    case Algo::kHierarchical: hierarchical_phases(op, S, w, out); break;
+    case Algo::kAuto: break;
   }
   return out;
 }

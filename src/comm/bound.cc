@@ -15,17 +15,7 @@
 
 namespace linkwise::comm {
 
-namespace {
-
-struct Cut {
-  std::vector<int> a;  // rank positions
-  std::string name;
-};
-
-}  // namespace
-
-Bound Communicator::Impl::compute_bound(Op op) const {
-  std::lock_guard lock(mu);
+std::vector<Communicator::Impl::Cut> Communicator::Impl::cuts() const {
   const int n = static_cast<int>(ranks.size());
   std::vector<Cut> cuts;
   for (int i = 0; i < n && i < 64; ++i) cuts.push_back({{i}, chassis->display_name(ranks[i]) + " | others"});
@@ -60,6 +50,13 @@ Bound Communicator::Impl::compute_bound(Op op) const {
     half.name = "first half | second half";
     cuts.push_back(half);
   }
+  return cuts;
+}
+
+Bound Communicator::Impl::compute_bound(Op op) const {
+  std::lock_guard lock(mu);
+  const int n = static_cast<int>(ranks.size());
+  const std::vector<Cut> cuts = this->cuts();
 
   topo::PathFinder finder(*chassis, topo::Rate::kEffective);
   // Per cut: seconds per byte of S each term needs; the bound is the worst cut (all-reduce: the sum of

@@ -2,6 +2,7 @@
 // trees, NVLS, direct, hierarchical schedules) and bound.cc (cut bounds).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,17 +47,29 @@ struct Communicator::Impl {
   // algorithms.cc
   void setup_groups();
   void search_rings();
+  std::vector<std::vector<int>> order_boxes(const std::function<std::vector<int>(const std::vector<int>&)>& order_in_box);
   bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;
   std::vector<Protocol> protocols(Algo a) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;
+  const detail::Route& full_route(int i, int j) const;  // by rank position; throws if there is no path
+  void ring_phases(Op op, double S, double w, std::vector<Phase>& out) const;
+  void tree_phases(Op op, double S, double w, std::vector<Phase>& out) const;
+  void nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const;
+  void direct_phases(Op op, double S, double w, std::vector<Phase>& out) const;
+  void hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   /// Size-independent time, seconds (NCCL's tuning model; docs/collectives.md).
   double latency(Op op, Algo a, Protocol p) const;
   int boxes_used() const { return static_cast<int>(groups.size()); }
 
   // bound.cc
+  struct Cut {
+    std::vector<int> a;  // rank positions on one side
+    std::string name;
+  };
+  std::vector<Cut> cuts() const;
   Bound compute_bound(Op op) const;
 };
 

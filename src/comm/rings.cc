@@ -78,14 +78,18 @@ std::vector<int> best_cycle(int m, const std::vector<double>& p) {
 }
 
 // The rate a ring can take on `residual`: min over resources of residual / Σ coefficients on it.
-double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual) {
-  std::unordered_map<int, double> load;
+double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual, std::vector<double>& load) {
+  load.assign(residual.size(), 0.0);
+  std::vector<int> touched;
   for (const auto& h : hops) {
     if (!h.found()) return 0;
-    for (std::size_t i = 0; i < h.res.size(); ++i) load[h.res[i]] += h.coeff[i];
+    for (std::size_t i = 0; i < h.res.size(); ++i) {
+      if (load[h.res[i]] == 0) touched.push_back(h.res[i]);
+      load[h.res[i]] += h.coeff[i];
+    }
   }
   double rate = std::numeric_limits<double>::infinity();
-  for (const auto& [r, c] : load) rate = std::min(rate, residual[r] / c);
+  for (int r : touched) rate = std::min(rate, residual[r] / load[r]);
   return std::max(rate, 0.0);
 }
 
@@ -109,6 +113,35 @@ bool Communicator::Impl::room_for_another(const std::vector<double>& residual, d
   return true;
 }
 
+std::vector<std::vector<int>> Communicator::Impl::order_boxes(
+    const std::function<std::vector<int>(const std::vector<int>&)>& order_in_box) {
+  std::vector<std::vector<int>> box_orders;
+  // Boxes are copies of one chassis: a box whose ranks sit at the same local GPU positions as an
+  // earlier box's gets the same order (by position), without a new search.
+  std::map<std::vector<int>, std::vector<int>> known;  // local positions -> order as indices into group
+  std::map<int, int> first_gpu_of_box;
+  const auto& all = chassis->gpus();
+  for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) first_gpu_of_box[chassis->node(all[i]).box] = i;
+  std::map<int, int> gpu_pos;
+  for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
+  for (auto& g : groups) {
+    std::vector<int> sig;
+    for (int k : g) sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
+    auto it = known.find(sig);
+    if (it == known.end()) {
+      auto ordered = order_in_box(g);
+      std::vector<int> idx;
+      for (int k : ordered) idx.push_back(static_cast<int>(std::find(g.begin(), g.end(), k) - g.begin()));
+      it = known.emplace(sig, idx).first;
+    }
+    std::vector<int> ordered;
+    for (int i : it->second) ordered.push_back(g[i]);
+    g = ordered;
+    box_orders.push_back(g);
+  }
+  return box_orders;
+}
+
 void Communicator::Impl::search_rings() {
   std::vector<double> residual = res.capacity;
   const int n = static_cast<int>(ranks.size());
@@ -123,32 +156,9 @@ void Communicator::Impl::search_rings() {
     return out;
   };
   std::vector<std::vector<int>> box_orders;
-  if (groups.size() > 1) {
-    // Boxes are copies of one chassis: a box whose ranks sit at the same local GPU positions as an
-    // earlier box's gets the same order (by position), without a new search.
-    std::map<std::vector<int>, std::vector<int>> known;  // local positions -> order as indices into group
-    std::map<int, int> first_gpu_of_box;
-    const auto& all = chassis->gpus();
-    for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) first_gpu_of_box[chassis->node(all[i]).box] = i;
-    std::map<int, int> gpu_pos;
-    for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
-    for (auto& g : groups) {
-      std::vector<int> sig;
-      for (int k : g) sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
-      auto it = known.find(sig);
-      if (it == known.end()) {
-        auto ordered = order_in_box(g);
-        std::vector<int> idx;
-        for (int k : ordered) idx.push_back(static_cast<int>(std::find(g.begin(), g.end(), k) - g.begin()));
-        it = known.emplace(sig, idx).first;
-      }
-      std::vector<int> ordered;
-      for (int i : it->second) ordered.push_back(g[i]);
-      g = ordered;
-      box_orders.push_back(g);
-    }
-  }
+  if (groups.size() > 1) box_orders = order_boxes(order_in_box);
   double first = 0;
+  std::vector<double> load_scratch;
   for (int c = 0; c < opt.max_channels; ++c) {
     if (c > 0 && !room_for_another(residual, first)) break;
     std::vector<int> order;  // rank positions
@@ -166,7 +176,7 @@ void Communicator::Impl::search_rings() {
       int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
       hops.push_back(c == 0 ? router->route_full(a, b) : router->route(a, b, residual));
     }
-    double rate = rate_on(hops, residual);
+    double rate = rate_on(hops, residual, load_scratch);
     if (c == 0) first = rate;
     if (rate <= 1e-3 * first || rate <= 0) break;
     for (const auto& h : hops)

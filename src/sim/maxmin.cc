@@ -52,13 +52,9 @@ bool MaxMinSolver::saturated(int r) const {
   return load_.at(r) >= capacity_.at(r) * (1 - 1e-9);
 }
 
-const std::vector<double>& MaxMinSolver::solve() {
+void MaxMinSolver::build_index() {
   const int F = flows();
   const int R = static_cast<int>(capacity_.size());
-  rate_.assign(F, 0.0);
-  load_.assign(R, 0.0);
-  frozen_.assign(F, 0);
-  weight_.assign(R, 0.0);
   // Resource -> flows (CSR), over the resources any flow uses.
   res_start_.assign(R + 1, 0);
   for (int r : route_) ++res_start_[r + 1];
@@ -70,6 +66,16 @@ const std::vector<double>& MaxMinSolver::solve() {
     for (int f = 0; f < F; ++f)
       for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[route_[i]]++] = f;
   }
+}
+
+const std::vector<double>& MaxMinSolver::solve() {
+  const int F = flows();
+  const int R = static_cast<int>(capacity_.size());
+  rate_.assign(F, 0.0);
+  load_.assign(R, 0.0);
+  frozen_.assign(F, 0);
+  weight_.assign(R, 0.0);
+  build_index();
   auto& active = active_;  // resources with unfrozen weight
   active.clear();
   int unfrozen = 0;

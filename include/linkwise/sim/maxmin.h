@@ -61,6 +61,7 @@ class MaxMinSolver {
   bool saturated(int resource) const;
 
  private:
+  void build_index();  // resource -> flows (CSR)
   std::vector<double> capacity_;
   std::vector<int> start_{0}, route_;  // CSR: flow f's route is route_[start_[f] .. start_[f+1])
   std::vector<double> coeff_;          // parallel to route_
