@@ -139,7 +139,9 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
     // NCCL runs all-to-all and send/recv as direct peer transfers; for the rest it never picks direct.
     if (op != Op::kAllToAll && op != Op::kSendRecv && algos.size() > 1)
       algos.erase(std::remove(algos.begin(), algos.end(), Algo::kDirect), algos.end());
-    if (algos.empty()) throw InputError(fmt::format("no algorithm can run {} on these GPUs", to_string(op)));
+    if (algos.empty())
+      throw InputError(fmt::format("no algorithm can run {} on these {} GPUs (direct, the only one for it, is limited to 256 ranks)",
+                                   to_string(op), m.ranks.size()));
   } else {
     algos.push_back(algo);
   }
