@@ -11,6 +11,7 @@ Handler setup_presets(CLI::App& sub);
 Handler setup_topo(CLI::App& sub);
 Handler setup_catalog(CLI::App& sub);
 Handler setup_probe(CLI::App& sub);
+Handler setup_collective(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -18,6 +19,8 @@ const std::vector<Command>& commands() {
       {"catalog", "List catalog parts and link technologies with their sources", setup_catalog},
       {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings", setup_topo},
       {"probe", "Discover this machine's topology; --check its links, ACS, IOMMU and NVLinks", setup_probe},
+      {"collective", "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
+       setup_collective},
   };
   return table;
 }
