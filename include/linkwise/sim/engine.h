@@ -34,6 +34,7 @@ struct FlowSpec {
   double bytes = 0;
   std::vector<int> route;
   double rate_cap = kUnlimited;  ///< bytes/s, e.g. a copy engine or protocol limit
+  std::vector<double> coeff;     ///< per route entry: share of the bytes it carries; empty = 1 each
 };
 
 /// A stream a task occupies: tasks on one (gpu, stream) run one at a time, in the order added.

@@ -2,8 +2,10 @@
 //
 // Model (as SimGrid's LMM network model, without weights):
 //   resources r = 1..R with capacity C_r (bytes/s); flows f = 1..F, each with a route: a list of
-//   resources, where a resource listed k times counts k times (coefficient a_{f,r} = k), and an
-//   optional cap c_f (bytes/s).
+//   resources, each entry with a coefficient (1 unless given; a resource listed k times counts k
+//   times, a_{f,r} = the sum of its entries' coefficients), and an optional cap c_f (bytes/s).
+//   A fractional coefficient splits a flow over parallel paths: a GPU-to-GPU transfer striped over
+//   four NVSwitches lists each switch's links with that path's share of the bytes.
 //   Find rates x_f >= 0 with   sum_f a_{f,r} x_f <= C_r  for every r,   x_f <= c_f,
 //   that are max-min fair: no x_f can grow without shrinking some x_g <= x_f.
 // Progressive filling: all unfrozen flows grow at one common rate t; the first resource to fill
@@ -47,6 +49,8 @@ class MaxMinSolver {
   int add_flow(std::initializer_list<int> route, double cap = kUnlimited) {
     return add_flow(std::span<const int>(route.begin(), route.size()), cap);
   }
+  /// As above, with a coefficient per route entry (`coeff.size() == route.size()`, each > 0).
+  int add_flow(std::span<const int> route, std::span<const double> coeff, double cap = kUnlimited);
   int flows() const { return static_cast<int>(cap_.size()); }
 
   /// Solves; returns the rate of every flow, bytes/s, indexed by flow id.
@@ -59,6 +63,7 @@ class MaxMinSolver {
  private:
   std::vector<double> capacity_;
   std::vector<int> start_{0}, route_;  // CSR: flow f's route is route_[start_[f] .. start_[f+1])
+  std::vector<double> coeff_;          // parallel to route_
   std::vector<double> cap_, rate_, load_;
   // scratch
   std::vector<double> remaining_, weight_;
@@ -70,6 +75,7 @@ class MaxMinSolver {
 struct RateFlow {
   std::vector<int> route;
   double cap = kUnlimited;
+  std::vector<double> coeff;  ///< per route entry; empty = 1 each
 };
 
 /// Convenience: rates of `flows` over resources of capacity `capacity` (bytes/s).
