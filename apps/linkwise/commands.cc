@@ -10,12 +10,14 @@ namespace linkwise::cli {
 Handler setup_presets(CLI::App& sub);
 Handler setup_topo(CLI::App& sub);
 Handler setup_catalog(CLI::App& sub);
+Handler setup_train(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"presets", "List the built-in machine presets", setup_presets},
       {"catalog", "List catalog parts and link technologies with their sources", setup_catalog},
       {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings", setup_topo},
+      {"train", "Training step time, breakdown, memory, busiest links and time to train of a job and plan", setup_train},
   };
   return table;
 }
