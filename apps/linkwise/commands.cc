@@ -10,6 +10,7 @@ namespace linkwise::cli {
 Handler setup_presets(CLI::App& sub);
 Handler setup_topo(CLI::App& sub);
 Handler setup_catalog(CLI::App& sub);
+Handler setup_collective(CLI::App& sub);
 Handler setup_train(CLI::App& sub);
 
 const std::vector<Command>& commands() {
@@ -17,6 +18,8 @@ const std::vector<Command>& commands() {
       {"presets", "List the built-in machine presets", setup_presets},
       {"catalog", "List catalog parts and link technologies with their sources", setup_catalog},
       {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings", setup_topo},
+      {"collective", "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
+       setup_collective},
       {"train", "Training step time, breakdown, memory, busiest links and time to train of a job and plan", setup_train},
   };
   return table;

@@ -127,8 +127,9 @@ class Communicator {
   const sim::ChassisResources& resources() const;
   const topo::Chassis& chassis() const;
 
+  struct Impl;  ///< opaque: defined in src/comm
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
