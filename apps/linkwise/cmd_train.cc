@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <sstream>
 
 #include "commands.h"
@@ -209,6 +210,12 @@ int run_train(const TrainOpts& o) {
     j["run_time_s"] = t;
   }
   emit(o.json ? j.dump(2) + "\n" : text, o.output);
+  if (!best.memory.fits) {
+    std::fflush(stdout);
+    fmt::print(stderr, "linkwise: error: plan {} does not fit: it needs {:.1f} GiB per GPU of {:.1f} GiB\n",
+               best.plan.str(), gib(best.memory.total), gib(best.memory.capacity));
+    return 2;
+  }
   return 0;
 }
 

@@ -147,7 +147,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   out.gpus = p.gpus();
   out.micro_batches = sh.m;
   out.simulated = simulated;
-  double L = sh.layers_per_stage, mm = sh.m, v = p.vpp, pp = p.pp;
+  double L = sh.layers_per_stage, mm = sh.m;
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b);
@@ -157,12 +157,10 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);
   b.zero_s = mm * L * (r.zero_f + r.zero_b) + r.param_gather;
-  b.bubble_s = (pp - 1) / v * (t_f + t_b);
-  b.pp_s = pp > 1 ? 2 * (mm * v + pp - 1) * r.p2p : 0;
-  if (r.buckets > 0) {
-    double n = r.buckets, lb = t_b / std::max(1.0, L);
-    b.dp_s = std::max(r.bucket, n * r.bucket - (n - 1) * lb);
-  }
+  PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
+  b.bubble_s = pipe.bubble_s;
+  b.pp_s = pipe.p2p_s;
+  b.dp_s = dp_tail_s(r.buckets, r.bucket, t_b / std::max(1.0, L));
   if (job.offload_optimizer) {
     double exposed_d2h = std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
     b.io_s = exposed_d2h + r.cpu_optimizer + r.h2d;
@@ -181,6 +179,19 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   out.links = link_table(impl, r.use, out.step_time_s);
   out.bottleneck = bottleneck_line(out);
   return out;
+}
+
+PipelineTimes pipeline_1f1b(int p, int m, int v, double t_f, double t_b, double t_p2p) {
+  PipelineTimes r;
+  r.bubble_s = static_cast<double>(p - 1) / v * (t_f + t_b);
+  r.p2p_s = p > 1 ? 2.0 * (static_cast<double>(m) * v + p - 1) * t_p2p : 0;
+  r.total_s = m * (t_f + t_b) + r.bubble_s + r.p2p_s;
+  return r;
+}
+
+double dp_tail_s(int n, double c, double lb) {
+  if (n <= 0 || c <= 0) return 0;
+  return std::max(c, n * c - (n - 1) * lb);
 }
 
 int default_global_batch(const Model& model, const Job& job) {

@@ -109,6 +109,20 @@ class StepModel {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The 1F1B pipeline of p stages, v chunks per stage and m micro-batches with per-stage, per-micro-batch
+/// forward and backward times t_f, t_b and one stage-boundary transfer t_p2p (seconds):
+///   bubble = (p-1)/v·(t_f + t_b),  total = m·(t_f + t_b) + bubble + [p > 1]·2·(m·v + p - 1)·t_p2p.
+/// Without transfers the bubble is (p-1)/(m+p-1) of the total when v = 1.
+struct PipelineTimes {
+  double total_s = 0, bubble_s = 0, p2p_s = 0;
+};
+PipelineTimes pipeline_1f1b(int p, int m, int v, double t_f, double t_b, double t_p2p);
+
+/// Data-parallel time left after the last backward: n equal buckets of `bucket_s` each, the i-th ready
+/// when i layers' backward (`layer_backward_s` each) are done, reduced one after another:
+///   end = max_i (i·t_l + (n - i + 1)·c)  ⇒  tail = end - n·t_l = max(c, n·c - (n-1)·t_l).
+double dp_tail_s(int buckets, double bucket_s, double layer_backward_s);
+
 /// Default global batch in sequences: pre-training 2^22 tokens' worth (GPT-3's 3.2M-token batches,
 /// Brown et al. 2020 Table 2.1, rounded to a power of two), fine-tuning 64 sequences.
 int default_global_batch(const Model& model, const Job& job);
