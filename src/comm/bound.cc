@@ -92,7 +92,7 @@ Bound Communicator::Impl::compute_bound(Op op) const {
         }
         break;
       }
-      case Op::kAllToAll: t = std::max(per(na * nb, fab), per(na * nb, fba)); break;
+      case Op::kAllToAll: t = std::max(per(na * nb * n, fab), per(na * nb * n, fba)); break;  // |A||B|·S/n each way
       case Op::kBroadcast: t = root_in_a ? per(1, fab) : per(1, fba); break;
       case Op::kReduce: t = root_in_a ? per(1, fba) : per(1, fab); break;
       case Op::kSendRecv: t = std::max(per(1, fab), per(1, fba)); break;

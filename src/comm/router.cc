@@ -145,7 +145,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.bytes_per_s = total;
       break;
     }
-    case HopKind::kPcie: single(widest(a, b, kFamPcie, false, residual)); break;
+    case HopKind::kPcie: single(widest(a, b, kFamPcie | kFamSocket, false, residual)); break;
     case HopKind::kNet: single(widest(a, b, kFamPcie | kFamSocket | kFamNet, true, residual)); break;
     case HopKind::kHost: {
       int cpu = chassis_.node(a).cpu;
