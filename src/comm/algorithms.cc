@@ -114,7 +114,7 @@ std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double 
   const double w = wire_factor(p);
   std::vector<Phase> out;
   auto route = [&](int i, int j) {
-    Route r = router->route(ranks[i], ranks[j], res.capacity);
+    const Route& r = router->route_full(ranks[i], ranks[j]);
     if (!r.found())
       throw InputError(fmt::format("no path from {} to {} in chassis '{}'", chassis->display_name(ranks[i]),
                                    chassis->display_name(ranks[j]), chassis->name()));

@@ -84,12 +84,16 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   return t;
 }
 
-const Communicator::Impl::Timing& timing(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
+// Every flow of a schedule scales with the protocol's wire factor, so τ(p) = τ(Simple) · wire_factor(p):
+// the engine runs once per (op, algorithm).
+Communicator::Impl::Timing timing(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
   std::lock_guard lock(m.mu);
-  auto key = std::make_tuple(static_cast<int>(op), static_cast<int>(a), static_cast<int>(p));
+  auto key = std::make_tuple(static_cast<int>(op), static_cast<int>(a), static_cast<int>(Protocol::kSimple));
   auto it = m.timing_cache.find(key);
-  if (it == m.timing_cache.end()) it = m.timing_cache.emplace(key, time_schedule(m, op, a, p)).first;
-  return it->second;
+  if (it == m.timing_cache.end()) it = m.timing_cache.emplace(key, time_schedule(m, op, a, Protocol::kSimple)).first;
+  Communicator::Impl::Timing t = it->second;
+  t.tau *= wire_factor(p);
+  return t;
 }
 
 void check_bytes(double bytes) {
@@ -123,7 +127,7 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   best.time_s = std::numeric_limits<double>::infinity();
   for (Algo a : algos)
     for (Protocol p : m.protocols(a)) {
-      const auto& t = timing(m, op, a, p);
+      const auto t = timing(m, op, a, p);
       double lat = m.latency(op, a, p);
       double time = lat + t.tau * bytes;
       if (time < best.time_s) {

@@ -44,6 +44,7 @@ struct Communicator::Impl {
   // algorithms.cc
   void setup_groups();
   void search_rings();
+  bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;
   std::vector<Protocol> protocols(Algo a) const;

@@ -11,6 +11,7 @@
 //   and leaves through the GPU before it, so successive channels use different GPUs' NICs.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -90,6 +91,24 @@ double rate_on(const std::vector<Route>& hops, const std::vector<double>& residu
 
 }  // namespace
 
+// A necessary condition for one more ring: every rank can still send and receive over the links its
+// hops use (NVLink for NVLink peers, everything else otherwise).
+bool Communicator::Impl::room_for_another(const std::vector<double>& residual, double first) const {
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    int g = ranks[i], peer = ranks[(i + 1) % ranks.size()];
+    bool nvlink = router->kind(g, peer) == detail::HopKind::kNvlink;
+    double out = 0, in = 0;
+    for (int l : chassis->incident(g)) {
+      const auto& link = chassis->link(l);
+      if ((link.family() == hw::LinkFamily::kNvlink) != nvlink) continue;
+      out += residual[sim::ChassisResources::link_dir(l, link.a == g)];
+      in += residual[sim::ChassisResources::link_dir(l, link.a != g)];
+    }
+    if (out <= 1e-3 * first || in <= 1e-3 * first) return false;
+  }
+  return true;
+}
+
 void Communicator::Impl::search_rings() {
   std::vector<double> residual = res.capacity;
   const int n = static_cast<int>(ranks.size());
@@ -98,19 +117,40 @@ void Communicator::Impl::search_rings() {
     std::vector<double> p(m * m, 0);
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < m; ++j)
-        if (i != j) p[i * m + j] = router->route(ranks[members[i]], ranks[members[j]], residual).bytes_per_s;
+        if (i != j) p[i * m + j] = router->pair_rate(ranks[members[i]], ranks[members[j]], residual);
     std::vector<int> cyc = best_cycle(m, p), out;
     for (int k : cyc) out.push_back(members[k]);
     return out;
   };
   std::vector<std::vector<int>> box_orders;
-  if (groups.size() > 1)
+  if (groups.size() > 1) {
+    // Boxes are copies of one chassis: a box whose ranks sit at the same local GPU positions as an
+    // earlier box's gets the same order (by position), without a new search.
+    std::map<std::vector<int>, std::vector<int>> known;  // local positions -> order as indices into group
+    std::map<int, int> first_gpu_of_box;
+    const auto& all = chassis->gpus();
+    for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) first_gpu_of_box[chassis->node(all[i]).box] = i;
+    std::map<int, int> gpu_pos;
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
     for (auto& g : groups) {
-      g = order_in_box(g);
+      std::vector<int> sig;
+      for (int k : g) sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
+      auto it = known.find(sig);
+      if (it == known.end()) {
+        auto ordered = order_in_box(g);
+        std::vector<int> idx;
+        for (int k : ordered) idx.push_back(static_cast<int>(std::find(g.begin(), g.end(), k) - g.begin()));
+        it = known.emplace(sig, idx).first;
+      }
+      std::vector<int> ordered;
+      for (int i : it->second) ordered.push_back(g[i]);
+      g = ordered;
       box_orders.push_back(g);
     }
+  }
   double first = 0;
   for (int c = 0; c < opt.max_channels; ++c) {
+    if (c > 0 && !room_for_another(residual, first)) break;
     std::vector<int> order;  // rank positions
     if (groups.size() == 1) {
       order = order_in_box(groups[0]);
@@ -122,7 +162,10 @@ void Communicator::Impl::search_rings() {
       }
     }
     std::vector<Route> hops;
-    for (int i = 0; i < n; ++i) hops.push_back(router->route(ranks[order[i]], ranks[order[(i + 1) % n]], residual));
+    for (int i = 0; i < n; ++i) {
+      int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
+      hops.push_back(c == 0 ? router->route_full(a, b) : router->route(a, b, residual));
+    }
     double rate = rate_on(hops, residual);
     if (c == 0) first = rate;
     if (rate <= 1e-3 * first || rate <= 0) break;

@@ -48,6 +48,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, c
   hops_.assign(n, 0);
   via_link_.assign(n, -1);
   stamp_.assign(n, 0);
+  taken_.assign(res.capacity.size(), 0.0);
 }
 
 bool Router::transit(int node, bool nic_transit) const {
@@ -61,20 +62,25 @@ Router::Found Router::widest(int src, int dst, unsigned families, bool nic_trans
                              const std::vector<double>& residual) {
   ++epoch_;
   int box_a = chassis_.node(src).box, box_b = chassis_.node(dst).box;
-  using Item = std::tuple<double, int, int>;  // -bottleneck, hops, node
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
+  auto& q = heap_;
+  q.clear();
+  auto push = [&](const Item& it) {
+    q.push_back(it);
+    std::push_heap(q.begin(), q.end(), std::greater<>());
+  };
   auto visit = [&](int v, double bw, int h, int link) {
     if (stamp_[v] == epoch_ && (best_[v] > bw || (best_[v] == bw && hops_[v] <= h))) return;
     stamp_[v] = epoch_;
     best_[v] = bw;
     hops_[v] = h;
     via_link_[v] = link;
-    q.push({-bw, h, v});
+    push({-bw, h, v});
   };
   visit(src, std::numeric_limits<double>::infinity(), 0, -1);
   while (!q.empty()) {
-    auto [nbw, h, v] = q.top();
-    q.pop();
+    std::pop_heap(q.begin(), q.end(), std::greater<>());
+    auto [nbw, h, v] = q.back();
+    q.pop_back();
     if (-nbw != best_[v] || h != hops_[v]) continue;
     if (v == dst) break;
     if (v != src && !transit(v, nic_transit)) continue;
@@ -82,10 +88,11 @@ Router::Found Router::widest(int src, int dst, unsigned families, bool nic_trans
       const auto& link = chassis_.link(l);
       if (!(family_bit(link.family()) & families)) continue;
       int w = link.other(v);
+      if (w != dst && !transit(w, nic_transit)) continue;  // a dead end: never on a path to dst
       int wb = chassis_.node(w).box;
       if (wb != box_a && wb != box_b && wb != -1) continue;
       int r = sim::ChassisResources::link_dir(l, link.a == v);
-      double bw = std::min(-nbw, residual[r]);
+      double bw = std::min(-nbw, residual[r] - taken_[r]);
       if (bw <= 0) continue;
       visit(w, bw, h + 1, l);
     }
@@ -126,17 +133,22 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
   };
   switch (r.kind) {
     case HopKind::kNvlink: {
-      // Stripe over parallel NVLink paths: successive widest paths on a private residual.
-      std::vector<double> left = residual;
+      // Stripe over parallel NVLink paths: successive widest paths, each taking its bottleneck from
+      // what the next may use (taken_, cleared afterwards).
       std::vector<Found> paths;
       double total = 0;
       for (int i = 0; i < 64; ++i) {
-        Found f = widest(a, b, kFamNvlink, false, left);
+        Found f = widest(a, b, kFamNvlink, false, residual);
         if (f.res.empty() || f.bottleneck <= 1e-9 * (total + f.bottleneck)) break;
-        for (int x : f.res) left[x] -= f.bottleneck;
+        for (int x : f.res) {
+          taken_[x] += f.bottleneck;
+          taken_list_.push_back(x);
+        }
         total += f.bottleneck;
         paths.push_back(std::move(f));
       }
+      for (int x : taken_list_) taken_[x] = 0;
+      taken_list_.clear();
       for (const auto& p : paths)
         for (int x : p.res) {
           r.res.push_back(x);
@@ -164,6 +176,36 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
     }
   }
   return r;
+}
+
+const Route& Router::route_full(int a, int b) {
+  long long key = static_cast<long long>(a) * 1000003LL + b;
+  auto it = full_.find(key);
+  if (it == full_.end()) it = full_.emplace(key, route(a, b, res_.capacity)).first;
+  return it->second;
+}
+
+double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
+  if (kind(a, b) != HopKind::kNvlink) return route(a, b, residual).bytes_per_s;
+  double direct = 0;
+  std::unordered_map<int, double> into;  // switch -> a's residual into it
+  for (int l : chassis_.incident(a)) {
+    const auto& link = chassis_.link(l);
+    if (link.family() != hw::LinkFamily::kNvlink) continue;
+    int w = link.other(a);
+    double r = residual[sim::ChassisResources::link_dir(l, link.a == a)];
+    if (w == b) direct += r;
+    else if (chassis_.node(w).kind == NodeKind::kNvSwitch) into[w] += r;
+  }
+  std::unordered_map<int, double> out;  // switch -> its residual towards b
+  for (int l : chassis_.incident(b)) {
+    const auto& link = chassis_.link(l);
+    if (link.family() != hw::LinkFamily::kNvlink) continue;
+    int w = link.other(b);
+    if (into.count(w)) out[w] += residual[sim::ChassisResources::link_dir(l, link.a == w)];
+  }
+  for (const auto& [sw, o] : out) direct += std::min(into[sw], o);
+  return direct;
 }
 
 Route Router::switch_links(int gpu, bool up) const {

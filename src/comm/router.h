@@ -11,6 +11,7 @@
 // through switches, retimers, CPUs and (between boxes) NICs.
 #pragma once
 
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +37,12 @@ class Router {
 
   /// Route of GPU a -> GPU b on `residual` capacities (by resource id). Not found: empty route.
   Route route(int a, int b, const std::vector<double>& residual);
+  /// route() on the full capacities, cached per pair.
+  const Route& route_full(int a, int b);
+  /// A quick estimate of what a -> b can carry on `residual`, for ordering rings: for NVLink peers the
+  /// direct links plus, per switch both reach, the lesser of a's links into it and its links to b
+  /// (exact on single-level switch fabrics); for the others, route(a, b, residual).bytes_per_s.
+  double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
   /// The path GPU -> every NVSwitch it links to, one entry per link direction (for NVLS): up = true
@@ -56,10 +63,15 @@ class Router {
   topo::PathFinder finder_;
   topo::PathType p2p_level_;
   std::unordered_map<long long, HopKind> kinds_;
+  std::unordered_map<long long, Route> full_;
   // Dijkstra scratch
   std::vector<double> best_;
   std::vector<int> hops_, via_link_, stamp_;
   int epoch_ = 0;
+  using Item = std::tuple<double, int, int>;  // -bottleneck, hops, node
+  std::vector<Item> heap_;
+  std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
+  std::vector<int> taken_list_;
 };
 
 /// Family bit masks for widest().
