@@ -1,5 +1,6 @@
 # linkwise: two commands.
-#   make run   installs missing Debian packages, builds in Release into build/, runs the main job
+#   make run   installs missing Debian packages, builds in Release into build/, runs the main job:
+#              a LoRA fine-tune of Llama 3 70B on the training appliance, its best plan and bottleneck
 #   make test  the same, then runs the whole test suite through CTest
 BUILD_DIR ?= build
 JOBS ?= 2
@@ -30,7 +31,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 run: build
-	./$(BUILD_DIR)/linkwise topo training-appliance
+	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)

@@ -12,6 +12,7 @@ Handler setup_topo(CLI::App& sub);
 Handler setup_catalog(CLI::App& sub);
 Handler setup_probe(CLI::App& sub);
 Handler setup_collective(CLI::App& sub);
+Handler setup_train(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -21,6 +22,7 @@ const std::vector<Command>& commands() {
       {"probe", "Discover this machine's topology; --check its links, ACS, IOMMU and NVLinks", setup_probe},
       {"collective", "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
        setup_collective},
+      {"train", "Training step time, breakdown, memory, busiest links and time to train of a job and plan", setup_train},
   };
   return table;
 }

@@ -1,0 +1,54 @@
+// A training or fine-tuning job: what is trained (mode, precision, LoRA), on what batches, with which
+// memory savers (activation recomputation, optimizer offload).
+//
+// Batches are counted in sequences: each micro-batch holds `micro_batch` sequences of `seq` tokens; one
+// step (one optimizer update) consumes `global_batch` sequences, split over the data-parallel replicas and,
+// within each, over m = global_batch / (micro_batch · dp) micro-batches (gradient accumulation, and the
+// micro-batches a pipeline keeps in flight).
+//
+// Optimizer: AdamW with fp32 master weights and fp32 moments, as mixed-precision training keeps them
+// (Micikevicius et al. 2018; Rajbhandari et al. 2020, "ZeRO", section 3.1: 2 + 2 + 12 bytes per parameter).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace linkwise::work {
+
+enum class Mode { kPretrain, kFullFinetune, kLora };
+enum class Precision { kBf16, kFp8 };
+/// Korthikanti et al. 2022: none stores every activation; selective recomputes the attention core
+/// (scores, softmax, dropout, scores·V) in the backward pass; full keeps only each layer's input and
+/// recomputes the whole layer's forward.
+enum class Recompute { kNone, kSelective, kFull };
+
+const char* to_string(Mode m);
+const char* to_string(Precision p);
+const char* to_string(Recompute r);
+/// Parse "pretrain" / "full" / "lora", "bf16" / "fp8", "none" / "selective" / "full"; InputError otherwise.
+Mode parse_mode(const std::string& s);
+Precision parse_precision(const std::string& s);
+Recompute parse_recompute(const std::string& s);
+
+struct LoraSpec {
+  int rank = 16;
+  /// Matrices that get adapters: any of q, k, v, o (attention) and gate, up, down (MLP).
+  std::vector<std::string> targets = {"q", "k", "v", "o"};
+};
+
+struct Job {
+  Mode mode = Mode::kPretrain;
+  Precision precision = Precision::kBf16;
+  int seq = 0;            ///< tokens per sequence; 0 = the model's default
+  int micro_batch = 1;    ///< sequences per micro-batch
+  int global_batch = 0;   ///< sequences per optimizer step; 0 = as many micro-batches as keep the pipeline full
+  Recompute recompute = Recompute::kSelective;
+  bool flash_attention = true;  ///< fused attention: no s x s score matrix in memory (Dao et al. 2022)
+  bool offload_optimizer = false;  ///< optimizer states and step on the CPU (ZeRO-Offload, Ren et al. 2021)
+  LoraSpec lora;
+};
+
+/// Checks a job's numbers; throws InputError naming the flag.
+void validate_job(const Job& job);
+
+}  // namespace linkwise::work

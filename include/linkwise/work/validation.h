@@ -1,0 +1,42 @@
+// Predictions against published measurements of Megatron-LM training on DGX A100 clusters.
+//
+// Each case states the model, the machine (the dgx-a100 preset, copies joined by its HDR InfiniBand
+// NICs), the plan and job the paper ran, and the number it measured; run_validation() predicts the same
+// number with StepModel::simulate and reports the error. Nothing is fitted per case. docs/VALIDATION.md
+// holds the table `linkwise train --validation` prints.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "linkwise/work/step.h"
+
+namespace linkwise::work {
+
+struct ValidationCase {
+  std::string name;
+  std::string source;    ///< paper, table and row
+  std::string metric;    ///< "TFLOP/s per GPU" (Narayanan et al. eq. 3) or "step time s"
+  Model model;
+  std::string chassis;
+  int boxes = 1;
+  Plan plan;
+  Job job;
+  double measured = 0;
+};
+
+struct ValidationRow {
+  ValidationCase c;
+  double predicted = 0;
+  double error = 0;  ///< (predicted - measured) / measured
+  StepResult step;
+};
+
+std::vector<ValidationCase> validation_cases();
+/// Runs every case (or those whose name contains `filter`).
+std::vector<ValidationRow> run_validation(const std::string& filter = "");
+std::string validation_markdown(const std::vector<ValidationRow>& rows);
+nlohmann::json validation_json(const std::vector<ValidationRow>& rows);
+
+}  // namespace linkwise::work

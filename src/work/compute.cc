@@ -1,0 +1,172 @@
+#include "linkwise/work/compute.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "linkwise/topo/chassis.h"
+#include "linkwise/work/memory.h"
+
+namespace linkwise::work {
+
+namespace {
+
+// Fraction of dense peak that large cuBLAS GEMMs sustain, by architecture. derived: estimate. Large
+// square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s and ~75-80% of the H100
+// SXM's 989 TFLOP/s, which boosts less under its 700 W limit (NVIDIA Matrix Multiplication Background
+// User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves); V100 as A100.
+double gemm_efficiency_for(const std::string& arch) {
+  if (arch == "hopper" || arch == "blackwell") return 0.75;
+  return 0.85;
+}
+
+// FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, section 4.1) against ~85% for
+// large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75.
+constexpr double kFlashFactor = 0.75;
+// Backward of fused attention: 5 matmuls against the forward's 2 (Dao 2023, algorithm 2).
+constexpr double kFlashBackwardFlops = 2.5;
+// Per-kernel launch and tail overhead. derived: estimate, CUDA kernel launch latency is 2-5 us
+// (CUDA C++ Best Practices Guide, "Kernel launch overhead"); with CUDA graphs and overlap about 3 us.
+constexpr double kLaunchS = 3e-6;
+// Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile).
+constexpr double kTileM = 256, kTileN = 128;
+
+double hd(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
+
+}  // namespace
+
+GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
+  GpuSpec g;
+  g.part = gpu.part->id;
+  double bf16 = gpu.fig("bf16_dense_tflops", gpu.fig("fp16_dense_tflops"));
+  double tf = precision == Precision::kFp8 ? gpu.fig("fp8_dense_tflops", bf16) : bf16;
+  g.peak_flops = tf * 1e12;
+  g.memory_bytes_per_s = gpu.fig("memory_bytes_per_s", 1e12);
+  g.memory_bytes = gpu.fig("memory_bytes", 80.0 * (1ull << 30));
+  g.sms = static_cast<int>(gpu.fig("sm_count", 100));
+  g.gemm_efficiency = gemm_efficiency_for(gpu.part->attr("arch"));
+  return g;
+}
+
+double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+  double tiles = std::ceil(m / kTileM) * std::ceil(n / kTileN) * count;
+  double waves = std::ceil(tiles / gpu.sms);
+  double q = tiles / (waves * gpu.sms);
+  double flops = 2 * m * n * k * count;
+  double bytes = 2 * (m * k + k * n + m * n) * count;
+  return std::max(flops / (gpu.peak_flops * gpu.gemm_efficiency * q), bytes / gpu.memory_bytes_per_s) + kLaunchS;
+}
+
+double memory_time(const GpuSpec& gpu, double bytes) {
+  return bytes <= 0 ? 0 : bytes / gpu.memory_bytes_per_s + kLaunchS;
+}
+
+namespace {
+
+struct Dims {
+  double S, s, h, d, a, g, f, t, sp, count;
+};
+
+// Attention block forward: QKV projection, attention core, output projection, norm, residual (seconds).
+double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, bool core_only,
+                         double* flops) {
+  double core_flops = 4 * x.S * x.s * x.a / x.t * x.d;
+  double core;
+  if (job.flash_attention) {
+    core = core_flops / (gpu.peak_flops * gpu.gemm_efficiency * kFlashFactor) + kLaunchS;
+  } else {
+    double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices
+    double scores = heads * x.s * x.s;
+    core = gemm_time(gpu, x.s, x.s, x.d, heads) + gemm_time(gpu, x.s, x.d, x.s, heads) +
+           memory_time(gpu, 4 * scores) + (m.dropout ? memory_time(gpu, 5 * scores) : 0);
+  }
+  *flops += core_flops;
+  if (core_only) return core;
+  double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
+  double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
+  *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
+  double elementwise = memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  return core + proj + elementwise;
+}
+
+double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* flops) {
+  double up_n = (m.gated_ffn ? 2 : 1) * x.f / x.t;
+  double tokens = x.S * m.top_k;
+  double per_expert = tokens / x.count;  // tokens each local expert sees (x.count local experts)
+  double t = gemm_time(gpu, per_expert, up_n, x.h, x.count) + gemm_time(gpu, per_expert, x.h, x.f / x.t, x.count);
+  *flops += 2 * tokens * up_n * x.h + 2 * tokens * x.h * x.f / x.t;
+  if (m.moe()) {
+    t += gemm_time(gpu, x.S, m.experts, x.h);  // router
+    *flops += 2 * x.S * x.h * m.experts;
+  }
+  double act_bytes = (m.gated_ffn ? 6 : 4) * tokens * x.f / x.t;
+  return t + memory_time(gpu, act_bytes) + memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+}
+
+}  // namespace
+
+LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
+  int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  Dims x{static_cast<double>(job.seq) * mb, static_cast<double>(job.seq), static_cast<double>(m.hidden), hd(m),
+         static_cast<double>(m.heads), static_cast<double>(m.kv_heads), static_cast<double>(m.ffn),
+         static_cast<double>(p.tp), (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
+         m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
+  LayerCompute c;
+  double attn_flops = 0, mlp_flops = 0, core_flops = 0;
+  c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops);
+  c.mlp_f = mlp_forward(m, gpu, x, &mlp_flops);
+  double core_f = attention_forward(m, job, gpu, x, true, &core_flops);
+  c.flops_f = attn_flops + mlp_flops;
+  // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen weights
+  // (input gradients only); the attention core twice, 2.5x when fused; element-wise twice.
+  bool lora = job.mode == Mode::kLora;
+  double wfactor = lora ? 1.0 : 2.0;
+  double core_b = job.flash_attention ? core_f * kFlashBackwardFlops : 2 * core_f;
+  c.attn_b = wfactor * (c.attn_f - core_f) + core_b;
+  c.mlp_b = wfactor * c.mlp_f;
+  c.flops_b = wfactor * (attn_flops - core_flops + mlp_flops) +
+              (job.flash_attention ? kFlashBackwardFlops : 2.0) * core_flops;
+  if (lora) {  // adapters: rank-r matmuls on the targeted matrices, forward + 2x backward
+    double per_token = 2 * lora_params(m, job.lora) / m.layers / p.tp;
+    double t = 3 * x.S * per_token / (gpu.peak_flops * gpu.gemm_efficiency) +
+               6 * kLaunchS * job.lora.targets.size();
+    c.attn_b += t * 2 / 3;
+    c.attn_f += t / 3;
+    c.flops_f += x.S * per_token;
+    c.flops_b += 2 * x.S * per_token;
+  }
+  if (job.recompute == Recompute::kFull) {
+    c.attn_b += c.attn_f;
+    c.mlp_b += c.mlp_f;
+    c.flops_b += c.flops_f;
+  } else if (job.recompute == Recompute::kSelective && !job.flash_attention) {
+    c.attn_b += core_f;
+    c.flops_b += core_flops;
+  }
+  return c;
+}
+
+double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
+  int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  double S = static_cast<double>(job.seq) * mb, V = static_cast<double>(m.vocab) / p.tp;
+  double f = gemm_time(gpu, S, V, m.hidden);
+  double loss = memory_time(gpu, 10 * S * V);  // logits read, fp32 softmax written and read back
+  double b = 2 * f;                            // input and weight gradients of the output projection
+  if (job.mode == Mode::kLora) b = f;
+  return f + b + loss + memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
+}
+
+double optimizer_time(double params, const GpuSpec& gpu) {
+  // AdamW reads fp32 master, m, v and the bf16 gradient, writes master, m, v and the bf16 weight.
+  return params <= 0 ? 0 : memory_time(gpu, 28 * params);
+}
+
+double model_flops_per_token(const Model& m, const Job& job) {
+  double fwd = m.forward_flops_per_token(job.seq);
+  if (job.mode != Mode::kLora) return 3 * fwd;
+  double core = m.layers * m.attention_core_flops_per_token(job.seq);
+  double adapters = 2 * lora_params(m, job.lora);
+  return fwd + (fwd - core) + 2 * core + 3 * adapters;
+}
+
+}  // namespace linkwise::work

@@ -1,0 +1,144 @@
+#include "linkwise/work/model.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "linkwise/util/text.h"
+#include "util/embedded.h"
+#include "util/yaml_util.h"
+
+namespace linkwise::work {
+
+namespace {
+double hd(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
+}  // namespace
+
+double Model::attention_params() const {
+  double h = hidden, d = hd(*this);
+  return h * (heads * d + 2.0 * kv_heads * d) + heads * d * h;
+}
+
+double Model::expert_params() const { return (gated_ffn ? 3.0 : 2.0) * hidden * static_cast<double>(ffn); }
+
+double Model::layer_params() const {
+  double router = moe() ? static_cast<double>(hidden) * experts : 0;
+  return attention_params() + experts * expert_params() + router + 2.0 * hidden;
+}
+
+double Model::embedding_params() const {
+  return (tied_embeddings ? 1.0 : 2.0) * vocab * static_cast<double>(hidden) + hidden;
+}
+
+double Model::total_params() const { return layers * layer_params() + embedding_params(); }
+
+double Model::active_params() const {
+  double router = moe() ? static_cast<double>(hidden) * experts : 0;
+  return layers * (attention_params() + top_k * expert_params() + router) +
+         static_cast<double>(vocab) * hidden;
+}
+
+double Model::layer_matmul_flops_per_token() const {
+  double router = moe() ? static_cast<double>(hidden) * experts : 0;
+  return 2.0 * (attention_params() + top_k * expert_params() + router);
+}
+
+double Model::attention_core_flops_per_token(int s) const { return 4.0 * s * heads * hd(*this); }
+
+double Model::forward_flops_per_token(int s) const {
+  return layers * (layer_matmul_flops_per_token() + attention_core_flops_per_token(s)) +
+         2.0 * hidden * static_cast<double>(vocab);
+}
+
+void validate_model(const Model& m, const SourceLocation& where) {
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) throw InputError(fmt::format("model '{}': {}", m.id, what), where);
+  };
+  need(!m.id.empty(), "needs an id");
+  need(m.layers > 0, "'layers' must be positive");
+  need(m.hidden > 0, "'hidden' must be positive");
+  need(m.heads > 0, "'heads' must be positive");
+  need(m.kv_heads > 0 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0,
+       fmt::format("'kv_heads' ({}) must divide 'heads' ({})", m.kv_heads, m.heads));
+  need(m.head_dim > 0 || m.hidden % m.heads == 0,
+       fmt::format("'heads' ({}) must divide 'hidden' ({}) unless 'head_dim' is given", m.heads, m.hidden));
+  need(m.ffn > 0, "'ffn' must be positive");
+  need(m.vocab > 0, "'vocab' must be positive");
+  need(m.experts >= 1, "'experts' must be at least 1");
+  need(m.top_k >= 1 && m.top_k <= m.experts,
+       fmt::format("'top_k' ({}) must be between 1 and 'experts' ({})", m.top_k, m.experts));
+  need(m.seq > 0, "'seq' must be positive");
+}
+
+Model parse_model(const std::string& text, const std::string& file) {
+  using namespace detail;
+  YAML::Node n = load_yaml(text, file);
+  check_keys(n,
+             {"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_ffn",
+              "vocab", "experts", "top_k", "tied_embeddings", "dropout", "seq"},
+             file, "a model");
+  Model m;
+  m.file = file;
+  auto str = [&](const char* k, std::string& out) {
+    if (n[k]) out = as_string(n[k], file, k);
+  };
+  auto num = [&](const char* k, int& out, bool required) {
+    if (n[k]) out = as_int(n[k], file, k);
+    else if (required) throw InputError(fmt::format("a model needs '{}'", k), location_of(n, file));
+  };
+  auto flag = [&](const char* k, bool& out) {
+    if (!n[k]) return;
+    std::string s = as_string(n[k], file, k);
+    if (s != "true" && s != "false")
+      throw InputError(fmt::format("'{}' must be true or false, not '{}'", k, s), location_of(n[k], file));
+    out = s == "true";
+  };
+  str("id", m.id);
+  if (m.id.empty()) m.id = std::filesystem::path(file).stem().string();
+  str("name", m.name);
+  if (m.name.empty()) m.name = m.id;
+  str("source", m.source);
+  num("layers", m.layers, true);
+  num("hidden", m.hidden, true);
+  num("heads", m.heads, true);
+  m.kv_heads = m.heads;
+  num("kv_heads", m.kv_heads, false);
+  num("head_dim", m.head_dim, false);
+  num("ffn", m.ffn, true);
+  num("vocab", m.vocab, true);
+  num("experts", m.experts, false);
+  num("top_k", m.top_k, false);
+  num("seq", m.seq, false);
+  flag("gated_ffn", m.gated_ffn);
+  flag("tied_embeddings", m.tied_embeddings);
+  flag("dropout", m.dropout);
+  validate_model(m, location_of(n, file));
+  return m;
+}
+
+std::vector<Model> model_presets() {
+  std::vector<Model> out;
+  for (const auto& f : detail::embedded_files()) {
+    std::string_view p = f.path;
+    if (p.rfind("data/models/", 0) != 0) continue;
+    out.push_back(parse_model(std::string(f.contents), std::string(p)));
+  }
+  std::sort(out.begin(), out.end(), [](const Model& a, const Model& b) { return a.id < b.id; });
+  return out;
+}
+
+Model find_model(const std::string& id_or_path) {
+  if (const auto* f = detail::find_embedded("data/models/" + id_or_path + ".yaml"))
+    return parse_model(std::string(f->contents), std::string(f->path));
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(id_or_path, ec)) return parse_model(read_file(id_or_path), id_or_path);
+  std::vector<std::string> ids;
+  for (const auto& m : model_presets()) ids.push_back(m.id);
+  std::string hint = did_you_mean(id_or_path, ids);
+  throw InputError(fmt::format("'{}' is neither a model preset nor a model file{}", id_or_path,
+                               hint.empty() ? " (presets: " + join(ids, ", ") + ")" : "; " + hint));
+}
+
+}  // namespace linkwise::work

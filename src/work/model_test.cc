@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include "linkwise/util/error.h"
+#include "linkwise/work/compute.h"
+#include "linkwise/work/memory.h"
+#include "linkwise/work/model.h"
+#include "linkwise/work/plan.h"
+
+namespace linkwise::work {
+namespace {
+
+constexpr double kExact = 1e-9;  // relative: integer arithmetic done in doubles
+
+TEST(WorkModel, PresetsLoad) {
+  auto all = model_presets();
+  std::vector<std::string> ids;
+  for (const auto& m : all) ids.push_back(m.id);
+  for (const char* id : {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b",
+                         "mixtral-8x7b", "gpt3-175b"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+}
+
+TEST(WorkModel, Llama2_7bParameters) {
+  // Hand derivation (h = 4096, f = 11008, 32 layers, V = 32000, MHA, SwiGLU, untied):
+  //   attention 4·h² = 67,108,864; MLP 3·h·f = 135,266,304; two norms 2h = 8,192
+  //   layer 202,383,360; x 32 = 6,476,267,520; embedding + output 2·V·h = 262,144,000; final norm 4,096
+  //   total 6,738,415,616 (the 6.74B Touvron et al. report).
+  auto m = find_model("llama2-7b");
+  EXPECT_NEAR(m.layer_params(), 202383360.0, 202383360.0 * kExact);
+  EXPECT_NEAR(m.total_params(), 6738415616.0, 6738415616.0 * kExact);
+}
+
+TEST(WorkModel, Llama3_70bGqaParameters) {
+  // h = 8192, 64 heads of 128, 8 KV heads: Q,O 2·h² = 134,217,728; K,V 2·h·1024 = 16,777,216;
+  // MLP 3·8192·28672 = 704,643,072; norms 16,384: layer 855,654,400; x80 = 68,452,352,000;
+  // embeddings 2·128256·8192 = 2,101,346,304 (+8192): 70,553,706,496 (the 70.6B of the model card).
+  auto m = find_model("llama3-70b");
+  EXPECT_NEAR(m.total_params(), 70553706496.0, 70553706496.0 * kExact);
+}
+
+TEST(WorkModel, Gpt3ForwardFlopsIncludeAttention) {
+  // Per layer and token 24h² + 4sh = 24·12288² + 4·2048·12288 = 3,623,878,656 + 100,663,296;
+  // x96 layers = 357,556,027,392; output projection 2·h·V = 2·12288·51200 = 1,258,291,200.
+  auto m = find_model("gpt3-175b");
+  EXPECT_NEAR(m.attention_core_flops_per_token(2048), 100663296.0, 1);
+  EXPECT_NEAR(m.forward_flops_per_token(2048), 358814318592.0, 358814318592.0 * kExact);
+}
+
+TEST(WorkModel, MixtralActiveParameters) {
+  // 2 of 8 experts active: 32·(attention 41,943,040 + 2·176,160,768 + router 32,768) + V·h 131,072,000
+  // = 12,748,587,008: about 13B active of 47B in all, as Jiang et al. 2024 say.
+  auto m = find_model("mixtral-8x7b");
+  EXPECT_NEAR(m.active_params() / 1e9, 12.75, 0.01);
+  EXPECT_NEAR(m.total_params() / 1e9, 46.70, 0.01);
+}
+
+TEST(WorkModel, BadYamlNamesTheField) {
+  try {
+    parse_model("id: x\nlayers: 2\nhidden: 64\nheads: 3\nffn: 128\nvocab: 100\n", "m.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "m.yaml:1:1: model 'x': 'heads' (3) must divide 'hidden' (64) unless 'head_dim' is given");
+  }
+  EXPECT_THROW(find_model("llama3-7b"), InputError);
+}
+
+TEST(WorkMemory, ActivationsFollowKorthikanti) {
+  // GPT-3 175B, s = 2048, b = 1, h = 12288, a = 96, t = 8, unfused attention (as in the paper):
+  //   SP + selective: 34·s·b·h/t = 106,954,752 bytes
+  //   SP, no recompute: + 5·a·s²·b/t = 251,658,240 -> 358,612,992
+  //   SP + full: 2·s·b·h/t = 6,291,456
+  auto m = find_model("gpt3-175b");
+  Job j;
+  j.seq = 2048, j.flash_attention = false, j.recompute = Recompute::kSelective;
+  Plan p = parse_plan("tp=8");
+  EXPECT_NEAR(layer_activation_bytes(m, j, p), 106954752.0, 1);
+  j.recompute = Recompute::kNone;
+  EXPECT_NEAR(layer_activation_bytes(m, j, p), 358612992.0, 1);
+  j.recompute = Recompute::kFull;
+  EXPECT_NEAR(layer_activation_bytes(m, j, p), 6291456.0, 1);
+  // Without SP the 10·s·b·h outer part is not divided: (10 + 24/8)·sbh = 13·2048·12288 = 327,155,712.
+  j.recompute = Recompute::kSelective;
+  p.sp = false;
+  EXPECT_NEAR(layer_activation_bytes(m, j, p), 327155712.0, 1);
+}
+
+TEST(WorkMemory, ModelStatesByZeroStage) {
+  // Llama 2 7B, dp = 8 (Rajbhandari et al. 2020, Figure 1): P = 6,738,415,616.
+  //   ZeRO-0: 2P + 2P + 12P = 16P;  ZeRO-1: 2P + 2P + 12P/8 = 5.5P;  ZeRO-3: 16P/8 = 2P.
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.seq = 4096, j.global_batch = 8;
+  double P = m.total_params();
+  auto states = [&](int zero) {
+    Plan p;
+    p.dp = 8, p.zero = zero;
+    auto r = memory_per_gpu(m, j, p, 80e9);
+    return r.weights + r.gradients + r.optimizer;
+  };
+  EXPECT_NEAR(states(0), 16 * P, 16 * P * kExact);
+  EXPECT_NEAR(states(1), 5.5 * P, 5.5 * P * kExact);
+  EXPECT_NEAR(states(3), 2 * P, 2 * P * kExact);
+}
+
+TEST(WorkMemory, LoraFreezesTheBase) {
+  // LoRA rank 16 on q,k,v,o of Llama 2 7B: per layer 4·16·(4096 + 4096) = 524,288; x32 = 16,777,216.
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 4096, j.global_batch = 1;
+  EXPECT_DOUBLE_EQ(lora_params(m, j.lora), 16777216.0);
+  auto r = memory_per_gpu(m, j, Plan{}, 80e9);
+  EXPECT_DOUBLE_EQ(r.gradients, 0);
+  EXPECT_DOUBLE_EQ(r.optimizer, 0);
+  EXPECT_NEAR(r.weights, 2 * m.total_params(), 1);
+  EXPECT_NEAR(r.lora, 16 * 16777216.0, 1);
+}
+
+TEST(WorkPlan, ParseAndProblems) {
+  auto p = parse_plan("tp=2,dp=4,zero=1,order=dp,tp,pp,mb=2");
+  EXPECT_EQ(p.tp, 2);
+  EXPECT_EQ(p.dp, 4);
+  EXPECT_EQ(p.order, "dp,tp,pp");
+  EXPECT_EQ(p.micro_batch, 2);
+  EXPECT_EQ(p.str(), "tp=2,pp=1,dp=4,zero=1,mb=2,order=dp,tp,pp");
+  EXPECT_THROW(parse_plan("tq=2"), InputError);
+  EXPECT_THROW(parse_plan("zero=4"), InputError);
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.global_batch = 8;
+  EXPECT_EQ(plan_problem(parse_plan("tp=3"), m, j, 8), "tp=3 does not divide the 32 attention heads of llama2-7b");
+  EXPECT_EQ(plan_problem(parse_plan("tp=8,dp=2"), m, j, 8),
+            "plan tp=8,pp=1,dp=2,zero=0 needs tp·pp·dp = 16 GPUs but the chassis has 8");
+  EXPECT_EQ(plan_problem(parse_plan("pp=3"), m, j, 8), "pp=3 does not divide the 32 layers of llama2-7b");
+  EXPECT_EQ(plan_problem(parse_plan("tp=8"), m, j, 8), "");
+}
+
+TEST(WorkCompute, GemmRoofline) {
+  GpuSpec g;
+  g.peak_flops = 312e12, g.memory_bytes_per_s = 2e12, g.sms = 108, g.gemm_efficiency = 0.85;
+  // 8192^3: 32·64 = 2048 tiles of 256x128 in ceil(2048/108) = 19 waves: q = 2048/2052 = 0.99805;
+  // t = 2·8192³ / (312e12 · 0.85 · 0.99805) + 3 us = 4.1544 ms.
+  EXPECT_NEAR(gemm_time(g, 8192, 8192, 8192), 2 * 549755813888.0 / (312e12 * 0.85 * 2048 / 2052) + 3e-6, 1e-9);
+  // A skinny GEMM is memory-bound: m = 1: bytes 2·(k + k·n + n) for n = k = 8192 = 134,250,496 -> 67.1 us.
+  EXPECT_NEAR(gemm_time(g, 1, 8192, 8192), 2 * (8192.0 + 8192.0 * 8192 + 8192) / 2e12 + 3e-6, 1e-9);
+}
+
+}  // namespace
+}  // namespace linkwise::work

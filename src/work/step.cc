@@ -1,0 +1,240 @@
+#include "linkwise/work/step.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "linkwise/util/error.h"
+#include "work/step_impl.h"
+
+namespace linkwise::work {
+
+using comm::Op;
+
+StepModel::Impl::Impl(const topo::Chassis& c)
+    : chassis(c), res(sim::chassis_resources(c)), finder(c, topo::Rate::kEffective) {}
+
+const comm::Communicator& StepModel::Impl::comm(const std::vector<int>& nodes) {
+  auto it = comms.find(nodes);
+  if (it == comms.end()) it = comms.emplace(nodes, std::make_unique<comm::Communicator>(chassis, nodes)).first;
+  return *it->second;
+}
+
+double StepModel::Impl::time(const std::vector<int>& nodes, Op op, double bytes) {
+  if (nodes.size() < 2 || bytes <= 0) return 0;
+  auto key = std::make_tuple(nodes, static_cast<int>(op), bytes);
+  auto it = times.find(key);
+  if (it != times.end()) return it->second;
+  double t = comm(nodes).predict(op, bytes).time_s;
+  times.emplace(key, t);
+  return t;
+}
+
+Shape shape_of(const Model& m, const Job& job, const Plan& p) {
+  Shape sh;
+  sh.mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  sh.m = micro_batches(p, job);
+  sh.S = static_cast<double>(job.seq) * sh.mb;
+  sh.act_bytes = 2 * sh.S * m.hidden;
+  double router = m.moe() ? static_cast<double>(m.hidden) * m.experts : 0;
+  sh.layer_weights =
+      m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) + router + 2.0 * m.hidden;
+  sh.layer_trainable =
+      job.mode == Mode::kLora ? lora_params(m, job.lora) / m.layers / p.tp : sh.layer_weights;
+  sh.layers_per_stage = m.layers / p.pp;
+  return sh;
+}
+
+Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, const Plan& p,
+                         const GpuSpec& gpu, const Shape& sh) {
+  Periods r;
+  Placement pl = place(p, impl.chassis);
+  r.lc = layer_compute(m, job, p, gpu);
+  double head = head_compute(m, job, p, gpu);
+  r.head_f = head / 3, r.head_b = head - r.head_f;
+  auto tpg = pl.tp_group(0, 0);
+  if (p.tp > 1) {
+    r.tp_f = p.sp ? 2 * impl.time(tpg, Op::kAllGather, sh.act_bytes) + 2 * impl.time(tpg, Op::kReduceScatter, sh.act_bytes)
+                  : 2 * impl.time(tpg, Op::kAllReduce, sh.act_bytes);
+    r.tp_b = r.tp_f;
+  }
+  if (p.ep > 1) {
+    double per_rank = sh.act_bytes * m.top_k / ((p.sp && p.tp > 1) ? p.tp : 1);
+    r.ep_f = 2 * impl.time(pl.ep_group(0, 0, 0), Op::kAllToAll, per_rank);
+    r.ep_b = r.ep_f;
+  }
+  if (job.recompute == Recompute::kFull) r.tp_b += r.tp_f, r.ep_b += r.ep_f;
+  auto dpg = pl.dp_group(0, 0);
+  if (p.zero >= 3 && p.dp > 1) {
+    double ag = impl.time(dpg, Op::kAllGather, 2 * sh.layer_weights);
+    double rs = job.mode == Mode::kLora ? 0 : impl.time(dpg, Op::kReduceScatter, 2 * sh.layer_trainable);
+    r.zero_f = std::max(0.0, ag - (r.lc.forward() + r.tp_f + r.ep_f));
+    r.zero_b = std::max(0.0, ag + rs - (r.lc.backward() + r.tp_b + r.ep_b));
+  }
+  if (p.pp > 1) {
+    auto a = pl.node(0, 0, 0), b = pl.node(0, 0, 1);
+    r.p2p = impl.time({a, b}, Op::kSendRecv, sh.act_bytes / p.tp);
+    if (!p.sp && p.tp > 1) r.p2p += impl.time(tpg, Op::kAllGather, sh.act_bytes);
+  }
+  if (p.dp > 1 && p.zero < 3) {
+    Op op = p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter;
+    r.bucket = impl.time(dpg, op, 2 * sh.layer_trainable);
+    r.buckets = sh.layers_per_stage;
+    if (p.zero >= 1) r.param_gather = impl.time(dpg, Op::kAllGather, 2 * sh.layer_trainable * sh.layers_per_stage);
+  }
+  if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, nullptr);
+  return r;
+}
+
+namespace {
+
+std::string percent(double x) { return fmt::format("{:.0f}%", 100 * x); }
+
+std::vector<LinkBusy> link_table(StepModel::Impl& impl, const std::map<int, ResUse>& use, double step) {
+  std::vector<LinkBusy> out;
+  for (const auto& [r, u] : use) {
+    if (u.busy_s <= 0) continue;
+    LinkBusy b;
+    b.link = sim::resource_name(impl.chassis, impl.res, r);
+    b.tech = r < 2 * impl.res.links ? impl.chassis.link(r / 2).tech->name : "host memory";
+    b.busy_fraction = std::min(1.0, u.busy_s / step);
+    b.bytes = u.bytes;
+    double most = 0;
+    for (const auto& [kind, bytes] : u.by_kind)
+      if (bytes > most) most = bytes, b.traffic = kind;
+    out.push_back(b);
+  }
+  std::sort(out.begin(), out.end(), [](const LinkBusy& a, const LinkBusy& b) {
+    return a.busy_fraction != b.busy_fraction ? a.busy_fraction > b.busy_fraction : a.bytes > b.bytes;
+  });
+  return out;
+}
+
+std::string bottleneck_line(const StepResult& r) {
+  const auto& b = r.breakdown;
+  std::vector<std::pair<double, std::string>> parts = {
+      {b.tp_s, "tensor-parallel collectives"}, {b.ep_s, "expert all-to-alls"},
+      {b.pp_s, "pipeline sends"},              {b.dp_s, "data-parallel gradient sync"},
+      {b.zero_s, "ZeRO weight gathers"},       {b.bubble_s, "the pipeline bubble"},
+      {b.io_s, "host offload traffic"}};
+  auto worst = *std::max_element(parts.begin(), parts.end());
+  std::string s;
+  if (worst.first < 0.05 * r.step_time_s)
+    s = fmt::format("compute-bound: compute is {} of the step", percent(b.compute_s / r.step_time_s));
+  else
+    s = fmt::format("{} take {} of the step that compute does not hide", worst.second,
+                    percent(worst.first / r.step_time_s));
+  if (!r.links.empty()) {
+    const auto& l = r.links.front();
+    s += fmt::format("; busiest link {} ({}) is busy {} of the step, mostly {} traffic", l.link, l.tech,
+                     percent(l.busy_fraction), l.traffic);
+  }
+  return s;
+}
+
+}  // namespace
+
+StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, const Shape& sh, const Periods& r,
+                   bool simulated) {
+  const Model& m = sm.model();
+  const Job& job = sm.job();
+  StepResult out;
+  out.chassis = impl.chassis.name();
+  out.model = m.id;
+  out.plan = p;
+  out.job = job;
+  out.gpus = p.gpus();
+  out.micro_batches = sh.m;
+  out.simulated = simulated;
+  double L = sh.layers_per_stage, mm = sh.m;
+  double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
+  double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f);
+  double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b);
+  Breakdown& b = out.breakdown;
+  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.dp : 1), sm.gpu());
+  b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
+  b.tp_s = mm * L * (r.tp_f + r.tp_b);
+  b.ep_s = mm * L * (r.ep_f + r.ep_b);
+  b.zero_s = mm * L * (r.zero_f + r.zero_b) + r.param_gather;
+  PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
+  b.bubble_s = pipe.bubble_s;
+  b.pp_s = pipe.p2p_s;
+  b.dp_s = dp_tail_s(r.buckets, r.bucket, t_b / std::max(1.0, L));
+  if (job.offload_optimizer) {
+    double exposed_d2h = std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
+    b.io_s = exposed_d2h + r.cpu_optimizer + r.h2d;
+  }
+  b.exposed_comm_s = b.tp_s + b.ep_s + b.pp_s + b.dp_s + b.zero_s;
+  out.step_time_s = b.compute_s + b.exposed_comm_s + b.bubble_s + b.io_s;
+  out.tokens_per_step = static_cast<double>(job.global_batch) * job.seq;
+  out.tokens_per_s = out.tokens_per_step / out.step_time_s;
+  double peak = sm.gpu().peak_flops * out.gpus;
+  out.mfu = model_flops_per_token(m, job) * out.tokens_per_step / (out.step_time_s * peak);
+  double executed = out.gpus * mm * L * (r.lc.flops_f + r.lc.flops_b) +
+                    p.dp * mm * 6.0 * sh.S * m.hidden * static_cast<double>(m.vocab);
+  out.hfu = executed / (out.step_time_s * peak);
+  out.model_tflops_per_gpu = out.mfu * sm.gpu().peak_flops / 1e12;
+  out.memory = memory_per_gpu(m, job, p, sm.gpu().memory_bytes);
+  out.links = link_table(impl, r.use, out.step_time_s);
+  out.bottleneck = bottleneck_line(out);
+  return out;
+}
+
+PipelineTimes pipeline_1f1b(int p, int m, int v, double t_f, double t_b, double t_p2p) {
+  PipelineTimes r;
+  r.bubble_s = static_cast<double>(p - 1) / v * (t_f + t_b);
+  r.p2p_s = p > 1 ? 2.0 * (static_cast<double>(m) * v + p - 1) * t_p2p : 0;
+  r.total_s = m * (t_f + t_b) + r.bubble_s + r.p2p_s;
+  return r;
+}
+
+double dp_tail_s(int n, double c, double lb) {
+  if (n <= 0 || c <= 0) return 0;
+  return std::max(c, n * c - (n - 1) * lb);
+}
+
+int default_global_batch(const Model& model, const Job& job) {
+  int seq = job.seq > 0 ? job.seq : model.seq;
+  if (job.mode == Mode::kPretrain) return std::max(1, (1 << 22) / seq);
+  return 64;
+}
+
+StepModel::StepModel(const topo::Chassis& chassis, Model model, Job job)
+    : chassis_(chassis), model_(std::move(model)), job_(std::move(job)) {
+  if (job_.seq == 0) job_.seq = model_.seq;
+  if (job_.global_batch == 0) job_.global_batch = default_global_batch(model_, job_);
+  validate_job(job_);
+  if (chassis.gpus().empty()) throw InputError(fmt::format("chassis '{}' has no GPUs", chassis.name()));
+  gpu_ = gpu_spec(chassis.node(chassis.gpus().front()), job_.precision);
+  impl_ = std::make_unique<Impl>(chassis);
+}
+
+StepModel::~StepModel() = default;
+
+namespace {
+void check(const Plan& p, const StepModel& sm) {
+  std::string why = plan_problem(p, sm.model(), sm.job(), static_cast<int>(sm.chassis().gpus().size()));
+  if (!why.empty()) throw InputError(why);
+}
+}  // namespace
+
+StepResult StepModel::estimate(const Plan& plan) {
+  check(plan, *this);
+  Shape sh = shape_of(model_, job_, plan);
+  Periods r = estimate_periods(*impl_, model_, job_, plan, gpu_, sh);
+  return compose(*impl_, *this, plan, sh, r, false);
+}
+
+StepResult StepModel::simulate(const Plan& plan) {
+  check(plan, *this);
+  Shape sh = shape_of(model_, job_, plan);
+  Periods r = simulate_periods(*impl_, model_, job_, plan, gpu_, sh);
+  return compose(*impl_, *this, plan, sh, r, true);
+}
+
+double time_to_train_s(const StepResult& step, double tokens) {
+  return step.tokens_per_s > 0 ? tokens / step.tokens_per_s : 0;
+}
+
+}  // namespace linkwise::work

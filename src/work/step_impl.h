@@ -1,0 +1,77 @@
+// Private parts of the step model shared by step.cc (composition, estimates) and step_sim.cc (engine runs).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "linkwise/comm/predict.h"
+#include "linkwise/sim/resources.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/topo/paths.h"
+#include "linkwise/work/step.h"
+
+namespace linkwise::work {
+
+/// Busy time and bytes of one resource over one step, with bytes by traffic kind.
+struct ResUse {
+  double busy_s = 0;
+  double bytes = 0;
+  std::map<std::string, double> by_kind;
+};
+
+/// The repeating periods of a step (step.h), in seconds.
+struct Periods {
+  LayerCompute lc;
+  double head_f = 0, head_b = 0;
+  double tp_f = 0, tp_b = 0, ep_f = 0, ep_b = 0;  ///< per layer, on the critical path
+  double zero_f = 0, zero_b = 0;                  ///< per layer, ZeRO-3 traffic compute does not hide
+  double p2p = 0;                                 ///< one stage-boundary transfer
+  double bucket = 0;                              ///< one layer's gradient collective over dp
+  int buckets = 0;
+  double param_gather = 0;                        ///< ZeRO-1/2 weight all-gather after the optimizer
+  double d2h = 0, cpu_optimizer = 0, h2d = 0;     ///< offload
+  std::map<int, ResUse> use;                      ///< per step, by resource (engine runs only)
+};
+
+/// Tokens, parameters and byte counts of one plan that every period needs.
+struct Shape {
+  int mb = 1;             ///< sequences per micro-batch
+  int m = 1;              ///< micro-batches per step
+  double S = 0;           ///< tokens per micro-batch
+  double act_bytes = 0;   ///< 2·S·h: one micro-batch's hidden states, bf16
+  double layer_trainable = 0;  ///< trainable parameters of one layer on one GPU (TP/EP split)
+  double layer_weights = 0;    ///< parameters of one layer on one GPU
+  int layers_per_stage = 1;
+};
+
+struct StepModel::Impl {
+  explicit Impl(const topo::Chassis& c);
+  const topo::Chassis& chassis;
+  sim::ChassisResources res;
+  topo::PathFinder finder;
+  std::map<std::vector<int>, std::unique_ptr<comm::Communicator>> comms;
+  std::map<std::tuple<std::vector<int>, int, double>, double> times;
+
+  /// The communicator of a group (cached); the group has at least 2 GPUs.
+  const comm::Communicator& comm(const std::vector<int>& nodes);
+  /// Predicted time of one collective of one group alone (cached); 0 for a group of one.
+  double time(const std::vector<int>& nodes, comm::Op op, double bytes);
+};
+
+Shape shape_of(const Model& model, const Job& job, const Plan& plan);
+
+/// Periods with every collective timed for one group alone.
+Periods estimate_periods(StepModel::Impl& impl, const Model& model, const Job& job, const Plan& plan,
+                         const GpuSpec& gpu, const Shape& sh);
+/// Periods run on the engine (step_sim.cc).
+Periods simulate_periods(StepModel::Impl& impl, const Model& model, const Job& job, const Plan& plan,
+                         const GpuSpec& gpu, const Shape& sh);
+/// Offload transfers and the CPU optimizer, on the engine (both paths use it: it is one flow per GPU).
+void offload_periods(StepModel::Impl& impl, const Plan& plan, const Placement& pl, const Shape& sh, Periods& p,
+                     std::map<int, ResUse>* use);
+
+}  // namespace linkwise::work

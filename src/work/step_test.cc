@@ -1,0 +1,142 @@
+#include <gtest/gtest.h>
+
+#include "linkwise/comm/predict.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+#include "linkwise/work/search.h"
+#include "linkwise/work/step.h"
+#include "linkwise/work/validation.h"
+
+namespace linkwise::work {
+namespace {
+
+constexpr double kTol = 1e-9;
+
+TEST(WorkStep, BubbleFractionOf1F1B) {
+  // p = 4 stages, m = 12 micro-batches, t_f = 1, t_b = 2, no transfers: bubble = 3·3 = 9 s, total = 36 + 9;
+  // bubble / total = (p-1)/(m+p-1) = 3/15 = 0.2.
+  auto r = pipeline_1f1b(4, 12, 1, 1.0, 2.0, 0.0);
+  EXPECT_NEAR(r.bubble_s, 9.0, kTol);
+  EXPECT_NEAR(r.bubble_s / r.total_s, 3.0 / 15.0, kTol);
+  // Interleaving with v = 2 halves the bubble: 4.5 s.
+  EXPECT_NEAR(pipeline_1f1b(4, 12, 2, 1.0, 2.0, 0.0).bubble_s, 4.5, kTol);
+}
+
+TEST(WorkStep, BubbleFractionOfAPlan) {
+  // The same fraction holds for a whole step: the pipeline's work is m·(t_f + t_b) = compute (less the
+  // optimizer) plus the per-layer collectives, and the bubble is (p-1)·(t_f + t_b).
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.global_batch = 16, j.seq = 4096;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  auto r = sm.estimate(parse_plan("pp=4,dp=2"));  // m = 16 / 2 = 8
+  const auto& b = r.breakdown;
+  double work = b.compute_s - b.optimizer_s + b.tp_s + b.ep_s + b.zero_s;
+  EXPECT_EQ(r.micro_batches, 8);
+  EXPECT_NEAR(b.bubble_s / (b.bubble_s + work), 3.0 / (8 + 3), 1e-6);
+}
+
+TEST(WorkStep, DataParallelTailWhenAllReduceOutlastsBackward) {
+  // 4 buckets of c = 1 s, one ready every t_l = 0.5 s of backward (at 0.5, 1, 1.5, 2). They reduce one
+  // after another from 0.5 s: ends 1.5, 2.5, 3.5, 4.5. Backward ends at 2 s: 2.5 s exposed
+  // = n·c - (n-1)·t_l = 4 - 1.5.
+  EXPECT_NEAR(dp_tail_s(4, 1.0, 0.5), 2.5, kTol);
+  // Backward longer than the reduction: only the last bucket shows.
+  EXPECT_NEAR(dp_tail_s(4, 0.2, 0.5), 0.2, kTol);
+}
+
+TEST(WorkStep, DataParallelExposureOnAPcieBox) {
+  // Llama 2 7B, pure data parallel over 8 GPUs of the PCIe server, one micro-batch per GPU: each layer's
+  // gradients (2 bytes x 202,383,360 parameters) are all-reduced over all 8 GPUs, which takes longer than
+  // the layer's backward, so exposed = 32·c - 31·t_l with c the all-reduce time comm predicts.
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kFullFinetune, j.global_batch = 8, j.seq = 1024, j.offload_optimizer = true;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  Plan p = parse_plan("dp=8,zero=0");
+  auto r = sm.estimate(p);
+  double bucket = comm::predict(c, comm::Op::kAllReduce, c.gpus(), 2 * 202383360.0).time_s;
+  auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+  double t_b = 32 * lc.backward() + 2.0 / 3 * head_compute(sm.model(), sm.job(), p, sm.gpu());
+  ASSERT_GT(bucket, t_b / 32);
+  EXPECT_NEAR(r.breakdown.dp_s, 32 * bucket - 31 * t_b / 32, 1e-9 * r.step_time_s);
+}
+
+TEST(WorkStep, NvswitchBoxBeatsPcieBox) {
+  // Same job and plan; the PCIe box's TP groups cross switches and host bridges, the DGX's stay on NVLink.
+  Job j;
+  j.mode = Mode::kFullFinetune, j.global_batch = 32, j.seq = 4096;
+  Plan p = parse_plan("tp=4,dp=2,zero=1");
+  auto dgx = topo::load_chassis("dgx-a100");
+  auto pcie = topo::load_chassis("pcie-8gpu-gen4");
+  StepModel a(dgx, find_model("llama2-13b"), j), b(pcie, find_model("llama2-13b"), j);
+  auto ra = a.simulate(p), rb = b.simulate(p);
+  EXPECT_GT(rb.step_time_s, 1.5 * ra.step_time_s);
+  EXPECT_GT(rb.breakdown.tp_s, 5 * ra.breakdown.tp_s);
+  ASSERT_FALSE(ra.links.empty());
+  ASSERT_FALSE(rb.links.empty());
+  EXPECT_EQ(ra.links.front().tech, "NVLink 3.0");
+  EXPECT_NE(rb.links.front().tech.find_first_of("PCIeho"), std::string::npos);  // PCIe or host memory
+  EXPECT_GT(rb.links.front().busy_fraction, ra.links.front().busy_fraction);
+}
+
+TEST(WorkStep, TpAcrossTheSocketLinkIsSlower) {
+  // TP=2 on GPUs 0,1 (one PCIe switch) against GPUs 0,4 (across the UPI link between the sockets).
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kFullFinetune, j.global_batch = 32, j.seq = 4096;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  auto inside = sm.simulate(parse_plan("tp=2,dp=4,zero=1"));
+  auto across = sm.simulate(parse_plan("tp=2,dp=4,zero=1,order=dp,tp,pp"));
+  EXPECT_GT(across.breakdown.tp_s, 1.5 * inside.breakdown.tp_s);
+  EXPECT_GT(across.step_time_s, inside.step_time_s);
+}
+
+TEST(WorkStep, PlansThatCannotRun) {
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  StepModel sm(c, find_model("llama3-70b"), j);
+  EXPECT_THROW(sm.simulate(parse_plan("tp=3")), InputError);
+  EXPECT_THROW(sm.simulate(parse_plan("tp=8,dp=2")), InputError);
+  auto w = topo::load_chassis("workstation-4gpu-nvlink");
+  StepModel big(w, find_model("llama3-405b"), j);
+  try {
+    search_plans(big);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("llama3-405b fits on no plan of 4 GPUs"), std::string::npos) << e.what();
+  }
+}
+
+TEST(WorkStep, AutoPicksAFittingPlanAndSimulatesIt) {
+  auto c = topo::load_chassis("training-appliance");
+  Job j;
+  j.mode = Mode::kLora;
+  StepModel sm(c, find_model("llama3-70b"), j);
+  auto r = search_plans(sm);
+  ASSERT_FALSE(r.best.empty());
+  EXPECT_TRUE(r.best.front().simulated);
+  EXPECT_TRUE(r.best.front().memory.fits);
+  for (std::size_t i = 1; i < r.best.size() && r.best[i].simulated; ++i)
+    EXPECT_LE(r.best[i - 1].step_time_s, r.best[i].step_time_s);
+}
+
+TEST(WorkStep, ScalingFromOneGpu) {
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 2048;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  auto pts = scaling(sm);
+  ASSERT_EQ(pts.size(), 4u);  // 1, 2, 4, 8
+  ASSERT_TRUE(pts[0].fits);
+  EXPECT_DOUBLE_EQ(pts[0].efficiency, 1.0);
+  EXPECT_GT(pts[3].best.tokens_per_s, 4 * pts[0].best.tokens_per_s);
+  EXPECT_LE(pts[3].efficiency, 1.05);
+}
+
+TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
+  for (const auto& r : run_validation()) EXPECT_LE(std::abs(r.error), 0.15) << r.c.name << " " << r.predicted;
+}
+
+}  // namespace
+}  // namespace linkwise::work
