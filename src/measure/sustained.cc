@@ -103,6 +103,7 @@ SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const Sust
     r.first_GBps = quarter_median(r.points, true);
     r.last_GBps = quarter_median(r.points, false);
     r.drop_pct = r.first_GBps > 0 ? (r.first_GBps - r.last_GBps) / r.first_GBps * 100 : 0;
+    if (std::abs(r.drop_pct) < 0.05) r.drop_pct = 0;  // prints 0.0, not -0.0
     r.slows_down = r.points.size() >= 4 && r.drop_pct > o.slowdown_pct;
   }
   return r;
