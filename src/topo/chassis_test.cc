@@ -1,1 +1,121 @@
+#include "linkwise/topo/chassis.h"
+
 #include <gtest/gtest.h>
+
+#include "linkwise/topo/spec.h"
+
+namespace linkwise::topo {
+namespace {
+
+std::string build_error(const std::string& yaml) {
+  try {
+    build_chassis(parse_chassis_spec(yaml, "box.yaml"));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const char* kHead = R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480c}
+  - {id: "gpu{0..1}", kind: gpu, part: h100-sxm}
+)";
+
+TEST(ChassisTest, EveryPresetBuilds) {
+  auto list = presets();
+  ASSERT_GE(list.size(), 8u);
+  for (const auto& p : list) {
+    SCOPED_TRACE(p.id);
+    auto c = load_chassis(p.id);
+    EXPECT_FALSE(c.gpus().empty());
+    EXPECT_FALSE(p.description.empty());
+    for (int g : c.gpus()) EXPECT_GE(c.node(g).cpu, 0) << c.node(g).name << " has no CPU above it";
+  }
+}
+
+TEST(ChassisTest, UnknownPartNamesTheClosest) {
+  EXPECT_EQ(build_error("nodes:\n  - {id: g, kind: gpu, part: h100-sxn}\n"),
+            "box.yaml:2:5: node 'g': unknown gpu part 'h100-sxn'; did you mean 'h100-sxm'?");
+}
+
+TEST(ChassisTest, UnknownKindAndTechnology) {
+  EXPECT_EQ(build_error("nodes:\n  - {id: g, kind: gpus, part: h100-sxm}\n"),
+            "box.yaml:2:5: unknown node kind 'gpus' for 'g'; did you mean 'gpu'?");
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie55}\n"),
+            "box.yaml:5:5: unknown link technology 'pcie55'; did you mean 'pcie5'?");
+}
+
+TEST(ChassisTest, LinkToMissingNode) {
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu2, b: cpu0, tech: pcie5}\n"),
+            "box.yaml:5:5: link to node 'gpu2', which does not exist; did you mean 'gpu0', 'gpu1'?");
+}
+
+TEST(ChassisTest, WidthTheTechnologyDoesNotAllow) {
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5, width: 12}\n"),
+            "box.yaml:5:5: width 12 is not allowed for pcie5 (allowed: x1, x2, x4, x8, x16)");
+}
+
+TEST(ChassisTest, MoreLanesOrPortsThanThePartHas) {
+  // The Xeon 8480C has 80 PCIe lanes: six x16 links need 96.
+  EXPECT_EQ(build_error(R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480c}
+  - {id: "gpu{0..5}", kind: gpu, part: h100-pcie}
+links:
+  - {a: "gpu{0..5}", b: cpu0, tech: pcie5, width: 16}
+)"),
+            "box.yaml:5:5: 'cpu0' (xeon-8480c) has 80 PCIe lanes but its links use 96");
+  // An H100 SXM has 18 NVLinks: 20 are too many.
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: gpu1, tech: nvlink4, links: 20}\n"),
+            "box.yaml:5:5: 'gpu0' (h100-sxm) has 18 NVLink ports but its links use 20");
+}
+
+TEST(ChassisTest, GpuConnectedToNothing) {
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5}\n"),
+            "box.yaml:3:5: GPU 'gpu1' is not connected to anything");
+}
+
+TEST(ChassisTest, DuplicateIds) {
+  EXPECT_EQ(build_error(std::string(kHead) + "  - {id: gpu1, kind: gpu, part: h100-sxm}\n"),
+            "box.yaml:4:5: duplicate node id 'gpu1'");
+}
+
+TEST(ChassisTest, LinkFamilyMustFitItsEnds) {
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: nvlink4, links: 2}\n"),
+            "box.yaml:5:5: a NVLink 4.0 link cannot join 'gpu0' (gpu) and 'cpu0' (cpu)");
+}
+
+TEST(ChassisTest, BoxesAreCopiedAndJoinedByANetwork) {
+  auto one = load_chassis("dgx-h100");
+  auto four = load_chassis("dgx-h100", 4);
+  EXPECT_EQ(four.gpus().size(), 4 * one.gpus().size());
+  EXPECT_EQ(four.boxes(), 4);
+  int net = four.find("net");
+  ASSERT_GE(net, 0);
+  // Every NIC of every box has one link to the network switch.
+  EXPECT_EQ(four.incident(net).size(), four.nodes_of_kind(NodeKind::kNic).size());
+  EXPECT_EQ(four.node(four.find("b3/gpu7")).box, 3);
+  EXPECT_EQ(four.display_name(four.find("b3/gpu7")), "GPU31");
+}
+
+TEST(ChassisTest, LineAndEffectiveRates) {
+  auto c = build_chassis(parse_chassis_spec(std::string(kHead) +
+                                                "links:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie5, width: 16}\n"
+                                                "  - {a: gpu0, b: gpu1, tech: nvlink4, links: 18, efficiency: 0.5}\n",
+                                            "box.yaml"));
+  // x16 Gen5: 63.0 GB/s line; NVLink4 x18 = 450 GB/s line, at the overridden efficiency 0.5 -> 225 GB/s.
+  EXPECT_NEAR(c.link(0).line_bytes_per_s() / 1e9, 63.0, 0.05);
+  EXPECT_NEAR(c.link(2).line_bytes_per_s() / 1e9, 450.0, 1e-6);
+  EXPECT_NEAR(c.link(2).effective_bytes_per_s() / 1e9, 225.0, 1e-6);
+}
+
+TEST(ChassisTest, NeitherPresetNorFile) {
+  try {
+    load_chassis("dgx-h10");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "'dgx-h10' is neither a preset nor a chassis file; did you mean 'dgx-h100'?");
+  }
+}
+
+}  // namespace
+}  // namespace linkwise::topo

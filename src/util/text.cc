@@ -52,9 +52,10 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Only the nearest: every candidate at the best distance found.
   std::vector<std::string> out;
   for (const auto& [d, c] : scored) {
-    if (out.size() >= max) break;
+    if (out.size() >= max || d > scored.front().first) break;
     out.push_back(c);
   }
   return out;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace linkwise::testing {
 
@@ -18,6 +19,10 @@ std::string slurp(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+std::vector<std::string>& made_dirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
 }  // namespace
 
 std::string source_dir() { return LINKWISE_SOURCE_DIR; }
@@ -26,14 +31,13 @@ std::string temp_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "linkwise-test-XXXXXX").string();
   char* made = mkdtemp(tmpl.data());
   if (!made) std::abort();
-  static std::vector<std::string> made_dirs;
+  made_dirs().push_back(made);
   static bool registered = false;
-  made_dirs.push_back(made);
   if (!registered) {
     registered = true;
     std::atexit([] {
       std::error_code ec;
-      for (const auto& d : made_dirs) std::filesystem::remove_all(d, ec);
+      for (const auto& d : made_dirs()) std::filesystem::remove_all(d, ec);
     });
   }
   return made;
