@@ -28,7 +28,9 @@ struct Model {
 int gpu_node(const topo::Chassis& c, int k, const Measurement& m) {
   const auto& g = c.gpus();
   if (k < 0 || k >= static_cast<int>(g.size()))
-    throw InputError(fmt::format("GPU{} is not in chassis '{}', which has {} GPU(s)", k, c.name(), g.size()), m.where);
+    throw InputError(fmt::format("measurements[{}]: GPU{} is not in chassis '{}', which has {} GPU(s)",
+                                 m.where.column - 1, k, c.name(), g.size()),
+                     {m.where.file, 0, 0});
   return g[k];
 }
 

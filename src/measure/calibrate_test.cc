@@ -75,7 +75,7 @@ TEST(MeasureCalibrate, UnknownGpuIsAnInputError) {
     calibrate(c, one(R"({"kind": "h2d", "gpus": [8], "measured_GBps": 50})"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "t.json:0:1: GPU8 is not in chassis 'dgx-h100', which has 8 GPU(s)");
+    EXPECT_STREQ(e.what(), "t.json: measurements[0]: GPU8 is not in chassis 'dgx-h100', which has 8 GPU(s)");
   }
 }
 

@@ -17,7 +17,7 @@ TEST(MeasureStats, Summary) {
   EXPECT_DOUBLE_EQ(s.min, 1);
   EXPECT_DOUBLE_EQ(s.max, 55);
   EXPECT_DOUBLE_EQ(s.mean, 40);
-  EXPECT_NEAR(s.stddev, 22.5277, 1e-3);  // sqrt(((10)^2 + 15^2 + 14^2 + 39^2) / 4)
+  EXPECT_NEAR(s.stddev, 22.5943, 1e-3);  // sqrt((10^2 + 15^2 + 14^2 + 39^2) / 4) = sqrt(510.5)
 }
 
 TEST(MeasureStats, GigabytesPerSecondAreDecimal) {
