@@ -75,6 +75,8 @@ class FakeCuda : public CudaApi {
   int live_handles() const;
   /// Reads and writes of float data (for FakeNccl's data movement).
   std::vector<float>& data(Buffer b);
+  /// Whether a buffer's data was ever read or written (untouched buffers hold no data).
+  bool has_data(Buffer b) const { return !bufs_.at(b).data.empty(); }
 
  private:
   struct Buf { MemoryKind kind; int device; std::size_t bytes; std::vector<float> data; };
