@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 
+#include "linkwise/comm/collective.h"
+#include "linkwise/comm/predict.h"
 #include "linkwise/hw/catalog.h"
 #include "linkwise/measure/stats.h"
 #include "linkwise/topo/paths.h"
@@ -124,6 +126,29 @@ void predict_one(Model& md, const Measurement& m, const CalibrateOptions& o, Cal
 }
 
 }  // namespace
+
+std::optional<double> comm_busbw(const topo::Chassis& chassis, const std::string& op,
+                                 const std::vector<int>& gpu_nodes, std::uint64_t bytes, const std::string& algo,
+                                 std::string* method) {
+  if (gpu_nodes.size() < 2) {
+    if (method) *method = "no prediction: one rank moves nothing over links";
+    return std::nullopt;
+  }
+  auto o = comm::parse_op(op);
+  auto a = algo.empty() ? comm::Algo::kAuto : comm::parse_algo(algo);
+  // nccl-tests' large-message figures: 8 GiB when the entry does not say.
+  double s = bytes ? static_cast<double>(bytes) : 8.0 * (1ull << 30);
+  try {
+    auto p = comm::predict(chassis, o, gpu_nodes, s, a);
+    if (method)
+      *method = fmt::format("comm::predict: {} {}, {} channels", comm::to_string(p.algorithm),
+                            comm::to_string(p.protocol), p.channels);
+    return p.busbw_Bps;
+  } catch (const InputError& e) {
+    if (method) *method = fmt::format("no prediction: {}", e.bare_message());
+    return std::nullopt;
+  }
+}
 
 std::optional<double> ring_bound_busbw(const topo::Chassis& chassis, const std::string& op,
                                        const std::vector<int>& gpu_nodes, std::uint64_t, const std::string& algo,

@@ -37,11 +37,13 @@ TEST(MeasureCalibrate, HostLinkPredictionsAndErrors) {
 
 TEST(MeasureCalibrate, PeerAndCollectivePredictions) {
   auto c = topo::load_chassis("dgx-h100");
+  CalibrateOptions ring;
+  ring.collective = ring_bound_busbw;
   auto cal = calibrate(c, one(R"({"kind": "p2p", "gpus": [0, 1], "measured_GBps": 370},
       {"kind": "p2p_bidir", "gpus": [0, 1], "measured_GBps": 740},
       {"kind": "p2p", "gpus": [0, 1], "peer_access": false, "measured_GBps": 40},
       {"kind": "collective", "op": "all_reduce", "gpus": [0, 1, 2, 3], "measured_GBps": 360},
-      {"kind": "d2d_local", "gpus": [0], "measured_GBps": 1500})"));
+      {"kind": "d2d_local", "gpus": [0], "measured_GBps": 1500})"), ring);
   // NVLink 4: 18 links × 25 GB/s × 0.8222 = 369.99 GB/s between any two GPUs through the NVSwitches.
   EXPECT_NEAR(*cal.entries[0].predicted_GBps, 18 * 25 * 0.8222, kTol);
   EXPECT_NEAR(*cal.entries[1].predicted_GBps, 2 * 18 * 25 * 0.8222, kTol);
@@ -53,6 +55,18 @@ TEST(MeasureCalibrate, PeerAndCollectivePredictions) {
   // H100 SXM memory 3.35 TB/s: a local copy reads and writes each byte, 1675 GB/s.
   EXPECT_NEAR(*cal.entries[4].predicted_GBps, 1675, kTol);
   EXPECT_EQ(cal.predicted, 5);
+}
+
+TEST(MeasureCalibrate, CollectivesComeFromTheCollectivesEngineByDefault) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "collective", "op": "all_reduce", "algo": "ring", "gpus": [0, 1, 2, 3, 4, 5, 6, 7],
+                                   "bytes": 8589934592, "measured_GBps": 367.5})"));
+  ASSERT_TRUE(cal.entries[0].predicted_GBps.has_value());
+  EXPECT_EQ(cal.entries[0].method.rfind("comm::predict: ring", 0), 0u) << cal.entries[0].method;
+  // A ring on NVLink 4 cannot beat the per-GPU 369.99 GB/s; NCCL reaches about 367 at 8 GiB.
+  EXPECT_GT(*cal.entries[0].predicted_GBps, 330);
+  EXPECT_LE(*cal.entries[0].predicted_GBps, 18 * 25 * 0.8222 + kTol);
+  EXPECT_EQ(cal.predicted, 1);
 }
 
 TEST(MeasureCalibrate, CollectivePredictorHook) {

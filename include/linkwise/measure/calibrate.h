@@ -12,9 +12,11 @@
 //   d2d_local    the GPU's memory bandwidth / 2 (each byte copied is read and written)
 //   link         the technology's unit rate × width × efficiency (the chassis's own efficiency for
 //                that technology when it sets one)
-//   collective   the collective predictor (CalibrateOptions::collective); without one, a ring bound:
+//   collective   the collective predictor (CalibrateOptions::collective): by default the collectives
+//                engine (comm::predict: the algorithm named by the entry, or NCCL's choice when none is
+//                named, on `bytes`, 8 GiB when not given). ring_bound_busbw is a simpler alternative:
 //                busbw = least max flow between ring neighbours (GPUs in the order given), each pair
-//                alone. It ignores contention between pairs and in-switch reduction (NVLS).
+//                alone, ignoring contention between pairs and in-switch reduction (NVLS).
 // Error = (predicted − measured) / measured × 100%; flagged when |error| > threshold.
 //
 // Fitting (`fit_efficiencies`): each copy-engine link figure (h2d, d2h, p2p, halves of bidir and
@@ -42,6 +44,10 @@ using CollectivePredictor = std::function<std::optional<double>(
     const topo::Chassis& chassis, const std::string& op, const std::vector<int>& gpu_nodes,
     std::uint64_t bytes, const std::string& algo, std::string* method)>;
 
+/// The collectives engine's prediction (comm::predict), as described above.
+std::optional<double> comm_busbw(const topo::Chassis& chassis, const std::string& op, const std::vector<int>& gpu_nodes,
+                                 std::uint64_t bytes, const std::string& algo, std::string* method);
+
 /// The ring bound described above.
 std::optional<double> ring_bound_busbw(const topo::Chassis& chassis, const std::string& op,
                                        const std::vector<int>& gpu_nodes, std::uint64_t bytes,
@@ -49,7 +55,7 @@ std::optional<double> ring_bound_busbw(const topo::Chassis& chassis, const std::
 
 struct CalibrateOptions {
   double threshold_pct = 10;
-  CollectivePredictor collective = ring_bound_busbw;
+  CollectivePredictor collective = comm_busbw;
 };
 
 struct CalibrationEntry {

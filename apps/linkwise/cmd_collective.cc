@@ -1,0 +1,164 @@
+// linkwise collective CHASSIS --op OP: nccl-tests-style predictions of a collective over a size sweep.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <set>
+
+#include "commands.h"
+#include "linkwise/comm/predict.h"
+#include "linkwise/report/table.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
+
+namespace linkwise::cli {
+
+namespace {
+
+struct CollectiveOpts {
+  std::string chassis, op = "all_reduce", gpus, min = "8", max = "8G", dtype = "float", algo = "auto", output;
+  double factor = 2;
+  int nodes = 0;
+  bool json = false;
+};
+
+int parse_int(const std::string& s, const std::string& list) {
+  std::size_t used = 0;
+  int v = -1;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty() || v < 0)
+    throw InputError(fmt::format("--gpus: '{}' in '{}' is not a GPU number (use e.g. 0,1,2,3 or 0-3)", s, list));
+  return v;
+}
+
+// "0,1,4-7" -> GPU node indices, checked against the chassis.
+std::vector<int> parse_gpus(const std::string& list, const topo::Chassis& chassis) {
+  const auto& all = chassis.gpus();
+  if (list.empty() || list == "all") return all;
+  std::vector<int> out;
+  std::set<int> seen;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::size_t dash = item.find('-');
+    int lo = parse_int(dash == std::string::npos ? item : item.substr(0, dash), list);
+    int hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1), list);
+    if (hi < lo) throw InputError(fmt::format("--gpus: range '{}' runs backwards", item));
+    for (int g = lo; g <= hi; ++g) {
+      if (g >= static_cast<int>(all.size()))
+        throw InputError(fmt::format("--gpus: GPU{} is not in chassis '{}', which has GPU0 to GPU{}", g,
+                                     chassis.name(), all.size() - 1));
+      if (!seen.insert(g).second) throw InputError(fmt::format("--gpus: GPU{} is listed twice", g));
+      out.push_back(all[g]);
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (out.size() < 2)
+    throw InputError(fmt::format("--gpus: a collective needs at least 2 GPUs, got {} ('{}')", out.size(), list));
+  return out;
+}
+
+std::vector<double> sweep(const CollectiveOpts& o) {
+  double lo = static_cast<double>(parse_size_bytes(o.min, "-b/--minbytes"));
+  double hi = static_cast<double>(parse_size_bytes(o.max, "-e/--maxbytes"));
+  if (lo > hi) throw InputError(fmt::format("-b {} is larger than -e {}", o.min, o.max));
+  if (!(o.factor > 1) && lo < hi) throw InputError(fmt::format("-f/--stepfactor must be above 1, not {}", o.factor));
+  std::vector<double> sizes;
+  for (double s = lo; s <= hi * (1 + 1e-12); s *= o.factor) {
+    sizes.push_back(std::floor(s));
+    if (!(o.factor > 1)) break;
+  }
+  return sizes;
+}
+
+std::string gbps(double bytes_per_s) { return fmt::format("{:.2f}", bytes_per_s / 1e9); }
+
+int run_collective(const CollectiveOpts& o) {
+  comm::Op op = comm::parse_op(o.op);
+  comm::Algo algo = comm::parse_algo(o.algo);
+  int dt = comm::dtype_bytes(o.dtype);
+  auto sizes = sweep(o);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes);
+  auto gpus = parse_gpus(o.gpus, chassis);
+  comm::Communicator comm(chassis, gpus);
+  const int n = static_cast<int>(gpus.size());
+  auto bound = comm.bound(op);
+  bool per_rank_count = op == comm::Op::kAllGather || op == comm::Op::kReduceScatter || op == comm::Op::kAllToAll;
+
+  nlohmann::json j;
+  j["chassis"] = chassis.name();
+  j["op"] = comm::to_string(op);
+  j["ranks"] = n;
+  j["boxes"] = chassis.boxes();
+  j["dtype"] = o.dtype;
+  j["bound_busbw_GBps"] = bound.busbw_Bps / 1e9;
+  j["bound_cut"] = bound.cut;
+  j["rings"] = nlohmann::json::array();
+  for (const auto& r : comm.rings()) j["rings"].push_back({{"order", r.str}, {"GBps", r.bytes_per_s / 1e9}});
+  j["rows"] = nlohmann::json::array();
+  report::Table t;
+  t.header({"size", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm", "bound", "pred/bound"});
+  std::vector<std::string> last_bottlenecks;
+  for (double s : sizes) {
+    auto p = comm.predict(op, s, algo);
+    double count = std::floor(s / dt / (per_rank_count ? n : 1));
+    std::string name = fmt::format("{}/{}", comm::to_string(p.algorithm), comm::to_string(p.protocol));
+    double ratio = bound.busbw_Bps > 0 ? p.busbw_Bps / bound.busbw_Bps : 0;
+    t.row({fmt::format("{:.0f}", s), fmt::format("{:.0f}", count), o.dtype, fmt::format("{:.2f}", p.time_s * 1e6),
+           gbps(p.algbw_Bps), gbps(p.busbw_Bps), name, gbps(bound.busbw_Bps), fmt::format("{:.3f}", ratio)});
+    j["rows"].push_back({{"bytes", s},
+                         {"count", count},
+                         {"time_us", p.time_s * 1e6},
+                         {"algbw_GBps", p.algbw_Bps / 1e9},
+                         {"busbw_GBps", p.busbw_Bps / 1e9},
+                         {"algorithm", comm::to_string(p.algorithm)},
+                         {"protocol", comm::to_string(p.protocol)},
+                         {"ratio_to_bound", ratio},
+                         {"bottlenecks", p.bottlenecks}});
+    last_bottlenecks = p.bottlenecks;
+  }
+  if (o.json) {
+    emit(j.dump(2) + "\n", o.output);
+    return 0;
+  }
+  std::string text = fmt::format("# linkwise collective: {} on {} ({} GPUs{}), predicted\n", comm::to_string(op),
+                                 chassis.name(), n, chassis.boxes() > 1 ? fmt::format(", {} boxes", chassis.boxes()) : "");
+  for (std::size_t i = 0; i < comm.rings().size() && i < 8; ++i)
+    text += fmt::format("# ring {}: {}  ({} GB/s)\n", i, comm.rings()[i].str, gbps(comm.rings()[i].bytes_per_s));
+  if (comm.rings().size() > 8) text += fmt::format("# ... {} rings in all\n", comm.rings().size());
+  text += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(bound.busbw_Bps), bound.cut);
+  text += t.render();
+  if (!last_bottlenecks.empty())
+    text += fmt::format("# limited by (largest size): {}\n", join(last_bottlenecks, ", "));
+  emit(text, o.output);
+  return 0;
+}
+
+}  // namespace
+
+Handler setup_collective(CLI::App& sub) {
+  auto o = std::make_shared<CollectiveOpts>();
+  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")->required();
+  sub.add_option("--op", o->op,
+                 "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv (default all_reduce)");
+  sub.add_option("--gpus", o->gpus, "GPUs taking part, e.g. 0,1,2,3 or 0-3 (default: all)");
+  sub.add_option("-b,--minbytes", o->min, "Smallest size, as nccl-tests reads it: 8, 64K, 8M, 8G (default 8)");
+  sub.add_option("-e,--maxbytes", o->max, "Largest size (default 8G)");
+  sub.add_option("-f,--stepfactor", o->factor, "Multiply the size by this between rows (default 2)");
+  sub.add_option("--dtype", o->dtype, "Element type, nccl-tests names: float, half, bfloat16, double, int8, ...");
+  sub.add_option("--algo", o->algo, "auto, ring, tree, nvls, direct, hierarchical (default auto)");
+  add_nodes_flag(sub, o->nodes);
+  sub.add_flag("--json", o->json, "Print as JSON");
+  sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
+  return [o] { return run_collective(*o); };
+}
+
+}  // namespace linkwise::cli

@@ -1,0 +1,145 @@
+// Collective predictions on any chassis: algorithms turned into flows, timed by max-min link sharing.
+//
+// A collective over ranks R (GPU nodes of a chassis) with algorithm A becomes a Schedule: phases run
+// one after another, each a fixed latency followed by concurrent flows over chassis resources
+// (sim/resources.h numbering). Its time is the engine's (sim/engine.h) time for that chain:
+//
+//   t = Σ_phases ( latency_p + time of the phase's flows under max-min sharing )
+//
+// Pipelined algorithms are "coupled" flows (every hop at one rate), one per channel:
+//   ring, n ranks, C channels:   each channel a flow over all n hops, bytes = k·S/C on each hop,
+//                                 k = 2(n-1)/n all-reduce, (n-1)/n all-gather / reduce-scatter, ...
+//                                 → t = α_ring + k·S / Σ_c x_c   (x_c from max-min; uniform ring of
+//                                   per-hop bandwidth B: 2(n-1)/n · S/B, the closed form)
+//   double binary tree:          two trees, each a flow over its edges up and down with S/2
+//   NVLS (in-switch reduction):  each GPU sends S(1+1/n)... see docs/collectives.md
+//   direct:                      one flow per ordered pair (all-to-all: S/n each)
+//   hierarchical:                intra-island reduce-scatter, inter-island all-reduce, all-gather
+// Latency α per algorithm and protocol follows NCCL's tuning model (src/graph/tuning.cc); protocols
+// scale the bytes on the wire (LL ×2, LL128 ×128/120). Algo::kAuto evaluates every applicable
+// (algorithm, protocol) and keeps the fastest, as NCCL's tuner does with its own model.
+// All figures and their sources: docs/collectives.md.
+//
+//   auto chassis = linkwise::topo::load_chassis("dgx-h100");
+//   linkwise::comm::Communicator comm(chassis);                 // all GPUs; searches rings once
+//   auto p = comm.predict(linkwise::comm::Op::kAllReduce, 8.0 * (1 << 30));
+//   fmt::print("{} {:.0f} GB/s\n", to_string(p.algorithm), p.busbw_Bps / 1e9);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "linkwise/comm/collective.h"
+#include "linkwise/sim/engine.h"
+#include "linkwise/sim/resources.h"
+
+namespace linkwise::topo {
+class Chassis;
+}
+
+namespace linkwise::comm {
+
+/// One phase of a schedule: a fixed latency, then concurrent flows.
+struct Phase {
+  std::string name;                  ///< "ring", "tree", "nvls reduce", "inter-node", ...
+  double latency_s = 0;
+  std::vector<sim::FlowSpec> flows;  ///< routes in sim::ChassisResources numbering; wire bytes
+};
+
+/// A collective as the engine runs it.
+struct Schedule {
+  Op op = Op::kAllReduce;
+  Algo algorithm = Algo::kRing;
+  Protocol protocol = Protocol::kSimple;
+  int channels = 0;
+  double bytes = 0;                  ///< S as nccl-tests counts it
+  std::vector<Phase> phases;
+};
+
+struct Prediction {
+  Op op = Op::kAllReduce;
+  Algo algorithm = Algo::kRing;      ///< the algorithm used (never kAuto)
+  Protocol protocol = Protocol::kSimple;
+  int ranks = 0;
+  int channels = 0;
+  double bytes = 0;                  ///< S
+  double time_s = 0;
+  double latency_s = 0;              ///< the fixed (size-independent) part of time_s
+  double algbw_Bps = 0;              ///< S / time_s, bytes/s
+  double busbw_Bps = 0;              ///< algbw × bus_factor(op, ranks)
+  std::vector<std::string> bottlenecks;  ///< saturated resources, e.g. "gpu0->nvsw0", busiest first
+};
+
+/// The cut lower bound on a collective's time, as a bus bandwidth independent of size:
+///   all-gather:      t ≥ max over cuts (A,B) of |A|·S/n / F(A→B)  (and B→A), F = max flow
+///   reduce-scatter:  t ≥ max over cuts of |B|·S/n / F(A→B)        (A pre-reduces B's shards)
+///   all-reduce:      reduce-scatter bound + all-gather bound; where every rank reaches a switch
+///                    that reduces in-network (NVLink SHARP), the weaker t ≥ S / F(A→B)
+///   others:          the same reasoning per op (docs/collectives.md)
+/// Cuts tried: each rank against the rest, each box, NVLink island and CPU socket against the rest,
+/// and halves in rank order; every one gives a valid lower bound, the worst is kept.
+struct Bound {
+  double busbw_Bps = 0;      ///< the bound as a busbw: no algorithm can exceed it
+  std::string cut;           ///< the worst cut, e.g. "GPU3 | others"
+  double cut_bytes_per_s = 0;
+};
+
+/// A ring found by the channel search: the rank order and the rate it got when found.
+struct Ring {
+  std::vector<int> order;            ///< GPU node indices, in ring order
+  double bytes_per_s = 0;            ///< per-hop rate this ring got in the search
+  std::vector<std::vector<int>> hops;  ///< per hop i -> i+1: resource ids
+  std::string str;                   ///< "GPU0 GPU1 ... GPU7 (via nvsw0)"
+};
+
+struct CommOptions {
+  int max_channels = 32;             ///< NCCL MAXCHANNELS (src/include/device.h)
+  /// Peer-to-peer only up to this path class ("PXB" as NCCL_P2P_LEVEL's default); beyond it,
+  /// traffic is staged through host memory. One of PIX, PXB, PHB, NODE, SYS.
+  std::string p2p_level = "PXB";
+  bool allow_nvls = true;            ///< consider NVLS where the switches reduce in-network
+};
+
+/// A communicator over a set of GPUs of one chassis. Construction searches rings and trees once
+/// (cost grows with the number of ranks); predictions after that are cheap. Thread-compatible.
+class Communicator {
+ public:
+  /// `gpu_nodes`: chassis node indices of the ranks, in rank order; empty = every GPU.
+  /// Throws InputError for fewer than 2 ranks, a node that is not a GPU, or a repeated GPU.
+  explicit Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes = {},
+                        CommOptions options = {});
+  ~Communicator();
+  Communicator(Communicator&&) noexcept;
+  Communicator& operator=(Communicator&&) noexcept;
+
+  /// Time and bandwidth of `op` on `bytes` (S as nccl-tests counts it). bytes > 0.
+  Prediction predict(Op op, double bytes, Algo algo = Algo::kAuto) const;
+  /// The flows and phases of the algorithm predict() would use (or `algo` when not kAuto).
+  Schedule schedule(Op op, double bytes, Algo algo = Algo::kAuto) const;
+  /// The cut lower bound for `op` over these ranks.
+  Bound bound(Op op) const;
+  /// Whether `algo` can run `op` here (e.g. NVLS needs an in-switch-reduction fabric).
+  bool supports(Algo algo, Op op) const;
+
+  const std::vector<int>& ranks() const;
+  const std::vector<Ring>& rings() const;
+  const sim::ChassisResources& resources() const;
+  const topo::Chassis& chassis() const;
+
+  struct Impl;  ///< opaque: defined in src/comm
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One-shot prediction (builds a Communicator; keep one for repeated calls).
+Prediction predict(const topo::Chassis& chassis, Op op, const std::vector<int>& gpu_nodes, double bytes,
+                   Algo algo = Algo::kAuto);
+
+/// Adds a schedule to a task graph as a chain of transfer tasks, one per phase, the first depending on
+/// `deps`; each occupies `stream` when its gpu >= 0. Returns the id of the last task.
+int add_schedule(sim::TaskGraph& graph, const Schedule& schedule, const std::vector<int>& deps = {},
+                 sim::StreamRef stream = {}, const std::string& name = {});
+
+}  // namespace linkwise::comm

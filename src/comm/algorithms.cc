@@ -1,0 +1,280 @@
+// Algorithms as phases of flows, and their latency terms. Equations: docs/collectives.md.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "impl.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+
+namespace linkwise::comm {
+
+using detail::HopKind;
+using detail::Route;
+
+double wire_factor(Protocol p) {
+  switch (p) {
+    case Protocol::kLL: return 2.0;            // 8-byte line = 4 data + 4 flag bytes
+    case Protocol::kLL128: return 128.0 / 120.0;  // 128-byte line = 120 data + 8 flag bytes
+    case Protocol::kSimple: return 1.0;
+  }
+  return 1.0;
+}
+
+namespace {
+
+sim::FlowSpec coupled(const std::vector<const Route*>& routes, double bytes) {
+  sim::FlowSpec f;
+  f.bytes = bytes;
+  for (const Route* r : routes) {
+    f.route.insert(f.route.end(), r->res.begin(), r->res.end());
+    f.coeff.insert(f.coeff.end(), r->coeff.begin(), r->coeff.end());
+  }
+  return f;
+}
+
+sim::FlowSpec single(const Route& r, double bytes) { return coupled({&r}, bytes); }
+
+// NCCL src/graph/tuning.cc (NCCL 2.2x): baseLat and hwLat, microseconds, [protocol] = {LL, LL128, Simple}.
+constexpr double kBaseLatTree[3] = {6.8, 14.0, 8.4};
+constexpr double kBaseLatRing[3] = {6.6, 14.0, 8.4};
+constexpr double kHwLatNvlinkTree[3] = {0.6, 1.25, 4.0};
+constexpr double kHwLatNvlinkRing[3] = {0.6, 1.9, 3.4};
+constexpr double kHwLatNvlinkNvls = 25.0;  // Simple only
+constexpr double kHwLatPciTree[3] = {1.0, 1.9, 4.0};
+constexpr double kHwLatPciRing[3] = {1.0, 2.5, 5.7};
+constexpr double kHwLatNetTree[3] = {5.0, 8.5, 14.0};
+constexpr double kHwLatNetRing[3] = {2.7, 4.0, 14.0};
+constexpr double kHwLatNetNvls = 18.0;  // Simple only
+
+int log2i(int n) {
+  int l = 0;
+  while (n > 1) {
+    n >>= 1;
+    ++l;
+  }
+  return l;
+}
+
+}  // namespace
+
+void Communicator::Impl::check_nvls() {
+  nvls = false;
+  if (!opt.allow_nvls || groups.size() != 1) return;
+  double link_eff = 0, nvls_eff = 0;
+  for (int g : ranks) {
+    bool any = false;
+    for (int l : chassis->incident(g)) {
+      const auto& link = chassis->link(l);
+      const auto& sw = chassis->node(link.other(g));
+      if (link.family() != hw::LinkFamily::kNvlink) continue;
+      if (sw.kind != topo::NodeKind::kNvSwitch || sw.fig("in_switch_reduction", 0) < 1) return;
+      double e = sw.fig("nvls_efficiency", 0);
+      if (e <= 0) return;
+      any = true;
+      link_eff = link.efficiency;
+      nvls_eff = e;
+    }
+    if (!any) return;
+  }
+  nvls = true;
+  nvls_scale = link_eff / nvls_eff;
+}
+
+bool Communicator::Impl::supports(Algo a, Op op) const {
+  const int n = static_cast<int>(ranks.size());
+  switch (a) {
+    case Algo::kAuto: return true;
+    case Algo::kRing:
+      return !rings.empty() && op != Op::kAllToAll && op != Op::kSendRecv;
+    case Algo::kTree: return op == Op::kAllReduce;
+    case Algo::kNvls: return nvls && op == Op::kAllReduce;
+    case Algo::kDirect: return n <= 256;
+    case Algo::kHierarchical: {
+      if (op != Op::kAllReduce || groups.size() < 2) return false;
+      for (const auto& g : groups)
+        if (g.size() != groups[0].size()) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Protocol> Communicator::Impl::protocols(Algo a) const {
+  if (a == Algo::kNvls) return {Protocol::kSimple};
+  // NCCL enables LL128 by default only where the intra-node graph is NVLink (tuning.cc, protoEnable).
+  if (intra_nvlink) return {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  return {Protocol::kLL, Protocol::kSimple};
+}
+
+std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double S) const {
+  std::lock_guard lock(mu);
+  const int n = static_cast<int>(ranks.size());
+  const double w = wire_factor(p);
+  std::vector<Phase> out;
+  auto route = [&](int i, int j) {
+    const Route& r = router->route_full(ranks[i], ranks[j]);
+    if (!r.found())
+      throw InputError(fmt::format("no path from {} to {} in chassis '{}'", chassis->display_name(ranks[i]),
+                                   chassis->display_name(ranks[j]), chassis->name()));
+    return r;
+  };
+  if (a == Algo::kRing) {
+    Phase ph{"ring", 0, {}};
+    double k = op == Op::kAllReduce ? 2.0 * (n - 1) / n
+               : (op == Op::kAllGather || op == Op::kReduceScatter) ? static_cast<double>(n - 1) / n
+                                                                     : 1.0;
+    for (std::size_t c = 0; c < rings.size(); ++c) {
+      std::vector<const Route*> hops;
+      const auto& hr = ring_routes[c];
+      for (int i = 0; i < n; ++i) {
+        // broadcast: a chain from the root (ranks[0]) skips the hop into it; reduce: the hop out of it.
+        int to = (i + 1) % n;
+        if (op == Op::kBroadcast && rings[c].order[to] == ranks[0]) continue;
+        if (op == Op::kReduce && rings[c].order[i] == ranks[0]) continue;
+        hops.push_back(&hr[i]);
+      }
+      ph.flows.push_back(coupled(hops, k * S * w * rings[c].bytes_per_s / ring_rate));
+    }
+    out.push_back(std::move(ph));
+  } else if (a == Algo::kTree) {
+    // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
+    // Tree 2 reverses the chains and mirrors the box order. Each tree carries S/2, up and down.
+    Phase ph{"tree", 0, {}};
+    const int G = static_cast<int>(groups.size());
+    for (int t = 0; t < 2; ++t) {
+      std::vector<Route> edges;
+      auto chain = [&](int g) {
+        auto c = groups[t == 0 ? g : G - 1 - g];
+        if (t == 1) std::reverse(c.begin(), c.end());
+        return c;
+      };
+      for (int g = 0; g < G; ++g) {
+        auto c = chain(g);
+        for (std::size_t i = 0; i + 1 < c.size(); ++i) {
+          edges.push_back(route(c[i + 1], c[i]));
+          edges.push_back(route(c[i], c[i + 1]));
+        }
+        if (g > 0) {
+          int parent = chain((g - 1) / 2)[0];
+          edges.push_back(route(c[0], parent));
+          edges.push_back(route(parent, c[0]));
+        }
+      }
+      std::vector<const Route*> ptrs;
+      for (const auto& e : edges) ptrs.push_back(&e);
+      ph.flows.push_back(coupled(ptrs, S / 2 * w));
+    }
+    out.push_back(std::move(ph));
+  } else if (a == Algo::kNvls) {
+    // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to the
+    // switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
+    Phase ph{"nvls", 0, {}};
+    std::vector<Route> legs;
+    for (int g : ranks) {
+      legs.push_back(router->switch_links(g, true));
+      legs.push_back(router->switch_links(g, false));
+    }
+    std::vector<const Route*> ptrs;
+    for (const auto& l : legs) ptrs.push_back(&l);
+    ph.flows.push_back(coupled(ptrs, S * (1.0 + 1.0 / n) * nvls_scale));
+    out.push_back(std::move(ph));
+  } else if (a == Algo::kDirect) {
+    auto pairs = [&](const char* name, double bytes) {
+      Phase ph{name, 0, {}};
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          if (i != j) ph.flows.push_back(single(route(i, j), bytes * w));
+      out.push_back(std::move(ph));
+    };
+    switch (op) {
+      case Op::kAllReduce:
+        pairs("direct reduce-scatter", S / n);
+        pairs("direct all-gather", S / n);
+        break;
+      case Op::kAllGather:
+      case Op::kReduceScatter:
+      case Op::kAllToAll: pairs("direct", S / n); break;
+      case Op::kBroadcast:
+      case Op::kReduce: {
+        Phase ph{"direct", 0, {}};
+        for (int j = 1; j < n; ++j)
+          ph.flows.push_back(single(op == Op::kBroadcast ? route(0, j) : route(j, 0), S * w));
+        out.push_back(std::move(ph));
+        break;
+      }
+      case Op::kSendRecv: {
+        Phase ph{"sendrecv", 0, {}};
+        for (int i = 0; i < n; ++i) ph.flows.push_back(single(route(i, (i + 1) % n), S * w));
+        out.push_back(std::move(ph));
+        break;
+      }
+    }
+  } else if (a == Algo::kHierarchical) {
+    // Reduce-scatter in each box, all-reduce of S/L across boxes (L rings, one per local index),
+    // all-gather in each box.
+    const int G = static_cast<int>(groups.size()), L = static_cast<int>(groups[0].size());
+    auto rings_phase = [&](const char* name, const std::vector<std::vector<int>>& cycles, double bytes) {
+      Phase ph{name, 0, {}};
+      for (const auto& cyc : cycles) {
+        if (cyc.size() < 2) continue;
+        std::vector<Route> hops;
+        for (std::size_t i = 0; i < cyc.size(); ++i) hops.push_back(route(cyc[i], cyc[(i + 1) % cyc.size()]));
+        std::vector<const Route*> ptrs;
+        for (const auto& h : hops) ptrs.push_back(&h);
+        ph.flows.push_back(coupled(ptrs, bytes * w));
+      }
+      out.push_back(std::move(ph));
+    };
+    std::vector<std::vector<int>> across(L);
+    for (int i = 0; i < L; ++i)
+      for (int g = 0; g < G; ++g) across[i].push_back(groups[g][i]);
+    rings_phase("intra reduce-scatter", groups, S * (L - 1) / L);
+    rings_phase("inter all-reduce", across, 2.0 * (G - 1) / G * S / L);
+    rings_phase("intra all-gather", groups, S * (L - 1) / L);
+  }
+  return out;
+}
+
+double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
+  const int pi = static_cast<int>(p);
+  const int n = static_cast<int>(ranks.size());
+  const int N = boxes_used();
+  const bool multi = N > 1;
+  const double intra_ring = intra_nvlink ? kHwLatNvlinkRing[pi] : kHwLatPciRing[pi];
+  const double intra_tree = intra_nvlink ? kHwLatNvlinkTree[pi] : kHwLatPciTree[pi];
+  auto ring_lat = [&](int steps, int inter_steps) {
+    return kBaseLatRing[pi] + (steps - inter_steps) * intra_ring + inter_steps * kHwLatNetRing[pi];
+  };
+  double us = 0;
+  switch (a) {
+    case Algo::kRing:
+      if (op == Op::kBroadcast || op == Op::kReduce)
+        us = kBaseLatRing[pi] + (multi ? kHwLatNetRing[pi] : intra_ring);
+      else if (op == Op::kAllReduce)
+        us = ring_lat(2 * (n - 1), 2 * (N - 1));
+      else
+        us = ring_lat(n - 1, N - 1);
+      break;
+    case Algo::kTree:
+      us = kBaseLatTree[pi] + 2 * ((n / N - 1) * intra_tree + log2i(N) * kHwLatNetTree[pi]);
+      break;
+    case Algo::kNvls: us = kHwLatNvlinkNvls + (multi ? kHwLatNetNvls : 0); break;
+    case Algo::kDirect: {
+      // derived: one ring step per phase (every pair moves at once): base + one hop's latency.
+      double hop = multi ? kHwLatNetRing[pi] : intra_ring;
+      us = (op == Op::kAllReduce ? 2 : 1) * (kBaseLatRing[pi] + hop);
+      break;
+    }
+    case Algo::kHierarchical: {
+      const int L = n / std::max(N, 1);
+      us = 2 * (kBaseLatRing[pi] + (L - 1) * intra_ring) + ring_lat(2 * (N - 1), 2 * (N - 1));
+      break;
+    }
+    case Algo::kAuto: break;
+  }
+  return us * 1e-6;
+}
+
+}  // namespace linkwise::comm

@@ -1,0 +1,115 @@
+// Cut lower bounds on a collective's time (definitions in include/linkwise/comm/predict.h).
+//
+// For a cut of the ranks into A and B, F(A→B) is the max flow from A's GPUs to B's over every link at
+// its effective rate (topo::PathFinder, Rate::kEffective). Each cut gives a valid lower bound; the cuts
+// tried are: each rank alone (the first 64), each box, each CPU's GPUs within a box, each NVLink island
+// within a box (up to 16 of each), and the first half of the ranks against the second.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "impl.h"
+#include "linkwise/topo/chassis.h"
+
+namespace linkwise::comm {
+
+namespace {
+
+struct Cut {
+  std::vector<int> a;  // rank positions
+  std::string name;
+};
+
+}  // namespace
+
+Bound Communicator::Impl::compute_bound(Op op) const {
+  std::lock_guard lock(mu);
+  const int n = static_cast<int>(ranks.size());
+  std::vector<Cut> cuts;
+  for (int i = 0; i < n && i < 64; ++i) cuts.push_back({{i}, chassis->display_name(ranks[i]) + " | others"});
+  auto add_partition = [&](const std::map<std::pair<int, int>, std::vector<int>>& parts, const char* what) {
+    if (parts.size() < 2) return;
+    int k = 0;
+    for (const auto& [key, members] : parts) {
+      if (++k > 16) break;
+      if (members.size() < 2 || static_cast<int>(members.size()) == n) continue;
+      cuts.push_back({members, fmt::format("{} {} | others", what, chassis->display_name(ranks[members[0]]))});
+    }
+  };
+  std::map<std::pair<int, int>, std::vector<int>> by_box, by_cpu, by_island;
+  for (int i = 0; i < n; ++i) {
+    const auto& node = chassis->node(ranks[i]);
+    by_box[{node.box, 0}].push_back(i);
+    by_cpu[{node.box, node.cpu}].push_back(i);
+    int island = i;
+    for (int j = 0; j < i; ++j)
+      if (router->kind(ranks[j], ranks[i]) == detail::HopKind::kNvlink) {
+        island = j;
+        break;
+      }
+    by_island[{node.box, island}].push_back(i);
+  }
+  add_partition(by_box, "box of");
+  add_partition(by_cpu, "CPU of");
+  add_partition(by_island, "NVLink island of");
+  if (n >= 4) {
+    Cut half;
+    for (int i = 0; i < n / 2; ++i) half.a.push_back(i);
+    half.name = "first half | second half";
+    cuts.push_back(half);
+  }
+
+  topo::PathFinder finder(*chassis, topo::Rate::kEffective);
+  // Per cut: seconds per byte of S each term needs; the bound is the worst cut (all-reduce: the sum of
+  // the reduce-scatter and all-gather bounds unless NVLS can reduce in the switches).
+  double worst = 0, rs_worst = 0, ag_worst = 0;
+  Bound b;
+  std::string rs_cut, ag_cut;
+  for (const auto& cut : cuts) {
+    std::vector<int> ga, gb;
+    std::vector<char> in_a(n, 0);
+    for (int i : cut.a) in_a[i] = 1;
+    for (int i = 0; i < n; ++i) (in_a[i] ? ga : gb).push_back(ranks[i]);
+    double fab = finder.max_flow(ga, gb, topo::Fabric::kAll);
+    double fba = finder.max_flow(gb, ga, topo::Fabric::kAll);
+    double na = static_cast<double>(ga.size()) / n, nb = static_cast<double>(gb.size()) / n;
+    auto per = [](double share, double f) { return f > 0 ? share / f : 0.0; };
+    double t = 0, cut_bw = std::min(fab, fba);
+    bool root_in_a = in_a[0];
+    switch (op) {
+      case Op::kAllGather: t = std::max(per(na, fab), per(nb, fba)); break;
+      case Op::kReduceScatter: t = std::max(per(nb, fab), per(na, fba)); break;
+      case Op::kAllReduce: {
+        if (nvls) {
+          t = std::max(per(1, fab), per(1, fba));
+        } else {
+          double rs = std::max(per(nb, fab), per(na, fba)), ag = std::max(per(na, fab), per(nb, fba));
+          if (rs > rs_worst) rs_worst = rs, rs_cut = cut.name;
+          if (ag > ag_worst) ag_worst = ag, ag_cut = cut.name;
+          continue;
+        }
+        break;
+      }
+      case Op::kAllToAll: t = std::max(per(na * nb * n, fab), per(na * nb * n, fba)); break;  // |A||B|·S/n each way
+      case Op::kBroadcast: t = root_in_a ? per(1, fab) : per(1, fba); break;
+      case Op::kReduce: t = root_in_a ? per(1, fba) : per(1, fab); break;
+      case Op::kSendRecv: t = std::max(per(1, fab), per(1, fba)); break;
+    }
+    if (t > worst) {
+      worst = t;
+      b.cut = cut.name;
+      b.cut_bytes_per_s = cut_bw;
+    }
+  }
+  if (op == Op::kAllReduce && !nvls) {
+    worst = rs_worst + ag_worst;
+    b.cut = rs_cut == ag_cut ? rs_cut : rs_cut + " ; " + ag_cut;
+  }
+  b.busbw_Bps = worst > 0 ? bus_factor(op, n) / worst : 0;
+  if (b.cut_bytes_per_s == 0 && worst > 0) b.cut_bytes_per_s = 1 / worst;
+  return b;
+}
+
+}  // namespace linkwise::comm

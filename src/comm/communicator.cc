@@ -1,0 +1,218 @@
+// Communicator: ranks, ring search, timing through the engine, and the `auto` choice.
+//
+// Timing. For a fixed schedule every flow's bytes scale with S, so the engine's time for the phase
+// chain is exactly linear in S: t(S) = latency + τ·S. τ is found once per (op, algorithm, protocol)
+// by running the engine (sim::Engine) on the schedule at S = 1 GiB, and cached; a sweep of sizes then
+// costs one multiply each. auto evaluates every (algorithm, protocol) the ranks support and keeps the
+// fastest, as NCCL's tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo).
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "impl.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+
+namespace linkwise::comm {
+
+namespace {
+constexpr double kReferenceBytes = 1024.0 * 1024 * 1024;  // S at which τ is measured
+}
+
+Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes, CommOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  auto& m = *impl_;
+  m.chassis = &chassis;
+  m.opt = std::move(options);
+  if (gpu_nodes.empty()) gpu_nodes = chassis.gpus();
+  std::set<int> seen;
+  for (int g : gpu_nodes) {
+    if (g < 0 || g >= static_cast<int>(chassis.nodes().size()) || chassis.node(g).kind != topo::NodeKind::kGpu)
+      throw InputError(fmt::format("node {} of chassis '{}' is not a GPU", g, chassis.name()));
+    if (!seen.insert(g).second)
+      throw InputError(fmt::format("{} is listed twice among the ranks", chassis.display_name(g)));
+  }
+  if (gpu_nodes.size() < 2)
+    throw InputError(fmt::format("a collective needs at least 2 GPUs, got {}", gpu_nodes.size()));
+  m.ranks = std::move(gpu_nodes);
+  m.res = sim::chassis_resources(chassis);
+  m.router = std::make_unique<detail::Router>(chassis, m.res, m.opt);
+  m.setup_groups();
+  m.search_rings();
+  m.check_nvls();
+}
+
+Communicator::~Communicator() = default;
+Communicator::Communicator(Communicator&&) noexcept = default;
+Communicator& Communicator::operator=(Communicator&&) noexcept = default;
+
+const std::vector<int>& Communicator::ranks() const { return impl_->ranks; }
+const std::vector<Ring>& Communicator::rings() const { return impl_->rings; }
+const sim::ChassisResources& Communicator::resources() const { return impl_->res; }
+const topo::Chassis& Communicator::chassis() const { return *impl_->chassis; }
+bool Communicator::supports(Algo algo, Op op) const { return impl_->supports(algo, op); }
+
+namespace {
+
+// τ, channels and the saturated resources of one (op, algorithm, protocol).
+Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
+  auto phases = m.phases(op, a, p, kReferenceBytes);
+  sim::TaskGraph g;
+  int prev = -1;
+  std::size_t widest = 0, widest_size = 0;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    if (phases[i].flows.size() > widest_size) widest = i, widest_size = phases[i].flows.size();
+    prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
+                          prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+  }
+  auto r = sim::Engine(m.res.capacity).run(g);
+  Communicator::Impl::Timing t;
+  t.tau = r.makespan_s / kReferenceBytes;
+  t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
+  t.widest_phase = static_cast<int>(widest);
+  return t;
+}
+
+// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first.
+std::vector<std::string> bottlenecks(const Communicator::Impl& m, Op op, Algo a, int phase) {
+  auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
+  sim::MaxMinSolver s(m.res.capacity);
+  if (phase < static_cast<int>(phases.size()))
+    for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
+  s.solve();
+  std::vector<int> sat;
+  for (int i = 0; i < m.res.size(); ++i)
+    if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
+  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return m.res.capacity[x] < m.res.capacity[y]; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < sat.size() && i < 3; ++i) out.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
+  if (sat.size() > 3) out.push_back(fmt::format("(+{} more)", sat.size() - 3));
+  return out;
+}
+
+// Every flow of a schedule scales with the protocol's wire factor, so τ(p) = τ(Simple) · wire_factor(p):
+// the engine runs once per (op, algorithm).
+Communicator::Impl::Timing& cached(const Communicator::Impl& m, Op op, Algo a) {
+  auto key = std::make_tuple(static_cast<int>(op), static_cast<int>(a), static_cast<int>(Protocol::kSimple));
+  auto it = m.timing_cache.find(key);
+  if (it == m.timing_cache.end()) it = m.timing_cache.emplace(key, time_schedule(m, op, a, Protocol::kSimple)).first;
+  return it->second;
+}
+
+std::pair<double, int> timing(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
+  std::lock_guard lock(m.mu);
+  const auto& t = cached(m, op, a);
+  return {t.tau * wire_factor(p), t.channels};
+}
+
+const std::vector<std::string>& bottlenecks_of(const Communicator::Impl& m, Op op, Algo a) {
+  std::lock_guard lock(m.mu);
+  auto& t = cached(m, op, a);
+  if (!t.bottlenecks_done) {
+    t.bottlenecks = bottlenecks(m, op, a, t.widest_phase);
+    t.bottlenecks_done = true;
+  }
+  return t.bottlenecks;
+}
+
+void check_bytes(double bytes) {
+  if (!(bytes > 0) || bytes > 1099511627776.0)
+    throw InputError(fmt::format("message size must be 1 byte to 2^40 bytes, not {}", bytes));
+}
+
+}  // namespace
+
+Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
+  check_bytes(bytes);
+  const auto& m = *impl_;
+  if (algo != Algo::kAuto && !m.supports(algo, op))
+    throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs{}", to_string(algo), to_string(op),
+                                 m.ranks.size(),
+                                 algo == Algo::kNvls ? " (NVLS needs all ranks on NVSwitches that reduce in-network)"
+                                 : algo == Algo::kHierarchical ? " (hierarchical needs all-reduce over several boxes of equal size)"
+                                                               : ""));
+  std::vector<Algo> algos;
+  if (algo == Algo::kAuto) {
+    for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls, Algo::kHierarchical, Algo::kDirect})
+      if (m.supports(a, op)) algos.push_back(a);
+    // NCCL runs all-to-all and send/recv as direct peer transfers; for the rest it never picks direct.
+    if (op != Op::kAllToAll && op != Op::kSendRecv && algos.size() > 1)
+      algos.erase(std::remove(algos.begin(), algos.end(), Algo::kDirect), algos.end());
+    if (algos.empty()) throw InputError(fmt::format("no algorithm can run {} on these GPUs", to_string(op)));
+  } else {
+    algos.push_back(algo);
+  }
+  Prediction best;
+  best.time_s = std::numeric_limits<double>::infinity();
+  for (Algo a : algos)
+    for (Protocol p : m.protocols(a)) {
+      auto [tau, channels] = timing(m, op, a, p);
+      double lat = m.latency(op, a, p);
+      double time = lat + tau * bytes;
+      if (time < best.time_s) {
+        best.algorithm = a;
+        best.protocol = p;
+        best.time_s = time;
+        best.latency_s = lat;
+        best.channels = channels;
+      }
+    }
+  best.bottlenecks = bottlenecks_of(m, op, best.algorithm);
+  best.op = op;
+  best.ranks = static_cast<int>(m.ranks.size());
+  best.bytes = bytes;
+  best.algbw_Bps = bytes / best.time_s;
+  best.busbw_Bps = best.algbw_Bps * bus_factor(op, best.ranks);
+  return best;
+}
+
+Schedule Communicator::schedule(Op op, double bytes, Algo algo) const {
+  auto p = predict(op, bytes, algo);
+  Schedule s;
+  s.op = op;
+  s.algorithm = p.algorithm;
+  s.protocol = p.protocol;
+  s.channels = p.channels;
+  s.bytes = bytes;
+  s.phases = impl_->phases(op, p.algorithm, p.protocol, bytes);
+  if (!s.phases.empty()) s.phases.front().latency_s = p.latency_s;
+  return s;
+}
+
+Bound Communicator::bound(Op op) const {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->bound_cache.find(static_cast<int>(op));
+  if (it == impl_->bound_cache.end())
+    it = impl_->bound_cache.emplace(static_cast<int>(op), impl_->compute_bound(op)).first;
+  return it->second;
+}
+
+Prediction predict(const topo::Chassis& chassis, Op op, const std::vector<int>& gpu_nodes, double bytes, Algo algo) {
+  return Communicator(chassis, gpu_nodes).predict(op, bytes, algo);
+}
+
+int add_schedule(sim::TaskGraph& graph, const Schedule& schedule, const std::vector<int>& deps, sim::StreamRef stream,
+                 const std::string& name) {
+  int prev = -1;
+  for (const auto& ph : schedule.phases) {
+    sim::Task t;
+    t.name = name.empty() ? ph.name : name + ":" + ph.name;
+    t.tag = to_string(schedule.op);
+    t.stream = stream;
+    t.delay_s = ph.latency_s;
+    t.flows = ph.flows;
+    t.deps = prev < 0 ? deps : std::vector<int>{prev};
+    prev = graph.add(std::move(t));
+  }
+  if (prev < 0) {  // an empty schedule still marks its place in the graph
+    sim::Task t;
+    t.name = name;
+    t.stream = stream;
+    t.deps = deps;
+    prev = graph.add(std::move(t));
+  }
+  return prev;
+}
+
+}  // namespace linkwise::comm

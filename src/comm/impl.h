@@ -1,0 +1,63 @@
+// Private state of a Communicator, shared by communicator.cc (timing, auto), algorithms.cc (rings,
+// trees, NVLS, direct, hierarchical schedules) and bound.cc (cut bounds).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "linkwise/comm/predict.h"
+#include "router.h"
+
+namespace linkwise::comm {
+
+/// Bytes on the wire per payload byte: LL sends 8-byte lines carrying 4 data bytes; LL128 128-byte lines
+/// carrying 120 (NCCL src/device/prims_ll.h, prims_ll128.h; NCCL src/graph/tuning.cc comment "120.0/128.0").
+double wire_factor(Protocol p);
+
+struct Communicator::Impl {
+  const topo::Chassis* chassis = nullptr;
+  std::vector<int> ranks;              // GPU node indices
+  CommOptions opt;
+  sim::ChassisResources res;
+  mutable std::unique_ptr<detail::Router> router;
+  mutable std::recursive_mutex mu;     // guards router and the caches
+
+  std::vector<std::vector<int>> groups;   // per box used: rank positions, in ring order
+  std::vector<Ring> rings;
+  std::vector<std::vector<detail::Route>> ring_routes;  // per ring, per hop i -> i+1
+  double ring_rate = 0;                   // Σ ring rates, bytes/s
+  bool intra_nvlink = true;               // every intra-box ring hop is an NVLink hop
+  bool nvls = false;                      // every rank reaches in-switch-reduction NVSwitches only
+  double nvls_scale = 1;                  // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+
+  struct Timing {
+    double tau = 0;                       // seconds per byte of S (bandwidth part)
+    std::vector<std::string> bottlenecks;  // filled on first use
+    bool bottlenecks_done = false;
+    int channels = 0;
+    int widest_phase = 0;
+  };
+  mutable std::map<std::tuple<int, int, int>, Timing> timing_cache;
+  mutable std::map<int, Bound> bound_cache;
+
+  // algorithms.cc
+  void setup_groups();
+  void search_rings();
+  bool room_for_another(const std::vector<double>& residual, double first) const;
+  void check_nvls();
+  bool supports(Algo a, Op op) const;
+  std::vector<Protocol> protocols(Algo a) const;
+  /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
+  std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;
+  /// Size-independent time, seconds (NCCL's tuning model; docs/collectives.md).
+  double latency(Op op, Algo a, Protocol p) const;
+  int boxes_used() const { return static_cast<int>(groups.size()); }
+
+  // bound.cc
+  Bound compute_bound(Op op) const;
+};
+
+}  // namespace linkwise::comm

@@ -1,0 +1,3 @@
+list(APPEND LINKWISE_SOURCES src/comm/collective.cc src/comm/router.cc src/comm/rings.cc src/comm/algorithms.cc
+     src/comm/communicator.cc src/comm/bound.cc)
+list(APPEND LINKWISE_TEST_SOURCES src/comm/collective_test.cc src/comm/predict_test.cc)

@@ -1,0 +1,223 @@
+// Closed forms the collective model must reproduce, and the public measurements it must match.
+#include "linkwise/comm/predict.h"
+
+#include <gtest/gtest.h>
+
+#include "linkwise/topo/chassis.h"
+#include "linkwise/topo/spec.h"
+#include "linkwise/util/error.h"
+
+namespace linkwise::comm {
+namespace {
+
+constexpr double kExact = 1e-6;      // relative: closed forms the engine reproduces exactly
+constexpr double kMeasured = 0.10;   // relative: the issue's accuracy target against measurements
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+topo::Chassis from_yaml(const std::string& text) {
+  return topo::build_chassis(topo::parse_chassis_spec(text, "test.yaml"));
+}
+
+// Four A100 PCIe under one Gen4 switch: peer-to-peer (PIX), every GPU link x16.
+const char* kFourUnderSwitch = R"(
+name: four-under-switch
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
+  - {id: sw0, kind: pcie_switch, part: pex88096}
+  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
+links:
+  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
+  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
+)";
+
+TEST(CommPredict, RingAllReduceOnUniformRingIsTheClosedForm) {
+  // Ring 0-1-2-3 through the switch: each GPU link carries one hop out and one in, so the ring runs
+  // at B = x16 Gen4 effective = 16 x 1.9692 GB/s x 0.7935 = 25.0 GB/s.
+  // t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) = 8.4 + 2(n-1) x 5.7 us = 42.6 us  (NCCL tuning.cc).
+  auto c = from_yaml(kFourUnderSwitch);
+  Communicator comm(c);
+  ASSERT_EQ(comm.rings().size(), 1u);
+  const double B = 16 * 1.9692307692e9 * 0.7935, S = 8 * kGiB;
+  auto p = comm.predict(Op::kAllReduce, S, Algo::kRing);
+  EXPECT_EQ(p.protocol, Protocol::kSimple);
+  double expect = 42.6e-6 + 2.0 * 3 / 4 * S / B;
+  EXPECT_NEAR(p.time_s, expect, expect * kExact);
+  EXPECT_NEAR(p.busbw_Bps, B, B * 2e-3);  // latency is 0.01% of 8 GiB's time
+  // All-gather on the same ring: α = 8.4 + 3 x 5.7 us, (n-1)/n · S / B.
+  auto ag = comm.predict(Op::kAllGather, S, Algo::kRing);
+  double expect_ag = (8.4 + 3 * 5.7) * 1e-6 + 3.0 / 4 * S / B;
+  EXPECT_NEAR(ag.time_s, expect_ag, expect_ag * kExact);
+}
+
+TEST(CommPredict, SmallMessagesAreLatency) {
+  // 8 bytes on 8 H100s: ring LL, α = 6.6 + 2·7 x 0.6 us = 15.0 us; the bytes add under 0.1%.
+  auto c = topo::load_chassis("dgx-h100");
+  Communicator comm(c);
+  auto p = comm.predict(Op::kAllReduce, 8);
+  EXPECT_EQ(p.algorithm, Algo::kRing);
+  EXPECT_EQ(p.protocol, Protocol::kLL);
+  EXPECT_NEAR(p.time_s, 15.0e-6, 15.0e-6 * 1e-3);
+  EXPECT_NEAR(p.latency_s, 15.0e-6, 1e-12);
+}
+
+// Two switches under a top switch (PXB between them): g0, g1 under sw0; g2, g3 under sw1.
+const char* kTwoLevel = R"(
+name: two-level
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
+  - {id: top, kind: pcie_switch, part: pex88096}
+  - {id: "sw{0..1}", kind: pcie_switch, part: pex88096}
+  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
+links:
+  - {a: top, b: cpu0, tech: pcie4, width: 16}
+  - {a: "sw{0..1}", b: top, tech: pcie4, width: 16}
+  - {a: "gpu{0..3}", b: "sw{0..1:2}", tech: pcie4, width: 16}
+)";
+
+TEST(CommPredict, TwoRingsThroughOneUplinkEachGetHalf) {
+  // Group A = {gpu0, gpu2}, group B = {gpu1, gpu3}: both rings cross the sw0-top and sw1-top uplinks in
+  // both directions. Alone, each runs at B = 25.0 GB/s; together the uplink gives each B/2, so each
+  // all-reduce (k = 2(2-1)/2 = 1) takes S / (B/2), twice as long.
+  auto c = from_yaml(kTwoLevel);
+  auto g = c.gpus();
+  Communicator a(c, {g[0], g[2]}), b(c, {g[1], g[3]});
+  const double B = 16 * 1.9692307692e9 * 0.7935, S = kGiB;
+  auto sa = a.schedule(Op::kAllReduce, S, Algo::kRing), sb = b.schedule(Op::kAllReduce, S, Algo::kRing);
+  sim::Engine engine(a.resources().capacity);
+  sim::TaskGraph alone;
+  int x = add_schedule(alone, sa);
+  double t_alone = engine.run(alone).tasks[x].end_s - sa.phases[0].latency_s;
+  EXPECT_NEAR(t_alone, S / B, S / B * kExact);
+  sim::TaskGraph both;
+  int ia = add_schedule(both, sa), ib = add_schedule(both, sb);
+  auto r = engine.run(both);
+  EXPECT_NEAR(r.tasks[ia].end_s - sa.phases[0].latency_s, S / (B / 2), S / (B / 2) * kExact);
+  EXPECT_NEAR(r.tasks[ib].end_s - sb.phases[0].latency_s, S / (B / 2), S / (B / 2) * kExact);
+}
+
+// Two sockets, one GPU on each CPU's root port: SYS, beyond NCCL's default p2p level (PXB).
+const char* kTwoSockets = R"(
+name: two-sockets
+nodes:
+  - {id: "cpu{0..1}", kind: cpu, part: xeon-8480c, overrides: {memory_bytes_per_s: 20.0e+9}}
+  - {id: "gpu{0..1}", kind: gpu, part: a100-pcie}
+links:
+  - {a: cpu0, b: cpu1, tech: upi-16, width: 1}
+  - {a: "gpu{0..1}", b: "cpu{0..1}", tech: pcie4, width: 16}
+)";
+
+TEST(CommPredict, PeerToPeerLessPairGoesThroughHostMemory) {
+  // sendrecv on 2 ranks: 0->1 and 1->0 at once. Each is staged in its sender's memory (written, then
+  // read: 2 x the rate) of 20 GB/s, so each runs at 10 GB/s; PCIe (25.0) and UPI (32 x 0.7 = 22.4)
+  // are wider. busbw = algbw = 10 GB/s.
+  auto c = from_yaml(kTwoSockets);
+  Communicator comm(c);
+  auto p = comm.predict(Op::kSendRecv, kGiB);
+  EXPECT_EQ(p.algorithm, Algo::kDirect);
+  EXPECT_NEAR(kGiB / (p.time_s - p.latency_s), 10e9, 10e9 * kExact);
+  ASSERT_FALSE(p.bottlenecks.empty());
+  EXPECT_NE(p.bottlenecks[0].find("memory"), std::string::npos);
+  // Allowing peer-to-peer up to SYS, the traffic crosses PCIe and UPI directly: UPI's 22.4 GB/s limits.
+  Communicator sys(c, {}, CommOptions{.p2p_level = "SYS"});
+  auto q = sys.predict(Op::kSendRecv, kGiB);
+  EXPECT_NEAR(kGiB / (q.time_s - q.latency_s), 22.4e9, 22.4e9 * kExact);
+}
+
+TEST(CommPredict, NvlsFollowsTheInSwitchTrafficModel) {
+  // Each GPU sends and receives S(1+1/n) at 450 GB/s x nvls_efficiency 0.688 = 309.6 GB/s:
+  // busbw = 2(n-1)/n · S / t = 2(n-1)/(n+1) x 309.6 GB/s at large S.
+  auto c = topo::load_chassis("dgx-h100");
+  for (int n = 5; n <= 8; ++n) {
+    std::vector<int> gpus(c.gpus().begin(), c.gpus().begin() + n);
+    Communicator comm(c, gpus);
+    auto p = comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kNvls);
+    double bw = 450e9 * 0.688;
+    double expect = 8 * kGiB * (1.0 + 1.0 / n) / bw + 25e-6;
+    EXPECT_NEAR(p.time_s, expect, expect * kExact) << n;
+  }
+}
+
+// measured.md: each figure a preset can represent, within 10% at large sizes (docs/VALIDATION.md).
+double busbw(const topo::Chassis& c, int n, Op op, Algo a) {
+  std::vector<int> gpus(c.gpus().begin(), c.gpus().begin() + n);
+  return Communicator(c, gpus).predict(op, 8 * kGiB, a).busbw_Bps;
+}
+
+TEST(CommValidation, DgxA100AllReduce) {
+  // nccl-tests issue 149: about 230 GB/s busbw at 8G on 8x A100 SXM.
+  auto c = topo::load_chassis("dgx-a100");
+  EXPECT_NEAR(busbw(c, 8, Op::kAllReduce, Algo::kAuto), 230e9, 230e9 * kMeasured);
+}
+
+TEST(CommValidation, DgxH100RingTwoToEight) {
+  // nccl issue 1455: ring all-reduce 365-370 GB/s busbw for 2 to 8 GPUs.
+  auto c = topo::load_chassis("dgx-h100");
+  for (int n = 2; n <= 8; ++n) EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kRing), 367.5e9, 367.5e9 * kMeasured) << n;
+}
+
+TEST(CommValidation, DgxH100Nvls) {
+  // nccl issue 1455: NVLS 420 / 440 / 460 / 480 GB/s at 5 / 6 / 7 / 8 GPUs.
+  auto c = topo::load_chassis("dgx-h100");
+  const double measured[] = {420e9, 440e9, 460e9, 480e9};
+  for (int n = 5; n <= 8; ++n) {
+    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kAuto), measured[n - 5], measured[n - 5] * kMeasured) << n;
+    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kNvls), measured[n - 5], measured[n - 5] * kMeasured) << n;
+  }
+}
+
+TEST(CommValidation, DgxH100PointToPoint) {
+  // nccl issue 1264 (p2pBandwidthLatencyTest): 371-377 GB/s one way, 740-773 GB/s both ways.
+  // sendrecv on 2 ranks sends both ways at once: one way = algbw, both ways = 2 x algbw.
+  auto c = topo::load_chassis("dgx-h100");
+  double one_way = busbw(c, 2, Op::kSendRecv, Algo::kAuto);
+  EXPECT_NEAR(one_way, 374e9, 374e9 * kMeasured);
+  EXPECT_NEAR(2 * one_way, 756.5e9, 756.5e9 * kMeasured);
+}
+
+TEST(CommPredict, BoundHoldsAndRingMeetsItOnAUniformRing) {
+  // On the switch box the only cut that matters is one GPU's x16 link: busbw bound = B; ring meets it.
+  auto c = from_yaml(kFourUnderSwitch);
+  Communicator comm(c);
+  const double B = 16 * 1.9692307692e9 * 0.7935;
+  auto b = comm.bound(Op::kAllReduce);
+  EXPECT_NEAR(b.busbw_Bps, B, B * kExact);
+  for (Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kAllToAll}) {
+    auto p = comm.predict(op, 8 * kGiB);
+    EXPECT_LE(p.busbw_Bps, comm.bound(op).busbw_Bps * (1 + kExact)) << to_string(op);
+  }
+  // Predictions never beat the bound on the presets either.
+  for (const char* preset : {"dgx-h100", "dgx-a100", "dgx1-v100", "pcie-8gpu-gen4", "workstation-4gpu-nvlink"}) {
+    auto pc = topo::load_chassis(preset);
+    Communicator pcomm(pc);
+    for (Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kAllToAll, Op::kBroadcast})
+      EXPECT_LE(pcomm.predict(op, 8 * kGiB).busbw_Bps, pcomm.bound(op).busbw_Bps * (1 + 1e-6))
+          << preset << " " << to_string(op);
+  }
+}
+
+TEST(CommPredict, MultiBoxUsesTheNetwork) {
+  auto c = topo::load_chassis("dgx-h100", 2);
+  Communicator comm(c);
+  EXPECT_EQ(comm.ranks().size(), 16u);
+  auto p = comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kRing);
+  // 8 NICs of 400 Gb/s x 0.95 per box = 380 GB/s out of each box, shared by the ring channels.
+  EXPECT_LE(p.busbw_Bps, 380e9 * 1.0001);
+  EXPECT_GT(p.busbw_Bps, 300e9);
+  auto h = comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kHierarchical);
+  EXPECT_GT(h.busbw_Bps, 0);
+  EXPECT_FALSE(comm.supports(Algo::kNvls, Op::kAllReduce));
+  EXPECT_THROW(comm.predict(Op::kAllReduce, 8, Algo::kNvls), InputError);
+}
+
+TEST(CommPredict, BadInput) {
+  auto c = topo::load_chassis("dgx-h100");
+  EXPECT_THROW(Communicator(c, {c.gpus()[0]}), InputError);
+  EXPECT_THROW(Communicator(c, {c.gpus()[0], c.gpus()[0]}), InputError);
+  EXPECT_THROW(Communicator(c, {c.gpus()[0], c.find("cpu0")}), InputError);
+  Communicator comm(c);
+  EXPECT_THROW(comm.predict(Op::kAllReduce, 0), InputError);
+  EXPECT_THROW(comm.predict(Op::kAllReduce, 2.0 * 1099511627776.0), InputError);
+}
+
+}  // namespace
+}  // namespace linkwise::comm

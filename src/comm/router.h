@@ -1,0 +1,81 @@
+// Routes between GPUs over chassis resources, as NCCL's transports would carry the traffic.
+//
+//   NVLink pair (the two GPUs share an NVLink fabric): striped over every parallel NVLink path, each
+//     path's share proportional to its bottleneck (hardware spreads a peer's traffic over all links).
+//   PCIe pair within the p2p level (default PXB): the widest PCIe path, GPU to GPU.
+//   PCIe pair beyond it: staged through the sender's CPU memory: GPU a -> its CPU (written to memory),
+//     memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving through
+//     NICs (GPUDirect RDMA); NVLink is not used.
+// Widest paths maximise the bottleneck residual capacity, fewer hops among equals, and only pass
+// through switches, retimers, CPUs and (between boxes) NICs.
+#pragma once
+
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "linkwise/comm/predict.h"
+#include "linkwise/topo/paths.h"
+
+namespace linkwise::comm::detail {
+
+enum class HopKind { kNvlink, kPcie, kHost, kNet };
+
+struct Route {
+  std::vector<int> res;        ///< resource ids
+  std::vector<double> coeff;   ///< share of the hop's bytes on each resource
+  HopKind kind = HopKind::kNvlink;
+  double bytes_per_s = 0;      ///< what this route alone can carry on the residual it was found on
+  bool found() const { return !res.empty(); }
+  void append(const Route& o, double scale = 1.0);
+};
+
+class Router {
+ public:
+  Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options);
+
+  /// Route of GPU a -> GPU b on `residual` capacities (by resource id). Not found: empty route.
+  Route route(int a, int b, const std::vector<double>& residual);
+  /// route() on the full capacities, cached per pair.
+  const Route& route_full(int a, int b);
+  /// A quick estimate of what a -> b can carry on `residual`, for ordering rings: for NVLink peers the
+  /// direct links plus, per switch both reach, the lesser of a's links into it and its links to b
+  /// (exact on single-level switch fabrics); for the others, route(a, b, residual).bytes_per_s.
+  double pair_rate(int a, int b, const std::vector<double>& residual);
+  /// How a and b exchange traffic (cached).
+  HopKind kind(int a, int b);
+  /// The path GPU -> every NVSwitch it links to, one entry per link direction (for NVLS): up = true
+  /// for GPU to switch. Coefficients are each link's share of the GPU's NVLink bandwidth.
+  Route switch_links(int gpu, bool up) const;
+
+ private:
+  struct Found {
+    std::vector<int> res;
+    double bottleneck = 0;
+  };
+  Found widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
+  bool transit(int node, bool nic_transit) const;
+
+  const topo::Chassis& chassis_;
+  const sim::ChassisResources& res_;
+  CommOptions options_;
+  topo::PathFinder finder_;
+  topo::PathType p2p_level_;
+  std::unordered_map<long long, HopKind> kinds_;
+  std::unordered_map<long long, Route> full_;
+  // Dijkstra scratch
+  std::vector<double> best_;
+  std::vector<int> hops_, via_link_, stamp_;
+  int epoch_ = 0;
+  using Item = std::tuple<double, int, int>;  // -bottleneck, hops, node
+  std::vector<Item> heap_;
+  std::vector<std::tuple<int, double, double>> pair_scratch_;
+  std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
+  std::vector<int> taken_list_;
+};
+
+/// Family bit masks for widest().
+constexpr unsigned kFamNvlink = 1, kFamPcie = 2, kFamSocket = 4, kFamNet = 8;
+
+}  // namespace linkwise::comm::detail

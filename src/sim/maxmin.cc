@@ -1,0 +1,135 @@
+// Progressive filling; the model and its equations are in include/linkwise/sim/maxmin.h.
+#include "linkwise/sim/maxmin.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "linkwise/util/error.h"
+
+namespace linkwise::sim {
+
+namespace {
+// A resource counts as full when what is left is below this fraction of its capacity.
+constexpr double kFullFraction = 1e-9;
+}  // namespace
+
+MaxMinSolver::MaxMinSolver(std::vector<double> capacity) { set_capacity(std::move(capacity)); }
+
+void MaxMinSolver::set_capacity(std::vector<double> capacity) {
+  capacity_ = std::move(capacity);
+  load_.assign(capacity_.size(), 0.0);
+}
+
+void MaxMinSolver::clear() {
+  start_.assign(1, 0);
+  route_.clear();
+  coeff_.clear();
+  cap_.clear();
+  rate_.clear();
+}
+
+int MaxMinSolver::add_flow(std::span<const int> route, double cap) {
+  for (int r : route) {
+    if (r < 0 || r >= static_cast<int>(capacity_.size()))
+      throw InputError("flow route names resource " + std::to_string(r) + ", which does not exist");
+    route_.push_back(r);
+    coeff_.push_back(1.0);
+  }
+  start_.push_back(static_cast<int>(route_.size()));
+  cap_.push_back(cap);
+  return static_cast<int>(cap_.size()) - 1;
+}
+
+int MaxMinSolver::add_flow(std::span<const int> route, std::span<const double> coeff, double cap) {
+  if (coeff.size() != route.size()) throw InputError("flow route and coefficients differ in length");
+  int id = add_flow(route, cap);
+  std::copy(coeff.begin(), coeff.end(), coeff_.end() - static_cast<long>(coeff.size()));
+  return id;
+}
+
+bool MaxMinSolver::saturated(int r) const {
+  return load_.at(r) >= capacity_.at(r) * (1 - 1e-9);
+}
+
+const std::vector<double>& MaxMinSolver::solve() {
+  const int F = flows();
+  const int R = static_cast<int>(capacity_.size());
+  rate_.assign(F, 0.0);
+  load_.assign(R, 0.0);
+  frozen_.assign(F, 0);
+  weight_.assign(R, 0.0);
+  // Resource -> flows (CSR), over the resources any flow uses.
+  res_start_.assign(R + 1, 0);
+  for (int r : route_) ++res_start_[r + 1];
+  for (int r = 0; r < R; ++r) res_start_[r + 1] += res_start_[r];
+  res_flows_.assign(route_.size(), 0);
+  {
+    auto& fill = fill_;
+    fill.assign(res_start_.begin(), res_start_.end() - 1);
+    for (int f = 0; f < F; ++f)
+      for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[route_[i]]++] = f;
+  }
+  auto& active = active_;  // resources with unfrozen weight
+  active.clear();
+  int unfrozen = 0;
+  for (int f = 0; f < F; ++f) {
+    if (start_[f] == start_[f + 1]) {  // no route: only its cap limits it
+      rate_[f] = cap_[f];
+      frozen_[f] = 1;
+      continue;
+    }
+    ++unfrozen;
+    for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[route_[i]] += coeff_[i];
+  }
+  for (int r = 0; r < R; ++r)
+    if (weight_[r] > 0) active.push_back(r);
+  remaining_ = capacity_;
+  double level = 0;
+  auto& to_freeze = to_freeze_;
+  while (unfrozen > 0) {
+    double delta = kUnlimited;
+    for (int r : active) delta = std::min(delta, std::max(0.0, remaining_[r]) / weight_[r]);
+    for (int f = 0; f < F; ++f)
+      if (!frozen_[f]) delta = std::min(delta, cap_[f] - level);
+    if (!std::isfinite(delta)) delta = 0;  // cannot happen with routes over finite resources
+    level += delta;
+    to_freeze.clear();
+    for (int r : active) {
+      remaining_[r] -= delta * weight_[r];
+      if (remaining_[r] <= capacity_[r] * kFullFraction)
+        for (int i = res_start_[r]; i < res_start_[r + 1]; ++i)
+          if (!frozen_[res_flows_[i]]) to_freeze.push_back(res_flows_[i]);
+    }
+    for (int f = 0; f < F; ++f)
+      if (!frozen_[f] && cap_[f] <= level * (1 + 1e-12)) to_freeze.push_back(f);
+    if (to_freeze.empty() && delta == 0) break;  // guard against a stall
+    for (int f : to_freeze) {
+      if (frozen_[f]) continue;
+      frozen_[f] = 1;
+      rate_[f] = level;
+      --unfrozen;
+      for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[route_[i]] -= coeff_[i];
+    }
+    active.erase(std::remove_if(active.begin(), active.end(),
+                                [&](int r) { return weight_[r] <= 1e-12 * (1 + std::abs(weight_[r])); }),
+                 active.end());
+  }
+  for (int f = 0; f < F; ++f) {
+    if (!frozen_[f]) rate_[f] = level;
+    if (!std::isfinite(rate_[f])) continue;
+    for (int i = start_[f]; i < start_[f + 1]; ++i) load_[route_[i]] += coeff_[i] * rate_[f];
+  }
+  return rate_;
+}
+
+std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<RateFlow>& flows) {
+  MaxMinSolver s(capacity);
+  for (const auto& f : flows) {
+    if (f.coeff.empty()) s.add_flow(f.route, f.cap);
+    else s.add_flow(f.route, f.coeff, f.cap);
+  }
+  return s.solve();
+}
+
+}  // namespace linkwise::sim
