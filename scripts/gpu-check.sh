@@ -10,6 +10,8 @@
 #   BUILD_DIR     build folder (default build-gpucheck); LINKWISE=path/to/linkwise skips the build
 #   JOBS          build parallelism (default: all cores)
 #   SUSTAINED     length of the held transfer (default 45s)
+# With `linkwise probe` in the build, the machine's own chassis is discovered too (probed-chassis.yaml),
+# checked (probe --check; a finding there fails the step but not the run) and calibrated against.
 # Budget on a 16-core machine with one GPU: build 1-3 min, measurements about 1.5 min; every step has
 # its own time limit, and a step that fails is reported and the rest still run.
 set -euo pipefail
@@ -64,7 +66,9 @@ if [ ! -x "$LINKWISE" ]; then
 fi
 
 if "$LINKWISE" --help 2>/dev/null | grep -qE '^ +probe'; then
-  step "probe" 60 bash -c "'$LINKWISE' probe --json > '$OUT/probe.json'"
+  step "probe" 60 bash -c "'$LINKWISE' probe --json > '$OUT/probe.json' && \
+    '$LINKWISE' probe --name probed -o '$OUT/probed-chassis.yaml' > '$OUT/probe.txt'"
+  step "probe --check" 60 bash -c "'$LINKWISE' probe --check > '$OUT/probe-check.txt'"
 fi
 
 # Host<->device with the copy engine and a copy kernel at three sizes, device-local copies, NCCL
@@ -78,10 +82,14 @@ if [ -s "$OUT/measured.json" ]; then
   step "calibrate" 60 bash -c "'$LINKWISE' calibrate '$CHASSIS' '$OUT/measured.json' > '$OUT/calibrate.txt' && \
     '$LINKWISE' calibrate '$CHASSIS' '$OUT/measured.json' --json > '$OUT/calibrate.json' && \
     '$LINKWISE' calibrate '$CHASSIS' '$OUT/measured.json' --fit -o '$OUT/fitted-chassis.yaml' > '$OUT/fit.txt'"
+  if [ -s "$OUT/probed-chassis.yaml" ]; then
+    step "calibrate (probed chassis)" 60 bash -c "'$LINKWISE' calibrate '$OUT/probed-chassis.yaml' '$OUT/measured.json' \
+      > '$OUT/calibrate-probed.txt'"
+  fi
 fi
 
 say "results"
-for f in bench.txt sustained.txt calibrate.txt fit.txt; do
+for f in probe-check.txt bench.txt sustained.txt calibrate.txt fit.txt calibrate-probed.txt; do
   if [ -s "$OUT/$f" ]; then
     echo "--- $f"
     cat "$OUT/$f"

@@ -10,6 +10,7 @@ namespace linkwise::cli {
 Handler setup_presets(CLI::App& sub);
 Handler setup_topo(CLI::App& sub);
 Handler setup_catalog(CLI::App& sub);
+Handler setup_probe(CLI::App& sub);
 Handler setup_collective(CLI::App& sub);
 Handler setup_bench(CLI::App& sub);
 Handler setup_calibrate(CLI::App& sub);
@@ -19,6 +20,7 @@ const std::vector<Command>& commands() {
       {"presets", "List the built-in machine presets", setup_presets},
       {"catalog", "List catalog parts and link technologies with their sources", setup_catalog},
       {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings", setup_topo},
+      {"probe", "Discover this machine's topology; --check its links, ACS, IOMMU and NVLinks", setup_probe},
       {"collective", "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
        setup_collective},
       {"bench", "Measure host-device, peer and collective bandwidth on this machine's GPUs", setup_bench},

@@ -1,84 +1,71 @@
-// GPU telemetry from NVML, loaded with dlopen so that linkwise runs where the driver is absent.
-// Minimal on purpose: the probe module's NVML interface is the one to share once both are merged.
-#include <dlfcn.h>
+// GPU telemetry through the probe module's NVML interface (probe/nvml.h: dlopen of libnvidia-ml.so.1,
+// so that linkwise runs where the driver is absent). Devices are matched by PCI bus id, since CUDA's and
+// NVML's orderings need not agree.
 #include <fmt/format.h>
 
-#include <cmath>
 #include <limits>
+#include <map>
 
 #include "linkwise/measure/sustained.h"
+#include "linkwise/probe/nvml.h"
 
 namespace linkwise::measure {
 
 namespace {
 
-// NVML's C interface (nvml.h): the few calls and constants used here.
-using nvmlDevice_t = void*;
-constexpr int kNvmlSuccess = 0;
-constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
-constexpr int kNvmlClockSm = 1;         // NVML_CLOCK_SM
-constexpr int kNvmlClockMem = 2;        // NVML_CLOCK_MEM
-
 class NvmlTelemetry : public GpuTelemetry {
  public:
-  bool open(std::string* reason) {
-    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib_) {
-      if (reason) *reason = fmt::format("cannot load libnvidia-ml.so.1: {}", dlerror());
-      return false;
-    }
-    auto sym = [&](const char* name) { return dlsym(lib_, name); };
-    init_ = reinterpret_cast<int (*)()>(sym("nvmlInit_v2"));
-    shutdown_ = reinterpret_cast<int (*)()>(sym("nvmlShutdown"));
-    by_bus_ = reinterpret_cast<int (*)(const char*, nvmlDevice_t*)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
-    temp_ = reinterpret_cast<int (*)(nvmlDevice_t, int, unsigned*)>(sym("nvmlDeviceGetTemperature"));
-    clock_ = reinterpret_cast<int (*)(nvmlDevice_t, int, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
-    power_ = reinterpret_cast<int (*)(nvmlDevice_t, unsigned*)>(sym("nvmlDeviceGetPowerUsage"));
-    if (!init_ || !shutdown_ || !by_bus_ || !temp_ || !clock_ || !power_) {
-      if (reason) *reason = "libnvidia-ml.so.1 lacks a needed function";
-      return false;
-    }
-    if (int rc = init_(); rc != kNvmlSuccess) {
-      if (reason) *reason = fmt::format("nvmlInit failed (NVML error {})", rc);
-      return false;
-    }
-    inited_ = true;
-    return true;
-  }
-  ~NvmlTelemetry() override {
-    if (inited_) shutdown_();
-    if (lib_) dlclose(lib_);
-  }
+  explicit NvmlTelemetry(std::unique_ptr<probe::NvmlApi> api) : api_(std::move(api)) {}
+  ~NvmlTelemetry() override { api_->shutdown(); }
+
   std::optional<TelemetrySample> sample(const DeviceInfo& d) override {
-    nvmlDevice_t h = nullptr;
-    if (by_bus_(d.pci_bus_id.c_str(), &h) != kNvmlSuccess) return std::nullopt;
+    auto h = handle(d.pci_bus_id);
+    if (!h) return std::nullopt;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     TelemetrySample s{nan, nan, nan, nan};
     unsigned v = 0;
-    if (temp_(h, kNvmlTemperatureGpu, &v) == kNvmlSuccess) s.temp_c = v;
-    if (clock_(h, kNvmlClockSm, &v) == kNvmlSuccess) s.sm_clock_mhz = v;
-    if (clock_(h, kNvmlClockMem, &v) == kNvmlSuccess) s.mem_clock_mhz = v;
-    if (power_(h, &v) == kNvmlSuccess) s.power_w = v / 1000.0;  // milliwatts
+    if (api_->temperature_c(*h, &v) == probe::kNvmlSuccess) s.temp_c = v;
+    if (api_->clock_mhz(*h, probe::NvmlClock::kSm, &v) == probe::kNvmlSuccess) s.sm_clock_mhz = v;
+    if (api_->clock_mhz(*h, probe::NvmlClock::kMemory, &v) == probe::kNvmlSuccess) s.mem_clock_mhz = v;
+    if (api_->power_mw(*h, &v) == probe::kNvmlSuccess) s.power_w = v / 1000.0;
     return s;
   }
 
  private:
-  void* lib_ = nullptr;
-  bool inited_ = false;
-  int (*init_)() = nullptr;
-  int (*shutdown_)() = nullptr;
-  int (*by_bus_)(const char*, nvmlDevice_t*) = nullptr;
-  int (*temp_)(nvmlDevice_t, int, unsigned*) = nullptr;
-  int (*clock_)(nvmlDevice_t, int, unsigned*) = nullptr;
-  int (*power_)(nvmlDevice_t, unsigned*) = nullptr;
+  std::optional<probe::NvmlDevice> handle(const std::string& bus_id) {
+    auto want = probe::normalize_bus_id(bus_id);
+    if (auto it = handles_.find(want); it != handles_.end()) return it->second;
+    unsigned n = 0;
+    if (api_->device_count(&n) != probe::kNvmlSuccess) return std::nullopt;
+    for (unsigned i = 0; i < n; ++i) {
+      probe::NvmlDevice dev{};
+      probe::NvmlPciInfo pci;
+      if (api_->device_handle(i, &dev) != probe::kNvmlSuccess || api_->device_pci_info(dev, &pci) != probe::kNvmlSuccess)
+        continue;
+      if (probe::normalize_bus_id(pci.bus_id) == want) return handles_[want] = dev;
+    }
+    return std::nullopt;
+  }
+  std::unique_ptr<probe::NvmlApi> api_;
+  std::map<std::string, probe::NvmlDevice> handles_;
 };
 
 }  // namespace
 
+std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> api, std::string* reason) {
+  if (!api) {
+    if (reason && reason->empty()) *reason = "NVML is not available";
+    return nullptr;
+  }
+  if (auto rc = api->init(); rc != probe::kNvmlSuccess) {
+    if (reason) *reason = fmt::format("nvmlInit failed: {}", api->error_string(rc));
+    return nullptr;
+  }
+  return std::make_unique<NvmlTelemetry>(std::move(api));
+}
+
 std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::string* reason) {
-  auto t = std::make_unique<NvmlTelemetry>();
-  if (!t->open(reason)) return nullptr;
-  return t;
+  return make_nvml_telemetry(probe::open_nvml(reason), reason);
 }
 
 }  // namespace linkwise::measure

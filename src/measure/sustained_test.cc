@@ -5,6 +5,7 @@
 #include "linkwise/util/error.h"
 
 #include "linkwise/measure/fake_gpu.h"
+#include "linkwise/probe/nvml_fake.h"
 
 namespace linkwise::measure {
 
@@ -53,6 +54,28 @@ TEST(MeasureSustained, CatchesABoxThatSlowsDownWhenWarm) {
   EXPECT_NEAR(r.drop_pct, 30, 1e-6);
   EXPECT_TRUE(r.slows_down);
   EXPECT_EQ(r.telemetry_note, "no telemetry (NVML not available)");
+}
+
+TEST(MeasureSustained, NvmlTelemetryMatchesTheDeviceByBusId) {
+  auto nvml = std::make_unique<probe::FakeNvml>();
+  probe::FakeNvml::Gpu other, ours;
+  other.bus_id = "00000000:0A:00.0";
+  ours.bus_id = "00000000:18:00.0";  // FakeCuda's GPU 0 is 0000:18:00.0
+  ours.temperature_c = 61, ours.sm_clock_mhz = 1755, ours.power_mw = 412000;
+  nvml->gpus = {other, ours};
+  std::string why;
+  auto tel = make_nvml_telemetry(std::move(nvml), &why);
+  ASSERT_TRUE(tel) << why;
+  FakeCuda cuda(parse_fake_spec("gpus=1"));
+  auto s = tel->sample(cuda.device_info(0));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->temp_c, 61);
+  EXPECT_EQ(s->sm_clock_mhz, 1755);
+  EXPECT_DOUBLE_EQ(s->power_w, 412);
+  auto bad = std::make_unique<probe::FakeNvml>();
+  bad->init_result = probe::kNvmlErrorDriverNotLoaded;
+  EXPECT_FALSE(make_nvml_telemetry(std::move(bad), &why));
+  EXPECT_EQ(why.rfind("nvmlInit failed: ", 0), 0u) << why;
 }
 
 TEST(MeasureSustained, UnknownKind) {

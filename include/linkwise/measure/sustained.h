@@ -18,6 +18,10 @@
 
 #include "linkwise/measure/cuda_api.h"
 
+namespace linkwise::probe {
+class NvmlApi;
+}
+
 namespace linkwise::measure {
 
 /// One reading; a field the device does not report is NaN.
@@ -28,8 +32,9 @@ struct TelemetrySample {
   double power_w;
 };
 
-/// GPU temperature, clocks and power. The real one reads NVML (libnvidia-ml.so.1 through dlopen),
-/// finding the device by PCI bus id so that CUDA and NVML orderings need not agree.
+/// GPU temperature, clocks and power. The real one reads NVML through the probe module's NvmlApi
+/// (libnvidia-ml.so.1 through dlopen), finding the device by PCI bus id so that CUDA and NVML
+/// orderings need not agree.
 class GpuTelemetry {
  public:
   virtual ~GpuTelemetry() = default;
@@ -37,6 +42,8 @@ class GpuTelemetry {
 };
 /// NVML telemetry, or null with `reason` set when NVML cannot be loaded or initialised.
 std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::string* reason);
+/// The same over a given NVML (probe::FakeNvml in tests); takes ownership.
+std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> nvml, std::string* reason);
 
 struct SustainedOptions {
   std::string kind = "h2d";  ///< h2d, d2h, bidir, p2p, d2d_local

@@ -1,0 +1,116 @@
+// linkwise probe: discover this machine's topology, check its links, convert NCCL topology files.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "commands.h"
+#include "linkwise/probe/check.h"
+#include "linkwise/probe/discover.h"
+#include "linkwise/probe/nccl_xml.h"
+#include "linkwise/probe/nvml.h"
+#include "linkwise/probe/probe_report.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
+
+namespace linkwise::cli {
+
+namespace {
+
+struct ProbeOpts {
+  std::string sysfs_root;
+  std::string output;
+  std::string name = "probed";
+  bool check = false, strict = false, json = false, no_nvml = false;
+  std::string expect;
+  std::string nccl_in, nccl_out, chassis;
+};
+
+// The machine, read from sysfs (and NVML when it describes the same machine).
+std::pair<probe::Machine, probe::Discovery> read_this_machine(const ProbeOpts& o) {
+  std::unique_ptr<probe::NvmlApi> nvml;
+  std::string why;
+  if (o.no_nvml) {
+    why = "--no-nvml given";
+  } else if (!o.sysfs_root.empty()) {
+    why = "--sysfs-root reads a copy of sysfs, and NVML would describe this machine instead";
+  } else {
+    nvml = probe::open_nvml(&why);
+    if (!nvml) why = "cannot load libnvidia-ml.so.1 (" + why + ")";
+  }
+  probe::SysfsReader sys;
+  if (!o.sysfs_root.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(o.sysfs_root, ec))
+      throw InputError(fmt::format("--sysfs-root '{}' is not a folder", o.sysfs_root));
+    sys = probe::SysfsReader::for_copy(o.sysfs_root);
+  }
+  auto m = probe::read_machine(sys, nvml.get(), why);
+  auto d = probe::discover(m, o.name);
+  return {std::move(m), std::move(d)};
+}
+
+int run_probe(const ProbeOpts& o) {
+  int sources = !o.nccl_in.empty() + !o.chassis.empty() + !o.sysfs_root.empty();
+  if (sources > 1) throw InputError("give at most one of --sysfs-root, --nccl-xml and --chassis");
+  if ((!o.nccl_in.empty() || !o.chassis.empty()) && o.check)
+    throw InputError("--check reads a machine: it cannot be combined with --nccl-xml or --chassis");
+  topo::ChassisSpec spec;
+  std::string printed;
+  int code = 0;
+  if (!o.nccl_in.empty() || !o.chassis.empty()) {
+    spec = o.nccl_in.empty() ? topo::load_spec(o.chassis)
+                             : probe::import_nccl_topology(read_file(o.nccl_in), o.nccl_in, o.name == "probed" ? "" : o.name);
+    topo::build_chassis(spec);  // reject a spec that does not build before writing anything
+    printed = o.json ? nlohmann::json{{"chassis", spec.name}, {"nodes", spec.nodes.size()}, {"links", spec.links.size()}}.dump(2) + "\n"
+                     : fmt::format("chassis '{}': {} node entries, {} link entries\n", spec.name, spec.nodes.size(),
+                                   spec.links.size());
+  } else {
+    auto [m, d] = read_this_machine(o);
+    spec = d.spec;
+    if (o.check) {
+      probe::CheckOptions co;
+      co.strict = o.strict;
+      topo::ChassisSpec expected;
+      if (!o.expect.empty()) {
+        expected = topo::load_spec(o.expect);
+        co.expect = &expected;
+      }
+      auto r = probe::check(m, d, co);
+      printed = o.json ? probe::check_json(r).dump(2) + "\n" : probe::probe_text(m, d) + "\n" + probe::check_text(r);
+      code = r.healthy() ? 0 : 1;
+    } else {
+      printed = o.json ? probe::probe_json(m, d).dump(2) + "\n" : probe::probe_text(m, d);
+    }
+  }
+  // Outputs are produced in full before any is written, and each is written atomically.
+  std::string yaml = o.output.empty() ? "" : topo::chassis_spec_to_yaml(spec);
+  std::string xml = o.nccl_out.empty() ? "" : probe::export_nccl_topology(topo::build_chassis(spec));
+  if (!o.output.empty()) write_file_atomic(o.output, yaml);
+  if (!o.nccl_out.empty()) write_file_atomic(o.nccl_out, xml);
+  emit(printed, "");
+  return code;
+}
+
+}  // namespace
+
+Handler setup_probe(CLI::App& sub) {
+  auto o = std::make_shared<ProbeOpts>();
+  sub.add_option("--sysfs-root", o->sysfs_root, "Read a copy of sysfs (a folder standing for /sys, or for / with sys/ and proc/)");
+  sub.add_option("-o,--output", o->output, "Write the machine as a chassis YAML file (atomically)");
+  sub.add_option("--name", o->name, "Chassis name written with -o");
+  sub.add_flag("--check", o->check, "Check links, ACS, IOMMU and NVLinks; exit 1 when something is wrong");
+  sub.add_option("--expect", o->expect, "With --check: the designed chassis (preset or YAML) to compare against");
+  sub.add_flag("--strict", o->strict, "With --check: warnings count as faults");
+  sub.add_flag("--json", o->json, "Print as JSON");
+  sub.add_flag("--no-nvml", o->no_nvml, "Do not load NVML (NVLinks are not read)");
+  sub.add_option("--nccl-xml", o->nccl_in, "Read NCCL's topology dump (NCCL_TOPO_DUMP_FILE) instead of the machine");
+  sub.add_option("--chassis", o->chassis, "Use a designed chassis (preset or YAML) instead of the machine, e.g. to export it");
+  sub.add_option("--nccl-out", o->nccl_out, "Write the chassis as an NCCL topology file (for NCCL_TOPO_FILE)");
+  return [o] {
+    if (!o->expect.empty() && !o->check) throw InputError("--expect needs --check");
+    return run_probe(*o);
+  };
+}
+
+}  // namespace linkwise::cli

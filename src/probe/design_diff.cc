@@ -1,0 +1,100 @@
+// compare_with_design(): a probed chassis against the designed one.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "linkwise/probe/check.h"
+#include "linkwise/topo/analysis.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/topo/paths.h"
+
+namespace linkwise::probe {
+
+namespace {
+
+constexpr std::size_t kMaxMatrixDiffs = 32;
+
+Finding diff(const std::string& message, const std::string& address = "", const std::string& path = "") {
+  return {Severity::kFault, "differs-from-design", address, path, message, ""};
+}
+
+void compare_counts(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
+  using K = topo::NodeKind;
+  for (K k : {K::kCpu, K::kGpu, K::kPcieSwitch, K::kNvSwitch, K::kNic, K::kNvme}) {
+    auto f = found.nodes_of_kind(k), w = want.nodes_of_kind(k);
+    if (f.size() != w.size())
+      out.push_back(diff(fmt::format("designed {} {}(s), found {}", w.size(), hw::to_string(k), f.size())));
+    for (std::size_t i = 0; i < std::min(f.size(), w.size()); ++i) {
+      const auto& fn = found.node(f[i]);
+      const auto& wn = want.node(w[i]);
+      if (k != K::kPcieSwitch && fn.part->id != wn.part->id)
+        out.push_back(diff(fmt::format("{} is {}, designed {}", found.display_name(f[i]), fn.part->id, wn.part->id),
+                           fn.pci_address, fn.label));
+    }
+  }
+}
+
+void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
+  topo::PathFinder ff(found), fw(want);
+  using K = topo::NodeKind;
+  for (K k : {K::kGpu, K::kNic, K::kNvme}) {
+    auto f = found.nodes_of_kind(k), w = want.nodes_of_kind(k);
+    for (std::size_t i = 0; i < std::min(f.size(), w.size()); ++i) {
+      int lf = ff.pcie_uplink(f[i]), lw = fw.pcie_uplink(w[i]);
+      if (lf < 0 || lw < 0) continue;
+      const auto& a = found.link(lf);
+      const auto& b = want.link(lw);
+      if (a.tech->generation < b.tech->generation || a.width < b.width)
+        out.push_back(diff(fmt::format("{}: PCIe link can do {} x{}, designed {} x{}", found.display_name(f[i]),
+                                       a.tech->id, a.width, b.tech->id, b.width),
+                           found.node(f[i]).pci_address, found.node(f[i]).label));
+    }
+  }
+}
+
+void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
+  topo::TopoOptions opt;
+  opt.pairs = false;
+  opt.bisection = false;
+  auto af = topo::analyse(found, opt), aw = topo::analyse(want, opt);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < af.devices.size(); ++i) index[af.devices[i]] = i;
+  std::size_t diffs = 0, total = 0;
+  for (std::size_t i = 0; i < aw.devices.size(); ++i)
+    for (std::size_t j = i + 1; j < aw.devices.size(); ++j) {
+      auto fi = index.find(aw.devices[i]), fj = index.find(aw.devices[j]);
+      if (fi == index.end() || fj == index.end()) continue;
+      const auto& got = af.matrix[fi->second][fj->second];
+      const auto& exp = aw.matrix[i][j];
+      if (got == exp) continue;
+      ++total;
+      if (++diffs <= kMaxMatrixDiffs)
+        out.push_back(diff(fmt::format("{}-{}: designed {}, found {}", aw.devices[i], aw.devices[j], exp, got)));
+    }
+  if (total > kMaxMatrixDiffs)
+    out.push_back(diff(fmt::format("... and {} more path-class differences", total - kMaxMatrixDiffs)));
+}
+
+}  // namespace
+
+std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed) {
+  std::vector<Finding> out;
+  topo::Chassis found, want;
+  try {
+    want = topo::build_chassis(designed);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("the designed chassis does not build: {}", e.bare_message()), e.where());
+  }
+  try {
+    found = topo::build_chassis(discovery.spec);
+  } catch (const InputError& e) {
+    out.push_back(diff(std::string("the probed chassis does not build, so it cannot be compared: ") + e.what()));
+    return out;
+  }
+  compare_counts(found, want, out);
+  compare_uplinks(found, want, out);
+  compare_matrix(found, want, out);
+  return out;
+}
+
+}  // namespace linkwise::probe

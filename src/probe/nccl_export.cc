@@ -1,0 +1,155 @@
+// export_nccl_topology(): a chassis -> NCCL's topology XML (NCCL_TOPO_FILE).
+#include <fmt/format.h>
+
+#include <map>
+
+#include "linkwise/probe/nccl_xml.h"
+#include "linkwise/topo/paths.h"
+#include "pci_ids.h"
+
+namespace linkwise::probe {
+
+namespace {
+
+using topo::NodeKind;
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+// Transfer rate per generation as sysfs writes it (PCI Express Base Specification, §4.2).
+const char* speed_text(int gen) {
+  static const char* kText[] = {"", "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe",
+                                "64.0 GT/s PCIe"};
+  return gen >= 1 && gen <= 6 ? kText[gen] : "";
+}
+
+class Exporter {
+ public:
+  explicit Exporter(const topo::Chassis& c) : c_(c), f_(c) {}
+  std::string run();
+
+ private:
+  int parent(int n) const;  // the PCIe parent, retimers skipped
+  const topo::Link* uplink(int n) const;
+  void node(int n, int depth);
+  void gpu_body(int n, int depth);
+  std::string bus(int n);
+  std::string pad(int depth) const { return std::string(2 * depth, ' '); }
+
+  const topo::Chassis& c_;
+  topo::PathFinder f_;
+  std::map<int, std::string> bus_;
+  std::map<int, std::vector<int>> children_;
+  int next_bus_ = 0x10;
+  int gpu_index_ = 0, nic_index_ = 0;
+  std::string out_;
+};
+
+int Exporter::parent(int n) const {
+  int p = f_.pcie_parent(n);
+  while (p >= 0 && c_.node(p).kind == NodeKind::kRetimer) p = f_.pcie_parent(p);
+  return p;
+}
+
+const topo::Link* Exporter::uplink(int n) const {
+  int l = f_.pcie_uplink(n);
+  return l >= 0 ? &c_.link(l) : nullptr;
+}
+
+std::string Exporter::bus(int n) {
+  auto& b = bus_[n];
+  if (b.empty()) {
+    b = c_.node(n).pci_address;
+    if (b.empty()) b = fmt::format("{:04x}:{:02x}:00.0", next_bus_ >> 8, next_bus_ & 0xff), ++next_bus_;
+  }
+  return b;
+}
+
+void Exporter::gpu_body(int n, int depth) {
+  const auto& node = c_.node(n);
+  static const std::map<std::string, int> kSm = {{"volta", 70}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100}};
+  std::string arch = node.part->attr("arch");
+  int sm = kSm.count(arch) ? kSm.at(arch) : 90;
+  out_ += fmt::format("{}<gpu dev=\"{}\" sm=\"{}\" rank=\"{}\" gdr=\"1\">\n", pad(depth), gpu_index_, sm, gpu_index_);
+  ++gpu_index_;
+  std::map<int, int> count;  // other node -> NVLinks
+  for (int li : c_.incident(n)) {
+    const auto& l = c_.link(li);
+    if (l.family() == hw::LinkFamily::kNvlink) count[l.other(n)] += l.width;
+  }
+  for (const auto& [other, k] : count) {
+    bool to_gpu = c_.node(other).kind == NodeKind::kGpu;
+    out_ += fmt::format("{}<nvlink target=\"{}\" count=\"{}\" tclass=\"{}\"/>\n", pad(depth + 1), esc(bus(other)), k,
+                        to_gpu ? "0x030200" : "0x068000");
+  }
+  out_ += pad(depth) + "</gpu>\n";
+}
+
+void Exporter::node(int n, int depth) {
+  const auto& nd = c_.node(n);
+  static const std::map<NodeKind, const char*> kClass = {{NodeKind::kGpu, "0x030200"}, {NodeKind::kNic, "0x020700"},
+                                                         {NodeKind::kNvme, "0x010802"}, {NodeKind::kPcieSwitch, "0x060400"}};
+  if (!kClass.count(nd.kind)) return;
+  unsigned vendor = 0, device = 0;
+  if (!detail::ids_for_part(nd.part->id, &vendor, &device) && nd.kind == NodeKind::kPcieSwitch) vendor = 0x10b5;
+  const topo::Link* up = uplink(n);
+  int gen = up && up->family() == hw::LinkFamily::kPcie ? up->tech->generation : 0;
+  std::string attrs = fmt::format("busid=\"{}\" class=\"{}\"", esc(bus(n)), kClass.at(nd.kind));
+  if (vendor) attrs += fmt::format(" vendor=\"0x{:04x}\" device=\"0x{:04x}\"", vendor, device);
+  attrs += fmt::format(" link_speed=\"{}\" link_width=\"{}\"", speed_text(gen), up ? up->width : 0);
+  if (parent(n) >= 0 && c_.node(parent(n)).kind == NodeKind::kCpu) {
+    // The link that leaves the CPU (through any retimers) carries the host bridge number.
+    int top = n;
+    while (f_.pcie_parent(top) >= 0 && c_.node(f_.pcie_parent(top)).kind != NodeKind::kCpu) top = f_.pcie_parent(top);
+    const topo::Link* cl = uplink(top);
+    if (cl && cl->root_complex >= 0) attrs += fmt::format(" linkwise_rc=\"{}\"", cl->root_complex);
+  }
+  out_ += fmt::format("{}<pci {}>\n", pad(depth), attrs);
+  if (nd.kind == NodeKind::kGpu) gpu_body(n, depth + 1);
+  if (nd.kind == NodeKind::kNic) {
+    std::string tech_id = nd.part->attr("network");
+    double bytes = 0;
+    for (const auto& t : hw::Catalog::builtin().link_techs())
+      if (t.id == tech_id) bytes = t.unit_bytes_per_s.value;
+    out_ += fmt::format("{}<nic>\n{}<net name=\"mlx5_{}\" dev=\"{}\" speed=\"{:.0f}\" port=\"1\" latency=\"0\" "
+                        "guid=\"0x{:x}\" maxconn=\"131072\" gdr=\"1\"/>\n{}</nic>\n",
+                        pad(depth + 1), pad(depth + 2), nic_index_, nic_index_, bytes * 8 / 1e6, nic_index_ + 1,
+                        pad(depth + 1));
+    ++nic_index_;
+  }
+  for (int ch : children_[n]) node(ch, depth + 1);
+  out_ += pad(depth) + "</pci>\n";
+}
+
+std::string Exporter::run() {
+  for (const auto& n : c_.nodes())
+    if (n.box == 0 && n.kind != NodeKind::kRetimer && parent(n.index) >= 0) children_[parent(n.index)].push_back(n.index);
+  out_ = "<system version=\"1\">\n";
+  for (int cpu : c_.nodes_of_kind(NodeKind::kCpu)) {
+    const auto& n = c_.node(cpu);
+    if (n.box != 0) continue;
+    std::string vendor = n.part->vendor == "AMD" ? "AuthenticAMD" : "GenuineIntel";
+    out_ += fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"{}\">\n", n.numa, vendor);
+    for (int ch : children_[cpu]) node(ch, 2);
+    out_ += "  </cpu>\n";
+  }
+  out_ += "</system>\n";
+  return out_;
+}
+
+}  // namespace
+
+std::string export_nccl_topology(const topo::Chassis& chassis) { return Exporter(chassis).run(); }
+
+}  // namespace linkwise::probe

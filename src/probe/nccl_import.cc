@@ -1,0 +1,231 @@
+// import_nccl_topology(): NCCL's topology XML -> chassis spec.
+#include <fmt/format.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "linkwise/probe/machine.h"
+#include "linkwise/probe/nccl_xml.h"
+#include "pci_ids.h"
+#include "spec_util.h"
+
+namespace linkwise::probe {
+
+namespace pt = boost::property_tree;
+
+namespace {
+
+std::string attr(const pt::ptree& n, const char* key) { return n.get<std::string>(std::string("<xmlattr>.") + key, ""); }
+
+int attr_int(const pt::ptree& n, const char* key, int fallback) {
+  std::string s = attr(n, key);
+  if (s.empty()) return fallback;
+  try {
+    std::size_t used = 0;
+    int v = std::stoi(s, &used, 0);
+    return used == s.size() ? v : fallback;
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+unsigned attr_hex(const pt::ptree& n, const char* key) { return parse_hex(attr(n, key)).value_or(0); }
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+class Importer {
+ public:
+  Importer(const hw::Catalog& cat, std::string file) : cat_(cat), file_(std::move(file)) {}
+  void system(const pt::ptree& sys);
+  topo::ChassisSpec spec;
+
+ private:
+  struct Nv {
+    std::string gpu, gpu_bus, target, tclass;
+    int count = 0;
+  };
+  void cpu(const pt::ptree& c);
+  void pci(const pt::ptree& p, const std::string& parent, bool under_cpu);
+  std::string add(const std::string& prefix, int& counter, const std::string& kind, const std::string& part,
+                  const std::string& bus, const std::string& label);
+  void nvlinks();
+
+  const hw::Catalog& cat_;
+  std::string file_;
+  int cpus_ = 0, gpus_ = 0, sws_ = 0, nics_ = 0, nvmes_ = 0, nvsws_ = 0;
+  std::map<std::string, std::string> id_of_bus_;
+  std::vector<Nv> nv_;
+  std::string cpu_part_;
+};
+
+std::string Importer::add(const std::string& prefix, int& counter, const std::string& kind, const std::string& part,
+                          const std::string& bus, const std::string& label) {
+  topo::NodeSpec n;
+  n.id = fmt::format("{}{}", prefix, counter++);
+  n.kind = kind;
+  n.part = part;
+  n.pci_address = bus;
+  n.label = label;
+  n.where = {file_, 0, 0};
+  spec.nodes.push_back(n);
+  if (!bus.empty()) id_of_bus_[bus] = n.id;
+  return n.id;
+}
+
+void Importer::cpu(const pt::ptree& c) {
+  std::string vendor = attr(c, "vendor");
+  std::string part = detail::cpu_part_for_cpuid(vendor, attr_int(c, "familyid", -1), attr_int(c, "modelid", -1));
+  std::string label = "from NCCL topology";
+  if (part.empty()) {
+    part = detail::closest_cpu_part(vendor, 0);
+    label = fmt::format("CPU {} family {} model {} is not in the catalog: modelled as {}", vendor.empty() ? "?" : vendor,
+                        attr(c, "familyid"), attr(c, "modelid"), part);
+  }
+  int numa = attr_int(c, "numaid", -1);
+  std::string id = add("cpu", cpus_, "cpu", part, "", label);
+  spec.nodes.back().numa = numa >= 0 ? numa : cpus_ - 1;
+  for (const auto& [tag, child] : c)
+    if (tag == "pci") pci(child, id, true);
+}
+
+void Importer::pci(const pt::ptree& p, const std::string& parent, bool under_cpu) {
+  std::string bus = lower(attr(p, "busid"));
+  unsigned cls = attr_hex(p, "class"), vendor = attr_hex(p, "vendor"), device = attr_hex(p, "device");
+  int gen = parse_link_speed(attr(p, "link_speed"));
+  bool has_pci = p.count("pci") > 0, has_gpu = p.count("gpu") > 0, has_nic = p.count("nic") > 0;
+  detail::DeviceKind k = has_gpu || (cls >> 16) == 0x03 ? detail::DeviceKind::kGpu
+                         : has_nic || (cls >> 16) == 0x02 ? detail::DeviceKind::kNic
+                         : cls == 0x010802               ? detail::DeviceKind::kNvme
+                         : has_pci                       ? detail::DeviceKind::kBridge
+                                                         : detail::DeviceKind::kOther;
+  if (k == detail::DeviceKind::kOther) return;
+  auto known = detail::known_part(vendor, device);
+  std::string part = known.part ? known.part : "";
+  if (part.empty() && k == detail::DeviceKind::kNic && has_nic) {
+    int mbps = attr_int(p.get_child("nic").get_child("net", pt::ptree()), "speed", 0);
+    part = mbps >= 800000 ? "connectx-8" : mbps >= 400000 ? "connectx-7" : mbps >= 200000 ? "connectx-6" : "";
+  }
+  if (part.empty() && has_gpu) {
+    int sm = attr_int(p.get_child("gpu"), "sm", 0);
+    part = sm >= 100 ? "b200" : sm >= 90 ? "h100-sxm" : sm == 80 ? "a100-sxm" : sm == 70 ? "v100-sxm2" : "";
+  }
+  std::string label = "from NCCL topology";
+  if (part.empty()) {
+    part = detail::closest_part(k, vendor, gen);
+    label = fmt::format("unknown device {:04x}:{:04x}: modelled as {}", vendor, device, part);
+  }
+  std::string id;
+  if (k == detail::DeviceKind::kGpu) id = add("gpu", gpus_, "gpu", part, bus, label);
+  if (k == detail::DeviceKind::kNic) id = add("nic", nics_, "nic", part, bus, label);
+  if (k == detail::DeviceKind::kNvme) id = add("nvme", nvmes_, "nvme", part, bus, label);
+  if (k == detail::DeviceKind::kBridge) id = add("sw", sws_, "pcie_switch", part, bus, label);
+  topo::LinkSpec l;
+  l.a = parent;
+  l.b = id;
+  l.where = {file_, 0, 0};
+  const hw::Part* pp = cat_.find_part(part);
+  l.tech = gen > 0 ? fmt::format("pcie{}", gen) : (pp && !pp->attr("pcie").empty() ? pp->attr("pcie") : "pcie4");
+  int width = attr_int(p, "link_width", 0);
+  const auto& tech = cat_.link_tech(l.tech);
+  for (int w : tech.widths)
+    if (w <= width) l.width = std::max(l.width, w);
+  if (l.width == 0) l.width = pp && pp->has("pcie_width") ? static_cast<int>(pp->get("pcie_width")) : 16;
+  if (under_cpu) {
+    int rc = attr_int(p, "linkwise_rc", -1);
+    if (rc >= 0) l.root_complex = rc;
+  }
+  spec.links.push_back(l);
+  if (has_gpu)
+    for (const auto& [tag, nv] : p.get_child("gpu"))
+      if (tag == "nvlink")
+        nv_.push_back({id, bus, lower(attr(nv, "target")), lower(attr(nv, "tclass")), attr_int(nv, "count", 1)});
+  for (const auto& [tag, child] : p)
+    if (tag == "pci") pci(child, id, false);
+}
+
+void Importer::nvlinks() {
+  std::map<std::string, std::string> switches;
+  for (const auto& n : nv_) {
+    const topo::NodeSpec* gpu = nullptr;
+    for (const auto& ns : spec.nodes)
+      if (ns.id == n.gpu) gpu = &ns;
+    const hw::Part* gp = gpu ? cat_.find_part(gpu->part) : nullptr;
+    std::string tech = gp && !gp->attr("nvlink").empty() ? gp->attr("nvlink") : "nvlink4";
+    auto it = id_of_bus_.find(n.target);
+    std::string other;
+    if (it != id_of_bus_.end() && it->second.rfind("gpu", 0) == 0) {
+      if (n.target < n.gpu_bus) continue;  // each GPU pair once; both ends list the link
+      other = it->second;
+    } else if (n.tclass.empty() || n.tclass == "0x068000") {
+      auto& sw = switches[n.target];
+      if (sw.empty()) {
+        static const std::map<std::string, std::string> kSwitchFor = {
+            {"nvlink2", "nvswitch-gen1"}, {"nvlink3", "nvswitch-gen2"}, {"nvlink4", "nvswitch-gen3"}, {"nvlink5", "nvswitch-gen4"}};
+        sw = add("nvsw", nvsws_, "nvswitch", kSwitchFor.count(tech) ? kSwitchFor.at(tech) : "nvswitch-gen3", n.target,
+                 "NVSwitch, from NCCL topology");
+      }
+      other = sw;
+    } else {
+      continue;  // an NVLink to a CPU (POWER9) or an unknown device
+    }
+    topo::LinkSpec l;
+    l.a = n.gpu;
+    l.b = other;
+    l.tech = tech;
+    l.width = n.count;
+    l.where = {file_, 0, 0};
+    spec.links.push_back(l);
+  }
+}
+
+void Importer::system(const pt::ptree& sys) {
+  for (const auto& [tag, child] : sys)
+    if (tag == "cpu") cpu(child);
+  if (cpus_ == 0) throw InputError("NCCL topology has no <cpu> element", {file_, 0, 0});
+  nvlinks();
+  std::vector<std::string> cpus;
+  for (const auto& n : spec.nodes)
+    if (n.kind == "cpu") cpus.push_back(n.id);
+  const hw::Part* p = cat_.find_part(spec.nodes.front().part);
+  std::string tech = p && !p->attr("socket").empty() ? p->attr("socket") : "upi-16";
+  int width = std::max(1, static_cast<int>(p ? p->get("socket_links", 1) : 1) / std::max(1, static_cast<int>(cpus.size()) - 1));
+  for (std::size_t i = 0; i < cpus.size(); ++i)
+    for (std::size_t j = i + 1; j < cpus.size(); ++j) {
+      topo::LinkSpec l;
+      l.a = cpus[i];
+      l.b = cpus[j];
+      l.tech = tech;
+      l.width = width;
+      spec.links.push_back(l);
+    }
+  detail::fit_capacities(spec, cat_);
+}
+
+}  // namespace
+
+topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::string& filename, const std::string& name) {
+  pt::ptree tree;
+  std::istringstream in(xml_text);
+  try {
+    pt::read_xml(in, tree, pt::xml_parser::trim_whitespace);
+  } catch (const pt::xml_parser_error& e) {
+    throw InputError(fmt::format("malformed NCCL topology XML: {}", e.message()),
+                     {filename, static_cast<int>(e.line()), 0});
+  }
+  auto sys = tree.get_child_optional("system");
+  if (!sys) throw InputError("not an NCCL topology: no <system> element", {filename, 1, 0});
+  Importer imp(hw::Catalog::builtin(), filename);
+  imp.spec.name = name.empty() ? std::filesystem::path(filename).stem().string() : name;
+  imp.spec.description = "Imported from NCCL topology XML " + std::filesystem::path(filename).filename().string();
+  imp.spec.sources.push_back("NCCL topology dump (NCCL_TOPO_DUMP_FILE): " + filename);
+  imp.system(*sys);
+  return imp.spec;
+}
+
+}  // namespace linkwise::probe

@@ -1,0 +1,119 @@
+#include <gtest/gtest.h>
+
+#include "linkwise/probe/discover.h"
+#include "linkwise/probe/nccl_xml.h"
+#include "linkwise/probe/nvml_fake.h"
+#include "linkwise/topo/analysis.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+
+namespace linkwise::probe {
+namespace {
+
+TEST(ProbeNvmlTest, BusIdsAndVersions) {
+  EXPECT_EQ(normalize_bus_id("00000000:1B:00.0"), "0000:1b:00.0");
+  EXPECT_EQ(normalize_bus_id("0000:1b:00.0"), "0000:1b:00.0");
+  EXPECT_EQ(nvlink_generation(6), 4);  // NVML_NVLINK_VERSION_4_0
+  EXPECT_EQ(nvlink_generation(4), 3);  // NVML_NVLINK_VERSION_3_0
+  EXPECT_EQ(nvlink_generation(7), 5);
+  EXPECT_EQ(nvlink_generation(99), 0);
+}
+
+TEST(ProbeNvmlTest, MissingLibraryIsAStatusWithTheReason) {
+  std::string why;
+  EXPECT_EQ(open_nvml(&why, "libnvidia-ml-does-not-exist.so.1"), nullptr);
+  EXPECT_NE(why.find("libnvidia-ml-does-not-exist.so.1"), std::string::npos) << why;
+}
+
+TEST(ProbeNvmlTest, FailedInitSaysWhyNvlinkWasNotRead) {
+  FakeNvml nvml;
+  nvml.init_result = kNvmlErrorDriverNotLoaded;
+  auto m = read_machine(SysfsReader("/nonexistent-sys", ""), &nvml);
+  EXPECT_FALSE(m.nvml.read);
+  EXPECT_EQ(m.nvml.why_not, "nvmlInit_v2 failed: Driver Not Loaded");
+}
+
+TEST(ProbeNvmlTest, FakeAnswersLikeNvml) {
+  FakeNvml nvml;
+  nvml.gpus.push_back({});
+  nvml.gpus[0].bus_id = "00000000:1B:00.0";
+  nvml.gpus[0].links.push_back({});
+  NvmlDevice d = 0;
+  ASSERT_EQ(nvml.device_handle(0, &d), kNvmlSuccess);
+  NvmlPciInfo pci;
+  ASSERT_EQ(nvml.device_pci_info(d, &pci), kNvmlSuccess);
+  EXPECT_EQ(pci.bus_id, "0000:1b:00.0");
+  bool active = false;
+  EXPECT_EQ(nvml.nvlink_state(d, 0, &active), kNvmlSuccess);
+  EXPECT_TRUE(active);
+  EXPECT_EQ(nvml.nvlink_state(d, 1, &active), kNvmlErrorNotSupported);  // no such link
+  unsigned mw = 0, t = 0, mhz = 0;
+  EXPECT_EQ(nvml.power_mw(d, &mw), kNvmlSuccess);
+  EXPECT_EQ(nvml.temperature_c(d, &t), kNvmlSuccess);
+  EXPECT_EQ(nvml.clock_mhz(d, NvmlClock::kSm, &mhz), kNvmlSuccess);
+  EXPECT_EQ(nvml.device_handle(5, &d), kNvmlErrorInvalidArgument);
+}
+
+std::vector<std::vector<std::string>> matrix(const topo::ChassisSpec& spec) {
+  topo::TopoOptions opt;
+  opt.pairs = false;
+  opt.bisection = false;
+  auto a = topo::analyse(topo::build_chassis(spec), opt);
+  auto m = a.matrix;
+  m.insert(m.begin(), a.devices);
+  return m;
+}
+
+// Every preset exported as NCCL XML and imported again has the same `topo` matrix (GPUs, NICs, NVMe).
+TEST(ProbeNcclXmlTest, PresetsRoundTrip) {
+  for (const auto& p : topo::presets()) {
+    auto spec = topo::load_spec(p.id);
+    auto xml = export_nccl_topology(topo::build_chassis(spec));
+    auto back = import_nccl_topology(xml, p.id + ".xml");
+    EXPECT_EQ(matrix(back), matrix(spec)) << p.id << "\n" << xml;
+  }
+}
+
+TEST(ProbeNcclXmlTest, ImportsAnNcclDumpWithoutLinkwiseAttributes) {
+  // The shape NCCL writes (NCCL src/graph/xml.cc): switches as <pci> bridges, NVLinks to NVSwitches.
+  const char* xml = R"(<system version="1">
+  <cpu numaid="0" affinity="0000ffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:18:00.0" class="0x060400" vendor="0x1000" device="0xc030" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:1b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="90" rank="0" gdr="1"><nvlink target="0000:05:00.0" count="18" tclass="0x068000"/></gpu>
+      </pci>
+      <pci busid="0000:1c:00.0" class="0x020700" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">
+        <nic><net name="mlx5_0" dev="0" speed="400000" port="1" latency="0" guid="0x1" maxconn="131072" gdr="1"/></nic>
+      </pci>
+    </pci>
+    <pci busid="0000:2b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="90" rank="1" gdr="1"><nvlink target="0000:05:00.0" count="18" tclass="0x068000"/></gpu>
+    </pci>
+  </cpu>
+</system>)";
+  auto spec = import_nccl_topology(xml, "dump.xml");
+  EXPECT_EQ(spec.name, "dump");
+  auto m = matrix(spec);
+  ASSERT_EQ(m[0], (std::vector<std::string>{"GPU0", "GPU1", "NIC0"}));
+  // m[0] is the device list; m[1 + i][j] is device i against device j.
+  EXPECT_EQ(m[1][1], "NV18");
+  EXPECT_EQ(m[1][2], "PIX");
+  EXPECT_EQ(m[2][2], "NODE");  // NCCL records no host bridges: each device under a CPU gets its own
+  EXPECT_EQ(spec.nodes.front().part, "xeon-8480c");
+}
+
+TEST(ProbeNcclXmlTest, MalformedXmlNamesFileAndLine) {
+  try {
+    import_nccl_topology("<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n", "bad.xml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, "bad.xml");
+    EXPECT_GT(e.where().line, 0);
+    EXPECT_NE(std::string(e.what()).find("malformed NCCL topology XML"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(import_nccl_topology("<other/>", "x.xml"), InputError);
+  EXPECT_THROW(import_nccl_topology("<system version=\"1\"/>", "x.xml"), InputError);
+}
+
+}  // namespace
+}  // namespace linkwise::probe
