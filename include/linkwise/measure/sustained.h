@@ -1,0 +1,80 @@
+// A transfer held for a while, with the GPU's temperature, clocks and power beside its bandwidth, to
+// catch a sealed box that slows down as it warms up.
+//
+// The run is cut into windows of about `interval_s` of GPU time. Each window is one timed set of
+// copies (copy_bench.h) whose loop count is chosen from the previous window's rate; after each window
+// the GPU's telemetry is read. The clock is the GPU's own (sum of the windows' event times), so a run
+// lasts `duration_s` of transfer time.
+//
+// Verdict: the median bandwidth of the last quarter of the windows against the first quarter; a drop
+// of more than `slowdown_pct` (default 5%) reports "slows down".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linkwise/measure/cuda_api.h"
+
+namespace linkwise::probe {
+class NvmlApi;
+}
+
+namespace linkwise::measure {
+
+/// One reading; a field the device does not report is NaN.
+struct TelemetrySample {
+  double temp_c;
+  double sm_clock_mhz;
+  double mem_clock_mhz;
+  double power_w;
+};
+
+/// GPU temperature, clocks and power. The real one reads NVML through the probe module's NvmlApi
+/// (libnvidia-ml.so.1 through dlopen), finding the device by PCI bus id so that CUDA and NVML
+/// orderings need not agree.
+class GpuTelemetry {
+ public:
+  virtual ~GpuTelemetry() = default;
+  virtual std::optional<TelemetrySample> sample(const DeviceInfo& device) = 0;
+};
+/// NVML telemetry, or null with `reason` set when NVML cannot be loaded or initialised.
+std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::string* reason);
+/// The same over a given NVML (probe::FakeNvml in tests); takes ownership.
+std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> nvml, std::string* reason);
+
+struct SustainedOptions {
+  std::string kind = "h2d";  ///< h2d, d2h, bidir, p2p, d2d_local
+  int gpu = 0;
+  int peer = -1;             ///< for p2p; default: gpu + 1
+  std::uint64_t bytes = 64ull << 20;
+  CopyEngine engine = CopyEngine::kCe;
+  double duration_s = 60;
+  double interval_s = 1;
+  double slowdown_pct = 5;
+};
+
+struct SustainedPoint {
+  double t_s = 0;    ///< end of the window, seconds of transfer from the start
+  double GBps = 0;
+  std::optional<TelemetrySample> telemetry;
+};
+
+struct SustainedResult {
+  SustainedOptions options;
+  std::string device;
+  std::vector<SustainedPoint> points;
+  double first_GBps = 0, last_GBps = 0;  ///< medians of the first and last quarter
+  double drop_pct = 0;                   ///< (first − last) / first × 100
+  bool slows_down = false;
+  std::string telemetry_note;            ///< why there is no telemetry, or ""
+};
+
+/// Parses "90", "90s", "5m", "1h", "1.5m" into seconds. Throws InputError naming `what` otherwise.
+double parse_duration_s(const std::string& text, const std::string& what = "--sustained");
+
+SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o);
+
+}  // namespace linkwise::measure

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# GPU checks in one go: build linkwise (or reuse a build), probe the machine, measure host-device and
+# device-local copies, NCCL and a sustained transfer, then hold the figures against the model.
+#
+#   scripts/gpu-check.sh [OUT_DIR]        # default ./gpu-check-out
+#
+# Environment:
+#   CHASSIS       chassis to calibrate against (preset or YAML; default hgx-h200: GPU0 of an HGX H200 board,
+#                 PCIe Gen5 x16 host link through a switch, as the target machine)
+#   BUILD_DIR     build folder (default build-gpucheck); LINKWISE=path/to/linkwise skips the build
+#   JOBS          build parallelism (default: all cores)
+#   SUSTAINED     length of the held transfer (default 45s)
+# With `linkwise probe` in the build, the machine's own chassis is discovered too (probed-chassis.yaml),
+# checked (probe --check; a finding there fails the step but not the run) and calibrated against.
+# Budget on a 16-core machine with one GPU: build 1-3 min, measurements about 1.5 min; every step has
+# its own time limit, and a step that fails is reported and the rest still run.
+set -euo pipefail
+
+OUT=${1:-./gpu-check-out}
+CHASSIS=${CHASSIS:-hgx-h200}
+BUILD_DIR=${BUILD_DIR:-build-gpucheck}
+JOBS=${JOBS:-$(nproc)}
+SUSTAINED=${SUSTAINED:-45s}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+LOG="$OUT/gpu-check.log"
+: >"$LOG"
+FAILED=()
+START=$(date +%s)
+
+say() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - START))" | tee -a "$LOG"; }
+# step NAME LIMIT_S COMMAND...: runs with a time limit, output to the log; a failure is recorded, not fatal.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  say "$name"
+  local rc=0
+  timeout --kill-after=10 "$limit" "$@" >>"$LOG" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "   FAILED ($name): exit $rc$([ "$rc" -eq 124 ] && echo ', time limit')" | tee -a "$LOG"
+    FAILED+=("$name")
+  fi
+  return 0
+}
+
+say "machine"
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "host: $(hostname)"
+  echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "cores: $(nproc)"
+} | tee "$OUT/machine.txt" | tee -a "$LOG"
+step "nvidia-smi" 30 bash -c "nvidia-smi > '$OUT/nvidia-smi.txt' && nvidia-smi topo -m > '$OUT/nvidia-smi-topo.txt' && nvidia-smi -q -d CLOCK,POWER,TEMPERATURE,PCI > '$OUT/nvidia-smi-q.txt'"
+
+if [ -z "${LINKWISE:-}" ]; then
+  # Only the executable: no tests or benchmark programs, to keep the build short.
+  step "configure" 120 cmake -S "$ROOT" -B "$ROOT/$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DLINKWISE_TESTS=OFF -DLINKWISE_BENCH=OFF
+  step "build" 300 cmake --build "$ROOT/$BUILD_DIR" -j"$JOBS" --target linkwise
+  LINKWISE="$ROOT/$BUILD_DIR/linkwise"
+fi
+if [ ! -x "$LINKWISE" ]; then
+  echo "no linkwise executable at $LINKWISE; see $LOG" >&2
+  exit 1
+fi
+
+if "$LINKWISE" --help 2>/dev/null | grep -qE '^ +probe'; then
+  step "probe" 60 bash -c "'$LINKWISE' probe --json > '$OUT/probe.json' && \
+    '$LINKWISE' probe --name probed -o '$OUT/probed-chassis.yaml' > '$OUT/probe.txt'"
+  step "probe --check" 60 bash -c "'$LINKWISE' probe --check > '$OUT/probe-check.txt'"
+fi
+
+# Host<->device with the copy engine and a copy kernel at three sizes, device-local copies, NCCL
+# (one rank on a one-GPU machine: its sweep shows call latency; busbw is 0 by nccl-tests' definition).
+step "bench" 240 bash -c "'$LINKWISE' bench --sizes 4M,64M,256M --engines ce,sm --samples 5 \
+  --ops all_reduce -b 8 -e 256M -f 4 --machine \"\$(hostname): gpu-check\" -o '$OUT/measured.json' > '$OUT/bench.txt'"
+step "sustained" 150 bash -c "'$LINKWISE' bench --skip host,local,peer,latency,nccl --sustained $SUSTAINED \
+  --sustained-kind h2d --sustained-size 256M -o '$OUT/sustained.json' > '$OUT/sustained.txt'"
+
+if [ -s "$OUT/measured.json" ]; then
+  step "calibrate" 60 bash -c "'$LINKWISE' calibrate '$CHASSIS' '$OUT/measured.json' > '$OUT/calibrate.txt' && \
+    '$LINKWISE' calibrate '$CHASSIS' '$OUT/measured.json' --json > '$OUT/calibrate.json' && \
+    '$LINKWISE' calibrate '$CHASSIS' '$OUT/measured.json' --fit -o '$OUT/fitted-chassis.yaml' > '$OUT/fit.txt'"
+  if [ -s "$OUT/probed-chassis.yaml" ]; then
+    step "calibrate (probed chassis)" 60 bash -c "'$LINKWISE' calibrate '$OUT/probed-chassis.yaml' '$OUT/measured.json' \
+      > '$OUT/calibrate-probed.txt'"
+  fi
+fi
+
+say "results"
+for f in probe-check.txt bench.txt sustained.txt calibrate.txt fit.txt calibrate-probed.txt; do
+  if [ -s "$OUT/$f" ]; then
+    echo "--- $f"
+    cat "$OUT/$f"
+  fi
+done | tee -a "$LOG"
+echo "files in $OUT; total $(($(date +%s) - START)) s" | tee -a "$LOG"
+if [ ${#FAILED[@]} -gt 0 ]; then
+  echo "failed steps: ${FAILED[*]} (see $LOG)" | tee -a "$LOG"
+  exit 1
+fi

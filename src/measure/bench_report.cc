@@ -1,0 +1,220 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "linkwise/measure/bench.h"
+#include "linkwise/report/table.h"
+#include "linkwise/util/text.h"
+
+namespace linkwise::measure {
+
+namespace {
+
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.2f}", v) : "N/A"; }
+
+std::string host_text(const BenchReport& r) {
+  if (r.host.empty()) return "";
+  report::Table t;
+  t.header({"GPU", "engine", "size", "h2d", "d2h", "bidir", "bidir h2d", "bidir d2h"});
+  std::map<std::tuple<int, std::string, std::uint64_t>, std::map<std::string, const CopyResult*>> rows;
+  for (const auto& c : r.host) rows[{c.kind == "h2d" ? c.dst : c.src, to_string(c.engine), c.bytes}][c.kind] = &c;
+  for (const auto& [key, k] : rows) {
+    auto fig = [&](const char* kind) { return k.count(kind) ? num(k.at(kind)->GBps.median) : "-"; };
+    const CopyResult* b = k.count("bidir") ? k.at("bidir") : nullptr;
+    bool dirs = b && b->direction_GBps.size() == 2;
+    t.row({std::to_string(std::get<0>(key)), std::get<1>(key), format_size_bytes(std::get<2>(key)), fig("h2d"),
+           fig("d2h"), fig("bidir"), dirs ? num(b->direction_GBps[0]) : "-", dirs ? num(b->direction_GBps[1]) : "-"});
+  }
+  return fmt::format("Host <-> device, pinned memory (GB/s; median of {} samples of {} copies; bidir = both at once, summed)\n{}\n",
+                     r.copy.samples, r.copy.loops, t.render());
+}
+
+// p2pBandwidthLatencyTest's matrix layout: "   D\D     0      1", rows "     0 value value".
+std::string matrix(const std::string& title, const std::vector<int>& gpus,
+                   const std::map<std::pair<int, int>, double>& v) {
+  std::string o = title + "\n   D\\D";
+  for (int g : gpus) o += fmt::format("{:>8}", g);
+  o += "\n";
+  for (int a : gpus) {
+    o += fmt::format("{:>6} ", a);
+    for (int b : gpus) {
+      auto it = v.find({a, b});
+      o += fmt::format("{:>8}", it == v.end() ? "N/A" : num(it->second));
+    }
+    o += "\n";
+  }
+  return o + "\n";
+}
+
+std::string peer_text(const BenchReport& r) {
+  std::vector<int> gpus;
+  for (const auto& d : r.devices) gpus.push_back(d.index);
+  std::string o;
+  std::set<std::pair<std::string, std::uint64_t>> engines_sizes;
+  for (const auto* list : {&r.peer_on, &r.peer_off})
+    for (const auto& c : *list) engines_sizes.insert({to_string(c.engine), c.bytes});
+  for (const auto& [engine, bytes] : engines_sizes) {
+    for (bool on : {false, true}) {
+      const auto& list = on ? r.peer_on : r.peer_off;
+      for (const char* kind : {"p2p", "p2p_bidir"}) {
+        std::map<std::pair<int, int>, double> v;
+        for (const auto& c : r.local)
+          if (to_string(c.engine) == engine && c.bytes == bytes) v[{c.src, c.src}] = c.GBps.median * (kind[3] ? 2 : 1);
+        bool any = false;
+        for (const auto& c : list) {
+          if (c.kind != kind || to_string(c.engine) != engine || c.bytes != bytes) continue;
+          v[{c.src, c.dst}] = c.GBps.median;
+          if (std::string(kind) == "p2p_bidir") v[{c.dst, c.src}] = c.GBps.median;
+          any = true;
+        }
+        if (!any) continue;
+        o += matrix(fmt::format("{} P2P={} Bandwidth Matrix (GB/s), {}, {}",
+                                std::string(kind) == "p2p" ? "Unidirectional" : "Bidirectional",
+                                on ? "Enabled" : "Disabled", engine, format_size_bytes(bytes)),
+                    gpus, v);
+      }
+    }
+  }
+  for (bool on : {false, true}) {
+    const auto& lat = on ? r.latency_on : r.latency_off;
+    if (lat.empty()) continue;
+    std::map<std::pair<int, int>, double> v;
+    for (const auto& l : lat) v[{l.src, l.dst}] = l.us;
+    o += matrix(fmt::format("P2P={} Latency Matrix (us), GPU", on ? "Enabled" : "Disabled"), gpus, v);
+  }
+  return o;
+}
+
+std::string local_text(const BenchReport& r) {
+  if (r.local.empty()) return "";
+  report::Table t;
+  t.header({"GPU", "engine", "size", "local copy GB/s"});
+  for (const auto& c : r.local) t.row({std::to_string(c.src), to_string(c.engine), format_size_bytes(c.bytes), num(c.GBps.median)});
+  return "Device-local copy (bytes copied per second; each byte is read and written)\n" + t.render() + "\n";
+}
+
+std::string sustained_text(const SustainedResult& s) {
+  report::Table t;
+  t.header({"t (s)", "GB/s", "temp (C)", "SM MHz", "mem MHz", "power (W)"});
+  for (const auto& p : s.points) {
+    auto f = [&](double TelemetrySample::*m, const char* spec) {
+      return p.telemetry && std::isfinite((*p.telemetry).*m) ? fmt::format(fmt::runtime(spec), (*p.telemetry).*m) : "-";
+    };
+    t.row({fmt::format("{:.1f}", p.t_s), num(p.GBps), f(&TelemetrySample::temp_c, "{:.0f}"),
+           f(&TelemetrySample::sm_clock_mhz, "{:.0f}"), f(&TelemetrySample::mem_clock_mhz, "{:.0f}"),
+           f(&TelemetrySample::power_w, "{:.0f}")});
+  }
+  const auto& o = s.options;
+  std::string out = fmt::format("Sustained {} on GPU {} ({}), {} copies of {} for {:g} s\n{}", o.kind, o.gpu, s.device,
+                                to_string(o.engine), format_size_bytes(o.bytes), o.duration_s, t.render());
+  if (!s.telemetry_note.empty()) out += s.telemetry_note + "\n";
+  out += fmt::format("first quarter {} GB/s, last quarter {} GB/s, drop {:.1f}%: {}\n\n", num(s.first_GBps),
+                     num(s.last_GBps), s.drop_pct,
+                     s.slows_down ? fmt::format("SLOWS DOWN (more than {:g}%)", o.slowdown_pct) : "steady");
+  return out;
+}
+
+}  // namespace
+
+std::string bench_text(const BenchReport& r) {
+  std::string o;
+  for (const auto& d : r.devices)
+    o += fmt::format("# GPU {}: {} [{}] {} SMs, {:.0f} GiB\n", d.index, d.name, d.pci_bus_id, d.sm_count,
+                     d.memory_bytes / 1073741824.0);
+  o += "\n" + host_text(r) + local_text(r) + peer_text(r);
+  for (const auto& s : r.nccl)
+    o += fmt::format("# {}_perf: {} ranks, NCCL {}\n{}\n", to_string(s.op), s.nranks, s.nccl_version, format_nccl_tests(s));
+  if (r.sustained) o += sustained_text(*r.sustained);
+  for (const auto& n : r.notes) o += "note: " + n + "\n";
+  return o;
+}
+
+namespace {
+
+Measurement from_copy(const CopyResult& c, const CopyOptions& o) {
+  Measurement m;
+  m.kind = c.kind;
+  if (c.kind == "h2d") m.gpus = {c.dst};
+  else if (c.kind == "d2h" || c.kind == "bidir" || c.kind == "d2d_local") m.gpus = {c.src};
+  else m.gpus = {c.src, c.dst};
+  m.engine = to_string(c.engine);
+  m.peer_access = c.peer_access;
+  m.bytes = c.bytes;
+  m.measured_GBps = c.GBps.median;
+  m.source = fmt::format("linkwise bench: median of {} samples of {} copies", o.samples, o.loops);
+  m.extra = {{"min_GBps", c.GBps.min}, {"max_GBps", c.GBps.max}};
+  if (!c.direction_GBps.empty()) m.extra["direction_GBps"] = c.direction_GBps;
+  if (c.kind == "p2p" || c.kind == "p2p_bidir") m.peer_access = c.peer_access;
+  return m;
+}
+
+nlohmann::json sweep_json(const NcclSweep& s) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : s.rows)
+    rows.push_back({{"size", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
+                    {"root", r.root}, {"time_us", {r.time_us[0], r.time_us[1]}}, {"algbw", {r.algbw[0], r.algbw[1]}},
+                    {"busbw", {r.busbw[0], r.busbw[1]}}, {"wrong", {r.wrong[0], r.wrong[1]}}});
+  return {{"op", to_string(s.op)}, {"nranks", s.nranks}, {"nccl_version", s.nccl_version}, {"rows", rows},
+          {"avg_busbw", s.avg_busbw}, {"wrong_total", s.wrong_total}, {"columns", "[out-of-place, in-place]"}};
+}
+
+nlohmann::json sustained_json(const SustainedResult& s) {
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    nlohmann::json j = {{"t_s", p.t_s}, {"GBps", p.GBps}};
+    if (p.telemetry) {
+      auto put = [&](const char* k, double v) { j[k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+      put("temp_c", p.telemetry->temp_c);
+      put("sm_clock_mhz", p.telemetry->sm_clock_mhz);
+      put("mem_clock_mhz", p.telemetry->mem_clock_mhz);
+      put("power_w", p.telemetry->power_w);
+    }
+    pts.push_back(j);
+  }
+  return {{"kind", s.options.kind}, {"gpu", s.options.gpu}, {"engine", to_string(s.options.engine)},
+          {"bytes", s.options.bytes}, {"duration_s", s.options.duration_s}, {"points", pts},
+          {"first_GBps", s.first_GBps}, {"last_GBps", s.last_GBps}, {"drop_pct", s.drop_pct},
+          {"slows_down", s.slows_down}, {"telemetry_note", s.telemetry_note}};
+}
+
+}  // namespace
+
+MeasurementFile bench_measurements(const BenchReport& r) {
+  MeasurementFile f;
+  f.machine = r.machine;
+  f.tool = "linkwise bench 0.1.0";
+  for (const auto* list : {&r.host, &r.local, &r.peer_on, &r.peer_off})
+    for (const auto& c : *list) f.measurements.push_back(from_copy(c, r.copy));
+  for (const auto& s : r.nccl) {
+    if (s.nranks < 2 || s.rows.empty()) continue;
+    const auto& row = s.rows.back();
+    Measurement m;
+    m.kind = "collective";
+    m.op = to_string(s.op);
+    for (int i = 0; i < s.nranks; ++i) m.gpus.push_back(i);
+    m.bytes = row.size_bytes;
+    m.measured_GBps = row.busbw[0];
+    m.metric = "busbw";
+    m.source = fmt::format("linkwise bench: nccl-tests method, out-of-place, NCCL {}", s.nccl_version);
+    f.measurements.push_back(m);
+  }
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : r.devices)
+    devs.push_back({{"index", d.index}, {"name", d.name}, {"pci_bus_id", d.pci_bus_id}, {"sm_count", d.sm_count},
+                    {"memory_bytes", d.memory_bytes}, {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}});
+  f.extra["devices"] = devs;
+  nlohmann::json nccl = nlohmann::json::array();
+  for (const auto& s : r.nccl) nccl.push_back(sweep_json(s));
+  f.extra["nccl"] = nccl;
+  nlohmann::json lat = nlohmann::json::array();
+  for (const auto* list : {&r.latency_on, &r.latency_off})
+    for (const auto& l : *list) lat.push_back({{"src", l.src}, {"dst", l.dst}, {"peer_access", l.peer_access}, {"us", l.us}});
+  f.extra["latency_us"] = lat;
+  if (r.sustained) f.extra["sustained"] = sustained_json(*r.sustained);
+  f.extra["notes"] = r.notes;
+  return f;
+}
+
+}  // namespace linkwise::measure

@@ -1,0 +1,227 @@
+#include "linkwise/measure/calibrate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "linkwise/comm/collective.h"
+#include "linkwise/comm/predict.h"
+#include "linkwise/hw/catalog.h"
+#include "linkwise/measure/stats.h"
+#include "linkwise/topo/paths.h"
+
+namespace linkwise::measure {
+
+namespace {
+
+using topo::Fabric;
+
+// The chassis an entry is predicted on, with its path finders at effective and at line rate.
+struct Model {
+  explicit Model(topo::Chassis c) : chassis(std::move(c)), eff(chassis, topo::Rate::kEffective), line(chassis, topo::Rate::kLine) {}
+  topo::Chassis chassis;
+  topo::PathFinder eff, line;
+};
+
+int gpu_node(const topo::Chassis& c, int k, const Measurement& m) {
+  const auto& g = c.gpus();
+  if (k < 0 || k >= static_cast<int>(g.size()))
+    throw InputError(fmt::format("measurements[{}]: GPU{} is not in chassis '{}', which has {} GPU(s)",
+                                 m.where.column - 1, k, c.name(), g.size()),
+                     {m.where.file, 0, 0});
+  return g[k];
+}
+
+// The technology of the slowest link (at line rate) on the widest path.
+std::string bottleneck_tech(Model& md, int src, int dst, Fabric f) {
+  auto p = md.line.widest_path(src, dst, f);
+  std::string tech;
+  double least = std::numeric_limits<double>::infinity();
+  for (int l : p.links) {
+    const auto& link = md.chassis.link(l);
+    if (link.line_bytes_per_s() < least) {
+      least = link.line_bytes_per_s();
+      tech = link.tech->id;
+    }
+  }
+  return tech;
+}
+
+void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
+  int g = gpu_node(md.chassis, m.gpus[0], m);
+  int cpu = md.chassis.node(g).cpu;
+  if (cpu < 0) {
+    e.method = "no prediction: the GPU has no CPU above it";
+    return;
+  }
+  bool up = m.kind == "h2d";
+  int src = up ? cpu : g, dst = up ? g : cpu;
+  double mem = md.chassis.node(cpu).fig("memory_bytes_per_s", std::numeric_limits<double>::infinity());
+  double k = m.kind == "bidir" ? 2 : 1;
+  double eff = md.eff.max_flow(src, dst, Fabric::kHost) * k;
+  double line = md.line.max_flow(src, dst, Fabric::kHost) * k;
+  e.predicted_GBps = std::min(eff, mem) / 1e9;
+  e.line_GBps = std::min(line, mem) / 1e9;
+  e.bottleneck_tech = eff <= mem ? bottleneck_tech(md, src, dst, Fabric::kHost) : "";
+  e.method = fmt::format("max flow {} {} over PCIe{}", md.chassis.display_name(src), md.chassis.display_name(dst),
+                         m.kind == "bidir" ? ", both directions" : "");
+}
+
+void predict_peer(Model& md, const Measurement& m, CalibrationEntry& e) {
+  int a = gpu_node(md.chassis, m.gpus[0], m), b = gpu_node(md.chassis, m.gpus[1], m);
+  Fabric f = m.peer_access ? md.eff.gpu_fabric(a, b) : Fabric::kHost;
+  double k = m.kind == "p2p_bidir" ? 2 : 1;
+  e.predicted_GBps = md.eff.max_flow(a, b, f) * k / 1e9;
+  e.line_GBps = md.line.max_flow(a, b, f) * k / 1e9;
+  e.bottleneck_tech = bottleneck_tech(md, a, b, f);
+  const char* fabric = f == Fabric::kNvlink ? "NVLink" : f == Fabric::kHost ? "host fabric" : "all links";
+  e.method = fmt::format("max flow {} {} over {}{}", md.chassis.display_name(a), md.chassis.display_name(b), fabric,
+                         k > 1 ? ", both directions" : "");
+}
+
+void predict_link(Model& md, const Measurement& m, CalibrationEntry& e) {
+  const auto& tech = hw::Catalog::builtin().link_tech(m.tech);
+  double eff = tech.efficiency.value;
+  std::string from = "catalog";
+  for (const auto& l : md.chassis.links())
+    if (l.tech->id == m.tech) {
+      eff = l.efficiency;
+      from = "chassis";
+      break;
+    }
+  e.line_GBps = tech.line_bytes_per_s(m.width) / 1e9;
+  e.predicted_GBps = e.line_GBps * eff;
+  e.bottleneck_tech = m.tech;
+  e.method = fmt::format("{} x{} line rate x {} efficiency {:.3f}", m.tech, m.width, from, eff);
+}
+
+void predict_one(Model& md, const Measurement& m, const CalibrateOptions& o, CalibrationEntry& e) {
+  if (m.kind == "h2d" || m.kind == "d2h" || m.kind == "bidir") {
+    predict_host(md, m, e);
+  } else if (m.kind == "p2p" || m.kind == "p2p_bidir") {
+    predict_peer(md, m, e);
+  } else if (m.kind == "link") {
+    predict_link(md, m, e);
+  } else if (m.kind == "d2d_local") {
+    int g = gpu_node(md.chassis, m.gpus[0], m);
+    double mem = md.chassis.node(g).fig("memory_bytes_per_s", 0);
+    if (mem > 0) {
+      e.predicted_GBps = mem / 2 / 1e9;
+      e.method = "GPU memory bandwidth / 2 (each byte read and written)";
+    } else {
+      e.method = "no prediction: the GPU part has no memory bandwidth figure";
+    }
+  } else if (m.kind == "collective") {
+    std::vector<int> nodes;
+    for (int k : m.gpus) nodes.push_back(gpu_node(md.chassis, k, m));
+    std::string method;
+    auto busbw = o.collective ? o.collective(md.chassis, m.op, nodes, m.bytes, m.algo, &method) : std::nullopt;
+    if (busbw) e.predicted_GBps = *busbw / 1e9;
+    e.method = method.empty() ? (busbw ? "collective predictor" : "no collective predictor") : method;
+  }
+}
+
+}  // namespace
+
+std::optional<double> comm_busbw(const topo::Chassis& chassis, const std::string& op,
+                                 const std::vector<int>& gpu_nodes, std::uint64_t bytes, const std::string& algo,
+                                 std::string* method) {
+  if (gpu_nodes.size() < 2) {
+    if (method) *method = "no prediction: one rank moves nothing over links";
+    return std::nullopt;
+  }
+  auto o = comm::parse_op(op);
+  auto a = algo.empty() ? comm::Algo::kAuto : comm::parse_algo(algo);
+  // nccl-tests' large-message figures: 8 GiB when the entry does not say.
+  double s = bytes ? static_cast<double>(bytes) : 8.0 * (1ull << 30);
+  try {
+    auto p = comm::predict(chassis, o, gpu_nodes, s, a);
+    if (method)
+      *method = fmt::format("comm::predict: {} {}, {} channels", comm::to_string(p.algorithm),
+                            comm::to_string(p.protocol), p.channels);
+    return p.busbw_Bps;
+  } catch (const InputError& e) {
+    if (method) *method = fmt::format("no prediction: {}", e.bare_message());
+    return std::nullopt;
+  }
+}
+
+std::optional<double> ring_bound_busbw(const topo::Chassis& chassis, const std::string& op,
+                                       const std::vector<int>& gpu_nodes, std::uint64_t, const std::string& algo,
+                                       std::string* method) {
+  (void)op;
+  if (gpu_nodes.size() < 2) {
+    if (method) *method = "no prediction: one rank moves nothing over links";
+    return std::nullopt;
+  }
+  topo::PathFinder f(chassis, topo::Rate::kEffective);
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < gpu_nodes.size(); ++i) {
+    int a = gpu_nodes[i], b = gpu_nodes[(i + 1) % gpu_nodes.size()];
+    least = std::min(least, f.max_flow(a, b, f.gpu_fabric(a, b)));
+  }
+  if (method)
+    *method = fmt::format("ring bound (fallback): least neighbour max flow{}",
+                          algo.empty() || algo == "ring" ? "" : fmt::format("; algo '{}' not modelled", algo));
+  return least;
+}
+
+Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file, const CalibrateOptions& o) {
+  Calibration cal;
+  cal.chassis = chassis.name();
+  cal.threshold_pct = o.threshold_pct;
+  std::map<std::string, std::unique_ptr<Model>> models;
+  models[""] = std::make_unique<Model>(chassis);
+  for (const auto& m : file.measurements) {
+    auto it = models.find(m.chassis);
+    if (it == models.end()) it = models.emplace(m.chassis, std::make_unique<Model>(topo::load_chassis(m.chassis))).first;
+    Model& md = *it->second;
+    CalibrationEntry e;
+    e.measured = m;
+    e.chassis = md.chassis.name();
+    predict_one(md, m, o, e);
+    if (e.predicted_GBps) {
+      e.error_pct = (*e.predicted_GBps - m.measured_GBps) / m.measured_GBps * 100;
+      e.flagged = std::abs(e.error_pct) > o.threshold_pct;
+      ++cal.predicted;
+      cal.flagged += e.flagged;
+    }
+    cal.entries.push_back(std::move(e));
+  }
+  return cal;
+}
+
+Fit fit_efficiencies(const topo::Chassis& chassis, const Calibration& cal) {
+  static const std::vector<std::string> fitted_kinds = {"h2d", "d2h", "bidir", "p2p", "p2p_bidir", "link"};
+  std::map<std::string, std::vector<double>> implied;
+  for (const auto& e : cal.entries) {
+    const auto& m = e.measured;
+    if (e.chassis != chassis.name() || m.engine != "ce" || e.line_GBps <= 0 || e.bottleneck_tech.empty()) continue;
+    if (std::find(fitted_kinds.begin(), fitted_kinds.end(), m.kind) == fitted_kinds.end()) continue;
+    implied[e.bottleneck_tech].push_back(m.measured_GBps / e.line_GBps);
+  }
+  if (implied.empty())
+    throw InputError(fmt::format("nothing to fit on '{}': no copy-engine link figure was predicted on it", chassis.name()));
+  Fit fit;
+  fit.spec = chassis.spec();
+  const auto& cat = hw::Catalog::builtin();
+  for (const auto& [tech, v] : implied) {
+    FittedTech t;
+    t.tech = tech;
+    t.catalog_efficiency = cat.link_tech(tech).efficiency.value;
+    t.fitted_efficiency = std::clamp(median(v), 1e-6, 1.0);
+    t.figures = static_cast<int>(v.size());
+    t.implied = v;
+    for (auto& l : fit.spec.links)
+      if (l.tech == tech) l.efficiency = t.fitted_efficiency;
+    fit.techs.push_back(t);
+  }
+  fit.spec.description += fmt::format(" (efficiencies fitted to measurements by linkwise calibrate)");
+  return fit;
+}
+
+}  // namespace linkwise::measure

@@ -1,0 +1,132 @@
+#include "linkwise/measure/calibrate.h"
+
+#include <gtest/gtest.h>
+
+#include "linkwise/topo/spec.h"
+#include "linkwise/util/text.h"
+
+namespace linkwise::measure {
+
+namespace {
+constexpr double kTol = 0.01;  // GB/s
+
+MeasurementFile one(const std::string& entry) {
+  return parse_measurements(R"({"measurements": [)" + entry + "]}", "t.json");
+}
+}  // namespace
+
+TEST(MeasureCalibrate, HostLinkPredictionsAndErrors) {
+  auto c = topo::load_chassis("dgx-h100");
+  // PCIe Gen5 x16: 16 × 32 GT/s × 128/130 / 8 = 63.015 GB/s line; × efficiency 0.9045 = 57.0 GB/s.
+  // Measured 50: error = (57.0 - 50) / 50 = +14.0%, over the 10% threshold.
+  auto cal = calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50})"));
+  ASSERT_EQ(cal.entries.size(), 1u);
+  const auto& e = cal.entries[0];
+  ASSERT_TRUE(e.predicted_GBps.has_value());
+  EXPECT_NEAR(*e.predicted_GBps, 63.015 * 0.9045, kTol);
+  EXPECT_NEAR(e.line_GBps, 63.015, kTol);
+  EXPECT_NEAR(e.error_pct, (63.015 * 0.9045 - 50) / 50 * 100, 0.05);
+  EXPECT_TRUE(e.flagged);
+  EXPECT_EQ(e.bottleneck_tech, "pcie5");
+  EXPECT_EQ(cal.flagged, 1);
+  // A looser threshold does not flag it.
+  CalibrateOptions o;
+  o.threshold_pct = 20;
+  EXPECT_FALSE(calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50})"), o).entries[0].flagged);
+}
+
+TEST(MeasureCalibrate, PeerAndCollectivePredictions) {
+  auto c = topo::load_chassis("dgx-h100");
+  CalibrateOptions ring;
+  ring.collective = ring_bound_busbw;
+  auto cal = calibrate(c, one(R"({"kind": "p2p", "gpus": [0, 1], "measured_GBps": 370},
+      {"kind": "p2p_bidir", "gpus": [0, 1], "measured_GBps": 740},
+      {"kind": "p2p", "gpus": [0, 1], "peer_access": false, "measured_GBps": 40},
+      {"kind": "collective", "op": "all_reduce", "gpus": [0, 1, 2, 3], "measured_GBps": 360},
+      {"kind": "d2d_local", "gpus": [0], "measured_GBps": 1500})"), ring);
+  // NVLink 4: 18 links × 25 GB/s × 0.8222 = 369.99 GB/s between any two GPUs through the NVSwitches.
+  EXPECT_NEAR(*cal.entries[0].predicted_GBps, 18 * 25 * 0.8222, kTol);
+  EXPECT_NEAR(*cal.entries[1].predicted_GBps, 2 * 18 * 25 * 0.8222, kTol);
+  // Peer access off: over PCIe through the host, each GPU's x16 Gen5 link at 57.0 GB/s bounds it.
+  EXPECT_NEAR(*cal.entries[2].predicted_GBps, 63.015 * 0.9045, kTol);
+  // Ring bound: every neighbour pair has the NVLink max flow.
+  EXPECT_NEAR(*cal.entries[3].predicted_GBps, 18 * 25 * 0.8222, kTol);
+  EXPECT_NE(cal.entries[3].method.find("ring bound"), std::string::npos);
+  // H100 SXM memory 3.35 TB/s: a local copy reads and writes each byte, 1675 GB/s.
+  EXPECT_NEAR(*cal.entries[4].predicted_GBps, 1675, kTol);
+  EXPECT_EQ(cal.predicted, 5);
+}
+
+TEST(MeasureCalibrate, CollectivesComeFromTheCollectivesEngineByDefault) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "collective", "op": "all_reduce", "algo": "ring", "gpus": [0, 1, 2, 3, 4, 5, 6, 7],
+                                   "bytes": 8589934592, "measured_GBps": 367.5})"));
+  ASSERT_TRUE(cal.entries[0].predicted_GBps.has_value());
+  EXPECT_EQ(cal.entries[0].method.rfind("comm::predict: ring", 0), 0u) << cal.entries[0].method;
+  // A ring on NVLink 4 cannot beat the per-GPU 369.99 GB/s; NCCL reaches about 367 at 8 GiB.
+  EXPECT_GT(*cal.entries[0].predicted_GBps, 330);
+  EXPECT_LE(*cal.entries[0].predicted_GBps, 18 * 25 * 0.8222 + kTol);
+  EXPECT_EQ(cal.predicted, 1);
+}
+
+TEST(MeasureCalibrate, CollectivePredictorHook) {
+  auto c = topo::load_chassis("dgx-h100");
+  CalibrateOptions o;
+  o.collective = [](const topo::Chassis&, const std::string& op, const std::vector<int>& nodes, std::uint64_t bytes,
+                    const std::string& algo, std::string* method) -> std::optional<double> {
+    *method = op + " " + algo + " " + std::to_string(nodes.size()) + " " + std::to_string(bytes);
+    return 400e9;
+  };
+  auto cal = calibrate(c, one(R"({"kind": "collective", "op": "all_reduce", "algo": "nvls", "gpus": [0, 1, 2, 3, 4],
+                                   "bytes": 1024, "measured_GBps": 420})"), o);
+  EXPECT_NEAR(*cal.entries[0].predicted_GBps, 400, 1e-9);
+  EXPECT_EQ(cal.entries[0].method, "all_reduce nvls 5 1024");
+}
+
+TEST(MeasureCalibrate, UnknownGpuIsAnInputError) {
+  auto c = topo::load_chassis("dgx-h100");
+  try {
+    calibrate(c, one(R"({"kind": "h2d", "gpus": [8], "measured_GBps": 50})"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.json: measurements[0]: GPU8 is not in chassis 'dgx-h100', which has 8 GPU(s)");
+  }
+}
+
+TEST(MeasureCalibrate, FitsEfficienciesPerTechnology) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50},
+      {"kind": "d2h", "gpus": [1], "measured_GBps": 52},
+      {"kind": "bidir", "gpus": [2], "measured_GBps": 100},
+      {"kind": "h2d", "gpus": [0], "engine": "sm", "measured_GBps": 30},
+      {"kind": "p2p", "gpus": [0, 1], "measured_GBps": 360})"));
+  auto fit = fit_efficiencies(c, cal);
+  ASSERT_EQ(fit.techs.size(), 2u);
+  // nvlink4: 360 / 450 = 0.8. pcie5: implied 50/63.015, 52/63.015, 100/126.03 (the SM figure is not
+  // fitted): median = 50/63.015 = 0.7935.
+  EXPECT_EQ(fit.techs[0].tech, "nvlink4");
+  EXPECT_NEAR(fit.techs[0].fitted_efficiency, 0.8, 1e-6);
+  EXPECT_EQ(fit.techs[1].tech, "pcie5");
+  EXPECT_NEAR(fit.techs[1].fitted_efficiency, 50 / 63.0153846, 1e-6);
+  EXPECT_EQ(fit.techs[1].figures, 3);
+  // The fitted spec predicts the median figure exactly.
+  auto fitted = topo::build_chassis(topo::parse_chassis_spec(topo::chassis_spec_to_yaml(fit.spec), "fit.yaml"));
+  auto again = calibrate(fitted, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50})"));
+  EXPECT_NEAR(*again.entries[0].predicted_GBps, 50, 1e-6);
+}
+
+TEST(MeasureCalibrate, NothingToFit) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "engine": "sm", "measured_GBps": 30})"));
+  EXPECT_THROW(fit_efficiencies(c, cal), InputError);
+}
+
+TEST(MeasureCalibrate, PublicReferenceFileHasAnErrorForEveryFigure) {
+  auto file = load_measurements(std::string(LINKWISE_SOURCE_DIR) + "/data/measured/public-reference.json");
+  auto cal = calibrate(topo::load_chassis("dgx-h100"), file);
+  ASSERT_GE(cal.entries.size(), 16u);
+  EXPECT_EQ(cal.predicted, static_cast<int>(cal.entries.size()));
+  for (const auto& e : cal.entries) EXPECT_FALSE(e.measured.source.empty());
+}
+
+}  // namespace linkwise::measure

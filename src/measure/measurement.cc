@@ -1,0 +1,127 @@
+#include "linkwise/measure/measurement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "linkwise/util/text.h"
+
+namespace linkwise::measure {
+
+const std::vector<std::string>& measurement_kinds() {
+  static const std::vector<std::string> k = {"h2d", "d2h", "bidir", "p2p", "p2p_bidir", "d2d_local", "collective", "link"};
+  return k;
+}
+
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string> kKnownKeys = {"kind", "gpus", "op", "algo", "engine", "peer_access", "bytes",
+                                          "measured_GBps", "metric", "tech", "width", "chassis", "source", "note"};
+
+[[noreturn]] void bad(const std::string& file, std::size_t i, const std::string& msg) {
+  SourceLocation where{file, 0, 0};
+  throw InputError(fmt::format("measurements[{}]: {}", i, msg), where);
+}
+
+template <typename T>
+T get(const json& e, const char* key, const std::string& file, std::size_t i, T fallback) {
+  if (!e.contains(key)) return fallback;
+  try {
+    return e.at(key).get<T>();
+  } catch (const json::exception&) {
+    bad(file, i, fmt::format("'{}' has the wrong type: {}", key, e.at(key).dump()));
+  }
+}
+
+Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
+  if (!e.is_object()) bad(file, i, "each entry must be an object");
+  Measurement m;
+  m.where = {file, 0, static_cast<int>(i) + 1};
+  m.kind = get<std::string>(e, "kind", file, i, "");
+  const auto& kinds = measurement_kinds();
+  if (m.kind.empty()) bad(file, i, "'kind' is missing");
+  if (std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end())
+    bad(file, i, fmt::format("unknown kind '{}'; valid: {}", m.kind, join(kinds, ", ")));
+  m.gpus = get<std::vector<int>>(e, "gpus", file, i, {});
+  m.op = get<std::string>(e, "op", file, i, "");
+  m.algo = get<std::string>(e, "algo", file, i, "");
+  m.engine = get<std::string>(e, "engine", file, i, "ce");
+  m.peer_access = get<bool>(e, "peer_access", file, i, true);
+  m.bytes = get<std::uint64_t>(e, "bytes", file, i, 0);
+  m.metric = get<std::string>(e, "metric", file, i, m.kind == "collective" ? "busbw" : "");
+  m.tech = get<std::string>(e, "tech", file, i, "");
+  m.width = get<int>(e, "width", file, i, 0);
+  m.chassis = get<std::string>(e, "chassis", file, i, "");
+  m.source = get<std::string>(e, "source", file, i, "");
+  m.note = get<std::string>(e, "note", file, i, "");
+  if (!e.contains("measured_GBps")) bad(file, i, "'measured_GBps' is missing");
+  m.measured_GBps = get<double>(e, "measured_GBps", file, i, 0);
+  if (!(m.measured_GBps > 0)) bad(file, i, fmt::format("'measured_GBps' must be positive, not {}", m.measured_GBps));
+  if (m.engine != "ce" && m.engine != "sm") bad(file, i, fmt::format("'engine' must be ce or sm, not '{}'", m.engine));
+  if (m.kind == "collective") {
+    if (m.op.empty()) bad(file, i, "a collective needs 'op'");
+    if (m.metric != "busbw") bad(file, i, fmt::format("only the busbw metric is read, not '{}'", m.metric));
+  }
+  if (m.kind == "link" && (m.tech.empty() || m.width <= 0)) bad(file, i, "a link needs 'tech' and a positive 'width'");
+  std::size_t need = m.kind == "link" ? 0 : m.kind == "collective" ? 2 : (m.kind == "p2p" || m.kind == "p2p_bidir") ? 2 : 1;
+  if (m.gpus.size() < need) bad(file, i, fmt::format("kind '{}' needs at least {} GPU number(s) in 'gpus'", m.kind, need));
+  for (auto it = e.begin(); it != e.end(); ++it)
+    if (!kKnownKeys.count(it.key())) m.extra[it.key()] = it.value();
+  return m;
+}
+
+}  // namespace
+
+MeasurementFile parse_measurements(const std::string& text, const std::string& filename) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("not valid JSON: {}", e.what()), {filename, 0, 0});
+  }
+  if (!j.is_object() || !j.contains("measurements") || !j["measurements"].is_array())
+    throw InputError("expected an object with a 'measurements' array (docs/measure.md)", {filename, 0, 0});
+  MeasurementFile f;
+  f.format = j.value("format", f.format);
+  f.machine = j.value("machine", "");
+  f.tool = j.value("tool", "");
+  const auto& arr = j["measurements"];
+  for (std::size_t i = 0; i < arr.size(); ++i) f.measurements.push_back(parse_entry(arr[i], filename, i));
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "format" && it.key() != "machine" && it.key() != "tool" && it.key() != "measurements")
+      f.extra[it.key()] = it.value();
+  return f;
+}
+
+MeasurementFile load_measurements(const std::string& path) { return parse_measurements(read_file(path), path); }
+
+nlohmann::json to_json(const Measurement& m) {
+  json e = {{"kind", m.kind}, {"gpus", m.gpus}, {"measured_GBps", m.measured_GBps}};
+  if (!m.op.empty()) e["op"] = m.op;
+  if (!m.algo.empty()) e["algo"] = m.algo;
+  if (m.kind != "collective" && m.kind != "link") e["engine"] = m.engine;
+  if (m.kind == "p2p" || m.kind == "p2p_bidir") e["peer_access"] = m.peer_access;
+  if (m.bytes) e["bytes"] = m.bytes;
+  if (!m.metric.empty()) e["metric"] = m.metric;
+  if (!m.tech.empty()) e["tech"] = m.tech;
+  if (m.width) e["width"] = m.width;
+  if (!m.chassis.empty()) e["chassis"] = m.chassis;
+  if (!m.source.empty()) e["source"] = m.source;
+  if (!m.note.empty()) e["note"] = m.note;
+  if (m.extra.is_object())
+    for (auto it = m.extra.begin(); it != m.extra.end(); ++it) e[it.key()] = it.value();
+  return e;
+}
+
+nlohmann::json to_json(const MeasurementFile& f) {
+  json j = {{"format", f.format}, {"machine", f.machine}, {"tool", f.tool}};
+  j["measurements"] = json::array();
+  for (const auto& m : f.measurements) j["measurements"].push_back(to_json(m));
+  for (auto it = f.extra.begin(); it != f.extra.end(); ++it) j[it.key()] = it.value();
+  return j;
+}
+
+}  // namespace linkwise::measure

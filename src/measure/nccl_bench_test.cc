@@ -1,0 +1,158 @@
+#include "linkwise/measure/nccl_bench.h"
+
+#include <gtest/gtest.h>
+
+#include "linkwise/util/error.h"
+
+#include "linkwise/measure/fake_gpu.h"
+
+namespace linkwise::measure {
+
+TEST(MeasureNccl, BusFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllReduce, 8), 1.75);  // 2(n-1)/n
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllGather, 8), 0.875);  // (n-1)/n
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kReduceScatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllToAll, 2), 0.5);
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kBroadcast, 8), 1);
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kReduce, 8), 1);
+  EXPECT_DOUBLE_EQ(bus_factor(Collective::kSendRecv, 8), 1);
+}
+
+TEST(MeasureNccl, NamesAndAliases) {
+  EXPECT_EQ(parse_collective("allreduce"), Collective::kAllReduce);
+  EXPECT_EQ(parse_collective("all-gather"), Collective::kAllGather);
+  EXPECT_EQ(parse_collective("all_to_all"), Collective::kAllToAll);
+  EXPECT_EQ(parse_collective("send_recv"), Collective::kSendRecv);
+  try {
+    parse_collective("allreduse");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown collective 'allreduse'; valid: all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+                 "alltoall, sendrecv");
+  }
+}
+
+TEST(MeasureNccl, CountsFollowNcclTests) {
+  // 1 MiB of float over 4 ranks: 262144 elements.
+  auto ar = collective_counts(Collective::kAllReduce, 1 << 20, 4);
+  EXPECT_EQ(ar.count, 262144u);
+  EXPECT_EQ(ar.size_bytes, 1u << 20);
+  auto ag = collective_counts(Collective::kAllGather, 1 << 20, 4);
+  EXPECT_EQ(ag.count, 65536u);       // per rank
+  EXPECT_EQ(ag.recv_count, 262144u);
+  EXPECT_EQ(ag.size_bytes, 1u << 20);  // the gathered buffer
+  EXPECT_EQ(ag.send_inplace, 65536u);
+  auto rs = collective_counts(Collective::kReduceScatter, 1 << 20, 4);
+  EXPECT_EQ(rs.count, 65536u);
+  EXPECT_EQ(rs.send_count, 262144u);
+  EXPECT_EQ(rs.recv_inplace, 65536u);
+  auto a2a = collective_counts(Collective::kAllToAll, 1 << 20, 4);
+  EXPECT_EQ(a2a.count, 65536u);
+  EXPECT_EQ(a2a.send_count, 262144u);
+  // 12 bytes over 4 ranks: 3 elements, 0 per rank for all-gather: sizes round down as nccl-tests.
+  EXPECT_EQ(collective_counts(Collective::kAllGather, 12, 4).size_bytes, 0u);
+  // algbw = S / t for all of them: 1 MiB in 1 ms = 1.048576 GB/s.
+  for (auto op : all_collectives())
+    EXPECT_NEAR(alg_bandwidth_GBps(op, collective_counts(op, 1 << 20, 4), 4, 1e-3), 1.048576, 1e-9) << to_string(op);
+}
+
+TEST(MeasureNccl, SweepSizes) {
+  EXPECT_EQ(sweep_sizes(8, 64, 2), (std::vector<std::uint64_t>{8, 16, 32, 64}));
+  EXPECT_EQ(sweep_sizes(8, 100, 4), (std::vector<std::uint64_t>{8, 32}));
+  EXPECT_EQ(sweep_sizes(8, 64, 1), (std::vector<std::uint64_t>{8}));
+  EXPECT_THROW(sweep_sizes(64, 8, 2), InputError);
+}
+
+TEST(MeasureNccl, TimeColumnFormat) {
+  EXPECT_EQ(nccl_time_str(21.054), "  21.05");
+  EXPECT_EQ(nccl_time_str(8687.12), " 8687.1");
+  EXPECT_EQ(nccl_time_str(64288.4), "  64288");
+}
+
+TEST(MeasureNccl, TableIsNcclTestsFormat) {
+  NcclSweep s;
+  s.op = Collective::kAllReduce;
+  s.nranks = 8;
+  NcclRow r;
+  r.size_bytes = 8589934592ull;
+  r.count = 2147483648ull;
+  r.redop = "sum";
+  r.root = -1;
+  r.time_us[0] = 34719, r.algbw[0] = 247.41, r.busbw[0] = 463.90, r.wrong[0] = 0;
+  r.time_us[1] = 34720, r.algbw[1] = 247.41, r.busbw[1] = 463.89, r.wrong[1] = 0;
+  s.rows = {r};
+  s.avg_busbw = 458.452;
+  std::string t = format_nccl_tests(s);
+  // Lines as nccl-tests prints them (NVIDIA/nccl-tests src/common.cu, Reporter).
+  EXPECT_NE(t.find("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  8589934592    2147483648     float     sum      -1    34719  247.41  463.90      0    34720  247.41  463.89      0\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 458.452 \n#\n"), std::string::npos) << t;
+}
+
+class MeasureNcclSweep : public ::testing::TestWithParam<Collective> {};
+
+TEST_P(MeasureNcclSweep, DataChecksPassAndBusbwApproachesTheBusRate) {
+  FakeGpuSpec spec = parse_fake_spec("gpus=4,p2p=300,bus=200");
+  FakeCuda cuda(spec);
+  FakeNccl nccl(cuda);
+  RankSet rs;
+  rs.nranks = 4;
+  rs.devices = {0, 1, 2, 3};
+  rs.ranks = {0, 1, 2, 3};
+  rs.comms = nccl.init_all(rs.devices);
+  NcclOptions o;
+  o.op = GetParam();
+  o.min_bytes = 1024;
+  o.max_bytes = 1 << 20;
+  o.factor = 4;
+  o.iters = 3;
+  o.warmup = 1;
+  o.root = 1;
+  auto s = run_nccl_sweep(cuda, nccl, rs, o);
+  ASSERT_EQ(s.rows.size(), 6u);  // 1K, 4K, ..., 1M
+  EXPECT_EQ(s.wrong_total, 0);
+  for (const auto& r : s.rows) EXPECT_EQ(r.wrong[0] + r.wrong[1], 0) << r.size_bytes;
+  // The fake takes 10 us + S × factor / 200 GB/s per call: at 1 MiB busbw = 200 × t_bw / (t_bw + 10 us).
+  const auto& last = s.rows.back();
+  double t_bw = static_cast<double>(last.size_bytes) * bus_factor(o.op, 4) / 200e9;
+  EXPECT_NEAR(last.busbw[0], 200 * t_bw / (t_bw + 10e-6), 0.01);
+  EXPECT_NEAR(last.busbw[0], last.algbw[0] * bus_factor(o.op, 4), 1e-9);
+  EXPECT_EQ(last.root, rooted(o.op) ? 1 : -1);
+  EXPECT_EQ(last.redop, reduces(o.op) ? "sum" : "none");
+  for (auto c : rs.comms) nccl.destroy(c);
+  EXPECT_EQ(cuda.live_handles(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, MeasureNcclSweep, ::testing::ValuesIn(all_collectives()),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(MeasureNccl, WrongResultsAreCounted) {
+  // A fake whose all-reduce moves no data: every checked element stays 0 instead of 1+2 = 3.
+  class Lazy : public FakeNccl {
+   public:
+    using FakeNccl::FakeNccl;
+    void run(Comm, const Call&, CudaApi::Stream) override {}
+  };
+  FakeCuda cuda(parse_fake_spec("gpus=2,p2p=100"));
+  Lazy nccl(cuda);
+  RankSet rs;
+  rs.nranks = 2;
+  rs.devices = {0, 1};
+  rs.ranks = {0, 1};
+  rs.comms = nccl.init_all(rs.devices);
+  NcclOptions o;
+  o.min_bytes = o.max_bytes = 1024;
+  auto s = run_nccl_sweep(cuda, nccl, rs, o);
+  // Out of place: 256 elements per rank never written (0 != 3): 512. In place the input (rank + 1)
+  // stays: 512 more.
+  EXPECT_EQ(s.rows[0].wrong[0], 512);
+  EXPECT_EQ(s.rows[0].wrong[1], 512);
+  EXPECT_NE(format_nccl_tests(s).find("# Out of bounds values : 1024 FAILED"), std::string::npos);
+}
+
+}  // namespace linkwise::measure

@@ -1,0 +1,129 @@
+// linkwise bench and linkwise calibrate, end to end. Benchmarks run on the simulated machine
+// (--fake-gpus) so that they are deterministic on machines with and without GPUs.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "cli/cli_runner.h"
+
+namespace linkwise::testing {
+
+namespace {
+const std::string kReference = source_dir() + "/data/measured/public-reference.json";
+}
+
+TEST(MeasureCli, BenchWithoutAGpuSaysSoAndExits1) {
+  // Every part skipped: on a machine with a GPU this measures nothing and exits 0.
+  auto r = run_cli("bench --skip host,local,peer,latency,nccl");
+  if (r.exit_code != 0) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("linkwise: no GPU found: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  auto f = run_cli("bench --fake-gpus none=no\\ driver");
+  EXPECT_EQ(f.exit_code, 1);
+  EXPECT_EQ(f.err, "linkwise: no GPU found: no driver\n");
+}
+
+TEST(MeasureCli, BenchTablesOnASimulatedMachine) {
+  auto r = run_cli("bench --fake-gpus gpus=2,p2p=300,bus=250 --sizes 1M -e 64K -n 2 -w 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Host <-> device, pinned memory"), std::string::npos);
+  EXPECT_NE(r.out.find("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s), ce, 1M\n   D\\D       0       1\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("P2P=Disabled Latency Matrix (us), GPU"), std::string::npos);
+  EXPECT_NE(r.out.find("# all_reduce_perf: 2 ranks"), std::string::npos);
+  EXPECT_NE(r.out.find("#       size         count      type   redop    root     time   algbw   busbw #wrong"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("# Out of bounds values : 0 OK"), std::string::npos);
+}
+
+TEST(MeasureCli, BenchJsonIsWhatCalibrateReads) {
+  std::string dir = temp_dir();
+  auto r = run_cli("bench --fake-gpus gpus=1,h2d=57,d2h=50 --sizes 4M --skip nccl --json -o " + dir + "/m.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "linkwise-measurements/1");
+  EXPECT_EQ(j["devices"][0]["name"], "Fake GPU");
+  std::ifstream in(dir + "/m.json");
+  EXPECT_EQ(nlohmann::json::parse(in), j);
+  auto c = run_cli("calibrate dgx-h100 " + dir + "/m.json --json");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  auto cj = nlohmann::json::parse(c.out);
+  EXPECT_EQ(cj["predicted"], j["measurements"].size());
+}
+
+TEST(MeasureCli, BenchSustained) {
+  auto r = run_cli("bench --fake-gpus gpus=1,h2d=50,slowdown=4:0.8 --skip host,local,nccl --sustained 10s");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Sustained h2d on GPU 0 (Fake GPU), ce copies of 256M for 10 s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("t (s)  GB/s   temp (C)  SM MHz  mem MHz  power (W)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("SLOWS DOWN (more than 5%)"), std::string::npos) << r.out;
+}
+
+TEST(MeasureCli, BenchBadFlags) {
+  auto r = run_cli("bench --fake-gpus gpus=1 --ops allreduse");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: unknown collective 'allreduse'; valid: all_reduce, all_gather, reduce_scatter, "
+                   "broadcast, reduce, alltoall, sendrecv\n");
+  r = run_cli("bench --fake-gpus gpus=1 --skip disks");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --skip: unknown part 'disks'; valid: host, local, peer, latency, nccl\n");
+  r = run_cli("bench --fake-gpus gpus=1 --gpus 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --gpus: no GPU 3 (this machine has 1)\n");
+}
+
+TEST(MeasureCli, CalibrateReportsAnErrorForEveryReferenceFigure) {
+  auto r = run_cli("calibrate dgx-h100 " + kReference + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j["entries"].size(), 16u);
+  for (const auto& e : j["entries"]) {
+    EXPECT_TRUE(e["error_pct"].is_number()) << e.dump();
+    EXPECT_TRUE(e["predicted_GBps"].is_number()) << e.dump();
+    EXPECT_FALSE(e["source"].get<std::string>().empty());
+  }
+  EXPECT_EQ(j["predicted"], j["entries"].size());
+  auto t = run_cli("calibrate dgx-h100 " + kReference);
+  ASSERT_EQ(t.exit_code, 0);
+  EXPECT_NE(t.out.find("16 of 16 figures predicted;"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("nvbandwidth issues 6, 24"), std::string::npos);
+}
+
+TEST(MeasureCli, CalibrateFitWritesALoadableChassis) {
+  std::string dir = temp_dir();
+  auto r = run_cli("calibrate dgx-h100 " + kReference + " --fit -o " + dir + "/fitted.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Fitted link efficiencies"), std::string::npos);
+  EXPECT_NE(r.out.find("pcie5"), std::string::npos);
+  auto t = run_cli("topo " + dir + "/fitted.yaml");
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  std::ifstream in(dir + "/fitted.yaml");
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(yaml.find("efficiency:"), std::string::npos);
+}
+
+TEST(MeasureCli, CalibrateBadInput) {
+  auto r = run_cli("calibrate dgx-h100 /nonexistent/m.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("linkwise: error: ", 0), 0u);
+  EXPECT_NE(r.err.find("/nonexistent/m.json"), std::string::npos) << r.err;
+  r = run_cli("calibrate dgx-h100 " + kReference + " --fit");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --fit needs -o FILE for the fitted chassis\n");
+  std::string dir = temp_dir();
+  std::ofstream(dir + "/bad.json") << R"({"measurements": [{"kind": "h2d", "gpus": [0]}]})";
+  r = run_cli("calibrate dgx-h100 " + dir + "/bad.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/bad.json: measurements[0]: 'measured_GBps' is missing\n");
+}
+
+TEST(MeasureCli, CalibrateStrictExitsOneWhenFlagged) {
+  auto r = run_cli("calibrate dgx-h100 " + kReference + " --strict");
+  EXPECT_EQ(r.exit_code, 1);  // the SM copy and NVLS figures are off the model by more than 10%
+}
+
+}  // namespace linkwise::testing
