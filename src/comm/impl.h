@@ -33,6 +33,7 @@ struct Communicator::Impl {
   bool intra_nvlink = true;               // every intra-box ring hop is an NVLink hop
   bool nvls = false;                      // every rank reaches in-switch-reduction NVSwitches only
   double nvls_scale = 1;                  // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+  std::vector<detail::Route> nvls_legs;   // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
     double tau = 0;                       // seconds per byte of S (bandwidth part)

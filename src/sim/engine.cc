@@ -93,7 +93,8 @@ class Run {
     std::map<std::pair<int, int>, int> last_on_stream;
     for (int t = 0; t < g_.size(); ++t) {
       const Task& task = g_.tasks()[t];
-      std::vector<int> deps = task.deps;
+      auto& deps = deps_scratch_;
+      deps.assign(task.deps.begin(), task.deps.end());
       if (task.stream.gpu >= 0) {
         auto key = std::make_pair(task.stream.gpu, task.stream.stream);
         auto it = last_on_stream.find(key);
@@ -175,9 +176,12 @@ class Run {
         if (solver_.load()[r] > 0) result_.resources[r].busy_s += dt;
     }
     now_ = next;
-    std::vector<ActiveFlow> still;
-    std::vector<double> still_rates;
-    std::vector<int> done;
+    auto& still = still_;
+    auto& still_rates = still_rates_;
+    auto& done = done_;
+    still.clear();
+    still_rates.clear();
+    done.clear();
     for (std::size_t i = 0; i < active_.size(); ++i) {
       auto& a = active_[i];
       a.remaining -= rates_[i] * dt;
@@ -205,6 +209,10 @@ class Run {
   std::vector<std::vector<int>> dependents_;
   std::vector<ActiveFlow> active_;
   std::vector<double> rates_;
+  // scratch, kept between events
+  std::vector<int> deps_scratch_, done_;
+  std::vector<ActiveFlow> still_;
+  std::vector<double> still_rates_;
   using Timed = std::pair<double, int>;
   std::priority_queue<Timed, std::vector<Timed>, std::greater<>> delays_;
 };
