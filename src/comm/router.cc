@@ -63,6 +63,19 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, c
     }
     arc_start_[v + 1] = static_cast<int>(arcs_.size());
   }
+  gpu_local_.assign(n, -1);
+  for (int g : chassis.gpus()) {
+    int b = box_[g];
+    if (b >= static_cast<int>(box_gpus_.size())) box_gpus_.resize(b + 1, 0);
+    gpu_local_[g] = box_gpus_[b]++;
+  }
+  kind_offset_.assign(box_gpus_.size(), 0);
+  int pairs = 0;
+  for (std::size_t b = 0; b < box_gpus_.size(); ++b) {
+    kind_offset_[b] = pairs;
+    pairs += box_gpus_[b] * box_gpus_[b];
+  }
+  kinds_.assign(pairs, -1);
   best_.assign(n, 0);
   hops_.assign(n, 0);
   via_res_.assign(n, -1);
@@ -89,6 +102,12 @@ double Router::widest(int src, int dst, unsigned families, bool nic_transit, con
   };
   visit(src, std::numeric_limits<double>::infinity(), 0, -1, -1);
   while (!q.empty()) {
+    // Keys leave the heap in increasing order and a visit from key (-bw, h) offers at least
+    // (-bw, h + 1): once that cannot beat dst's key, dst and the path to it are final.
+    if (stamp_[dst] == epoch_) {
+      const auto& [top_nbw, top_h, top_v] = q.front();
+      if (std::make_pair(top_nbw, top_h + 1) >= std::make_pair(-best_[dst], hops_[dst])) break;
+    }
     std::pop_heap(q.begin(), q.end(), std::greater<>());
     auto [nbw, h, v] = q.back();
     q.pop_back();
@@ -113,15 +132,23 @@ double Router::widest(int src, int dst, unsigned families, bool nic_transit, con
 }
 
 HopKind Router::kind(int a, int b) {
-  auto it = kinds_.find(pair_key(a, b));
-  if (it != kinds_.end()) return it->second;
-  HopKind k;
-  auto fab = finder_.gpu_fabric(a, b);
-  if (fab == topo::Fabric::kAll) k = HopKind::kNet;
-  else if (fab == topo::Fabric::kNvlink) k = HopKind::kNvlink;
-  else k = finder_.path_class(a, b).type <= p2p_level_ ? HopKind::kPcie : HopKind::kHost;
-  kinds_.emplace(pair_key(a, b), k);
-  return k;
+  auto classify = [&] {
+    auto fab = finder_.gpu_fabric(a, b);
+    if (fab == topo::Fabric::kAll) return HopKind::kNet;
+    if (fab == topo::Fabric::kNvlink) return HopKind::kNvlink;
+    return finder_.path_class(a, b).type <= p2p_level_ ? HopKind::kPcie : HopKind::kHost;
+  };
+  if (box_[a] != box_[b]) return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
+  const int la = gpu_local_[a], lb = gpu_local_[b];
+  if (la < 0 || lb < 0) return classify();
+  const int m = box_gpus_[box_[a]], base = kind_offset_[box_[a]];
+  auto& k = kinds_[base + la * m + lb];
+  if (k < 0) {
+    // Sharing an NVLink fabric is symmetric: the reverse pair's answer settles NVLink peers.
+    const auto reverse = kinds_[base + lb * m + la];
+    k = static_cast<signed char>(reverse == static_cast<signed char>(HopKind::kNvlink) ? HopKind::kNvlink : classify());
+  }
+  return static_cast<HopKind>(k);
 }
 
 Route Router::route(int a, int b, const std::vector<double>& residual) {
@@ -222,13 +249,12 @@ Route Router::switch_links(int gpu, bool up) const {
   const auto links = std::count_if(arcs(gpu).begin(), arcs(gpu).end(), to_switch);
   r.res.reserve(links);
   r.coeff.reserve(links);
-  for (int l : chassis_.incident(gpu)) {
-    const auto& link = chassis_.link(l);
-    if (chassis_.node(link.other(gpu)).kind != NodeKind::kNvSwitch) continue;
-    bool from_a = (link.a == gpu) == up;
-    r.res.push_back(sim::ChassisResources::link_dir(l, from_a));
-    r.coeff.push_back(link.effective_bytes_per_s());
-    total += link.effective_bytes_per_s();
+  for (const Arc& arc : arcs(gpu)) {
+    if (!to_switch(arc)) continue;
+    const double rate = res_.capacity[arc.out];  // the link's effective rate, either direction
+    r.res.push_back(up ? arc.out : arc.in);
+    r.coeff.push_back(rate);
+    total += rate;
   }
   for (double& c : r.coeff) c /= total;
   r.bytes_per_s = total;

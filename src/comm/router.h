@@ -82,9 +82,13 @@ class Router {
   std::vector<char> transit_;   // per node: whether paths may pass through it
   std::vector<int> box_;        // per node
   std::vector<char> nvswitch_;  // per node: an NVSwitch
-  // Caches per ordered GPU pair: how the pair exchanges traffic, and its route on full capacities.
-  // Routes are stored in a node-based map, so references to them stay valid as it grows.
-  std::unordered_map<long long, HopKind> kinds_;
+  // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use
+  // the network): box b's pairs are kinds_[kind_offset_[b] + i·m_b + j] for the GPUs of local index
+  // i and j (gpu_local_), m_b GPUs in the box; -1 = not yet known.
+  std::vector<int> gpu_local_, box_gpus_, kind_offset_;
+  std::vector<signed char> kinds_;
+  // Routes on full capacities per ordered GPU pair, kept in a node-based map so that references to
+  // them stay valid as it grows.
   std::unordered_map<long long, Route> full_;
   // Dijkstra scratch
   std::vector<double> best_;
