@@ -157,35 +157,70 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
   out.push_back(std::move(ph));
 }
 
+std::vector<std::pair<int, int>> Communicator::Impl::tree_edges(int t) const {
+  // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
+  // Tree 1 reverses the chains and mirrors the box order.
+  const int G = static_cast<int>(groups.size());
+  std::vector<std::pair<int, int>> edges;
+  // Rank position k of box g's chain in tree t.
+  auto at = [&](int g, std::size_t k) {
+    const auto& c = groups[t == 0 ? g : G - 1 - g];
+    return t == 0 ? c[k] : c[c.size() - 1 - k];
+  };
+  for (int g = 0; g < G; ++g) {
+    const std::size_t len = groups[t == 0 ? g : G - 1 - g].size();
+    for (std::size_t i = 0; i + 1 < len; ++i) {
+      edges.emplace_back(at(g, i + 1), at(g, i));
+      edges.emplace_back(at(g, i), at(g, i + 1));
+    }
+    if (g > 0) {
+      int parent = at((g - 1) / 2, 0), head = at(g, 0);
+      edges.emplace_back(head, parent);
+      edges.emplace_back(parent, head);
+    }
+  }
+  return edges;
+}
+
 void Communicator::Impl::tree_phases(Op op, double S, double w, std::vector<Phase>& out) const {
   (void)op;  // one op only
-  // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
-  // Tree 2 reverses the chains and mirrors the box order. Each tree carries S/2, up and down.
+  // Each tree carries S/2, up and down its edges.
   Phase ph{"tree", 0, {}};
-  const int G = static_cast<int>(groups.size());
-  std::vector<const Route*> edges;  // routes live in the router's cache
+  std::vector<const Route*> routes;  // they live in the router's cache
   for (int t = 0; t < 2; ++t) {
-    edges.clear();
-    // Rank position k of box g's chain in tree t.
-    auto at = [&](int g, std::size_t k) {
-      const auto& c = groups[t == 0 ? g : G - 1 - g];
-      return t == 0 ? c[k] : c[c.size() - 1 - k];
-    };
-    for (int g = 0; g < G; ++g) {
-      const std::size_t len = groups[t == 0 ? g : G - 1 - g].size();
-      for (std::size_t i = 0; i + 1 < len; ++i) {
-        edges.push_back(&full_route(at(g, i + 1), at(g, i)));
-        edges.push_back(&full_route(at(g, i), at(g, i + 1)));
-      }
-      if (g > 0) {
-        int parent = at((g - 1) / 2, 0), head = at(g, 0);
-        edges.push_back(&full_route(head, parent));
-        edges.push_back(&full_route(parent, head));
-      }
-    }
-    ph.flows.push_back(coupled(edges, S / 2 * w));
+    routes.clear();
+    for (auto [from, to] : tree_edges(t)) routes.push_back(&full_route(from, to));
+    ph.flows.push_back(coupled(routes, S / 2 * w));
   }
   out.push_back(std::move(ph));
+}
+
+// Every route out of a GPU starts on that GPU's own outgoing link directions, with coefficients that
+// sum to 1, and no route passes through a GPU. NVLink routes start on NVLink links only, the others
+// (PCIe, host memory, network) on the other links. So rank g's NVLink edges, S/2 bytes each, load its
+// outgoing NVLink directions with nvlink_edges(g)·S/2 in all, carried at most at Σ C(g→·) over them,
+// and likewise for its other edges and links:
+//   τ_tree ≥ max_g max( nvlink_edges(g) / 2 / C_nvlink(g),  other_edges(g) / 2 / C_other(g) )
+// Kept 1e-9 below that, far more than the rounding of the engine's own time, so that a tree this
+// bound rules out could not have been picked either.
+double Communicator::Impl::tree_tau_floor() const {
+  const std::size_t n = ranks.size();
+  std::vector<int> nvlink_edges(n, 0), other_edges(n, 0);
+  for (int t = 0; t < 2; ++t)
+    for (auto [from, to] : tree_edges(t))
+      ++(router->kind(ranks[from], ranks[to]) == HopKind::kNvlink ? nvlink_edges : other_edges)[from];
+  double floor = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double nvlink_out = 0, other_out = 0;
+    for (int l : chassis->incident(ranks[i])) {
+      const auto& link = chassis->link(l);
+      double c = res.capacity[sim::ChassisResources::link_dir(l, link.a == ranks[i])];
+      (link.family() == hw::LinkFamily::kNvlink ? nvlink_out : other_out) += c;
+    }
+    if (nvlink_out > 0) floor = std::max(floor, nvlink_edges[i] / 2.0 / nvlink_out);
+    if (other_out > 0) floor = std::max(floor, other_edges[i] / 2.0 / other_out);
+  }
+  return floor * (1 - 1e-9);
 }
 
 void Communicator::Impl::nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const {

@@ -44,6 +44,7 @@ struct Communicator::Impl {
   };
   mutable std::map<std::tuple<int, int, int>, Timing> timing_cache;
   mutable std::map<int, Bound> bound_cache;
+  mutable double tree_floor = -1;          // tree_tau_floor(), once known
 
   // algorithms.cc
   void setup_groups();
@@ -58,6 +59,10 @@ struct Communicator::Impl {
   const detail::Route& full_route(int i, int j) const;  // by rank position; throws if there is no path
   void ring_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void tree_phases(Op op, double S, double w, std::vector<Phase>& out) const;
+  /// The edges of double binary tree t (0 or 1), each direction once, as (from, to) rank positions.
+  std::vector<std::pair<int, int>> tree_edges(int t) const;
+  /// A lower bound on τ(Simple) of the tree from its edges alone, seconds per byte of S (no routing).
+  double tree_tau_floor() const;
   void nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void direct_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const;
