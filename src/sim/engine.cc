@@ -80,6 +80,12 @@ class Run {
     waiting_.assign(n, 0);
     flows_left_.assign(n, 0);
     dependents_.assign(n, {});
+    std::size_t flows = 0;
+    for (const auto& t : g_.tasks()) flows += t.flows.size();
+    active_.reserve(flows);
+    still_.reserve(flows);
+    rates_.reserve(flows);
+    still_rates_.reserve(flows);
     check_and_link();
     for (int t = 0; t < n; ++t)
       if (waiting_[t] == 0) start(t);

@@ -77,6 +77,8 @@ const std::vector<double>& MaxMinSolver::solve() {
   build_index();
   auto& active = active_;  // resources with unfrozen weight
   active.clear();
+  active.reserve(R);
+  to_freeze_.reserve(route_.size() + F);  // at most every route entry of a full resource, then every cap
   int unfrozen = 0;
   for (int f = 0; f < F; ++f) {
     if (start_[f] == start_[f + 1]) {  // no route: only its cap limits it
