@@ -70,7 +70,7 @@ int log2i(int n) {
 
 void Communicator::Impl::check_nvls() {
   nvls = false;
-  nvls_legs.clear();
+  nvls_legs = {};
   if (!opt.allow_nvls || groups.size() != 1) return;
   double link_eff = 0, nvls_eff = 0;
   // Per node: its NVLS efficiency when it is an NVSwitch that reduces in-network, else 0; -1 = not
@@ -97,8 +97,8 @@ void Communicator::Impl::check_nvls() {
   nvls = true;
   nvls_scale = link_eff / nvls_eff;
   for (int g : ranks) {
-    nvls_legs.push_back(router->switch_links(g, true));
-    nvls_legs.push_back(router->switch_links(g, false));
+    router->add_switch_links(g, true, nvls_legs);
+    router->add_switch_links(g, false, nvls_legs);
   }
 }
 
@@ -121,11 +121,14 @@ bool Communicator::Impl::supports(Algo a, Op op) const {
   return false;
 }
 
-std::vector<Protocol> Communicator::Impl::protocols(Algo a) const {
-  if (a == Algo::kNvls) return {Protocol::kSimple};
+std::span<const Protocol> Communicator::Impl::protocols(Algo a) const {
+  static constexpr Protocol kSimpleOnly[] = {Protocol::kSimple};
+  static constexpr Protocol kAll[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  static constexpr Protocol kNoLL128[] = {Protocol::kLL, Protocol::kSimple};
+  if (a == Algo::kNvls) return kSimpleOnly;
   // NCCL enables LL128 by default only where the intra-node graph is NVLink (tuning.cc, protoEnable).
-  if (intra_nvlink) return {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
-  return {Protocol::kLL, Protocol::kSimple};
+  if (intra_nvlink) return kAll;
+  return kNoLL128;
 }
 
 const Route& Communicator::Impl::full_route(int i, int j) const {
@@ -229,10 +232,7 @@ void Communicator::Impl::nvls_phases(Op op, double S, double w, std::vector<Phas
   // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to the
   // switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
   Phase ph{"nvls", 0, {}};
-  std::vector<const Route*> legs;
-  legs.reserve(nvls_legs.size());
-  for (const auto& l : nvls_legs) legs.push_back(&l);
-  ph.flows.push_back(coupled(legs, S * (1.0 + 1.0 / n) * nvls_scale * w));
+  ph.flows.push_back(single(nvls_legs, S * (1.0 + 1.0 / n) * nvls_scale * w));
   out.push_back(std::move(ph));
 }
 

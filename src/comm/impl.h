@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -33,7 +34,7 @@ struct Communicator::Impl {
   bool intra_nvlink = true;               // every intra-box ring hop is an NVLink hop
   bool nvls = false;                      // every rank reaches in-switch-reduction NVSwitches only
   double nvls_scale = 1;                  // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
-  std::vector<detail::Route> nvls_legs;   // where nvls: per rank, its links up to the switches and down
+  detail::Route nvls_legs;                // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
     double tau = 0;                       // seconds per byte of S (bandwidth part)
@@ -53,7 +54,7 @@ struct Communicator::Impl {
   bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;
-  std::vector<Protocol> protocols(Algo a) const;
+  std::span<const Protocol> protocols(Algo a) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;
   const detail::Route& full_route(int i, int j) const;  // by rank position; throws if there is no path

@@ -242,23 +242,17 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
   return direct;
 }
 
-Route Router::switch_links(int gpu, bool up) const {
-  Route r;
+void Router::add_switch_links(int gpu, bool up, Route& to) const {
+  const std::size_t first = to.res.size();
   double total = 0;
-  const auto to_switch = [&](const Arc& arc) { return nvswitch_[arc.to] != 0; };
-  const auto links = std::count_if(arcs(gpu).begin(), arcs(gpu).end(), to_switch);
-  r.res.reserve(links);
-  r.coeff.reserve(links);
   for (const Arc& arc : arcs(gpu)) {
-    if (!to_switch(arc)) continue;
+    if (!nvswitch_[arc.to]) continue;
     const double rate = res_.capacity[arc.out];  // the link's effective rate, either direction
-    r.res.push_back(up ? arc.out : arc.in);
-    r.coeff.push_back(rate);
+    to.res.push_back(up ? arc.out : arc.in);
+    to.coeff.push_back(rate);
     total += rate;
   }
-  for (double& c : r.coeff) c /= total;
-  r.bytes_per_s = total;
-  return r;
+  for (std::size_t i = first; i < to.coeff.size(); ++i) to.coeff[i] /= total;
 }
 
 }  // namespace linkwise::comm::detail

@@ -46,9 +46,10 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
-  /// The path GPU -> every NVSwitch it links to, one entry per link direction (for NVLS): up = true
-  /// for GPU to switch. Coefficients are each link's share of the GPU's NVLink bandwidth.
-  Route switch_links(int gpu, bool up) const;
+  /// Appends to `to` the path GPU -> every NVSwitch it links to, one entry per link direction (for
+  /// NVLS): up = true for GPU to switch. Coefficients are each link's share of the GPU's NVLink
+  /// bandwidth; to.bytes_per_s is left as it was.
+  void add_switch_links(int gpu, bool up, Route& to) const;
 
  private:
   /// One direction of a link as seen from a node, with what widest() and pair_rate() ask of it.
