@@ -1,6 +1,7 @@
 // Algorithms as phases of flows, and their latency terms. Equations: docs/collectives.md.
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -24,9 +25,14 @@ double wire_factor(Protocol p) {
 
 namespace {
 
-sim::FlowSpec coupled(const std::vector<const Route*>& routes, double bytes) {
+// One flow over every route of `routes` in turn (a pipelined chain: each hop at the flow's rate).
+sim::FlowSpec coupled(std::span<const Route* const> routes, double bytes) {
   sim::FlowSpec f;
   f.bytes = bytes;
+  std::size_t size = 0;
+  for (const Route* r : routes) size += r->res.size();
+  f.route.reserve(size);
+  f.coeff.reserve(size);
   for (const Route* r : routes) {
     f.route.insert(f.route.end(), r->res.begin(), r->res.end());
     f.coeff.insert(f.coeff.end(), r->coeff.begin(), r->coeff.end());
@@ -34,7 +40,10 @@ sim::FlowSpec coupled(const std::vector<const Route*>& routes, double bytes) {
   return f;
 }
 
-sim::FlowSpec single(const Route& r, double bytes) { return coupled({&r}, bytes); }
+sim::FlowSpec single(const Route& r, double bytes) {
+  const Route* one = &r;
+  return coupled({&one, 1}, bytes);
+}
 
 // NCCL src/graph/tuning.cc (NCCL 2.2x): baseLat and hwLat, microseconds, [protocol] = {LL, LL128, Simple}.
 constexpr double kBaseLatTree[3] = {6.8, 14.0, 8.4};
@@ -61,25 +70,36 @@ int log2i(int n) {
 
 void Communicator::Impl::check_nvls() {
   nvls = false;
+  nvls_legs = {};
   if (!opt.allow_nvls || groups.size() != 1) return;
   double link_eff = 0, nvls_eff = 0;
+  // Per node: its NVLS efficiency when it is an NVSwitch that reduces in-network, else 0; -1 = not
+  // yet looked up (each switch is reached by every GPU: look its figures up once).
+  std::vector<double> switch_eff(chassis->nodes().size(), -1.0);
   for (int g : ranks) {
     bool any = false;
     for (int l : chassis->incident(g)) {
       const auto& link = chassis->link(l);
-      const auto& sw = chassis->node(link.other(g));
       if (link.family() != hw::LinkFamily::kNvlink) continue;
-      if (sw.kind != topo::NodeKind::kNvSwitch || sw.fig("in_switch_reduction", 0) < 1) return;
-      double e = sw.fig("nvls_efficiency", 0);
-      if (e <= 0) return;
+      int s = link.other(g);
+      if (switch_eff[s] < 0) {
+        const auto& sw = chassis->node(s);
+        bool reduces = sw.kind == topo::NodeKind::kNvSwitch && sw.fig("in_switch_reduction", 0) >= 1;
+        switch_eff[s] = reduces ? std::max(sw.fig("nvls_efficiency", 0), 0.0) : 0.0;
+      }
+      if (switch_eff[s] <= 0) return;
       any = true;
       link_eff = link.efficiency;
-      nvls_eff = e;
+      nvls_eff = switch_eff[s];
     }
     if (!any) return;
   }
   nvls = true;
   nvls_scale = link_eff / nvls_eff;
+  for (int g : ranks) {
+    router->add_switch_links(g, true, nvls_legs);
+    router->add_switch_links(g, false, nvls_legs);
+  }
 }
 
 bool Communicator::Impl::supports(Algo a, Op op) const {
@@ -101,11 +121,14 @@ bool Communicator::Impl::supports(Algo a, Op op) const {
   return false;
 }
 
-std::vector<Protocol> Communicator::Impl::protocols(Algo a) const {
-  if (a == Algo::kNvls) return {Protocol::kSimple};
+std::span<const Protocol> Communicator::Impl::protocols(Algo a) const {
+  static constexpr Protocol kSimpleOnly[] = {Protocol::kSimple};
+  static constexpr Protocol kAll[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  static constexpr Protocol kNoLL128[] = {Protocol::kLL, Protocol::kSimple};
+  if (a == Algo::kNvls) return kSimpleOnly;
   // NCCL enables LL128 by default only where the intra-node graph is NVLink (tuning.cc, protoEnable).
-  if (intra_nvlink) return {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
-  return {Protocol::kLL, Protocol::kSimple};
+  if (intra_nvlink) return kAll;
+  return kNoLL128;
 }
 
 const Route& Communicator::Impl::full_route(int i, int j) const {
@@ -137,37 +160,70 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
   out.push_back(std::move(ph));
 }
 
-void Communicator::Impl::tree_phases(Op op, double S, double w, std::vector<Phase>& out) const {
-  auto route = [&](int i, int j) -> const Route& { return full_route(i, j); };
-  (void)op;  // one op only
+std::vector<std::pair<int, int>> Communicator::Impl::tree_edges(int t) const {
   // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
-  // Tree 2 reverses the chains and mirrors the box order. Each tree carries S/2, up and down.
-  Phase ph{"tree", 0, {}};
+  // Tree 1 reverses the chains and mirrors the box order.
   const int G = static_cast<int>(groups.size());
-  for (int t = 0; t < 2; ++t) {
-    std::vector<Route> edges;
-    auto chain = [&](int g) {
-      auto c = groups[t == 0 ? g : G - 1 - g];
-      if (t == 1) std::reverse(c.begin(), c.end());
-      return c;
-    };
-    for (int g = 0; g < G; ++g) {
-      auto c = chain(g);
-      for (std::size_t i = 0; i + 1 < c.size(); ++i) {
-        edges.push_back(route(c[i + 1], c[i]));
-        edges.push_back(route(c[i], c[i + 1]));
-      }
-      if (g > 0) {
-        int parent = chain((g - 1) / 2)[0];
-        edges.push_back(route(c[0], parent));
-        edges.push_back(route(parent, c[0]));
-      }
+  std::vector<std::pair<int, int>> edges;
+  // Rank position k of box g's chain in tree t.
+  auto at = [&](int g, std::size_t k) {
+    const auto& c = groups[t == 0 ? g : G - 1 - g];
+    return t == 0 ? c[k] : c[c.size() - 1 - k];
+  };
+  for (int g = 0; g < G; ++g) {
+    const std::size_t len = groups[t == 0 ? g : G - 1 - g].size();
+    for (std::size_t i = 0; i + 1 < len; ++i) {
+      edges.emplace_back(at(g, i + 1), at(g, i));
+      edges.emplace_back(at(g, i), at(g, i + 1));
     }
-    std::vector<const Route*> ptrs;
-    for (const auto& e : edges) ptrs.push_back(&e);
-    ph.flows.push_back(coupled(ptrs, S / 2 * w));
+    if (g > 0) {
+      int parent = at((g - 1) / 2, 0), head = at(g, 0);
+      edges.emplace_back(head, parent);
+      edges.emplace_back(parent, head);
+    }
+  }
+  return edges;
+}
+
+void Communicator::Impl::tree_phases(Op op, double S, double w, std::vector<Phase>& out) const {
+  (void)op;  // one op only
+  // Each tree carries S/2, up and down its edges.
+  Phase ph{"tree", 0, {}};
+  std::vector<const Route*> routes;  // they live in the router's cache
+  for (int t = 0; t < 2; ++t) {
+    routes.clear();
+    for (auto [from, to] : tree_edges(t)) routes.push_back(&full_route(from, to));
+    ph.flows.push_back(coupled(routes, S / 2 * w));
   }
   out.push_back(std::move(ph));
+}
+
+// Every route out of a GPU starts on that GPU's own outgoing link directions, with coefficients that
+// sum to 1, and no route passes through a GPU. NVLink routes start on NVLink links only, the others
+// (PCIe, host memory, network) on the other links. So rank g's NVLink edges, S/2 bytes each, load its
+// outgoing NVLink directions with nvlink_edges(g)·S/2 in all, carried at most at Σ C(g→·) over them,
+// and likewise for its other edges and links:
+//   τ_tree ≥ max_g max( nvlink_edges(g) / 2 / C_nvlink(g),  other_edges(g) / 2 / C_other(g) )
+// Kept 1e-9 below that, far more than the rounding of the engine's own time, so that a tree this
+// bound rules out could not have been picked either.
+double Communicator::Impl::tree_tau_floor() const {
+  const std::size_t n = ranks.size();
+  std::vector<int> nvlink_edges(n, 0), other_edges(n, 0);
+  for (int t = 0; t < 2; ++t)
+    for (auto [from, to] : tree_edges(t))
+      ++(router->kind(ranks[from], ranks[to]) == HopKind::kNvlink ? nvlink_edges : other_edges)[from];
+  double floor = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double nvlink_out = 0, other_out = 0;
+    for (int l : chassis->incident(ranks[i])) {
+      const auto& link = chassis->link(l);
+      double c = res.capacity[sim::ChassisResources::link_dir(l, link.a == ranks[i])];
+      (link.family() == hw::LinkFamily::kNvlink ? nvlink_out : other_out) += c;
+    }
+    if (nvlink_out > 0) floor = std::max(floor, nvlink_edges[i] / 2.0 / nvlink_out);
+    if (other_out > 0) floor = std::max(floor, other_edges[i] / 2.0 / other_out);
+  }
+  return floor * (1 - 1e-9);
 }
 
 void Communicator::Impl::nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const {
@@ -176,14 +232,7 @@ void Communicator::Impl::nvls_phases(Op op, double S, double w, std::vector<Phas
   // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to the
   // switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
   Phase ph{"nvls", 0, {}};
-  std::vector<Route> legs;
-  for (int g : ranks) {
-    legs.push_back(router->switch_links(g, true));
-    legs.push_back(router->switch_links(g, false));
-  }
-  std::vector<const Route*> ptrs;
-  for (const auto& l : legs) ptrs.push_back(&l);
-  ph.flows.push_back(coupled(ptrs, S * (1.0 + 1.0 / n) * nvls_scale * w));
+  ph.flows.push_back(single(nvls_legs, S * (1.0 + 1.0 / n) * nvls_scale * w));
   out.push_back(std::move(ph));
 }
 
@@ -228,15 +277,14 @@ void Communicator::Impl::hierarchical_phases(Op op, double S, double w, std::vec
   // Reduce-scatter in each box, all-reduce of S/L across boxes (L rings, one per local index),
   // all-gather in each box.
   const int G = static_cast<int>(groups.size()), L = static_cast<int>(groups[0].size());
+  std::vector<const Route*> hops;  // routes live in the router's cache
   auto rings_phase = [&](const char* name, const std::vector<std::vector<int>>& cycles, double bytes) {
     Phase ph{name, 0, {}};
     for (const auto& cyc : cycles) {
       if (cyc.size() < 2) continue;
-      std::vector<Route> hops;
-      for (std::size_t i = 0; i < cyc.size(); ++i) hops.push_back(route(cyc[i], cyc[(i + 1) % cyc.size()]));
-      std::vector<const Route*> ptrs;
-      for (const auto& h : hops) ptrs.push_back(&h);
-      ph.flows.push_back(coupled(ptrs, bytes * w));
+      hops.clear();
+      for (std::size_t i = 0; i < cyc.size(); ++i) hops.push_back(&route(cyc[i], cyc[(i + 1) % cyc.size()]));
+      ph.flows.push_back(coupled(hops, bytes * w));
     }
     out.push_back(std::move(ph));
   };

@@ -4,8 +4,11 @@
 // chain is exactly linear in S: t(S) = latency + τ·S. τ is found once per (op, algorithm, protocol)
 // by running the engine (sim::Engine) on the schedule at S = 1 GiB, and cached; a sweep of sizes then
 // costs one multiply each. auto evaluates every (algorithm, protocol) the ranks support and keeps the
-// fastest, as NCCL's tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo).
+// fastest, as NCCL's tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo). An
+// algorithm whose latency plus a lower bound on its bandwidth term cannot beat the best found so far
+// is not timed (could_beat()): the choice is the same, and one-off predictions skip building it.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -116,6 +119,23 @@ const std::vector<std::string>& bottlenecks_of(const Communicator::Impl& m, Op o
   return t.bottlenecks;
 }
 
+// Whether algorithm `a` could take less than `best_s` on `bytes` with some protocol, judged without
+// timing it: t(p) = latency(p) + τ·wire_factor(p)·S >= latency(p) + τ_floor·wire_factor(p)·S, and
+// floating-point operations are monotone, so where this says no, the timed t(p) would not be less
+// either and auto's choice is the same. τ_floor: tree_tau_floor() for the tree, 0 for the others.
+bool could_beat(const Communicator::Impl& m, Op op, Algo a, double bytes, double best_s) {
+  if (!(best_s < std::numeric_limits<double>::infinity())) return true;
+  double floor = 0;
+  if (a == Algo::kTree) {
+    std::lock_guard lock(m.mu);
+    if (m.tree_floor < 0) m.tree_floor = m.tree_tau_floor();
+    floor = m.tree_floor;
+  }
+  for (Protocol p : m.protocols(a))
+    if (m.latency(op, a, p) + floor * wire_factor(p) * bytes < best_s) return true;
+  return false;
+}
+
 void check_bytes(double bytes) {
   if (!(bytes > 0) || bytes > 1099511627776.0)
     throw InputError(fmt::format("message size must be 1 byte to 2^40 bytes, not {}", bytes));
@@ -147,7 +167,8 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   }
   Prediction best;
   best.time_s = std::numeric_limits<double>::infinity();
-  for (Algo a : algos)
+  for (Algo a : algos) {
+    if (algos.size() > 1 && !could_beat(m, op, a, bytes, best.time_s)) continue;
     for (Protocol p : m.protocols(a)) {
       auto [tau, channels] = timing(m, op, a, p);
       double lat = m.latency(op, a, p);
@@ -160,6 +181,7 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
         best.channels = channels;
       }
     }
+  }
   best.bottlenecks = bottlenecks_of(m, op, best.algorithm);
   best.op = op;
   best.ranks = static_cast<int>(m.ranks.size());

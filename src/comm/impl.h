@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct Communicator::Impl {
   bool intra_nvlink = true;               // every intra-box ring hop is an NVLink hop
   bool nvls = false;                      // every rank reaches in-switch-reduction NVSwitches only
   double nvls_scale = 1;                  // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+  detail::Route nvls_legs;                // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
     double tau = 0;                       // seconds per byte of S (bandwidth part)
@@ -43,6 +45,7 @@ struct Communicator::Impl {
   };
   mutable std::map<std::tuple<int, int, int>, Timing> timing_cache;
   mutable std::map<int, Bound> bound_cache;
+  mutable double tree_floor = -1;          // tree_tau_floor(), once known
 
   // algorithms.cc
   void setup_groups();
@@ -51,12 +54,16 @@ struct Communicator::Impl {
   bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;
-  std::vector<Protocol> protocols(Algo a) const;
+  std::span<const Protocol> protocols(Algo a) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;
   const detail::Route& full_route(int i, int j) const;  // by rank position; throws if there is no path
   void ring_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void tree_phases(Op op, double S, double w, std::vector<Phase>& out) const;
+  /// The edges of double binary tree t (0 or 1), each direction once, as (from, to) rank positions.
+  std::vector<std::pair<int, int>> tree_edges(int t) const;
+  /// A lower bound on τ(Simple) of the tree from its edges alone, seconds per byte of S (no routing).
+  double tree_tau_floor() const;
   void nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void direct_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const;

@@ -78,9 +78,10 @@ std::vector<int> best_cycle(int m, const std::vector<double>& p) {
 }
 
 // The rate a ring can take on `residual`: min over resources of residual / Σ coefficients on it.
-double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual, std::vector<double>& load) {
+double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual, std::vector<double>& load,
+               std::vector<int>& touched) {
   load.assign(residual.size(), 0.0);
-  std::vector<int> touched;
+  touched.clear();
   for (const auto& h : hops) {
     if (!h.found()) return 0;
     for (std::size_t i = 0; i < h.res.size(); ++i) {
@@ -159,6 +160,8 @@ void Communicator::Impl::search_rings() {
   if (groups.size() > 1) box_orders = order_boxes(order_in_box);
   double first = 0;
   std::vector<double> load_scratch;
+  std::vector<int> touched_scratch;
+  std::vector<std::string> names;
   for (int c = 0; c < opt.max_channels; ++c) {
     if (c > 0 && !room_for_another(residual, first)) break;
     std::vector<int> order;  // rank positions
@@ -172,18 +175,21 @@ void Communicator::Impl::search_rings() {
       }
     }
     std::vector<Route> hops;
+    hops.reserve(n);
     for (int i = 0; i < n; ++i) {
       int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
       hops.push_back(c == 0 ? router->route_full(a, b) : router->route(a, b, residual));
     }
-    double rate = rate_on(hops, residual, load_scratch);
+    double rate = rate_on(hops, residual, load_scratch, touched_scratch);
     if (c == 0) first = rate;
     if (rate <= 1e-3 * first || rate <= 0) break;
     for (const auto& h : hops)
       for (std::size_t i = 0; i < h.res.size(); ++i) residual[h.res[i]] -= rate * h.coeff[i];
     Ring ring;
     ring.bytes_per_s = rate;
-    std::vector<std::string> names;
+    ring.order.reserve(n);
+    ring.hops.reserve(n);
+    names.clear();
     for (int i = 0; i < n; ++i) {
       ring.order.push_back(ranks[order[i]]);
       names.push_back(chassis->display_name(ranks[order[i]]));

@@ -43,117 +43,144 @@ unsigned family_bit(hw::LinkFamily f) {
 Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options)
     : chassis_(chassis), res_(res), options_(options), finder_(chassis, topo::Rate::kEffective),
       p2p_level_(parse_level(options.p2p_level)) {
-  std::size_t n = chassis.nodes().size();
+  const int n = static_cast<int>(chassis.nodes().size());
+  arc_start_.assign(n + 1, 0);
+  arcs_.reserve(2 * chassis.links().size());
+  transit_.resize(n);
+  box_.resize(n);
+  nvswitch_.resize(n);
+  for (int v = 0; v < n; ++v) {
+    const auto& node = chassis.node(v);
+    transit_[v] = node.kind == NodeKind::kGpu || node.kind == NodeKind::kNvme ? kNever
+                  : node.kind == NodeKind::kNic                              ? kNicOnly
+                                                                             : kAlways;
+    box_[v] = node.box;
+    nvswitch_[v] = node.kind == NodeKind::kNvSwitch;
+    for (int l : chassis.incident(v)) {
+      const auto& link = chassis.link(l);
+      arcs_.push_back({link.other(v), sim::ChassisResources::link_dir(l, link.a == v),
+                       sim::ChassisResources::link_dir(l, link.a != v), family_bit(link.family())});
+    }
+    arc_start_[v + 1] = static_cast<int>(arcs_.size());
+  }
+  gpu_local_.assign(n, -1);
+  for (int g : chassis.gpus()) {
+    int b = box_[g];
+    if (b >= static_cast<int>(box_gpus_.size())) box_gpus_.resize(b + 1, 0);
+    gpu_local_[g] = box_gpus_[b]++;
+  }
+  kind_offset_.assign(box_gpus_.size(), 0);
+  int pairs = 0;
+  for (std::size_t b = 0; b < box_gpus_.size(); ++b) {
+    kind_offset_[b] = pairs;
+    pairs += box_gpus_[b] * box_gpus_[b];
+  }
+  kinds_.assign(pairs, -1);
   best_.assign(n, 0);
   hops_.assign(n, 0);
-  via_link_.assign(n, -1);
+  via_res_.assign(n, -1);
+  via_from_.assign(n, -1);
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
 }
 
-bool Router::transit(int node, bool nic_transit) const {
-  NodeKind k = chassis_.node(node).kind;
-  if (k == NodeKind::kGpu || k == NodeKind::kNvme) return false;
-  if (k == NodeKind::kNic) return nic_transit;
-  return true;
-}
-
-Router::Found Router::widest(int src, int dst, unsigned families, bool nic_transit,
-                             const std::vector<double>& residual) {
+double Router::widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual) {
   ++epoch_;
-  int box_a = chassis_.node(src).box, box_b = chassis_.node(dst).box;
+  path_.clear();
+  const int box_a = box_[src], box_b = box_[dst];
   auto& q = heap_;
   q.clear();
-  auto push = [&](const Item& it) {
-    q.push_back(it);
-    std::push_heap(q.begin(), q.end(), std::greater<>());
-  };
-  auto visit = [&](int v, double bw, int h, int link) {
+  auto visit = [&](int v, double bw, int h, int res, int from) {
     if (stamp_[v] == epoch_ && (best_[v] > bw || (best_[v] == bw && hops_[v] <= h))) return;
     stamp_[v] = epoch_;
     best_[v] = bw;
     hops_[v] = h;
-    via_link_[v] = link;
-    push({-bw, h, v});
+    via_res_[v] = res;
+    via_from_[v] = from;
+    q.emplace_back(-bw, h, v);
+    std::push_heap(q.begin(), q.end(), std::greater<>());
   };
-  visit(src, std::numeric_limits<double>::infinity(), 0, -1);
+  visit(src, std::numeric_limits<double>::infinity(), 0, -1, -1);
   while (!q.empty()) {
+    // Keys leave the heap in increasing order and a visit from key (-bw, h) offers at least
+    // (-bw, h + 1): once that cannot beat dst's key, dst and the path to it are final.
+    if (stamp_[dst] == epoch_) {
+      const auto& [top_nbw, top_h, top_v] = q.front();
+      if (std::make_pair(top_nbw, top_h + 1) >= std::make_pair(-best_[dst], hops_[dst])) break;
+    }
     std::pop_heap(q.begin(), q.end(), std::greater<>());
     auto [nbw, h, v] = q.back();
     q.pop_back();
     if (-nbw != best_[v] || h != hops_[v]) continue;
     if (v == dst) break;
     if (v != src && !transit(v, nic_transit)) continue;
-    for (int l : chassis_.incident(v)) {
-      const auto& link = chassis_.link(l);
-      if (!(family_bit(link.family()) & families)) continue;
-      int w = link.other(v);
+    for (const Arc& arc : arcs(v)) {
+      if (!(arc.family & families)) continue;
+      int w = arc.to;
       if (w != dst && !transit(w, nic_transit)) continue;  // a dead end: never on a path to dst
-      int wb = chassis_.node(w).box;
+      int wb = box_[w];
       if (wb != box_a && wb != box_b && wb != -1) continue;
-      int r = sim::ChassisResources::link_dir(l, link.a == v);
-      double bw = std::min(-nbw, residual[r] - taken_[r]);
+      double bw = std::min(-nbw, residual[arc.out] - taken_[arc.out]);
       if (bw <= 0) continue;
-      visit(w, bw, h + 1, l);
+      visit(w, bw, h + 1, arc.out, v);
     }
   }
-  Found f;
-  if (stamp_[dst] != epoch_ || src == dst) return f;
-  f.bottleneck = best_[dst];
-  for (int v = dst; v != src;) {
-    const auto& link = chassis_.link(via_link_[v]);
-    int from = link.other(v);
-    f.res.push_back(sim::ChassisResources::link_dir(link.index, link.a == from));
-    v = from;
-  }
-  std::reverse(f.res.begin(), f.res.end());
-  return f;
+  if (stamp_[dst] != epoch_ || src == dst) return 0;
+  for (int v = dst; v != src; v = via_from_[v]) path_.push_back(via_res_[v]);
+  std::reverse(path_.begin(), path_.end());
+  return best_[dst];
 }
 
 HopKind Router::kind(int a, int b) {
-  long long key = static_cast<long long>(a) * 1000003LL + b;
-  auto it = kinds_.find(key);
-  if (it != kinds_.end()) return it->second;
-  HopKind k;
-  auto fab = finder_.gpu_fabric(a, b);
-  if (fab == topo::Fabric::kAll) k = HopKind::kNet;
-  else if (fab == topo::Fabric::kNvlink) k = HopKind::kNvlink;
-  else k = finder_.path_class(a, b).type <= p2p_level_ ? HopKind::kPcie : HopKind::kHost;
-  kinds_[key] = k;
-  return k;
+  auto classify = [&] {
+    auto fab = finder_.gpu_fabric(a, b);
+    if (fab == topo::Fabric::kAll) return HopKind::kNet;
+    if (fab == topo::Fabric::kNvlink) return HopKind::kNvlink;
+    return finder_.path_class(a, b).type <= p2p_level_ ? HopKind::kPcie : HopKind::kHost;
+  };
+  if (box_[a] != box_[b]) return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
+  const int la = gpu_local_[a], lb = gpu_local_[b];
+  if (la < 0 || lb < 0) return classify();
+  const int m = box_gpus_[box_[a]], base = kind_offset_[box_[a]];
+  auto& k = kinds_[base + la * m + lb];
+  if (k < 0) {
+    // Sharing an NVLink fabric is symmetric: the reverse pair's answer settles NVLink peers.
+    const auto reverse = kinds_[base + lb * m + la];
+    k = static_cast<signed char>(reverse == static_cast<signed char>(HopKind::kNvlink) ? HopKind::kNvlink : classify());
+  }
+  return static_cast<HopKind>(k);
 }
 
 Route Router::route(int a, int b, const std::vector<double>& residual) {
   Route r;
   r.kind = kind(a, b);
-  auto single = [&](const Found& f) {
-    r.res = f.res;
-    r.coeff.assign(f.res.size(), 1.0);
-    r.bytes_per_s = f.bottleneck;
+  auto single = [&](double bottleneck) {
+    r.res = path_;
+    r.coeff.assign(path_.size(), 1.0);
+    r.bytes_per_s = bottleneck;
   };
   switch (r.kind) {
     case HopKind::kNvlink: {
       // Stripe over parallel NVLink paths: successive widest paths, each taking its bottleneck from
-      // what the next may use (taken_, cleared afterwards).
-      std::vector<Found> paths;
+      // what the next may use (taken_, cleared afterwards). coeff holds each path's bottleneck until
+      // the total is known, then its share.
       double total = 0;
+      stripe_coeff_.clear();
       for (int i = 0; i < 64; ++i) {
-        Found f = widest(a, b, kFamNvlink, false, residual);
-        if (f.res.empty() || f.bottleneck <= 1e-9 * (total + f.bottleneck)) break;
-        for (int x : f.res) {
-          taken_[x] += f.bottleneck;
-          taken_list_.push_back(x);
+        double bottleneck = widest(a, b, kFamNvlink, false, residual);
+        if (path_.empty() || bottleneck <= 1e-9 * (total + bottleneck)) break;
+        for (int x : path_) {
+          taken_[x] += bottleneck;
+          stripe_coeff_.push_back(bottleneck);
         }
-        total += f.bottleneck;
-        paths.push_back(std::move(f));
+        taken_list_.insert(taken_list_.end(), path_.begin(), path_.end());
+        total += bottleneck;
       }
       for (int x : taken_list_) taken_[x] = 0;
+      r.res.assign(taken_list_.begin(), taken_list_.end());
       taken_list_.clear();
-      for (const auto& p : paths)
-        for (int x : p.res) {
-          r.res.push_back(x);
-          r.coeff.push_back(p.bottleneck / total);
-        }
+      r.coeff.resize(stripe_coeff_.size());
+      for (std::size_t i = 0; i < stripe_coeff_.size(); ++i) r.coeff[i] = stripe_coeff_[i] / total;
       r.bytes_per_s = total;
       break;
     }
@@ -163,15 +190,20 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       int cpu = chassis_.node(a).cpu;
       int mem = cpu >= 0 ? res_.memory(cpu) : -1;
       if (mem < 0) break;
-      Found up = widest(a, cpu, kFamPcie, false, residual);
-      Found down = widest(cpu, b, kFamPcie | kFamSocket, false, residual);
-      if (up.res.empty() || down.res.empty()) break;
-      r.res = up.res;
+      double up = widest(a, cpu, kFamPcie, false, residual);
+      if (path_.empty()) break;
+      r.res = path_;
       r.res.push_back(mem);
-      r.res.insert(r.res.end(), down.res.begin(), down.res.end());
+      const std::size_t up_hops = path_.size();
+      double down = widest(cpu, b, kFamPcie | kFamSocket, false, residual);
+      if (path_.empty()) {
+        r.res.clear();
+        break;
+      }
+      r.res.insert(r.res.end(), path_.begin(), path_.end());
       r.coeff.assign(r.res.size(), 1.0);
-      r.coeff[up.res.size()] = 2.0;  // written by the sender, read by the receiver
-      r.bytes_per_s = std::min({up.bottleneck, down.bottleneck, residual[mem] / 2});
+      r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
+      r.bytes_per_s = std::min({up, down, residual[mem] / 2});
       break;
     }
   }
@@ -179,9 +211,8 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
 }
 
 const Route& Router::route_full(int a, int b) {
-  long long key = static_cast<long long>(a) * 1000003LL + b;
-  auto it = full_.find(key);
-  if (it == full_.end()) it = full_.emplace(key, route(a, b, res_.capacity)).first;
+  auto it = full_.find(pair_key(a, b));
+  if (it == full_.end()) it = full_.emplace(pair_key(a, b), route(a, b, res_.capacity)).first;
   return it->second;
 }
 
@@ -191,44 +222,37 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
   // Per switch: a's residual into it, and its residual towards b (few switches: linear search).
   auto& sw = pair_scratch_;
   sw.clear();
-  for (int l : chassis_.incident(a)) {
-    const auto& link = chassis_.link(l);
-    if (link.family() != hw::LinkFamily::kNvlink) continue;
-    int w = link.other(a);
-    double r = residual[sim::ChassisResources::link_dir(l, link.a == a)];
-    if (w == b) {
+  for (const Arc& arc : arcs(a)) {
+    if (arc.family != kFamNvlink) continue;
+    double r = residual[arc.out];
+    if (arc.to == b) {
       direct += r;
-    } else if (chassis_.node(w).kind == NodeKind::kNvSwitch) {
-      auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == w; });
-      if (it == sw.end()) sw.emplace_back(w, r, 0.0);
+    } else if (nvswitch_[arc.to]) {
+      auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == arc.to; });
+      if (it == sw.end()) sw.emplace_back(arc.to, r, 0.0);
       else std::get<1>(*it) += r;
     }
   }
-  for (int l : chassis_.incident(b)) {
-    const auto& link = chassis_.link(l);
-    if (link.family() != hw::LinkFamily::kNvlink) continue;
-    int w = link.other(b);
-    auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == w; });
-    if (it != sw.end()) std::get<2>(*it) += residual[sim::ChassisResources::link_dir(l, link.a == w)];
+  for (const Arc& arc : arcs(b)) {
+    if (arc.family != kFamNvlink) continue;
+    auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == arc.to; });
+    if (it != sw.end()) std::get<2>(*it) += residual[arc.in];
   }
   for (const auto& [node, in, out] : sw) direct += std::min(in, out);
   return direct;
 }
 
-Route Router::switch_links(int gpu, bool up) const {
-  Route r;
+void Router::add_switch_links(int gpu, bool up, Route& to) const {
+  const std::size_t first = to.res.size();
   double total = 0;
-  for (int l : chassis_.incident(gpu)) {
-    const auto& link = chassis_.link(l);
-    if (chassis_.node(link.other(gpu)).kind != NodeKind::kNvSwitch) continue;
-    bool from_a = (link.a == gpu) == up;
-    r.res.push_back(sim::ChassisResources::link_dir(l, from_a));
-    r.coeff.push_back(link.effective_bytes_per_s());
-    total += link.effective_bytes_per_s();
+  for (const Arc& arc : arcs(gpu)) {
+    if (!nvswitch_[arc.to]) continue;
+    const double rate = res_.capacity[arc.out];  // the link's effective rate, either direction
+    to.res.push_back(up ? arc.out : arc.in);
+    to.coeff.push_back(rate);
+    total += rate;
   }
-  for (double& c : r.coeff) c /= total;
-  r.bytes_per_s = total;
-  return r;
+  for (std::size_t i = first; i < to.coeff.size(); ++i) to.coeff[i] /= total;
 }
 
 }  // namespace linkwise::comm::detail

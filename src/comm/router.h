@@ -11,6 +11,7 @@
 // through switches, retimers, CPUs and (between boxes) NICs.
 #pragma once
 
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -45,34 +46,62 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
-  /// The path GPU -> every NVSwitch it links to, one entry per link direction (for NVLS): up = true
-  /// for GPU to switch. Coefficients are each link's share of the GPU's NVLink bandwidth.
-  Route switch_links(int gpu, bool up) const;
+  /// Appends to `to` the path GPU -> every NVSwitch it links to, one entry per link direction (for
+  /// NVLS): up = true for GPU to switch. Coefficients are each link's share of the GPU's NVLink
+  /// bandwidth; to.bytes_per_s is left as it was.
+  void add_switch_links(int gpu, bool up, Route& to) const;
 
  private:
-  struct Found {
-    std::vector<int> res;
-    double bottleneck = 0;
+  /// One direction of a link as seen from a node, with what widest() and pair_rate() ask of it.
+  struct Arc {
+    int to = -1;           ///< the node at the other end
+    int out = -1;          ///< resource carrying node -> to
+    int in = -1;           ///< resource carrying to -> node
+    unsigned family = 0;   ///< kFam* bit of the link
   };
-  Found widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
-  bool transit(int node, bool nic_transit) const;
+  /// Widest path src -> dst on `residual` less taken_; its resources go to path_ (empty: none).
+  /// Returns its bottleneck (0 when there is none).
+  double widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
+  bool transit(int node, bool nic_transit) const {
+    return transit_[node] == kAlways || (transit_[node] == kNicOnly && nic_transit);
+  }
+  std::span<const Arc> arcs(int node) const {
+    return {arcs_.data() + arc_start_[node], arcs_.data() + arc_start_[node + 1]};
+  }
+  static long long pair_key(int a, int b) { return static_cast<long long>(a) * 1000003LL + b; }
 
   const topo::Chassis& chassis_;
   const sim::ChassisResources& res_;
   CommOptions options_;
   topo::PathFinder finder_;
   topo::PathType p2p_level_;
-  std::unordered_map<long long, HopKind> kinds_;
+  // The chassis graph flattened once per router (CSR): node v's arcs are arcs_[arc_start_[v] ..
+  // arc_start_[v+1]), in chassis.incident(v) order so that ties resolve as they would on the chassis.
+  std::vector<int> arc_start_;
+  std::vector<Arc> arcs_;
+  enum : char { kNever, kNicOnly, kAlways };
+  std::vector<char> transit_;   // per node: whether paths may pass through it
+  std::vector<int> box_;        // per node
+  std::vector<char> nvswitch_;  // per node: an NVSwitch
+  // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use
+  // the network): box b's pairs are kinds_[kind_offset_[b] + i·m_b + j] for the GPUs of local index
+  // i and j (gpu_local_), m_b GPUs in the box; -1 = not yet known.
+  std::vector<int> gpu_local_, box_gpus_, kind_offset_;
+  std::vector<signed char> kinds_;
+  // Routes on full capacities per ordered GPU pair, kept in a node-based map so that references to
+  // them stay valid as it grows.
   std::unordered_map<long long, Route> full_;
   // Dijkstra scratch
   std::vector<double> best_;
-  std::vector<int> hops_, via_link_, stamp_;
+  std::vector<int> hops_, via_res_, via_from_, stamp_;
   int epoch_ = 0;
   using Item = std::tuple<double, int, int>;  // -bottleneck, hops, node
   std::vector<Item> heap_;
+  std::vector<int> path_;         // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
   std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
-  std::vector<int> taken_list_;
+  std::vector<int> taken_list_;   // the resources of those paths, in order
+  std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck
 };
 
 /// Family bit masks for widest().

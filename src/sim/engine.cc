@@ -80,6 +80,12 @@ class Run {
     waiting_.assign(n, 0);
     flows_left_.assign(n, 0);
     dependents_.assign(n, {});
+    std::size_t flows = 0;
+    for (const auto& t : g_.tasks()) flows += t.flows.size();
+    active_.reserve(flows);
+    still_.reserve(flows);
+    rates_.reserve(flows);
+    still_rates_.reserve(flows);
     check_and_link();
     for (int t = 0; t < n; ++t)
       if (waiting_[t] == 0) start(t);
@@ -93,7 +99,8 @@ class Run {
     std::map<std::pair<int, int>, int> last_on_stream;
     for (int t = 0; t < g_.size(); ++t) {
       const Task& task = g_.tasks()[t];
-      std::vector<int> deps = task.deps;
+      auto& deps = deps_scratch_;
+      deps.assign(task.deps.begin(), task.deps.end());
       if (task.stream.gpu >= 0) {
         auto key = std::make_pair(task.stream.gpu, task.stream.stream);
         auto it = last_on_stream.find(key);
@@ -175,9 +182,12 @@ class Run {
         if (solver_.load()[r] > 0) result_.resources[r].busy_s += dt;
     }
     now_ = next;
-    std::vector<ActiveFlow> still;
-    std::vector<double> still_rates;
-    std::vector<int> done;
+    auto& still = still_;
+    auto& still_rates = still_rates_;
+    auto& done = done_;
+    still.clear();
+    still_rates.clear();
+    done.clear();
     for (std::size_t i = 0; i < active_.size(); ++i) {
       auto& a = active_[i];
       a.remaining -= rates_[i] * dt;
@@ -205,6 +215,10 @@ class Run {
   std::vector<std::vector<int>> dependents_;
   std::vector<ActiveFlow> active_;
   std::vector<double> rates_;
+  // scratch, kept between events
+  std::vector<int> deps_scratch_, done_;
+  std::vector<ActiveFlow> still_;
+  std::vector<double> still_rates_;
   using Timed = std::pair<double, int>;
   std::priority_queue<Timed, std::vector<Timed>, std::greater<>> delays_;
 };

@@ -30,12 +30,11 @@ void MaxMinSolver::clear() {
 }
 
 int MaxMinSolver::add_flow(std::span<const int> route, double cap) {
-  for (int r : route) {
+  for (int r : route)
     if (r < 0 || r >= static_cast<int>(capacity_.size()))
       throw InputError("flow route names resource " + std::to_string(r) + ", which does not exist");
-    route_.push_back(r);
-    coeff_.push_back(1.0);
-  }
+  route_.insert(route_.end(), route.begin(), route.end());
+  coeff_.resize(route_.size(), 1.0);
   start_.push_back(static_cast<int>(route_.size()));
   cap_.push_back(cap);
   return static_cast<int>(cap_.size()) - 1;
@@ -78,6 +77,8 @@ const std::vector<double>& MaxMinSolver::solve() {
   build_index();
   auto& active = active_;  // resources with unfrozen weight
   active.clear();
+  active.reserve(R);
+  to_freeze_.reserve(route_.size() + F);  // at most every route entry of a full resource, then every cap
   int unfrozen = 0;
   for (int f = 0; f < F; ++f) {
     if (start_[f] == start_[f + 1]) {  // no route: only its cap limits it
