@@ -10,6 +10,15 @@
 #   BUILD_DIR     build folder (default build-gpucheck); LINKWISE=path/to/linkwise skips the build
 #   JOBS          build parallelism (default: all cores)
 #   SUSTAINED     length of the held transfer (default 45s)
+# On a machine without the build dependencies (compilers, CMake, the libraries), build linkwise
+# elsewhere and pass it as LINKWISE=, with LD_LIBRARY_PATH naming a folder that holds the shared
+# libraries it was linked with (libfmt, libyaml-cpp) and the machine's libnccl.so.2, e.g.
+#   LD_LIBRARY_PATH=$PWD/libs:/usr/lib/x86_64-linux-gnu LINKWISE=$PWD/build/linkwise SUSTAINED=30s \
+#     scripts/gpu-check.sh out/
+# (`ldd build/linkwise` lists what it needs; the CUDA runtime is static, the driver and NVML are the
+# machine's own). That is how data/measured/h200-gpu-check-2026-11-30.json was taken.
+# nvidia-smi's summary, `topo -m` and `-q` are saved each on its own; one that fails is noted in the
+# log (with its message in the file) and does not fail the run.
 # With `linkwise probe` in the build, the machine's own chassis is discovered too (probed-chassis.yaml),
 # checked (probe --check; a finding there fails the step but not the run) and calibrated against.
 # Budget on a 16-core machine with one GPU: build 1-3 min, measurements about 1.5 min; every step has
@@ -51,7 +60,24 @@ say "machine"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "cores: $(nproc)"
 } | tee "$OUT/machine.txt" | tee -a "$LOG"
-step "nvidia-smi" 30 bash -c "nvidia-smi > '$OUT/nvidia-smi.txt' && nvidia-smi topo -m > '$OUT/nvidia-smi-topo.txt' && nvidia-smi -q -d CLOCK,POWER,TEMPERATURE,PCI > '$OUT/nvidia-smi-q.txt'"
+# info FILE COMMAND...: machine facts for the record; output (and any error) to FILE; a failure is
+# noted with its exit status, not counted as a failed step.
+info() {
+  local file=$1 rc=0
+  shift
+  timeout --kill-after=5 30 "$@" >"$OUT/$file" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "   note: '$*' exited $rc$([ "$rc" -eq 127 ] && echo ' (not found)'): $(head -c 200 "$OUT/$file" | tr '\n' ' ')" |
+      tee -a "$LOG"
+  fi
+  return 0
+}
+say "nvidia-smi"
+info nvidia-smi.txt nvidia-smi
+info nvidia-smi-topo.txt nvidia-smi topo -m
+# The full query: PCIe link generation and width, clocks, power, temperatures. (`-d` takes only some
+# section names and rejects the whole list when one is not among them, so the whole report is kept.)
+info nvidia-smi-q.txt nvidia-smi -q
 
 if [ -z "${LINKWISE:-}" ]; then
   # Only the executable: no tests or benchmark programs, to keep the build short.

@@ -40,13 +40,17 @@ std::string text(const measure::Calibration& cal) {
     t.row({std::to_string(i + 1), m.kind, e.chassis, gpus_text(m.gpus), what(m),
            m.bytes ? format_size_bytes(m.bytes) : "-", fmt::format("{:.2f}", m.measured_GBps),
            e.predicted_GBps ? fmt::format("{:.2f}", *e.predicted_GBps) : "-",
-           e.predicted_GBps ? fmt::format("{:+.1f}%", std::abs(e.error_pct) < 0.05 ? 0.0 : e.error_pct) : "-", e.flagged ? "OFF" : "", m.source});
+           e.predicted_GBps ? fmt::format("{:+.1f}%", std::abs(e.error_pct) < 0.05 ? 0.0 : e.error_pct) : "-", e.flagged ? "OFF" : e.bound ? "bound" : "", m.source});
     if (!e.predicted_GBps) missing += fmt::format("  #{}: {}\n", i + 1, e.method);
   }
   std::string o = fmt::format("Measurements against the model of {} (error = (predicted - measured) / measured)\n{}",
                               cal.chassis, t.render());
   o += fmt::format("{} of {} figures predicted; {} off by more than {:g}%\n", cal.predicted, cal.entries.size(),
                    cal.flagged, cal.threshold_pct);
+  if (cal.bounds > 0)
+    o += fmt::format("bound: {} copy-kernel figure(s) held against the copy-engine link rate only (not modelled: a "
+                     "kernel's rate depends on its SMs and loads in flight); off only when above it\n",
+                     cal.bounds);
   if (!missing.empty()) o += "no prediction:\n" + missing;
   return o;
 }
@@ -59,11 +63,12 @@ nlohmann::json to_json(const measure::Calibration& cal) {
     j["predicted_GBps"] = e.predicted_GBps ? nlohmann::json(*e.predicted_GBps) : nlohmann::json();
     j["error_pct"] = e.predicted_GBps ? nlohmann::json(e.error_pct) : nlohmann::json();
     j["flagged"] = e.flagged;
+    j["bound"] = e.bound;
     j["method"] = e.method;
     entries.push_back(j);
   }
   return {{"chassis", cal.chassis}, {"threshold_pct", cal.threshold_pct}, {"predicted", cal.predicted},
-          {"flagged", cal.flagged}, {"entries", entries}};
+          {"flagged", cal.flagged}, {"bounds", cal.bounds}, {"entries", entries}};
 }
 
 }  // namespace

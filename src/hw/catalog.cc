@@ -93,6 +93,7 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
     else if (key == "encoding") t.encoding = parse_figure(v, file, key);
     else if (key == "unit_bytes_per_s") t.unit_bytes_per_s = parse_figure(v, file, key);
     else if (key == "efficiency") t.efficiency = parse_figure(v, file, key);
+    else if (key == "duplex_efficiency") t.duplex_efficiency = parse_figure(v, file, key);
     else if (key == "latency_s") t.latency_s = parse_figure(v, file, key);
     else if (key == "note" || key == "notes") continue;
     else
@@ -103,6 +104,9 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
   if (t.unit_bytes_per_s.value <= 0)
     throw InputError(fmt::format("link technology '{}' needs unit_bytes_per_s", t.id), location_of(n, file));
   if (t.efficiency.value <= 0) t.efficiency = {1.0, "derived: no efficiency given, line rate assumed"};
+  if (t.duplex_efficiency.value <= 0 || t.duplex_efficiency.value > 1)
+    throw InputError(fmt::format("link technology '{}': duplex_efficiency must be in (0, 1]", t.id),
+                     location_of(n, file));
   return t;
 }
 

@@ -12,7 +12,8 @@ constexpr double kGB = 1e9;
 TEST(CatalogTest, EveryFigureNamesASource) {
   const auto& cat = Catalog::builtin();
   for (const auto& t : cat.link_techs())
-    for (const Figure* f : {&t.unit_bytes_per_s, &t.efficiency, &t.latency_s}) EXPECT_FALSE(f->source.empty()) << t.id;
+    for (const Figure* f : {&t.unit_bytes_per_s, &t.efficiency, &t.duplex_efficiency, &t.latency_s})
+      EXPECT_FALSE(f->source.empty()) << t.id;
   for (const auto& p : cat.parts())
     for (const auto& [field, f] : p.figures) EXPECT_GE(f.source.size(), 8u) << p.id << "." << field;
 }
@@ -96,6 +97,32 @@ parts: []
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "cat.yaml:6:23: figure 'unit_bytes_per_s' must be [value, \"source\"]");
+  }
+}
+
+// Every PCIe generation says what each direction keeps with both loaded; other families default to 1.
+TEST(CatalogTest, DuplexEfficiency) {
+  const auto& cat = Catalog::builtin();
+  for (const auto& t : cat.link_techs()) {
+    EXPECT_GT(t.duplex_efficiency.value, 0) << t.id;
+    EXPECT_LE(t.duplex_efficiency.value, 1) << t.id;
+    if (t.family == LinkFamily::kPcie) EXPECT_LT(t.duplex_efficiency.value, 1) << t.id;
+  }
+  EXPECT_EQ(cat.link_tech("nvlink4").duplex_efficiency.value, 1.0);
+  const char* bad = R"(
+link_technologies:
+  - id: x
+    family: pcie
+    unit: lane
+    unit_bytes_per_s: [5.0e+9, "s"]
+    duplex_efficiency: [1.2, "s"]
+parts: []
+)";
+  try {
+    Catalog::parse(bad, "cat.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "cat.yaml:3:5: link technology 'x': duplex_efficiency must be in (0, 1]");
   }
 }
 

@@ -36,19 +36,45 @@ int gpu_node(const topo::Chassis& c, int k, const Measurement& m) {
   return g[k];
 }
 
-// The technology of the slowest link (at line rate) on the widest path.
-std::string bottleneck_tech(Model& md, int src, int dst, Fabric f) {
+// The slowest link (at line rate) on the widest path, or null when the path has no links.
+const hw::LinkTech* bottleneck(Model& md, int src, int dst, Fabric f) {
   auto p = md.line.widest_path(src, dst, f);
-  std::string tech;
+  const hw::LinkTech* tech = nullptr;
   double least = std::numeric_limits<double>::infinity();
   for (int l : p.links) {
     const auto& link = md.chassis.link(l);
     if (link.line_bytes_per_s() < least) {
       least = link.line_bytes_per_s();
-      tech = link.tech->id;
+      tech = link.tech;
     }
   }
   return tech;
+}
+
+// Back-to-back copies of `bytes` each, moving at `rate` bytes/s with a fixed cost `t0` s per copy:
+// bytes / (bytes / rate + t0) (docs/measure.md, "Calibration"). No size or no cost: the rate itself.
+double with_overhead(double rate, std::uint64_t bytes, double t0) {
+  if (bytes == 0 || t0 <= 0 || rate <= 0) return rate;
+  double b = static_cast<double>(bytes);
+  return b / (b / rate + t0);
+}
+
+// The per-copy cost of copies the GPU node drives (its part's copy_overhead_s; 0 when not given).
+double copy_overhead(const topo::Chassis& c, int gpu) { return c.node(gpu).fig("copy_overhead_s", 0); }
+
+// One direction's rate `one_way` (bytes/s) turned into the figure of `m`'s kind: both directions
+// (`both`) keep `duplex` of it each and share `cap`; then the per-copy cost. Returns GB/s.
+double copy_figure(double one_way, bool both, double duplex, double cap, std::uint64_t bytes, double t0) {
+  double dir = both ? std::min(one_way * duplex, cap / 2) : std::min(one_way, cap);
+  return with_overhead(dir, bytes, t0) * (both ? 2 : 1) / 1e9;
+}
+
+// Copy-kernel (SM) copies over links are not modelled: what a kernel reaches depends on how many SMs
+// and loads in flight it uses. Their prediction is the copy-engine link bound without per-copy cost.
+void mark_kernel_bound(const Measurement& m, CalibrationEntry& e) {
+  if (m.engine != "sm") return;
+  e.bound = true;
+  e.method = "upper bound only (copy kernel not modelled: its rate depends on its SMs and loads in flight): " + e.method;
 }
 
 void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
@@ -58,29 +84,39 @@ void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
     e.method = "no prediction: the GPU has no CPU above it";
     return;
   }
-  bool up = m.kind == "h2d";
+  bool up = m.kind == "h2d", both = m.kind == "bidir";
   int src = up ? cpu : g, dst = up ? g : cpu;
   double mem = md.chassis.node(cpu).fig("memory_bytes_per_s", std::numeric_limits<double>::infinity());
-  double k = m.kind == "bidir" ? 2 : 1;
-  double eff = md.eff.max_flow(src, dst, Fabric::kHost) * k;
-  double line = md.line.max_flow(src, dst, Fabric::kHost) * k;
-  e.predicted_GBps = std::min(eff, mem) / 1e9;
-  e.line_GBps = std::min(line, mem) / 1e9;
-  e.bottleneck_tech = eff <= mem ? bottleneck_tech(md, src, dst, Fabric::kHost) : "";
-  e.method = fmt::format("max flow {} {} over PCIe{}", md.chassis.display_name(src), md.chassis.display_name(dst),
-                         m.kind == "bidir" ? ", both directions" : "");
+  const hw::LinkTech* tech = bottleneck(md, src, dst, Fabric::kHost);
+  double duplex = tech ? tech->duplex_efficiency.value : 1.0;
+  double t0 = m.engine == "sm" ? 0 : copy_overhead(md.chassis, g);
+  double eff = md.eff.max_flow(src, dst, Fabric::kHost), line = md.line.max_flow(src, dst, Fabric::kHost);
+  e.predicted_GBps = copy_figure(eff, both, duplex, mem, m.bytes, t0);
+  e.line_GBps = copy_figure(line, both, duplex, mem, m.bytes, t0);
+  bool mem_bound = (both ? 2 * eff * duplex : eff) > mem;
+  e.bottleneck_tech = tech && !mem_bound ? tech->id : "";
+  e.method = fmt::format("max flow {} {} over PCIe{}{}", md.chassis.display_name(src), md.chassis.display_name(dst),
+                         both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
+                         t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
+  mark_kernel_bound(m, e);
 }
 
 void predict_peer(Model& md, const Measurement& m, CalibrationEntry& e) {
   int a = gpu_node(md.chassis, m.gpus[0], m), b = gpu_node(md.chassis, m.gpus[1], m);
   Fabric f = m.peer_access ? md.eff.gpu_fabric(a, b) : Fabric::kHost;
-  double k = m.kind == "p2p_bidir" ? 2 : 1;
-  e.predicted_GBps = md.eff.max_flow(a, b, f) * k / 1e9;
-  e.line_GBps = md.line.max_flow(a, b, f) * k / 1e9;
-  e.bottleneck_tech = bottleneck_tech(md, a, b, f);
+  bool both = m.kind == "p2p_bidir";
+  const hw::LinkTech* tech = bottleneck(md, a, b, f);
+  double duplex = tech ? tech->duplex_efficiency.value : 1.0;
+  double t0 = m.engine == "sm" ? 0 : copy_overhead(md.chassis, a);
+  double inf = std::numeric_limits<double>::infinity();
+  e.predicted_GBps = copy_figure(md.eff.max_flow(a, b, f), both, duplex, inf, m.bytes, t0);
+  e.line_GBps = copy_figure(md.line.max_flow(a, b, f), both, duplex, inf, m.bytes, t0);
+  e.bottleneck_tech = tech ? tech->id : "";
   const char* fabric = f == Fabric::kNvlink ? "NVLink" : f == Fabric::kHost ? "host fabric" : "all links";
-  e.method = fmt::format("max flow {} {} over {}{}", md.chassis.display_name(a), md.chassis.display_name(b), fabric,
-                         k > 1 ? ", both directions" : "");
+  e.method = fmt::format("max flow {} {} over {}{}{}", md.chassis.display_name(a), md.chassis.display_name(b), fabric,
+                         both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
+                         t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
+  mark_kernel_bound(m, e);
 }
 
 void predict_link(Model& md, const Measurement& m, CalibrationEntry& e) {
@@ -99,6 +135,22 @@ void predict_link(Model& md, const Measurement& m, CalibrationEntry& e) {
   e.method = fmt::format("{} x{} line rate x {} efficiency {:.3f}", m.tech, m.width, from, eff);
 }
 
+// A copy inside one GPU reads and writes each byte: memory bandwidth × memory_efficiency / 2, then the
+// per-copy cost. Either engine: both are bound by the memory, not by how the copy is issued.
+void predict_local(Model& md, const Measurement& m, CalibrationEntry& e) {
+  int g = gpu_node(md.chassis, m.gpus[0], m);
+  const auto& node = md.chassis.node(g);
+  double mem = node.fig("memory_bytes_per_s", 0);
+  if (mem <= 0) {
+    e.method = "no prediction: the GPU part has no memory bandwidth figure";
+    return;
+  }
+  double me = node.fig("memory_efficiency", 1.0), t0 = copy_overhead(md.chassis, g);
+  e.predicted_GBps = with_overhead(mem * me / 2, m.bytes, t0) / 1e9;
+  e.method = fmt::format("GPU memory bandwidth x {:.3g} memory efficiency / 2 (each byte read and written){}", me,
+                         t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
+}
+
 void predict_one(Model& md, const Measurement& m, const CalibrateOptions& o, CalibrationEntry& e) {
   if (m.kind == "h2d" || m.kind == "d2h" || m.kind == "bidir") {
     predict_host(md, m, e);
@@ -107,14 +159,7 @@ void predict_one(Model& md, const Measurement& m, const CalibrateOptions& o, Cal
   } else if (m.kind == "link") {
     predict_link(md, m, e);
   } else if (m.kind == "d2d_local") {
-    int g = gpu_node(md.chassis, m.gpus[0], m);
-    double mem = md.chassis.node(g).fig("memory_bytes_per_s", 0);
-    if (mem > 0) {
-      e.predicted_GBps = mem / 2 / 1e9;
-      e.method = "GPU memory bandwidth / 2 (each byte read and written)";
-    } else {
-      e.method = "no prediction: the GPU part has no memory bandwidth figure";
-    }
+    predict_local(md, m, e);
   } else if (m.kind == "collective") {
     std::vector<int> nodes;
     for (int k : m.gpus) nodes.push_back(gpu_node(md.chassis, k, m));
@@ -186,9 +231,11 @@ Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
     predict_one(md, m, o, e);
     if (e.predicted_GBps) {
       e.error_pct = (*e.predicted_GBps - m.measured_GBps) / m.measured_GBps * 100;
-      e.flagged = std::abs(e.error_pct) > o.threshold_pct;
+      // A bound is off only when the measurement beats it.
+      e.flagged = e.bound ? -e.error_pct > o.threshold_pct : std::abs(e.error_pct) > o.threshold_pct;
       ++cal.predicted;
       cal.flagged += e.flagged;
+      cal.bounds += e.bound;
     }
     cal.entries.push_back(std::move(e));
   }

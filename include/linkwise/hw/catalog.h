@@ -45,6 +45,10 @@ struct LinkTech {
   Figure encoding;           ///< PCIe: payload fraction of the line code (128/130 etc.)
   Figure unit_bytes_per_s;   ///< per lane or per link, per direction, at line rate
   Figure efficiency;         ///< fraction of line rate large real transfers reach
+  /// Fraction of the one-way effective rate each direction keeps when both directions carry data at
+  /// once (1 = the directions are independent; PCIe loses some to the other direction's read
+  /// requests, ACKs and flow-control DLLPs). Optional in the catalog: 1 when not given.
+  Figure duplex_efficiency{1.0, "derived: not given; the two directions assumed independent"};
   Figure latency_s;          ///< one traversal of the link (serialisation excluded)
 
   /// Line rate of `count` lanes or links, per direction, in bytes per second.

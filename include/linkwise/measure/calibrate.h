@@ -2,14 +2,16 @@
 // efficiencies fitted to the measurements.
 //
 // Predictions, per direction unless said, in GB/s (1e9 bytes/s), with topo::PathFinder at
-// Rate::kEffective (each link's line rate × efficiency):
+// Rate::kEffective (each link's line rate × efficiency). Equations and sources: docs/measure.md.
 //   h2d, d2h     max flow between the GPU and its CPU over the host fabric, capped by that CPU's
 //                memory bandwidth (as `linkwise topo` computes host bandwidth)
-//   bidir        twice that, capped by the CPU's memory bandwidth (links are full duplex)
+//   bidir        each direction keeps the bottleneck technology's duplex_efficiency of that (PCIe
+//                loses payload when both directions carry data), summed, capped by memory bandwidth
 //   p2p          peer access on: max flow between the GPUs over the fabric their traffic uses
 //                (PathFinder::gpu_fabric); off: max flow over the host fabric (copies staged by host)
-//   p2p_bidir    twice the p2p figure
-//   d2d_local    the GPU's memory bandwidth / 2 (each byte copied is read and written)
+//   p2p_bidir    twice the p2p figure × the bottleneck technology's duplex_efficiency
+//   d2d_local    the GPU's memory bandwidth × its memory_efficiency (1 when not given) / 2 (each byte
+//                copied is read and written)
 //   link         the technology's unit rate × width × efficiency (the chassis's own efficiency for
 //                that technology when it sets one)
 //   collective   the collective predictor (CalibrateOptions::collective): by default the collectives
@@ -17,6 +19,11 @@
 //                named, on `bytes`, 8 GiB when not given). ring_bound_busbw is a simpler alternative:
 //                busbw = least max flow between ring neighbours (GPUs in the order given), each pair
 //                alone, ignoring contention between pairs and in-switch reduction (NVLS).
+// Copies with a size (`bytes`) pay the GPU part's copy_overhead_s (0 when not given) once per copy:
+// figure = bytes / (bytes / rate + copy_overhead_s), per direction.
+// Copy-kernel (engine "sm") host and peer figures are not modelled: what a kernel reaches depends on
+// the SMs and loads in flight it uses. They are held against the copy-engine link bound (no per-copy
+// cost) and marked `bound`; a bound is flagged only when the measurement beats it by the threshold.
 // Error = (predicted − measured) / measured × 100%; flagged when |error| > threshold.
 //
 // Fitting (`fit_efficiencies`): each copy-engine link figure (h2d, d2h, p2p, halves of bidir and
@@ -64,6 +71,7 @@ struct CalibrationEntry {
   std::optional<double> predicted_GBps;
   double error_pct = 0;                ///< (predicted − measured) / measured × 100
   bool flagged = false;
+  bool bound = false;                  ///< the prediction is an upper bound, not a model (copy kernels)
   std::string method;                  ///< how the prediction was made, or why there is none
   // For fitting: the line-rate prediction and the bottleneck technology (link kinds only).
   double line_GBps = 0;
@@ -76,6 +84,7 @@ struct Calibration {
   std::vector<CalibrationEntry> entries;
   int flagged = 0;
   int predicted = 0;                   ///< entries with a prediction
+  int bounds = 0;                      ///< of those, held against an upper bound only
 };
 
 /// Predicts every entry on `chassis` (or on the entry's own chassis, loaded by name).
