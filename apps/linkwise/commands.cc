@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "linkwise/topo/chassis.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::cli {
@@ -42,7 +43,7 @@ void emit(const std::string& text, const std::string& path) {
 
 void add_nodes_flag(CLI::App& sub, int& nodes) {
   sub.add_option("--nodes", nodes, "Copies of the chassis joined by a network through their NICs")
-      ->check(CLI::Range(1, 4096));
+      ->check(CLI::Range(1, topo::kMaxBoxes));
 }
 
 }  // namespace linkwise::cli

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <optional>
 #include <random>
 #include <limits>
 #include <numeric>
@@ -93,7 +94,7 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
   int sys_pairs = 0;
   std::string example;
   for (const auto& p : out.pairs)
-    if (p.cls == "SYS") {
+    if (p.cls == "SYS" && c.node(p.a).box == 0 && c.node(p.b).box == 0) {
       if (++sys_pairs == 1) example = p.name_a + "-" + p.name_b;
     }
   if (sys_pairs > 0) {
@@ -104,8 +105,9 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
         break;
       }
     out.warnings.push_back(
-        {"cross-socket", fmt::format("{} GPU pair{} (e.g. {}) have no NVLink and cross the socket link{}", sys_pairs,
-                                     sys_pairs == 1 ? "" : "s", example, socket.empty() ? "" : " (" + socket + ")")});
+        {"cross-socket", fmt::format("{} GPU pair{} (e.g. {}){} have no NVLink and cross the socket link{}", sys_pairs,
+                                     sys_pairs == 1 ? "" : "s", example, c.boxes() > 1 ? " in each box" : "",
+                                     socket.empty() ? "" : " (" + socket + ")")});
   }
   // Links that trained below their design.
   for (const auto& l : c.links())
@@ -147,9 +149,12 @@ double bisection_bytes_per_s(const Chassis& c, PathFinder& f, Fabric fabric, boo
     for (std::size_t k = 0; k < idx.size() / 2; ++k) side[idx[k]] = 1;
   if (static_cast<std::size_t>(std::count(side.begin(), side.end(), 1)) == half)
     candidates.push_back(side);  // each box split in two
+  // Random splits only while the graph is small enough for them to be cheap: on many identical boxes a
+  // structured split is the worst one anyway (the network between box halves is the narrowest cut).
   std::mt19937 rng(12345);
   std::vector<std::size_t> order(n);
-  for (int r = 0; r < 16; ++r) {
+  const int random_splits = c.boxes() <= 8 ? 16 : 0;
+  for (int r = 0; r < random_splits; ++r) {
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
     std::fill(side.begin(), side.end(), 0);
@@ -160,64 +165,163 @@ double bisection_bytes_per_s(const Chassis& c, PathFinder& f, Fabric fabric, boo
   return best;
 }
 
+namespace {
+
+// The index of each GPU within its box, and the GPUs of box 0 and box 1.
+struct BoxLayout {
+  std::vector<int> local;  ///< per position in chassis.gpus(): index within its box
+  std::vector<int> box0, box1;
+};
+
+BoxLayout box_layout(const Chassis& c) {
+  BoxLayout b;
+  std::map<int, int> count;
+  for (int g : c.gpus()) {
+    int box = c.node(g).box;
+    b.local.push_back(count[box]++);
+    if (box == 0) b.box0.push_back(g);
+    if (box == 1) b.box1.push_back(g);
+  }
+  return b;
+}
+
+// The NICs or NVMe drives of one box, in order.
+std::vector<int> peers_of_box(const Chassis& c, int box, NodeKind kind) {
+  std::vector<int> out;
+  for (int n : c.nodes_of_kind(kind))
+    if (c.node(n).box == box) out.push_back(n);
+  return out;
+}
+
+PairInfo pair_info(const Chassis& c, PathFinder& f, int a, int b) {
+  PairInfo p;
+  p.a = a;
+  p.b = b;
+  p.name_a = c.display_name(a);
+  p.name_b = c.display_name(b);
+  p.cls = f.path_class(a, b).str();
+  Fabric fabric = f.gpu_fabric(a, b);
+  Path path = f.widest_path(a, b, fabric);
+  p.path_bytes_per_s = path.bottleneck_bytes_per_s;
+  p.hops = static_cast<int>(path.links.size());
+  p.path_links = path.links;
+  p.maxflow_bytes_per_s = f.max_flow(a, b, fabric);
+  return p;
+}
+
+// The link of `c` that joins the same nodes (by name) as link `l` of `model`.
+int same_link(const Chassis& c, const Chassis& model, int l) {
+  const Link& ml = model.link(l);
+  int a = c.find(model.node(ml.a).name), b = c.find(model.node(ml.b).name);
+  for (int li : c.incident(a))
+    if (c.link(li).other(a) == b && c.link(li).tech == ml.tech) return li;
+  return -1;
+}
+
+// Pair figures come from `model` (the chassis itself, or a copy with two boxes), by local index.
+void add_pairs(const Chassis& c, const Chassis& model, PathFinder& f, const TopoOptions& options,
+               TopoAnalysis& out) {
+  const auto& gpus = c.gpus();
+  BoxLayout layout = box_layout(c), mlayout = box_layout(model);
+  const std::size_t per_box = mlayout.box0.size();
+  std::vector<std::vector<PairInfo>> inside(per_box, std::vector<PairInfo>(per_box));
+  std::vector<std::vector<PairInfo>> across(per_box, std::vector<PairInfo>(per_box));
+  auto figures = [&](int a, int b) {
+    PairInfo p = pair_info(model, f, a, b);
+    if (&model != &c)
+      for (int& l : p.path_links) l = same_link(c, model, l);
+    return p;
+  };
+  for (std::size_t i = 0; i < per_box; ++i)
+    for (std::size_t j = i + 1; j < per_box; ++j) inside[i][j] = figures(mlayout.box0[i], mlayout.box0[j]);
+  if (!mlayout.box1.empty())
+    for (std::size_t i = 0; i < per_box; ++i)
+      for (std::size_t j = 0; j < per_box; ++j) across[i][j] = figures(mlayout.box0[i], mlayout.box1[j]);
+  out.pairs_complete = static_cast<int>(gpus.size()) <= options.max_listed_gpus;
+  for (std::size_t x = 0; x < gpus.size(); ++x)
+    for (std::size_t y = x + 1; y < gpus.size(); ++y) {
+      int bx = c.node(gpus[x]).box, by = c.node(gpus[y]).box;
+      if (!out.pairs_complete && !(bx == 0 && by <= 1)) continue;
+      const PairInfo& model = bx == by ? inside[layout.local[x]][layout.local[y]] : across[layout.local[x]][layout.local[y]];
+      PairInfo p = model;
+      p.a = gpus[x];
+      p.b = gpus[y];
+      p.name_a = c.display_name(p.a);
+      p.name_b = c.display_name(p.b);
+      if (bx != 0 || by > 1) p.path_links.clear();  // links of box 0 and 1 only; the copy has its own
+      out.pairs.push_back(std::move(p));
+    }
+}
+
+}  // namespace
+
 TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
   TopoAnalysis out;
   out.chassis = c.name();
   out.boxes = c.boxes();
   PathFinder f(c);
+  // Boxes are identical copies on a symmetric network: pairs and per-GPU figures are the same in a copy
+  // of two boxes, whose graphs are far smaller than those of hundreds of boxes.
+  std::optional<Chassis> two;
+  if (c.boxes() > 2) two = build_chassis(c.spec(), hw::Catalog::builtin(), 2);
+  const Chassis& model = two ? *two : c;
+  std::optional<PathFinder> model_finder;
+  if (two) model_finder.emplace(*two);
+  PathFinder& mf = two ? *model_finder : f;
 
   std::vector<int> devices = c.gpus();
   for (int n : c.nodes_of_kind(NodeKind::kNic)) devices.push_back(n);
   for (int n : c.nodes_of_kind(NodeKind::kNvme)) devices.push_back(n);
+  if (static_cast<int>(devices.size()) > options.max_matrix_devices) {
+    out.matrix_complete = false;
+    std::erase_if(devices, [&](int d) { return c.node(d).box > 1; });
+  }
   for (int d : devices) out.devices.push_back(c.display_name(d));
   out.matrix.assign(devices.size(), std::vector<std::string>(devices.size()));
   for (std::size_t i = 0; i < devices.size(); ++i)
     for (std::size_t j = i; j < devices.size(); ++j)
       out.matrix[i][j] = out.matrix[j][i] = f.path_class(devices[i], devices[j]).str();
 
-  for (int g : c.gpus()) {
+  // Per GPU: computed for box 0, copied to the other boxes with their own devices' names.
+  BoxLayout layout = box_layout(c);
+  std::vector<GpuInfo> box0;
+  for (std::size_t x = 0; x < c.gpus().size(); ++x) {
+    int g = c.gpus()[x];
     const Node& n = c.node(g);
+    std::vector<int> nics = peers_of_box(c, n.box, NodeKind::kNic), nvmes = peers_of_box(c, n.box, NodeKind::kNvme);
     GpuInfo info;
+    if (n.box == 0) {
+      // Inside box 0, which `model` holds with the same names.
+      int mg = model.find(n.name), mcpu = n.cpu >= 0 ? model.find(c.node(n.cpu).name) : -1;
+      info.part = n.part->id;
+      if (mcpu >= 0) {
+        double flow = mf.max_flow(mg, mcpu, Fabric::kHost);
+        info.host_bytes_per_s = std::min(flow, c.node(n.cpu).fig("memory_bytes_per_s", flow));
+      }
+      for (int d : nics) {
+        int md = model.find(c.node(d).name);
+        info.nics.push_back({"", mf.path_class(mg, md).str(), mf.max_flow(mg, md, Fabric::kHost)});
+      }
+      for (int d : nvmes) {
+        int md = model.find(c.node(d).name);
+        info.nvmes.push_back({"", mf.path_class(mg, md).str(), mf.max_flow(mg, md, Fabric::kHost)});
+      }
+    } else {
+      info = box0.at(layout.local[x]);
+    }
+    for (std::size_t i = 0; i < nics.size(); ++i) info.nics[i].name = c.display_name(nics[i]);
+    for (std::size_t i = 0; i < nvmes.size(); ++i) info.nvmes[i].name = c.display_name(nvmes[i]);
     info.node = g;
     info.name = c.display_name(g);
-    info.part = n.part->id;
     info.numa = n.numa;
     info.cpu = n.cpu >= 0 ? c.display_name(n.cpu) : "";
     info.cpu_affinity = cpu_affinity(c, n.cpu);
-    if (n.cpu >= 0) {
-      double flow = f.max_flow(g, n.cpu, Fabric::kHost);
-      double mem = c.node(n.cpu).fig("memory_bytes_per_s", flow);
-      info.host_bytes_per_s = std::min(flow, mem);
-    }
-    for (int d : devices) {
-      const Node& nd = c.node(d);
-      if (nd.box != n.box || (nd.kind != NodeKind::kNic && nd.kind != NodeKind::kNvme)) continue;
-      GpuInfo::Peer p{c.display_name(d), f.path_class(g, d).str(), f.max_flow(g, d, Fabric::kHost)};
-      (nd.kind == NodeKind::kNic ? info.nics : info.nvmes).push_back(p);
-    }
+    if (n.box == 0) box0.push_back(info);
     out.gpus.push_back(std::move(info));
   }
 
-  if (options.pairs) {
-    const auto& gpus = c.gpus();
-    for (std::size_t i = 0; i < gpus.size(); ++i)
-      for (std::size_t j = i + 1; j < gpus.size(); ++j) {
-        PairInfo p;
-        p.a = gpus[i];
-        p.b = gpus[j];
-        p.name_a = c.display_name(p.a);
-        p.name_b = c.display_name(p.b);
-        p.cls = f.path_class(p.a, p.b).str();
-        Fabric fabric = f.gpu_fabric(p.a, p.b);
-        Path path = f.widest_path(p.a, p.b, fabric);
-        p.path_bytes_per_s = path.bottleneck_bytes_per_s;
-        p.hops = static_cast<int>(path.links.size());
-        p.path_links = path.links;
-        p.maxflow_bytes_per_s = f.max_flow(p.a, p.b, fabric);
-        out.pairs.push_back(std::move(p));
-      }
-  }
-  if (options.bisection) {
+  if (options.pairs) add_pairs(c, model, mf, options, out);
+  if (options.bisection && c.gpus().size() >= 2) {
     out.bisection_bytes_per_s = bisection_bytes_per_s(c, f, Fabric::kAll, &out.bisection_exact);
     out.bisection_nvlink_bytes_per_s = bisection_bytes_per_s(c, f, Fabric::kNvlink);
   }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
+#include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "linkwise/util/text.h"
 #include "util/embedded.h"
@@ -19,9 +21,8 @@ double Node::fig(const std::string& field, double fallback) const {
 }
 
 int Chassis::find(const std::string& name) const {
-  for (const auto& n : nodes_)
-    if (n.name == name) return n.index;
-  return -1;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? -1 : it->second;
 }
 
 std::vector<int> Chassis::nodes_of_kind(NodeKind kind) const {
@@ -47,8 +48,9 @@ std::string Chassis::display_name(int node) const {
 }
 
 int Chassis::find_display(const std::string& name) const {
+  if (int i = find(name); i >= 0) return i;
   for (const auto& n : nodes_)
-    if (n.name == name || display_name(n.index) == name) return n.index;
+    if (display_name(n.index) == name) return n.index;
   return -1;
 }
 
@@ -62,12 +64,11 @@ struct Builder {
   std::vector<Link>& links;
 
   std::vector<std::string> local_ids;  // names within one box, for suggestions
+  std::unordered_map<std::string, int>& by_name;
 
   int find_local(const std::string& name, int box, int boxes) const {
-    std::string full = boxes > 1 ? fmt::format("b{}/{}", box, name) : name;
-    for (const auto& n : nodes)
-      if (n.name == full) return n.index;
-    return -1;
+    auto it = by_name.find(boxes > 1 ? fmt::format("b{}/{}", box, name) : name);
+    return it == by_name.end() ? -1 : it->second;
   }
 
   void add_nodes(int boxes) {
@@ -121,6 +122,7 @@ struct Builder {
         n.pci_address = ns->pci_address;
         n.label = ns->label;
         n.where = ns->where;
+        by_name[n.name] = n.index;
         nodes.push_back(std::move(n));
       }
     }
@@ -258,6 +260,7 @@ struct Builder {
       n.kind = NodeKind::kNetSwitch;
       n.part = sw;
       n.box = box;
+      by_name[n.name] = n.index;
       nodes.push_back(n);
       return n.index;
     };
@@ -361,6 +364,59 @@ void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
     if (n.cpu >= 0) n.numa = nodes[n.cpu].numa;
 }
 
+// Union-find over node indices.
+struct Components {
+  std::vector<int> root;
+  explicit Components(std::size_t n) : root(n) { std::iota(root.begin(), root.end(), 0); }
+  int find(int x) { return root[x] == x ? x : root[x] = find(root[x]); }
+  bool join(int a, int b) {
+    a = find(a), b = find(b);
+    if (a == b) return false;
+    root[a] = b;
+    return true;
+  }
+};
+
+// PCIe is a tree below each CPU; every box needs a CPU, and a box's CPUs are joined by socket links.
+void check_structure(const ChassisSpec& spec, const std::vector<Node>& nodes, const std::vector<Link>& links) {
+  Components pcie(nodes.size()), sockets(nodes.size());
+  for (const auto& l : links) {
+    if (l.family() == hw::LinkFamily::kPcie && !pcie.join(l.a, l.b))
+      throw InputError(fmt::format("PCIe links form a loop through '{}' and '{}': PCIe below a CPU is a tree",
+                                   nodes[l.a].name, nodes[l.b].name),
+                       l.where);
+    if (l.family() == hw::LinkFamily::kSocket) sockets.join(l.a, l.b);
+  }
+  std::vector<int> first_cpu;  // per box
+  for (const auto& n : nodes) {
+    if (n.kind != NodeKind::kCpu || n.box < 0) continue;
+    if (static_cast<int>(first_cpu.size()) <= n.box) first_cpu.resize(n.box + 1, -1);
+    int& first = first_cpu[n.box];
+    if (first < 0) first = n.index;
+    else if (sockets.find(first) != sockets.find(n.index))
+      throw InputError(fmt::format("CPUs '{}' and '{}' are not joined by socket links (e.g. tech: upi-16)",
+                                   nodes[first].name, n.name),
+                       n.where);
+  }
+  if (first_cpu.empty())
+    throw InputError(fmt::format("chassis '{}' has no CPU: GPUs, NICs and NVMe drives need a PCIe path to one",
+                                 spec.name),
+                     {spec.file, 0, 0});
+}
+
+// Every GPU, NIC and NVMe drive reaches a CPU through PCIe (assign_affinity() found which).
+void check_host_paths(const ChassisSpec&, const std::vector<Node>& nodes, const std::vector<Link>&) {
+  for (const auto& n : nodes) {
+    if (n.box > 0) break;
+    bool needs_host = n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme;
+    if (needs_host && n.cpu < 0)
+      throw InputError(fmt::format("{} '{}' has no PCIe path to a CPU: every {} needs a host link",
+                                   n.kind == NodeKind::kGpu ? "GPU" : n.kind == NodeKind::kNic ? "NIC" : "NVMe drive",
+                                   n.name, hw::to_string(n.kind)),
+                       n.where);
+  }
+}
+
 }  // namespace
 
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes) {
@@ -369,9 +425,9 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   c.description_ = spec.description;
   c.spec_ = spec;
   c.boxes_ = boxes > 0 ? boxes : spec.network.boxes;
-  if (c.boxes_ < 1 || c.boxes_ > 4096)
-    throw InputError(fmt::format("number of boxes must be 1 to 4096, not {}", c.boxes_), spec.network.where);
-  Builder b{spec, catalog, c, c.nodes_, c.links_, {}};
+  if (c.boxes_ < 1 || c.boxes_ > kMaxBoxes)
+    throw InputError(fmt::format("number of boxes must be 1 to {}, not {}", kMaxBoxes, c.boxes_), spec.network.where);
+  Builder b{spec, catalog, c, c.nodes_, c.links_, {}, c.by_name_};
   b.add_nodes(c.boxes_);
   b.add_links(c.boxes_);
   b.add_network(c.boxes_);
@@ -381,7 +437,9 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
     c.incident_[l.a].push_back(l.index);
     c.incident_[l.b].push_back(l.index);
   }
+  check_structure(spec, c.nodes_, c.links_);
   assign_affinity(c.nodes_, c.links_, c.incident_);
+  check_host_paths(spec, c.nodes_, c.links_);
   std::map<NodeKind, int> counters;
   c.display_index_.resize(c.nodes_.size());
   for (const auto& n : c.nodes_) {

@@ -97,7 +97,14 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
     if (!o.IsMap()) throw InputError("'overrides' must be a map of figure names to numbers", location_of(o, file));
     for (auto it = o.begin(); it != o.end(); ++it) {
       std::string key = it->first.Scalar();
-      s.overrides[key] = as_double(it->second, file, key);
+      double v = as_double(it->second, file, key);
+      // Figures are counts, rates, sizes and powers: never negative; peaks, rates and sizes never zero.
+      bool positive = key.ends_with("_tflops") || key.ends_with("_bytes_per_s") || key.ends_with("_bytes");
+      if (v < 0 || (positive && v == 0) || v > 1e15)
+        throw InputError(fmt::format("override '{}' must be {}, not {}", key, v > 1e15 ? "at most 1e15" : positive ? "positive" : "zero or more",
+                                     it->second.Scalar()),
+                         location_of(it->second, file));
+      s.overrides[key] = v;
     }
   }
   return s;

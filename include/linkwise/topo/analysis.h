@@ -67,8 +67,10 @@ struct TopoAnalysis {
   int boxes = 1;
   std::vector<std::string> devices;                 ///< matrix rows/columns: GPUs, then NICs, then NVMe
   std::vector<std::vector<std::string>> matrix;     ///< [i][j] path class
+  bool matrix_complete = true;                      ///< false: only the first two boxes' devices
   std::vector<GpuInfo> gpus;
-  std::vector<PairInfo> pairs;                      ///< every GPU pair a < b
+  std::vector<PairInfo> pairs;                      ///< every GPU pair a < b (see pairs_complete)
+  bool pairs_complete = true;                       ///< false: box 0's pairs and box 0 to box 1 only
   double bisection_bytes_per_s = 0;
   double bisection_nvlink_bytes_per_s = 0;          ///< the same over NVLink links only
   bool bisection_exact = true;
@@ -79,9 +81,13 @@ struct TopoAnalysis {
 struct TopoOptions {
   bool pairs = true;      ///< compute every GPU pair's path and max flow
   bool bisection = true;
+  int max_listed_gpus = 256;     ///< above this many GPUs, pairs lists box 0 and box 0 to box 1 only
+  int max_matrix_devices = 256;  ///< above this many devices, the matrix covers the first two boxes
 };
 
-/// Analyses a chassis. Cost: one max flow per GPU pair plus the bisection's.
+/// Analyses a chassis. Boxes are identical copies on a symmetric network, so a pair's figures depend
+/// only on whether its GPUs share a box: they are computed for box 0 and for box 0 to box 1, and
+/// copied. Cost: one max flow per GPU pair of one box and of two boxes, plus the bisection's.
 TopoAnalysis analyse(const Chassis& chassis, const TopoOptions& options = {});
 
 /// The bisection as defined above, over `fabric`. Sets `exact` to whether every split was tried.

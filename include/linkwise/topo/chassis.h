@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "linkwise/hw/catalog.h"
@@ -60,6 +61,9 @@ struct Link {
   int other(int node) const { return node == a ? b : a; }
 };
 
+/// The most copies of a chassis one model holds (`network.boxes`, `--nodes`).
+inline constexpr int kMaxBoxes = 1024;
+
 /// Built-in presets: id and one-line description.
 struct PresetInfo {
   std::string id;
@@ -100,12 +104,14 @@ class Chassis {
   std::vector<std::vector<int>> incident_;
   std::vector<int> gpus_;
   std::vector<int> display_index_;  ///< per node: index among nodes of its kind
+  std::unordered_map<std::string, int> by_name_;
 };
 
 /// Checks a spec against the catalog and builds the chassis. `boxes` > 0 replaces spec.network.boxes.
 /// Throws InputError naming the file, line and value for: unknown parts or technologies, links to
 /// missing nodes, widths the technology does not allow, more lanes or NVLink ports than a part has,
-/// GPUs connected to nothing, duplicate ids.
+/// GPUs connected to nothing, duplicate ids, PCIe links that form a loop, a box without a CPU, CPUs not
+/// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU.
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog = hw::Catalog::builtin(),
                       int boxes = 0);
 
