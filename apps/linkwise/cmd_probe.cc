@@ -9,6 +9,8 @@
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/probe/nvml.h"
 #include "linkwise/probe/probe_report.h"
+#include "linkwise/report/topo_report.h"
+#include "linkwise/topo/analysis.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
@@ -50,6 +52,22 @@ std::pair<probe::Machine, probe::Discovery> read_this_machine(const ProbeOpts& o
   return {std::move(m), std::move(d)};
 }
 
+// What a chassis from --chassis or --nccl-xml holds, as `linkwise topo` shows it (it builds, or throws
+// before anything is written), with what the import left out.
+std::string chassis_summary(const topo::ChassisSpec& spec, const std::vector<std::string>& notes, bool json) {
+  auto chassis = topo::build_chassis(spec);
+  auto analysis = topo::analyse(chassis);
+  if (json) {
+    auto j = report::topo_json(chassis, analysis);
+    j["notes"] = notes;
+    return j.dump(2) + "\n";
+  }
+  std::string s = report::topo_text(chassis, analysis);
+  if (!notes.empty()) s += "Notes:\n";
+  for (const auto& n : notes) s += "  " + n + "\n";
+  return s;
+}
+
 int run_probe(const ProbeOpts& o) {
   int sources = !o.nccl_in.empty() + !o.chassis.empty() + !o.sysfs_root.empty();
   if (sources > 1) throw InputError("give at most one of --sysfs-root, --nccl-xml and --chassis");
@@ -59,12 +77,11 @@ int run_probe(const ProbeOpts& o) {
   std::string printed;
   int code = 0;
   if (!o.nccl_in.empty() || !o.chassis.empty()) {
+    std::vector<std::string> notes;
     spec = o.nccl_in.empty() ? topo::load_spec(o.chassis)
-                             : probe::import_nccl_topology(read_file(o.nccl_in), o.nccl_in, o.name == "probed" ? "" : o.name);
-    topo::build_chassis(spec);  // reject a spec that does not build before writing anything
-    printed = o.json ? nlohmann::json{{"chassis", spec.name}, {"nodes", spec.nodes.size()}, {"links", spec.links.size()}}.dump(2) + "\n"
-                     : fmt::format("chassis '{}': {} node entries, {} link entries\n", spec.name, spec.nodes.size(),
-                                   spec.links.size());
+                             : probe::import_nccl_topology(read_file(o.nccl_in), o.nccl_in,
+                                                           o.name == "probed" ? "" : o.name, &notes);
+    printed = chassis_summary(spec, notes, o.json);
   } else {
     auto [m, d] = read_this_machine(o);
     spec = d.spec;
@@ -96,17 +113,31 @@ int run_probe(const ProbeOpts& o) {
 
 Handler setup_probe(CLI::App& sub) {
   auto o = std::make_shared<ProbeOpts>();
-  sub.add_option("--sysfs-root", o->sysfs_root, "Read a copy of sysfs (a folder standing for /sys, or for / with sys/ and proc/)");
-  sub.add_option("-o,--output", o->output, "Write the machine as a chassis YAML file (atomically)");
-  sub.add_option("--name", o->name, "Chassis name written with -o");
+  sub.add_option("--sysfs-root", o->sysfs_root, "Read a copy of sysfs (a folder standing for /sys, or for / with sys/ and proc/)")
+      ->type_name("DIR");
+  sub.add_option("-o,--output", o->output, "Write the machine (or the --chassis/--nccl-xml chassis) as a chassis YAML file (atomically)")
+      ->type_name("FILE");
+  sub.add_option("--name", o->name, "Chassis name written with -o (default: probed; for --nccl-xml, the file name)")
+      ->type_name("NAME");
   sub.add_flag("--check", o->check, "Check links, ACS, IOMMU and NVLinks; exit 1 when something is wrong");
-  sub.add_option("--expect", o->expect, "With --check: the designed chassis (preset or YAML) to compare against");
+  sub.add_option("--expect", o->expect, "With --check: the designed chassis (preset or YAML) to compare against")
+      ->type_name("CHASSIS");
   sub.add_flag("--strict", o->strict, "With --check: warnings count as faults");
   sub.add_flag("--json", o->json, "Print as JSON");
   sub.add_flag("--no-nvml", o->no_nvml, "Do not load NVML (NVLinks are not read)");
-  sub.add_option("--nccl-xml", o->nccl_in, "Read NCCL's topology dump (NCCL_TOPO_DUMP_FILE) instead of the machine");
-  sub.add_option("--chassis", o->chassis, "Use a designed chassis (preset or YAML) instead of the machine, e.g. to export it");
-  sub.add_option("--nccl-out", o->nccl_out, "Write the chassis as an NCCL topology file (for NCCL_TOPO_FILE)");
+  sub.add_option("--nccl-xml", o->nccl_in, "Read NCCL's topology dump (NCCL_TOPO_DUMP_FILE) instead of the machine")
+      ->type_name("FILE");
+  sub.add_option("--chassis", o->chassis, "Use a designed chassis (preset or YAML) instead of the machine, e.g. to export it")
+      ->type_name("CHASSIS");
+  sub.add_option("--nccl-out", o->nccl_out, "Write the chassis as an NCCL topology file (for NCCL_TOPO_FILE)")
+      ->type_name("FILE");
+  sub.footer(
+      "Sources (at most one): this machine (default), --sysfs-root DIR, --nccl-xml FILE, --chassis CHASSIS.\n"
+      "Outputs: a table (or --json); -o FILE chassis YAML; --nccl-out FILE NCCL topology XML.\n"
+      "Examples:\n"
+      "  linkwise probe --check --expect dgx-h100\n"
+      "  linkwise probe --nccl-xml topo-dump.xml -o box.yaml\n"
+      "  linkwise probe --chassis dgx-h100 --nccl-out topo.xml\n");
   return [o] {
     if (!o->expect.empty() && !o->check) throw InputError("--expect needs --check");
     return run_probe(*o);

@@ -1,7 +1,9 @@
 // compare_with_design(): a probed chassis against the designed one.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
+#include <utility>
 
 #include "linkwise/probe/check.h"
 #include "linkwise/topo/analysis.h"
@@ -18,20 +20,37 @@ Finding diff(const std::string& message, const std::string& address = "", const 
   return {Severity::kFault, "differs-from-design", address, path, message, ""};
 }
 
-void compare_counts(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
+Finding not_checked(const std::string& message) {
+  return {Severity::kInfo, "design-not-checked", "", "", message, ""};
+}
+
+void compare_counts(const topo::Chassis& found, const topo::Chassis& want, const Discovery& d, bool nvlinks_read,
+                    std::vector<Finding>& out) {
   using K = topo::NodeKind;
+  // Parts the probe only guessed (not in the id table) cannot be held against the design: grouped by
+  // (guessed part, designed part), reported as not checked.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> guessed;
   for (K k : {K::kCpu, K::kGpu, K::kPcieSwitch, K::kNvSwitch, K::kNic, K::kNvme}) {
+    if (k == K::kNvSwitch && !nvlinks_read) continue;
     auto f = found.nodes_of_kind(k), w = want.nodes_of_kind(k);
     if (f.size() != w.size())
       out.push_back(diff(fmt::format("designed {} {}(s), found {}", w.size(), hw::to_string(k), f.size())));
     for (std::size_t i = 0; i < std::min(f.size(), w.size()); ++i) {
       const auto& fn = found.node(f[i]);
       const auto& wn = want.node(w[i]);
-      if (k != K::kPcieSwitch && fn.part->id != wn.part->id)
+      if (k == K::kPcieSwitch || fn.part->id == wn.part->id) continue;
+      const auto* dn = d.node_by_id(fn.name);
+      if (dn && dn->part_guessed)
+        guessed[{fn.part->id, wn.part->id}].push_back(found.display_name(f[i]));
+      else
         out.push_back(diff(fmt::format("{} is {}, designed {}", found.display_name(f[i]), fn.part->id, wn.part->id),
                            fn.pci_address, fn.label));
     }
   }
+  for (const auto& [parts, names] : guessed)
+    out.push_back(not_checked(fmt::format("part of {} not checked: not in the catalog's id table (modelled as {}?), "
+                                          "designed {}",
+                                          fmt::join(names, ", "), parts.first, parts.second)));
 }
 
 void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
@@ -52,7 +71,8 @@ void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, std:
   }
 }
 
-void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
+void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool nvlinks_read,
+                    std::vector<Finding>& out) {
   topo::TopoOptions opt;
   opt.pairs = false;
   opt.bisection = false;
@@ -66,7 +86,7 @@ void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, std::
       if (fi == index.end() || fj == index.end()) continue;
       const auto& got = af.matrix[fi->second][fj->second];
       const auto& exp = aw.matrix[i][j];
-      if (got == exp) continue;
+      if (got == exp || (!nvlinks_read && exp.rfind("NV", 0) == 0)) continue;
       ++total;
       if (++diffs <= kMaxMatrixDiffs)
         out.push_back(diff(fmt::format("{}-{}: designed {}, found {}", aw.devices[i], aw.devices[j], exp, got)));
@@ -75,9 +95,38 @@ void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, std::
     out.push_back(diff(fmt::format("... and {} more path-class differences", total - kMaxMatrixDiffs)));
 }
 
+topo::ChassisSpec without_nvlinks(const topo::ChassisSpec& spec) {
+  topo::ChassisSpec out = spec;
+  const auto& cat = hw::Catalog::builtin();
+  std::erase_if(out.links, [&](const topo::LinkSpec& l) {
+    const auto* t = cat.find_link_tech(l.tech);
+    return t && t->family == hw::LinkFamily::kNvlink;
+  });
+  std::erase_if(out.nodes, [](const topo::NodeSpec& n) { return n.kind == "nvswitch"; });
+  return out;
+}
+
+std::string nvlinks_not_checked(const topo::Chassis& want, const std::string& why) {
+  topo::TopoOptions opt;
+  opt.pairs = false;
+  opt.bisection = false;
+  auto a = topo::analyse(want, opt);
+  std::size_t pairs = 0;
+  std::string example;
+  for (std::size_t i = 0; i < a.devices.size(); ++i)
+    for (std::size_t j = i + 1; j < a.devices.size(); ++j)
+      if (a.matrix[i][j].rfind("NV", 0) == 0 && ++pairs == 1)
+        example = fmt::format(" (e.g. {}-{} designed {})", a.devices[i], a.devices[j], a.matrix[i][j]);
+  return fmt::format("NVLink not read ({}): not checked: {} NVSwitch(es) and the NVLink path classes of {} device "
+                     "pair(s){}; PCIe path classes are checked against the design without its NVLinks",
+                     why.empty() ? "no reason given" : why, want.nodes_of_kind(topo::NodeKind::kNvSwitch).size(),
+                     pairs, example);
+}
+
 }  // namespace
 
-std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed) {
+std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed,
+                                         const DesignScope& scope) {
   std::vector<Finding> out;
   topo::Chassis found, want;
   try {
@@ -91,9 +140,19 @@ std::vector<Finding> compare_with_design(const Discovery& discovery, const topo:
     out.push_back(diff(std::string("the probed chassis does not build, so it cannot be compared: ") + e.what()));
     return out;
   }
-  compare_counts(found, want, out);
+  if (!scope.nvlinks_read) {
+    // Without NVLinks the probe sees the PCIe tree only: hold it against the design's PCIe tree (the
+    // design without its NVLinks and NVSwitches) and report the NVLink part as not checked.
+    out.push_back(not_checked(nvlinks_not_checked(want, scope.nvlinks_why_not)));
+    try {
+      want = topo::build_chassis(without_nvlinks(designed));
+    } catch (const InputError&) {
+      // A design whose other links need its NVSwitches: compare it whole, NVLink path classes skipped.
+    }
+  }
+  compare_counts(found, want, discovery, scope.nvlinks_read, out);
   compare_uplinks(found, want, out);
-  compare_matrix(found, want, out);
+  compare_matrix(found, want, scope.nvlinks_read, out);
   return out;
 }
 

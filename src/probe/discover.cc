@@ -222,8 +222,11 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
   auto lesser = [](int a, int b) { return a > 0 && b > 0 ? std::min(a, b) : std::max(a, b); };
   l.max_gen = lesser(d.link.max_gen, port ? port->link.max_gen : 0);
   l.max_width = lesser(d.link.max_width, port ? port->link.max_width : 0);
-  l.cur_gen = d.link.cur_gen > 0 ? d.link.cur_gen : (port ? port->link.cur_gen : 0);
-  l.cur_width = d.link.cur_width > 0 ? d.link.cur_width : (port ? port->link.cur_width : 0);
+  // The port's view of the trained link stands in only where the device has no such file; a file that
+  // is there and unreadable leaves the state unknown.
+  l.cur_gen = d.link.cur_gen > 0 ? d.link.cur_gen : (port && !d.link.cur_gen_unreadable ? port->link.cur_gen : 0);
+  l.cur_width =
+      d.link.cur_width > 0 ? d.link.cur_width : (port && !d.link.cur_width_unreadable ? port->link.cur_width : 0);
   topo::LinkSpec ls;
   if (upper.empty()) {
     upper = cpu_for(d);

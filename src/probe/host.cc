@@ -85,7 +85,7 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     auto r = sys.read_sys("devices/system/node/" + name + "/cpulist");
     auto list = r.ok() ? parse_cpulist(r.text) : std::nullopt;
     if (!list) {
-      m.notes.push_back(fmt::format("{}/cpulist: {}", name, r.ok() ? "unreadable value '" + r.text + "'"
+      m.notes.push_back(fmt::format("{}/cpulist: {}", name, r.ok() ? "unreadable value '" + printable(r.text) + "'"
                                                                     : std::string(to_string(r.status))));
       continue;
     }
@@ -107,8 +107,8 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
   }
   auto info = sys.read_proc("cpuinfo");
   if (info.ok()) {
-    m.cpu_model = cpuinfo_field(info.text, "model name");
-    m.cpu_vendor = cpuinfo_field(info.text, "vendor_id");
+    m.cpu_model = printable(cpuinfo_field(info.text, "model name"), 128);
+    m.cpu_vendor = printable(cpuinfo_field(info.text, "vendor_id"));
   }
 }
 
@@ -130,7 +130,7 @@ void read_iommu(const SysfsReader& sys, Machine& m) {
   std::map<std::string, int> types;
   for (const auto& g : groups) {
     auto r = sys.read_sys("kernel/iommu_groups/" + g + "/type");
-    if (r.ok()) types[r.text]++;
+    if (r.ok()) types[printable(r.text)]++;
   }
   for (const auto& [t, n] : types) s.evidence.push_back(fmt::format("{} iommu group(s) of type {}", n, t));
   bool pt_cmdline = has("iommu=pt") || has("iommu.passthrough=1");

@@ -113,7 +113,7 @@ void read_ids(const SysfsReader& sys, const std::string& base, PciDevice& d) {
       out = *v;
     } else {
       ok = false;
-      d.notes.push_back(r.ok() ? fmt::format("{}: unreadable value '{}'", file, r.text)
+      d.notes.push_back(r.ok() ? fmt::format("{}: unreadable value '{}'", file, printable(r.text))
                                : fmt::format("{}: {}", file, to_string(r.status)));
     }
   };
@@ -126,40 +126,48 @@ void read_ids(const SysfsReader& sys, const std::string& base, PciDevice& d) {
     int v = -1;
     auto [end, ec] = std::from_chars(numa.text.data(), numa.text.data() + numa.text.size(), v);
     if (ec == std::errc() && end == numa.text.data() + numa.text.size() && v >= -1 && v < 4096) d.numa = v;
-    else d.notes.push_back(fmt::format("numa_node: unreadable value '{}'", numa.text));
+    else d.notes.push_back(fmt::format("numa_node: unreadable value '{}'", printable(numa.text)));
   }
 }
 
 void read_link(const SysfsReader& sys, const std::string& base, PciDevice& d) {
   PcieLinkState& l = d.link;
-  auto speed = [&](const char* file, int& gen, std::string& text) {
+  auto speed = [&](const char* file, int& gen, std::string& text, bool& unreadable) {
     auto r = sys.read_sys(base + file);
     if (!r.ok()) {
-      if (r.status != ReadStatus::kMissing) d.notes.push_back(fmt::format("{}: {}", file, to_string(r.status)));
+      unreadable = r.status != ReadStatus::kMissing;
+      if (unreadable) d.notes.push_back(fmt::format("{}: {}", file, to_string(r.status)));
       return;
     }
-    text = r.text;
+    text = printable(r.text);
     gen = parse_link_speed(r.text);
+    unreadable = gen == 0;
     if (gen == 0 && r.text.rfind("Unknown", 0) != 0)
-      d.notes.push_back(fmt::format("{}: unreadable value '{}'", file, r.text));
+      d.notes.push_back(fmt::format("{}: unreadable value '{}'", file, printable(r.text)));
   };
-  auto width = [&](const char* file, int& w) {
+  auto width = [&](const char* file, int& w, bool& unreadable) {
     auto r = sys.read_sys(base + file);
+    unreadable = r.status != ReadStatus::kMissing;
     if (!r.ok()) {
-      if (r.status != ReadStatus::kMissing) d.notes.push_back(fmt::format("{}: {}", file, to_string(r.status)));
+      if (unreadable) d.notes.push_back(fmt::format("{}: {}", file, to_string(r.status)));
       return;
     }
     int v = 0;
     std::string_view t = r.text;
     if (!t.empty() && t.front() == 'x') t.remove_prefix(1);
     auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc() && end == t.data() + t.size() && v >= 1 && v <= 32) w = v;
-    else d.notes.push_back(fmt::format("{}: unreadable value '{}'", file, r.text));
+    if (ec == std::errc() && end == t.data() + t.size() && v >= 1 && v <= 32) {
+      w = v;
+      unreadable = false;
+    } else {
+      d.notes.push_back(fmt::format("{}: unreadable value '{}'", file, printable(r.text)));
+    }
   };
-  speed("current_link_speed", l.cur_gen, l.cur_speed_text);
-  speed("max_link_speed", l.max_gen, l.max_speed_text);
-  width("current_link_width", l.cur_width);
-  width("max_link_width", l.max_width);
+  bool max_gen_unreadable = false, max_width_unreadable = false;
+  speed("current_link_speed", l.cur_gen, l.cur_speed_text, l.cur_gen_unreadable);
+  speed("max_link_speed", l.max_gen, l.max_speed_text, max_gen_unreadable);
+  width("current_link_width", l.cur_width, l.cur_width_unreadable);
+  width("max_link_width", l.max_width, max_width_unreadable);
 }
 
 void read_config(const SysfsReader& sys, const std::string& base, PciDevice& d) {
@@ -180,7 +188,7 @@ std::map<std::string, std::string> read_slots(const SysfsReader& sys) {
   std::map<std::string, std::string> slots;  // "dddd:bb:dd" -> slot name
   for (const auto& name : sys.list_sys("bus/pci/slots")) {
     auto r = sys.read_sys("bus/pci/slots/" + name + "/address");
-    if (r.ok() && r.text.size() >= 10) slots[r.text.substr(0, 10)] = name;
+    if (r.ok() && r.text.size() >= 10) slots[r.text.substr(0, 10)] = printable(name);
   }
   return slots;
 }
@@ -196,7 +204,7 @@ std::vector<PciDevice> read_pci_devices(const SysfsReader& sys, std::vector<std:
   if (names.empty()) notes.push_back("no PCI devices under bus/pci/devices (missing or unreadable)");
   for (const auto& name : names) {
     if (!is_bdf(name)) {
-      notes.push_back(fmt::format("bus/pci/devices/{}: not a PCI address, skipped", name));
+      notes.push_back(fmt::format("bus/pci/devices/{}: not a PCI address, skipped", printable(name)));
       continue;
     }
     PciDevice d;

@@ -38,6 +38,13 @@ TEST(ProbeParseTest, LinkSpeeds) {
   EXPECT_EQ(parse_link_speed("\xff\xfe"), 0);
 }
 
+TEST(ProbeParseTest, PrintableEscapesAndCuts) {
+  EXPECT_EQ(printable("0x030200"), "0x030200");
+  EXPECT_EQ(printable(std::string("\x01\xff\x1b[31m", 7)), "\\x01\\xff\\x1b[31m");
+  EXPECT_EQ(printable(std::string(70, 'a')), std::string(64, 'a') + "...");
+  EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
+}
+
 TEST(ProbeParseTest, HexAndCpuLists) {
   EXPECT_EQ(parse_hex("0x10de").value_or(0), 0x10deu);
   EXPECT_EQ(parse_hex("0x030200").value_or(0), 0x030200u);

@@ -1,6 +1,7 @@
 // export_nccl_topology(): a chassis -> NCCL's topology XML (NCCL_TOPO_FILE).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "linkwise/probe/nccl_xml.h"
@@ -32,6 +33,24 @@ const char* speed_text(int gen) {
   static const char* kText[] = {"", "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe",
                                 "64.0 GT/s PCIe"};
   return gen >= 1 && gen <= 6 ? kText[gen] : "";
+}
+
+// The <cpu> attributes NCCL's ncclTopoAddCpu() (src/graph/topo.cc) reads: numaid and arch always; on
+// x86_64 the vendor, and familyid and modelid for Intel (familyid for AMD), with xmlGetAttrInt, which
+// fails when the attribute is missing. Written in decimal, as NCCL's own dump does.
+std::string cpu_attrs(const topo::Node& n) {
+  std::string attrs = fmt::format("numaid=\"{}\"", std::max(0, n.numa));
+  std::string vendor;
+  int family = 0, model = 0;
+  if (!detail::cpuid_for_part(n.part->id, &vendor, &family, &model)) {
+    // A CPU the CPUID table does not know: the closest known part of its vendor stands in.
+    if (n.part->vendor != "Intel" && n.part->vendor != "AMD") return attrs + " arch=\"arm64\"";
+    std::string vendor_id = n.part->vendor == "AMD" ? "AuthenticAMD" : "GenuineIntel";
+    const auto& gen = n.part->attr("pcie");
+    int g = gen.size() > 4 ? gen.back() - '0' : 0;
+    detail::cpuid_for_part(detail::closest_cpu_part(vendor_id, g), &vendor, &family, &model);
+  }
+  return attrs + fmt::format(" arch=\"x86_64\" vendor=\"{}\" familyid=\"{}\" modelid=\"{}\"", vendor, family, model);
 }
 
 class Exporter {
@@ -102,9 +121,14 @@ void Exporter::node(int n, int depth) {
                                                          {NodeKind::kNvme, "0x010802"}, {NodeKind::kPcieSwitch, "0x060400"}};
   if (!kClass.count(nd.kind)) return;
   unsigned vendor = 0, device = 0;
-  if (!detail::ids_for_part(nd.part->id, &vendor, &device) && nd.kind == NodeKind::kPcieSwitch) vendor = 0x10b5;
+  detail::ids_for_part(nd.part->id, &vendor, &device);  // optional to NCCL: left out when not known
   const topo::Link* up = uplink(n);
   int gen = up && up->family() == hw::LinkFamily::kPcie ? up->tech->generation : 0;
+  if (gen == 0) {
+    // NCCL requires link_speed; without a PCIe uplink, the part's own PCIe generation.
+    const auto* t = hw::Catalog::builtin().find_link_tech(nd.part->attr("pcie"));
+    gen = t ? t->generation : 0;
+  }
   std::string attrs = fmt::format("busid=\"{}\" class=\"{}\"", esc(bus(n)), kClass.at(nd.kind));
   if (vendor) attrs += fmt::format(" vendor=\"0x{:04x}\" device=\"0x{:04x}\"", vendor, device);
   attrs += fmt::format(" link_speed=\"{}\" link_width=\"{}\"", speed_text(gen), up ? up->width : 0);
@@ -139,8 +163,7 @@ std::string Exporter::run() {
   for (int cpu : c_.nodes_of_kind(NodeKind::kCpu)) {
     const auto& n = c_.node(cpu);
     if (n.box != 0) continue;
-    std::string vendor = n.part->vendor == "AMD" ? "AuthenticAMD" : "GenuineIntel";
-    out_ += fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"{}\">\n", n.numa, vendor);
+    out_ += fmt::format("  <cpu {}>\n", cpu_attrs(n));
     for (int ch : children_[cpu]) node(ch, 2);
     out_ += "  </cpu>\n";
   }

@@ -1,8 +1,10 @@
 // import_nccl_topology(): NCCL's topology XML -> chassis spec.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -32,6 +34,18 @@ int attr_int(const pt::ptree& n, const char* key, int fallback) {
   }
 }
 
+// The 1-based line of the first `needle` in `text`, 0 when it is not there: NCCL topology files name
+// each PCI function once by busid, which locates an element for error messages.
+// With `then`: the line of the first `then` after `needle` (an element inside the one `needle` names).
+int line_of(const std::string& text, const std::string& needle, const std::string& then = "") {
+  auto at = text.find(needle);
+  if (at != std::string::npos && !then.empty()) {
+    auto next = text.find(then, at);
+    at = next == std::string::npos ? at : next;
+  }
+  return at == std::string::npos ? 0 : 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
 unsigned attr_hex(const pt::ptree& n, const char* key) { return parse_hex(attr(n, key)).value_or(0); }
 
 std::string lower(std::string s) {
@@ -41,13 +55,15 @@ std::string lower(std::string s) {
 
 class Importer {
  public:
-  Importer(const hw::Catalog& cat, std::string file) : cat_(cat), file_(std::move(file)) {}
+  Importer(const hw::Catalog& cat, std::string file, const std::string& text)
+      : cat_(cat), file_(std::move(file)), text_(text) {}
   void system(const pt::ptree& sys);
   topo::ChassisSpec spec;
+  std::vector<std::string> notes;
 
  private:
   struct Nv {
-    std::string gpu, gpu_bus, target, tclass;
+    std::string gpu, gpu_bus, raw_bus, target, raw_target, tclass;
     int count = 0;
   };
   void cpu(const pt::ptree& c);
@@ -55,9 +71,14 @@ class Importer {
   std::string add(const std::string& prefix, int& counter, const std::string& kind, const std::string& part,
                   const std::string& bus, const std::string& label);
   void nvlinks();
+  int pcie_width(const pt::ptree& p, const std::string& tech, const hw::Part* part) const;
+  SourceLocation at(const std::string& raw_bus) const {
+    return {file_, line_of(text_, "busid=\"" + raw_bus + "\""), 0};
+  }
 
   const hw::Catalog& cat_;
   std::string file_;
+  const std::string& text_;
   int cpus_ = 0, gpus_ = 0, sws_ = 0, nics_ = 0, nvmes_ = 0, nvsws_ = 0;
   std::map<std::string, std::string> id_of_bus_;
   std::vector<Nv> nv_;
@@ -131,11 +152,7 @@ void Importer::pci(const pt::ptree& p, const std::string& parent, bool under_cpu
   l.where = {file_, 0, 0};
   const hw::Part* pp = cat_.find_part(part);
   l.tech = gen > 0 ? fmt::format("pcie{}", gen) : (pp && !pp->attr("pcie").empty() ? pp->attr("pcie") : "pcie4");
-  int width = attr_int(p, "link_width", 0);
-  const auto& tech = cat_.link_tech(l.tech);
-  for (int w : tech.widths)
-    if (w <= width) l.width = std::max(l.width, w);
-  if (l.width == 0) l.width = pp && pp->has("pcie_width") ? static_cast<int>(pp->get("pcie_width")) : 16;
+  l.width = pcie_width(p, l.tech, pp);
   if (under_cpu) {
     int rc = attr_int(p, "linkwise_rc", -1);
     if (rc >= 0) l.root_complex = rc;
@@ -144,9 +161,24 @@ void Importer::pci(const pt::ptree& p, const std::string& parent, bool under_cpu
   if (has_gpu)
     for (const auto& [tag, nv] : p.get_child("gpu"))
       if (tag == "nvlink")
-        nv_.push_back({id, bus, lower(attr(nv, "target")), lower(attr(nv, "tclass")), attr_int(nv, "count", 1)});
+        nv_.push_back({id, bus, attr(p, "busid"), lower(attr(nv, "target")), attr(nv, "target"),
+                       lower(attr(nv, "tclass")), attr_int(nv, "count", 1)});
   for (const auto& [tag, child] : p)
     if (tag == "pci") pci(child, id, false);
+}
+
+// link_width as NCCL reads it (xmlGetAttrInt; 0 means "not known": the part's own width), checked
+// against the widths the PCIe technology has.
+int Importer::pcie_width(const pt::ptree& p, const std::string& tech_id, const hw::Part* part) const {
+  std::string text = attr(p, "link_width");
+  int width = attr_int(p, "link_width", -1);
+  if (text.empty() || width == 0) return part && part->has("pcie_width") ? static_cast<int>(part->get("pcie_width")) : 16;
+  const auto& widths = cat_.link_tech(tech_id).widths;
+  if (std::find(widths.begin(), widths.end(), width) == widths.end())
+    throw InputError(fmt::format("<pci busid=\"{}\">: link_width \"{}\" is not a {} link width ({})", attr(p, "busid"),
+                                 text, tech_id, fmt::join(widths, ", ")),
+                     at(attr(p, "busid")));
+  return width;
 }
 
 void Importer::nvlinks() {
@@ -172,7 +204,16 @@ void Importer::nvlinks() {
       }
       other = sw;
     } else {
-      continue;  // an NVLink to a CPU (POWER9) or an unknown device
+      // NCCL drops an NVLink whose GPU target it cannot find (ncclTopoAddNvLinks): a dump of a job that
+      // used some of the box's GPUs lists links to the others. NVLinks to CPUs (POWER9) are not modelled.
+      bool gpu_target = n.tclass.rfind("0x03", 0) == 0;
+      notes.push_back(fmt::format("{}:{}: NVLink from GPU {} to {} (tclass {}) left out: {}", file_,
+                                  line_of(text_, "busid=\"" + n.raw_bus + "\"", "target=\"" + n.raw_target + "\""), n.gpu_bus, n.target.empty() ? "?" : n.target,
+                                  n.tclass.empty() ? "?" : n.tclass,
+                                  gpu_target ? "no GPU with that busid in the file"
+                                  : n.tclass == "0x068001" ? "NVLinks to a CPU are not modelled"
+                                                           : "not a GPU or NVSwitch target"));
+      continue;
     }
     topo::LinkSpec l;
     l.a = n.gpu;
@@ -209,7 +250,8 @@ void Importer::system(const pt::ptree& sys) {
 
 }  // namespace
 
-topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::string& filename, const std::string& name) {
+topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::string& filename, const std::string& name,
+                                       std::vector<std::string>* notes) {
   pt::ptree tree;
   std::istringstream in(xml_text);
   try {
@@ -220,11 +262,12 @@ topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::s
   }
   auto sys = tree.get_child_optional("system");
   if (!sys) throw InputError("not an NCCL topology: no <system> element", {filename, 1, 0});
-  Importer imp(hw::Catalog::builtin(), filename);
+  Importer imp(hw::Catalog::builtin(), filename, xml_text);
   imp.spec.name = name.empty() ? std::filesystem::path(filename).stem().string() : name;
   imp.spec.description = "Imported from NCCL topology XML " + std::filesystem::path(filename).filename().string();
   imp.spec.sources.push_back("NCCL topology dump (NCCL_TOPO_DUMP_FILE): " + filename);
   imp.system(*sys);
+  if (notes) notes->insert(notes->end(), imp.notes.begin(), imp.notes.end());
   return imp.spec;
 }
 

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <set>
+#include <sstream>
+
 #include "linkwise/probe/discover.h"
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/probe/nvml_fake.h"
@@ -9,6 +14,8 @@
 
 namespace linkwise::probe {
 namespace {
+
+namespace pt = boost::property_tree;
 
 TEST(ProbeNvmlTest, BusIdsAndVersions) {
   EXPECT_EQ(normalize_bus_id("00000000:1B:00.0"), "0000:1b:00.0");
@@ -72,6 +79,60 @@ TEST(ProbeNcclXmlTest, PresetsRoundTrip) {
     auto back = import_nccl_topology(xml, p.id + ".xml");
     EXPECT_EQ(matrix(back), matrix(spec)) << p.id << "\n" << xml;
   }
+}
+
+// What NCCL's loader requires of each element (NCCL src/graph/topo.cc: ncclTopoAddCpu, ncclTopoAddPci,
+// ncclTopoAddGpu, ncclTopoAddNvLinks, ncclTopoAddNic; src/graph/xml.cc ncclTopoXmlLoadSystem; xml.h
+// MAX_ATTR_COUNT 16), checked on every preset's export.
+void expect_nccl_accepts(const pt::ptree& node, const std::string& tag, const std::string& where) {
+  auto has = [&](const char* a) { return node.get_optional<std::string>(std::string("<xmlattr>.") + a).has_value(); };
+  auto get = [&](const char* a) { return node.get<std::string>(std::string("<xmlattr>.") + a, ""); };
+  auto is_int = [&](const char* a) {
+    std::string v = get(a);
+    return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+  };
+  std::size_t attrs = node.count("<xmlattr>") ? node.get_child("<xmlattr>").size() : 0;
+  EXPECT_LE(attrs, 16u) << where << " <" << tag << ">";
+  if (tag == "system") EXPECT_EQ(get("version"), "1") << where;
+  if (tag == "cpu") {
+    EXPECT_TRUE(is_int("numaid")) << where;
+    EXPECT_TRUE(get("arch") == "x86_64" || get("arch") == "arm64") << where;
+    if (get("arch") == "x86_64") EXPECT_TRUE(get("vendor") == "GenuineIntel" || get("vendor") == "AuthenticAMD") << where;
+    if (get("vendor") == "GenuineIntel") EXPECT_TRUE(is_int("familyid") && is_int("modelid")) << where;
+    if (get("vendor") == "AuthenticAMD") EXPECT_TRUE(is_int("familyid")) << where;
+  }
+  if (tag == "pci") {
+    EXPECT_TRUE(has("busid") && has("class")) << where;
+    EXPECT_TRUE(is_int("link_width")) << where << " " << get("busid");
+    // NCCL's kvDictPciGen keys (sysfs text of kernels after 5.6); anything else falls back to Gen3.
+    static const std::set<std::string> kGen = {"2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe",
+                                               "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
+    EXPECT_TRUE(kGen.count(get("link_speed"))) << where << " " << get("busid") << " '" << get("link_speed") << "'";
+  }
+  if (tag == "gpu") EXPECT_TRUE(is_int("dev") && is_int("sm") && is_int("rank") && is_int("gdr")) << where;
+  if (tag == "nvlink") EXPECT_TRUE(has("target") && is_int("count") && has("tclass")) << where;
+  if (tag == "net") EXPECT_TRUE(has("name") && is_int("dev")) << where;
+  for (const auto& [t, child] : node)
+    if (t != "<xmlattr>") expect_nccl_accepts(child, t, where);
+}
+
+TEST(ProbeNcclXmlTest, ExportHasEveryAttributeNcclRequires) {
+  for (const auto& p : topo::presets()) {
+    std::istringstream in(export_nccl_topology(topo::build_chassis(topo::load_spec(p.id))));
+    pt::ptree tree;
+    pt::read_xml(in, tree);
+    expect_nccl_accepts(tree.get_child("system"), "system", p.id);
+  }
+  // Sapphire Rapids is CPUID family 6 model 0x8F (Intel SDM Vol. 4, Table 2-1): NCCL reads it as SRP.
+  auto xml = export_nccl_topology(topo::build_chassis(topo::load_spec("dgx-h100")));
+  EXPECT_NE(xml.find("<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">"),
+            std::string::npos)
+      << xml;
+  // EPYC 7742 (Rome): family 17h model 31h.
+  xml = export_nccl_topology(topo::build_chassis(topo::load_spec("dgx-a100")));
+  EXPECT_NE(xml.find("<cpu numaid=\"1\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"23\" modelid=\"49\">"),
+            std::string::npos)
+      << xml;
 }
 
 TEST(ProbeNcclXmlTest, ImportsAnNcclDumpWithoutLinkwiseAttributes) {

@@ -40,6 +40,9 @@ constexpr Entry kTable[] = {
     {kPlx, 0x8747, "plx-pex8747", "PEX 8747 48-Lane, 5-Port PCI Express Gen 3 (8.0 GT/s) Switch"},
     {kBroadcom, 0xc010, "pex88096", "PEX880xx PCIe Gen 4 Switch"},
     {kBroadcom, 0xc030, "pex89144", "PEX890xx PCIe Gen 5 Switch"},
+    // One device id for the whole PEX890xx family (PCI ID repository 1000:c030): found devices read as
+    // the entry above, a designed pex89104 exports with this id.
+    {kBroadcom, 0xc030, "pex89104", "PEX890xx PCIe Gen 5 Switch"},
 };
 
 }  // namespace
@@ -73,23 +76,46 @@ bool ids_for_part(const std::string& part, unsigned* vendor, unsigned* device) {
   return false;
 }
 
+namespace {
+
+// x86 CPUID signatures (family, model) of the catalog's CPUs, as NCCL writes them in familyid/modelid.
+// Intel 64 and IA-32 Architectures Software Developer's Manual Vol. 4, Table 2-1 (CPUID signatures):
+// 06_4FH Broadwell-EP, 06_6AH Ice Lake-SP, 06_8FH Sapphire Rapids (Xeon Scalable 4th gen and Xeon W-3400),
+// 06_ADH Granite Rapids. AMD: EPYC 7002 "Rome" is family 17h model 31h (AMD Processor Programming
+// Reference for Family 17h Model 31h, pub. 55803); EPYC 9004 "Genoa" family 19h model 11h (PPR for
+// Family 19h Model 11h, pub. 55901). The first entry of a signature is the part an import picks.
+struct CpuId {
+  const char* part;
+  const char* vendor;
+  int family, model;
+};
+constexpr CpuId kCpuIds[] = {
+    {"xeon-e5-2698v4", "GenuineIntel", 6, 0x4f}, {"xeon-8380", "GenuineIntel", 6, 0x6a},
+    {"xeon-8480c", "GenuineIntel", 6, 0x8f},     {"xeon-w9-3495x", "GenuineIntel", 6, 0x8f},
+    {"xeon-6960p", "GenuineIntel", 6, 0xad},     {"epyc-7742", "AuthenticAMD", 0x17, 0x31},
+    {"epyc-9654", "AuthenticAMD", 0x19, 0x11},
+};
+
+}  // namespace
+
 std::string cpu_part_for_cpuid(const std::string& vendor, int family, int model) {
-  // Intel 64 and IA-32 Architectures Software Developer's Manual Vol. 4, Table 2-1 (CPUID signatures):
-  // 06_4FH Broadwell-EP, 06_6AH Ice Lake-SP, 06_8FH Sapphire Rapids, 06_ADH Granite Rapids.
-  // AMD: family 17h is Zen/Zen 2 (EPYC 7002 "Rome"); family 19h models 10h-1Fh are Zen 4 "Genoa"
-  // (AMD Processor Programming Reference for family 19h model 11h).
-  if (vendor == "GenuineIntel" && family == 6) {
-    switch (model) {
-      case 0x4f: return "xeon-e5-2698v4";
-      case 0x6a: return "xeon-8380";
-      case 0x8f: return "xeon-8480c";
-      case 0xad: return "xeon-6960p";
-      default: return "";
-    }
-  }
+  for (const auto& c : kCpuIds)
+    if (vendor == c.vendor && family == c.family && model == c.model) return c.part;
+  // AMD: every family 17h model is Zen/Zen 2, and family 19h models 10h-1Fh are Zen 4 "Genoa" (same PPRs).
   if (vendor == "AuthenticAMD" && family == 0x17) return "epyc-7742";
   if (vendor == "AuthenticAMD" && family == 0x19 && model >= 0x10 && model <= 0x1f) return "epyc-9654";
   return "";
+}
+
+bool cpuid_for_part(const std::string& part, std::string* vendor, int* family, int* model) {
+  for (const auto& c : kCpuIds)
+    if (part == c.part) {
+      *vendor = c.vendor;
+      *family = c.family;
+      *model = c.model;
+      return true;
+    }
+  return false;
 }
 
 std::string closest_part(DeviceKind kind, unsigned vendor, int gen) {

@@ -27,6 +27,9 @@ bool ids_for_part(const std::string& part, unsigned* vendor, unsigned* device);
 /// The catalog CPU for an x86 CPUID family and model (NCCL's familyid/modelid), or "".
 std::string cpu_part_for_cpuid(const std::string& vendor, int family, int model);
 
+/// The x86 CPUID vendor string, family and model of a catalog CPU; false when the table has none.
+bool cpuid_for_part(const std::string& part, std::string* vendor, int* family, int* model);
+
 /// The catalog part closest to an unknown device of `kind`, by vendor and PCIe generation (0: unknown).
 std::string closest_part(DeviceKind kind, unsigned vendor, int pcie_gen);
 

@@ -10,9 +10,10 @@ namespace linkwise::probe {
 
 namespace {
 
+// A link's state for the table; "?" for what could not be read.
 std::string link_text(int gen, int width) {
-  if (gen <= 0 && width <= 0) return "-";
-  return fmt::format("{}{}", gen > 0 ? fmt::format("Gen{}", gen) : "Gen?", width > 0 ? fmt::format(" x{}", width) : "");
+  if (gen <= 0 && width <= 0) return "?";
+  return fmt::format("{} {}", gen > 0 ? fmt::format("Gen{}", gen) : "Gen?", width > 0 ? fmt::format("x{}", width) : "x?");
 }
 
 const DiscoveredLink* uplink_of(const Discovery& d, const std::string& id) {

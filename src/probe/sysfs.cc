@@ -1,6 +1,7 @@
 #include "linkwise/probe/sysfs.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,20 @@ const char* to_string(ReadStatus s) {
     case ReadStatus::kError: return "read error";
   }
   return "?";
+}
+
+std::string printable(std::string_view text, std::size_t max_chars) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (out.size() >= max_chars) {
+      out += "...";
+      break;
+    }
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
 }
 
 std::string trim_right(std::string s) {

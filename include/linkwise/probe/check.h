@@ -10,10 +10,13 @@
 //   nvlink-down         an NVLink down while other links of the same GPU are up
 //   nvlink-errors       NVLink error counters above zero
 //   differs-from-design with --expect: a device, part, link or path class unlike the designed chassis
+//                       (NVLinks not read and parts only guessed are design-not-checked infos instead)
 // Warnings (reported; exit code 0 unless `strict`):
 //   link-speed-idle     a GPU link below its maximum speed at full width: GPUs lower the link speed when
 //                       idle to save power; check again under load
 //   nvlink-none         a GPU with NVLinks and none up (no bridge fitted?)
+//   link-above-max      a link reading faster or wider now than both ends can do: the link state
+//                       files contradict each other, so the link is not checked
 //   gpu-nic-not-under-switch, iommu-unknown
 // Infos: what could not be read and why (NVML absent, config space unreadable, files missing).
 //
@@ -58,8 +61,18 @@ struct CheckReport {
 
 CheckReport check(const Machine& machine, const Discovery& discovery, const CheckOptions& options = {});
 
+/// What the probe could read, so that compare_with_design() reports the rest as not checked rather
+/// than as faults.
+struct DesignScope {
+  bool nvlinks_read = true;     ///< false: NVLinks and NVSwitches are not compared (PCIe paths are)
+  std::string nvlinks_why_not;  ///< the reason, for the report
+};
+
 /// The differences between a probed chassis and the designed one, as differs-from-design faults.
-std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed);
+/// What cannot be compared (NVLinks that were not read, parts the probe only guessed) comes back as
+/// design-not-checked infos.
+std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed,
+                                         const DesignScope& scope = {});
 
 /// Readable report and JSON ({healthy, faults, warnings, findings: [...]}).
 std::string check_text(const CheckReport& r);

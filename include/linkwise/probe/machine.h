@@ -34,6 +34,9 @@ struct PcieLinkState {
   int cur_gen = 0, max_gen = 0;      ///< 1..6 from "2.5/5.0/8.0/16.0/32.0/64.0 GT/s"
   int cur_width = 0, max_width = 0;  ///< lanes
   std::string cur_speed_text, max_speed_text;  ///< as read ("16.0 GT/s PCIe"), for reports
+  /// The current speed / width file is there but gives no value ("Unknown", garbage, unreadable): the
+  /// trained state is unknown, and the port's view is not put in its place.
+  bool cur_gen_unreadable = false, cur_width_unreadable = false;
   bool present() const { return max_gen > 0 || max_width > 0 || cur_gen > 0 || cur_width > 0; }
 };
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
@@ -31,9 +32,11 @@
 namespace linkwise::probe {
 
 /// Reads an NCCL topology XML as a chassis spec named `name` (default: the file name). Throws
-/// InputError with file:line for malformed XML, a missing <system>, or no CPU.
+/// InputError with file:line for malformed XML, a missing <system>, no CPU, or a link_width that is not
+/// a PCIe width. What it reads but cannot model (an NVLink to a GPU the file does not list, as in a dump
+/// of a job that used some of the box's GPUs; an NVLink to a CPU) is left out and said in `notes`.
 topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::string& filename,
-                                       const std::string& name = "");
+                                       const std::string& name = "", std::vector<std::string>* notes = nullptr);
 
 /// Writes the first box of a chassis as an NCCL topology file. Nodes without a pci_address get
 /// made-up bus ids ("0000:10:00.0" upward). Retimers are left out (NCCL has no such node).

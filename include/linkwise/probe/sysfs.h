@@ -28,6 +28,10 @@ enum class ReadStatus {
 };
 const char* to_string(ReadStatus s);
 
+/// `text` made safe to print: bytes outside printable ASCII become "\xNN" and text longer than
+/// `max_chars` is cut with "...". Values read from sysfs or /proc go through it before they are shown.
+std::string printable(std::string_view text, std::size_t max_chars = 64);
+
 struct ReadResult {
   ReadStatus status = ReadStatus::kMissing;
   std::string text;  ///< the contents, trailing whitespace removed (read_text) or raw bytes (read_bytes)
