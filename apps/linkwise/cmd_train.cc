@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -18,11 +19,32 @@ namespace linkwise::cli {
 namespace {
 
 struct TrainOpts {
-  std::string chassis, model = "", mode = "pretrain", precision = "bf16", recompute = "selective";
+  std::string chassis, model = "", mode = "pretrain", precision = "auto", recompute = "selective";
   std::string plan = "auto", lora_targets = "q,k,v,o", output, tokens;
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool json = false, scaling = false, offload = false, no_flash = false, validation = false;
+  CLI::App* app = nullptr;  ///< to tell which flags were given
+  bool given(const char* name) const { return app->count(name) > 0; }
 };
+
+// Flags that would be ignored in the combination given: exit 2 naming them.
+void check_combinations(const TrainOpts& o) {
+  if (o.validation) {
+    for (const CLI::Option* opt : o.app->get_options()) {
+      std::string n = opt->get_name();
+      if (opt->count() == 0 || n == "--validation" || n == "--json" || n == "-o,--output" || n == "--help") continue;
+      throw InputError(fmt::format("--validation runs each published case on its own machine and plan; it takes no {}",
+                                   opt->get_positional() ? "CHASSIS" : n));
+    }
+    return;
+  }
+  if (o.scaling && o.given("--plan"))
+    throw InputError("--scaling searches the best plan at each GPU count itself; it takes no --plan");
+  if (o.scaling && o.given("--top")) throw InputError("--scaling shows one plan per GPU count; it takes no --top");
+  if (o.mode != "lora")
+    for (const char* f : {"--lora-rank", "--lora-targets"})
+      if (o.given(f)) throw InputError(fmt::format("{} applies only with --mode lora", f));
+}
 
 double gib(double b) { return b / (1ull << 30); }
 std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
@@ -115,12 +137,15 @@ std::string header_text(const work::StepModel& sm) {
   std::string mode = work::to_string(j.mode);
   if (j.mode == work::Mode::kLora)
     mode += fmt::format(" rank {} on {}", j.lora.rank, join(j.lora.targets, ","));
+  std::string notes;
+  for (const auto& n : sm.notes()) notes += "note: " + n + "\n";
   return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
-                     "({:.2f}M tokens), recompute {}{}{}\n\n",
+                     "({:.2f}M tokens), recompute {}{}{}\n{}\n",
                      m.name, m.total_params() / 1e9, sm.chassis().name(), sm.chassis().gpus().size(), sm.gpu().part,
                      mode, work::to_string(j.precision), j.seq, j.global_batch,
                      static_cast<double>(j.global_batch) * j.seq / 1e6, work::to_string(j.recompute),
-                     j.flash_attention ? ", fused attention" : "", j.offload_optimizer ? ", optimizer offloaded to CPU" : "");
+                     j.flash_attention ? ", fused attention" : "", j.offload_optimizer ? ", optimizer offloaded to CPU" : "",
+                     notes);
 }
 
 work::Job make_job(const TrainOpts& o) {
@@ -142,6 +167,7 @@ work::Job make_job(const TrainOpts& o) {
 }
 
 int run_train(const TrainOpts& o) {
+  check_combinations(o);
   if (o.validation) {
     auto rows = work::run_validation();
     emit(o.json ? work::validation_json(rows).dump(2) + "\n" : work::validation_markdown(rows), o.output);
@@ -209,13 +235,15 @@ int run_train(const TrainOpts& o) {
     j["tokens"] = tokens;
     j["run_time_s"] = t;
   }
-  emit(o.json ? j.dump(2) + "\n" : text, o.output);
-  if (!best.memory.fits) {
+  if (!best.memory.fits) {  // an explicit plan that does not fit: the report on stdout, no output file
+    if (o.output.empty()) emit(o.json ? j.dump(2) + "\n" : text, "");
     std::fflush(stdout);
-    fmt::print(stderr, "linkwise: error: plan {} does not fit: it needs {:.1f} GiB per GPU of {:.1f} GiB\n",
-               best.plan.str(), gib(best.memory.total), gib(best.memory.capacity));
+    fmt::print(stderr, "linkwise: error: plan {} does not fit: it needs {:.1f} GiB per GPU of {:.1f} GiB{}\n",
+               best.plan.str(), gib(best.memory.total), gib(best.memory.capacity),
+               o.output.empty() ? "" : fmt::format("; {} not written", o.output));
     return 2;
   }
+  emit(o.json ? j.dump(2) + "\n" : text, o.output);
   return 0;
 }
 
@@ -226,7 +254,8 @@ Handler setup_train(CLI::App& sub) {
   sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file");
   sub.add_option("--model", o->model, "Model preset (llama2-7b/13b/70b, llama3-8b/70b/405b, mixtral-8x7b, gpt3-175b) or YAML file");
   sub.add_option("--mode", o->mode, "pretrain, full (full fine-tune) or lora");
-  sub.add_option("--precision", o->precision, "bf16 or fp8");
+  sub.add_option("--precision", o->precision,
+                 "bf16, fp16 or fp8 (default auto: bf16, or fp16 on GPUs without BF16 such as V100)");
   sub.add_option("--seq", o->seq, "Sequence length in tokens (default: the model's)")->check(CLI::Range(1, 1 << 24));
   sub.add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch")->check(CLI::Range(1, 1 << 16));
   sub.add_option("--global-batch", o->global_batch, "Sequences per optimizer step (default: 4M tokens pre-training, 64 fine-tuning)")
@@ -243,7 +272,7 @@ Handler setup_train(CLI::App& sub) {
         try {
           std::size_t pos = 0;
           double v = std::stod(s, &pos);
-          return pos == s.size() && v > 0 ? std::string() : "--tokens must be a positive number, not '" + s + "'";
+          return pos == s.size() && v > 0 && std::isfinite(v) ? std::string() : "--tokens must be a positive number, not '" + s + "'";
         } catch (const std::exception&) {
           return "--tokens must be a positive number, not '" + s + "'";
         }
@@ -253,6 +282,7 @@ Handler setup_train(CLI::App& sub) {
   sub.add_flag("--validation", o->validation, "Compare predictions with published measurements (docs/VALIDATION.md)");
   sub.add_flag("--json", o->json, "Print as JSON");
   sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
+  o->app = &sub;
   return [o] { return run_train(*o); };
 }
 

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
 #include "linkwise/work/memory.h"
 
 namespace linkwise::work {
@@ -13,11 +16,16 @@ namespace {
 // Fraction of dense peak that large cuBLAS GEMMs sustain, by architecture. derived: estimate. Large
 // square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s and ~75-80% of the H100
 // SXM's 989 TFLOP/s, which boosts less under its 700 W limit (NVIDIA Matrix Multiplication Background
-// User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves); V100 as A100.
+// User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves). V100: an fp16 cuBLAS GEMM
+// of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's 112 (NVIDIA developer forums, "Understanding IPC
+// and issue slot utilization when using Tensor Cores", 2019, kernel volta_h884gemm_128x128), so 0.85 too,
+// but with Volta's smaller 128x128 output tiles (kTile below), which quantize worse on big layers.
 double gemm_efficiency_for(const std::string& arch) {
   if (arch == "hopper" || arch == "blackwell") return 0.75;
   return 0.85;
 }
+
+bool pre_ampere(const std::string& arch) { return arch == "volta" || arch == "turing" || arch == "pascal"; }
 
 // FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, section 4.1) against ~85% for
 // large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75.
@@ -27,29 +35,47 @@ constexpr double kFlashBackwardFlops = 2.5;
 // Per-kernel launch and tail overhead. derived: estimate, CUDA kernel launch latency is 2-5 us
 // (CUDA C++ Best Practices Guide, "Kernel launch overhead"); with CUDA graphs and overlap about 3 us.
 constexpr double kLaunchS = 3e-6;
-// Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile).
-constexpr double kTileM = 256, kTileN = 128;
+// Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile); Volta's
+// cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
+constexpr double kTileM = 256, kTileN = 128, kVoltaTileM = 128;
 
 double hd(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
 
 }  // namespace
 
+Precision resolve_precision(const topo::Node& gpu, Precision asked) {
+  if (asked != Precision::kAuto) return asked;
+  return gpu.fig("bf16_dense_tflops", -1) > 0 ? Precision::kBf16 : Precision::kFp16;
+}
+
+bool has_fused_attention(const topo::Node& gpu) { return !pre_ampere(gpu.part->attr("arch")); }
+
 GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
   GpuSpec g;
   g.part = gpu.part->id;
-  double bf16 = gpu.fig("bf16_dense_tflops", gpu.fig("fp16_dense_tflops"));
-  double tf = precision == Precision::kFp8 ? gpu.fig("fp8_dense_tflops", bf16) : bf16;
+  precision = resolve_precision(gpu, precision);
+  const char* field = precision == Precision::kFp8    ? "fp8_dense_tflops"
+                      : precision == Precision::kBf16 ? "bf16_dense_tflops"
+                                                      : "fp16_dense_tflops";
+  double tf = gpu.fig(field, -1);
+  if (tf <= 0) {
+    if (precision == Precision::kFp8) throw InputError(fmt::format("{} has no FP8 tensor cores", g.part));
+    if (precision == Precision::kBf16)
+      throw InputError(fmt::format("{} has no BF16 tensor cores (use --precision fp16)", g.part));
+    throw InputError(fmt::format("{} has no fp16_dense_tflops figure in the catalog", g.part));
+  }
   g.peak_flops = tf * 1e12;
   g.memory_bytes_per_s = gpu.fig("memory_bytes_per_s", 1e12);
   g.memory_bytes = gpu.fig("memory_bytes", 80.0 * (1ull << 30));
   g.sms = static_cast<int>(gpu.fig("sm_count", 100));
   g.gemm_efficiency = gemm_efficiency_for(gpu.part->attr("arch"));
+  if (pre_ampere(gpu.part->attr("arch"))) g.tile_m = kVoltaTileM;
   return g;
 }
 
 double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
-  double tiles = std::ceil(m / kTileM) * std::ceil(n / kTileN) * count;
+  double tiles = std::ceil(m / gpu.tile_m) * std::ceil(n / kTileN) * count;
   double waves = std::ceil(tiles / gpu.sms);
   double q = tiles / (waves * gpu.sms);
   double flops = 2 * m * n * k * count;

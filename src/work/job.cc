@@ -18,7 +18,15 @@ const char* to_string(Mode m) {
   return "?";
 }
 
-const char* to_string(Precision p) { return p == Precision::kFp8 ? "fp8" : "bf16"; }
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp8: return "fp8";
+    case Precision::kFp16: return "fp16";
+    case Precision::kAuto: return "auto";
+  }
+  return "?";
+}
 
 const char* to_string(Recompute r) {
   switch (r) {
@@ -48,7 +56,7 @@ Mode parse_mode(const std::string& s) {
   return parse_enum(s, "mode", {Mode::kPretrain, Mode::kFullFinetune, Mode::kLora});
 }
 Precision parse_precision(const std::string& s) {
-  return parse_enum(s, "precision", {Precision::kBf16, Precision::kFp8});
+  return parse_enum(s, "precision", {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kAuto});
 }
 Recompute parse_recompute(const std::string& s) {
   return parse_enum(s, "recompute mode", {Recompute::kNone, Recompute::kSelective, Recompute::kFull});

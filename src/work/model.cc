@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "linkwise/util/text.h"
 #include "util/embedded.h"
@@ -53,23 +54,31 @@ double Model::forward_flops_per_token(int s) const {
 }
 
 void validate_model(const Model& m, const SourceLocation& where) {
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) throw InputError(fmt::format("model '{}': {}", m.id, what), where);
+  validate_model(m, [&](const char*) { return where; });
+}
+
+void validate_model(const Model& m, const std::function<SourceLocation(const char*)>& where) {
+  auto need = [&](bool ok, const char* field, const std::string& what) {
+    if (!ok) throw InputError(fmt::format("model '{}': {}", m.id, what), where(field));
   };
-  need(!m.id.empty(), "needs an id");
-  need(m.layers > 0, "'layers' must be positive");
-  need(m.hidden > 0, "'hidden' must be positive");
-  need(m.heads > 0, "'heads' must be positive");
-  need(m.kv_heads > 0 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0,
+  auto positive = [&](int v, const char* field) {
+    need(v > 0, field, fmt::format("'{}' must be positive, not {}", field, v));
+  };
+  need(!m.id.empty(), "id", "needs an id");
+  positive(m.layers, "layers");
+  positive(m.hidden, "hidden");
+  positive(m.heads, "heads");
+  need(m.kv_heads > 0 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, "kv_heads",
        fmt::format("'kv_heads' ({}) must divide 'heads' ({})", m.kv_heads, m.heads));
-  need(m.head_dim > 0 || m.hidden % m.heads == 0,
+  need(m.head_dim >= 0, "head_dim", fmt::format("'head_dim' must be positive, not {}", m.head_dim));
+  need(m.head_dim > 0 || m.hidden % m.heads == 0, "heads",
        fmt::format("'heads' ({}) must divide 'hidden' ({}) unless 'head_dim' is given", m.heads, m.hidden));
-  need(m.ffn > 0, "'ffn' must be positive");
-  need(m.vocab > 0, "'vocab' must be positive");
-  need(m.experts >= 1, "'experts' must be at least 1");
-  need(m.top_k >= 1 && m.top_k <= m.experts,
+  positive(m.ffn, "ffn");
+  positive(m.vocab, "vocab");
+  need(m.experts >= 1, "experts", fmt::format("'experts' must be at least 1, not {}", m.experts));
+  need(m.top_k >= 1 && m.top_k <= m.experts, "top_k",
        fmt::format("'top_k' ({}) must be between 1 and 'experts' ({})", m.top_k, m.experts));
-  need(m.seq > 0, "'seq' must be positive");
+  positive(m.seq, "seq");
 }
 
 Model parse_model(const std::string& text, const std::string& file) {
@@ -114,7 +123,7 @@ Model parse_model(const std::string& text, const std::string& file) {
   flag("gated_ffn", m.gated_ffn);
   flag("tied_embeddings", m.tied_embeddings);
   flag("dropout", m.dropout);
-  validate_model(m, location_of(n, file));
+  validate_model(m, [&](const char* field) { return n[field] ? location_of(n[field], file) : location_of(n, file); });
   return m;
 }
 

@@ -59,7 +59,7 @@ TEST(WorkModel, BadYamlNamesTheField) {
     parse_model("id: x\nlayers: 2\nhidden: 64\nheads: 3\nffn: 128\nvocab: 100\n", "m.yaml");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "m.yaml:1:1: model 'x': 'heads' (3) must divide 'hidden' (64) unless 'head_dim' is given");
+    EXPECT_EQ(std::string(e.what()), "m.yaml:4:8: model 'x': 'heads' (3) must divide 'hidden' (64) unless 'head_dim' is given");
   }
   EXPECT_THROW(find_model("llama3-7b"), InputError);
 }

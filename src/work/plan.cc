@@ -65,12 +65,17 @@ Plan parse_plan(const std::string& text) {
     rest = rest.substr(0, at) + (end < rest.size() ? rest.substr(end + 1) : "");
   }
   static const std::vector<std::string> keys = {"tp", "pp", "dp", "ep", "zero", "vpp", "sp", "mb", "order"};
+  std::vector<std::string> seen;
+  if (text.find("order=") != std::string::npos) seen.push_back("order");
   for (const auto& part : split(rest, ',')) {
     if (part.empty()) continue;
     auto eq = part.find('=');
     if (eq == std::string::npos)
       throw InputError(fmt::format("--plan: expected key=value, not '{}' (keys: {})", part, join(keys, ", ")));
     std::string k = part.substr(0, eq), v = part.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), k) != seen.end())
+      throw InputError(fmt::format("--plan: '{}' is given twice in '{}'", k, text));
+    seen.push_back(k);
     if (k == "tp") p.tp = parse_count(k, v, 1, 1 << 20);
     else if (k == "pp") p.pp = parse_count(k, v, 1, 1 << 20);
     else if (k == "dp") p.dp = parse_count(k, v, 1, 1 << 20);

@@ -206,7 +206,14 @@ StepModel::StepModel(const topo::Chassis& chassis, Model model, Job job)
   if (job_.global_batch == 0) job_.global_batch = default_global_batch(model_, job_);
   validate_job(job_);
   if (chassis.gpus().empty()) throw InputError(fmt::format("chassis '{}' has no GPUs", chassis.name()));
-  gpu_ = gpu_spec(chassis.node(chassis.gpus().front()), job_.precision);
+  const topo::Node& gpu = chassis.node(chassis.gpus().front());
+  gpu_ = gpu_spec(gpu, job_.precision);
+  job_.precision = resolve_precision(gpu, job_.precision);
+  if (job_.flash_attention && !has_fused_attention(gpu)) {
+    job_.flash_attention = false;
+    notes_.push_back(fmt::format("fused attention (FlashAttention-2) needs Ampere or newer: {} runs unfused attention",
+                                 gpu.part->id));
+  }
   impl_ = std::make_unique<Impl>(chassis);
 }
 

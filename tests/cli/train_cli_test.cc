@@ -52,7 +52,8 @@ TEST(TrainCli, Validation) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_GE(j.size(), 10u);
-  for (const auto& row : j) EXPECT_LE(std::abs(row["error"].get<double>()), 0.15) << row["case"];
+  for (const auto& row : j)
+    if (!row["open"].get<bool>()) EXPECT_LE(std::abs(row["error"].get<double>()), 0.15) << row["case"];
 }
 
 TEST(TrainCli, TpNotDividingHeads) {
@@ -106,6 +107,69 @@ TEST(TrainCli, CustomModelFile) {
   auto r = run_cli("train workstation-4gpu-nvlink --model " + path + " --plan dp=4 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["model"], "tiny");
+}
+
+// Checks exit code 2 and the exact message of one command.
+void expect_input_error(const std::string& args, const std::string& message) {
+  auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_EQ(r.err, "linkwise: error: " + message + "\n") << args;
+}
+
+TEST(TrainCli, PrecisionTheGpuLacks) {
+  expect_input_error("train dgx-a100 --model llama2-7b --plan dp=8,zero=3 --precision fp8",
+                     "a100-sxm has no FP8 tensor cores");
+  expect_input_error("train dgx1-v100 --model llama2-7b --mode lora --plan dp=8 --precision bf16",
+                     "v100-sxm2 has no BF16 tensor cores (use --precision fp16)");
+}
+
+TEST(TrainCli, V100RunsFp16AndUnfusedAttention) {
+  // No BF16 and no FlashAttention on Volta: the default precision is fp16 and attention is unfused, with a note.
+  auto r = run_cli("train dgx1-v100 --model llama2-7b --mode lora --plan dp=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("lora rank 16 on q,k,v,o, fp16, seq 4096"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fused attention,"), std::string::npos);
+  EXPECT_NE(r.out.find("note: fused attention (FlashAttention-2) needs Ampere or newer: v100-sxm2 runs unfused "
+                       "attention\n"),
+            std::string::npos);
+  auto a = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=3");
+  EXPECT_NE(a.out.find("pretrain, bf16, seq 4096"), std::string::npos) << a.out;
+}
+
+TEST(TrainCli, FlagsThatWouldBeIgnored) {
+  auto r = run_cli("train dgx-h100 --model llama2-7b --tokens inf");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tokens must be a positive number, not 'inf'"), std::string::npos) << r.err;
+  expect_input_error("train dgx-h100 --model llama2-7b --plan tp=2,tp=4", "--plan: 'tp' is given twice in 'tp=2,tp=4'");
+  expect_input_error("train dgx-h100 --model llama2-7b --scaling --plan tp=2",
+                     "--scaling searches the best plan at each GPU count itself; it takes no --plan");
+  expect_input_error("train dgx-h100 --model llama2-7b --lora-rank 8", "--lora-rank applies only with --mode lora");
+  expect_input_error("train dgx-h100 --model llama2-7b --mode full --lora-targets q",
+                     "--lora-targets applies only with --mode lora");
+  expect_input_error("train dgx-h100 --validation",
+                     "--validation runs each published case on its own machine and plan; it takes no CHASSIS");
+  expect_input_error("train --validation --model llama2-7b",
+                     "--validation runs each published case on its own machine and plan; it takes no --model");
+}
+
+TEST(TrainCli, PlanThatDoesNotFitWritesNoOutputFile) {
+  // Exit 2 and no file: the report only goes to standard output when there is no -o.
+  std::string path = temp_dir() + "/report.json";
+  auto r = run_cli("train dgx-h100 --model llama3-70b --plan tp=8 --json -o " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: plan tp=8,pp=1,dp=1,zero=0 does not fit: it needs 154.4 GiB per GPU of 80.0 GiB; " +
+                       path + " not written\n");
+  FILE* f = fopen(path.c_str(), "r");
+  EXPECT_EQ(f, nullptr);
+  if (f) fclose(f);
+}
+
+TEST(TrainCli, ModelFileErrorPointsAtTheField) {
+  std::string path = temp_dir() + "/neg.yaml";
+  FILE* f = fopen(path.c_str(), "w");
+  fputs("id: neg\nname: neg\nlayers: -4\nhidden: 64\nheads: 4\nffn: 128\nvocab: 100\n", f);
+  fclose(f);
+  expect_input_error("train dgx-h100 --model " + path, path + ":3:9: model 'neg': 'layers' must be positive, not -4");
 }
 
 }  // namespace

@@ -37,9 +37,17 @@ struct GpuSpec {
   double memory_bytes = 0;
   int sms = 100;
   double gemm_efficiency = 0.8;  ///< η
+  double tile_m = 256;           ///< rows of the largest GEMM output tile (128 before Ampere)
 };
 
-/// The figures of a chassis GPU node (topo::Node::fig), for a job's precision.
+/// The precision a job runs at on this GPU: kAuto is bf16 where the catalog gives bf16_dense_tflops,
+/// else fp16.
+Precision resolve_precision(const topo::Node& gpu, Precision asked);
+/// Whether fused attention (FlashAttention-2: Ampere and newer, Dao 2023) runs on this GPU.
+bool has_fused_attention(const topo::Node& gpu);
+
+/// The figures of a chassis GPU node (topo::Node::fig), for a job's precision. Throws InputError when the
+/// GPU has no tensor cores for it ("a100-sxm has no FP8 tensor cores").
 GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
 /// Seconds for a (batched) GEMM; see the header note.

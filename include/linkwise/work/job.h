@@ -16,7 +16,8 @@
 namespace linkwise::work {
 
 enum class Mode { kPretrain, kFullFinetune, kLora };
-enum class Precision { kBf16, kFp8 };
+/// kAuto: bf16 where the GPU has BF16 tensor cores, else fp16 (StepModel resolves it).
+enum class Precision { kBf16, kFp8, kFp16, kAuto };
 /// Korthikanti et al. 2022: none stores every activation; selective recomputes the attention core
 /// (scores, softmax, dropout, scores·V) in the backward pass; full keeps only each layer's input and
 /// recomputes the whole layer's forward.
@@ -25,7 +26,7 @@ enum class Recompute { kNone, kSelective, kFull };
 const char* to_string(Mode m);
 const char* to_string(Precision p);
 const char* to_string(Recompute r);
-/// Parse "pretrain" / "full" / "lora", "bf16" / "fp8", "none" / "selective" / "full"; InputError otherwise.
+/// Parse "pretrain" / "full" / "lora", "bf16" / "fp16" / "fp8" / "auto", "none" / "selective" / "full"; InputError otherwise.
 Mode parse_mode(const std::string& s);
 Precision parse_precision(const std::string& s);
 Recompute parse_recompute(const std::string& s);
@@ -38,7 +39,7 @@ struct LoraSpec {
 
 struct Job {
   Mode mode = Mode::kPretrain;
-  Precision precision = Precision::kBf16;
+  Precision precision = Precision::kAuto;
   int seq = 0;            ///< tokens per sequence; 0 = the model's default
   int micro_batch = 1;    ///< sequences per micro-batch
   int global_batch = 0;   ///< sequences per optimizer step; 0 = as many micro-batches as keep the pipeline full

@@ -18,6 +18,7 @@
 //   double f = m.forward_flops_per_token(8192);   // ~ 1.5e11
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,11 @@ struct Model {
   double forward_flops_per_token(int seq) const;
 };
 
-/// Checks a model's dimensions; throws InputError naming the field (and location) of the first bad one.
+/// Checks a model's dimensions; throws InputError naming the field, its value (and location) of the first
+/// bad one.
 void validate_model(const Model& m, const SourceLocation& where = {});
+/// The same with the location of each field (a YAML file: the line of that key).
+void validate_model(const Model& m, const std::function<SourceLocation(const char*)>& where);
 
 /// Parses a model YAML text. Throws InputError with file:line:column.
 Model parse_model(const std::string& yaml_text, const std::string& filename);

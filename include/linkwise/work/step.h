@@ -98,6 +98,8 @@ class StepModel {
   const Job& job() const { return job_; }
   const topo::Chassis& chassis() const { return chassis_; }
   const GpuSpec& gpu() const { return gpu_; }
+  /// What the model changed in the job to fit the GPU (fused attention off before Ampere).
+  const std::vector<std::string>& notes() const { return notes_; }
 
   struct Impl;
 
@@ -106,6 +108,7 @@ class StepModel {
   Model model_;
   Job job_;
   GpuSpec gpu_;
+  std::vector<std::string> notes_;
   std::unique_ptr<Impl> impl_;
 };
 

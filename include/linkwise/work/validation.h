@@ -14,6 +14,9 @@
 
 namespace linkwise::work {
 
+/// The error every case that is not open must stay within.
+constexpr double kValidationBound = 0.15;
+
 struct ValidationCase {
   std::string name;
   std::string source;    ///< paper, table and row
@@ -24,12 +27,15 @@ struct ValidationCase {
   Plan plan;
   Job job;
   double measured = 0;
+  /// A known gap: listed in the table (marked "open") but not held to the 15% bound (docs/VALIDATION.md).
+  bool open = false;
 };
 
 struct ValidationRow {
   ValidationCase c;
   double predicted = 0;
   double error = 0;  ///< (predicted - measured) / measured
+  bool within_bound = true;  ///< |error| <= kValidationBound, or an open case
   StepResult step;
 };
 
