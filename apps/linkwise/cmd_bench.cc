@@ -1,6 +1,7 @@
 // linkwise bench: measure host-device, peer and collective bandwidth on this machine's GPUs.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "commands.h"
@@ -38,20 +39,56 @@ measure::CopyEngine parse_engine(const std::string& e) {
   throw InputError(fmt::format("unknown copy engine '{}'; valid: ce, sm", e));
 }
 
+std::vector<int> parse_gpus(const std::string& list) {
+  std::vector<int> out;
+  for (const auto& g : split(list)) {
+    std::size_t used = 0;
+    int d = -1;
+    try {
+      d = std::stoi(g, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != g.size() || d < 0) throw InputError(fmt::format("--gpus: '{}' is not a GPU number", g));
+    if (std::find(out.begin(), out.end(), d) != out.end())
+      throw InputError(fmt::format("--gpus: GPU {} is listed twice in '{}'", d, list));
+    out.push_back(d);
+  }
+  return out;
+}
+
+// nccl-tests' -b, -e: 0 < -b <= -e, named with the values given.
+void check_sweep(const BenchFlags& f, std::uint64_t min_bytes, std::uint64_t max_bytes) {
+  if (min_bytes > max_bytes)
+    throw InputError(fmt::format("-b/--minbytes {} ({} bytes) is above -e/--maxbytes {} ({} bytes): the sweep needs "
+                                 "-b <= -e",
+                                 f.min_bytes, min_bytes, f.max_bytes, max_bytes));
+}
+
+measure::SustainedOptions sustained_options(const BenchFlags& f, const std::vector<int>& gpus) {
+  measure::SustainedOptions s;
+  s.duration_s = measure::parse_duration_s(f.sustained);
+  measure::check_sustained_kind(f.sustained_kind);
+  s.kind = f.sustained_kind;
+  s.bytes = parse_size_bytes(f.sustained_size, "--sustained-size");
+  s.engine = parse_engine(f.sustained_engine);
+  if (f.sustained_gpu < 0) throw InputError(fmt::format("--sustained-gpu: '{}' is not a GPU number", f.sustained_gpu));
+  if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), f.sustained_gpu) == gpus.end())
+    throw InputError(fmt::format("--sustained-gpu: GPU {} is not among --gpus {}", f.sustained_gpu, f.gpus));
+  s.gpu = f.sustained_gpu;
+  s.interval_s = std::min(1.0, s.duration_s / 10);
+  return s;
+}
+
+// Every flag is checked here, before a GPU is looked for: bad input exits 2 on any machine.
 measure::BenchOptions options(const BenchFlags& f) {
   measure::BenchOptions o;
-  for (const auto& g : split(f.gpus)) {
-    try {
-      o.gpus.push_back(std::stoi(g));
-    } catch (const std::exception&) {
-      throw InputError(fmt::format("--gpus: '{}' is not a GPU number", g));
-    }
-  }
+  o.gpus = parse_gpus(f.gpus);
   o.copy.sizes.clear();
   for (const auto& s : split(f.sizes)) o.copy.sizes.push_back(parse_size_bytes(s, "--sizes"));
   if (o.copy.sizes.empty()) throw InputError("--sizes: give at least one size");
   o.copy.engines.clear();
   for (const auto& e : split(f.engines)) o.copy.engines.push_back(parse_engine(e));
+  if (o.copy.engines.empty()) throw InputError("--engines: give at least one of ce, sm");
   o.copy.samples = f.samples;
   o.copy.loops = f.loops;
   static const std::vector<std::string> parts = {"host", "local", "peer", "latency", "nccl"};
@@ -71,21 +108,13 @@ measure::BenchOptions options(const BenchFlags& f) {
   auto& n = o.nccl_options;
   n.min_bytes = parse_size_bytes(f.min_bytes, "--minbytes");
   n.max_bytes = parse_size_bytes(f.max_bytes, "--maxbytes");
+  check_sweep(f, n.min_bytes, n.max_bytes);
   measure::sweep_sizes(n.min_bytes, n.max_bytes, f.factor);  // checks the sweep
   n.factor = f.factor;
   n.iters = f.iters;
   n.warmup = f.warmup;
   n.check = f.check != 0;
-  if (!f.sustained.empty()) {
-    measure::SustainedOptions s;
-    s.duration_s = measure::parse_duration_s(f.sustained);
-    s.kind = f.sustained_kind;
-    s.bytes = parse_size_bytes(f.sustained_size, "--sustained-size");
-    s.engine = parse_engine(f.sustained_engine);
-    s.gpu = f.sustained_gpu;
-    s.interval_s = std::min(1.0, s.duration_s / 10);
-    o.sustained = s;
-  }
+  if (!f.sustained.empty()) o.sustained = sustained_options(f, o.gpus);
   o.machine = f.machine;
   return o;
 }
@@ -108,15 +137,19 @@ Handler setup_bench(CLI::App& sub) {
   sub.add_option("-w,--warmup_iters", f->warmup, "Warm-up iterations (nccl-tests -w; default 5)")->check(CLI::Range(0, 100000));
   sub.add_option("-c,--check", f->check, "Check collective results (nccl-tests -c; default 1)")->check(CLI::Range(0, 1));
   sub.add_option("--sustained", f->sustained, "Hold a transfer this long (90s, 5m) beside temperature, clocks and power");
-  sub.add_option("--sustained-kind", f->sustained_kind, "Transfer to hold: h2d, d2h, bidir, p2p, d2d_local (default h2d)");
-  sub.add_option("--sustained-size", f->sustained_size, "Size of each held copy (default 256M)");
-  sub.add_option("--sustained-engine", f->sustained_engine, "ce or sm (default ce)");
-  sub.add_option("--sustained-gpu", f->sustained_gpu, "GPU of the held transfer (default 0)");
+  std::vector<CLI::Option*> held;
+  held.push_back(sub.add_option("--sustained-kind", f->sustained_kind, "Transfer to hold: h2d, d2h, bidir, p2p, d2d_local (default h2d)"));
+  held.push_back(sub.add_option("--sustained-size", f->sustained_size, "Size of each held copy (default 256M)"));
+  held.push_back(sub.add_option("--sustained-engine", f->sustained_engine, "ce or sm (default ce)"));
+  held.push_back(sub.add_option("--sustained-gpu", f->sustained_gpu, "GPU of the held transfer (default 0)"));
   sub.add_option("--machine", f->machine, "Free text naming the machine, written into the measurement file");
   sub.add_flag("--json", f->json, "Print the measurement file (JSON) instead of tables");
   sub.add_option("-o,--output", f->output, "Also write the measurement file (JSON, for linkwise calibrate) here");
   sub.add_option("--fake-gpus", f->fake, "Run on a simulated machine (tests)")->group("");
-  return [f] {
+  return [f, held] {
+    for (const auto* opt : held)
+      if (opt->count() > 0 && f->sustained.empty())
+        throw InputError(fmt::format("{} needs --sustained DURATION", opt->get_name()));
     auto o = options(*f);
     std::unique_ptr<measure::CudaApi> cuda;
     measure::FakeCuda* fake = nullptr;

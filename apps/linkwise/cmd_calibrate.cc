@@ -71,6 +71,28 @@ nlohmann::json to_json(const measure::Calibration& cal) {
           {"flagged", cal.flagged}, {"bounds", cal.bounds}, {"entries", entries}};
 }
 
+std::string fit_text(const measure::Fit& fit, const std::string& output) {
+  report::Table t;
+  t.header({"technology", "catalog efficiency", "fitted efficiency", "figures", "spread", "links written"});
+  for (const auto& x : fit.techs)
+    t.row({x.tech, fmt::format("{:.4f}", x.catalog_efficiency), fmt::format("{:.4f}", x.fitted_efficiency),
+           std::to_string(x.figures), fmt::format("{:.1f}%", x.spread_pct), fmt::format("{} of {}", x.links, x.tech_links)});
+  std::string o = fmt::format("\nFitted link efficiencies (written to {} on the links the fitted figures crossed; "
+                              "other links keep theirs)\n{}",
+                              output, t.render());
+  for (const auto& w : fit.warnings) o += "warning: " + w + "\n";
+  return o;
+}
+
+nlohmann::json fit_json(const measure::Fit& fit, const std::string& output) {
+  nlohmann::json techs = nlohmann::json::array();
+  for (const auto& x : fit.techs)
+    techs.push_back({{"tech", x.tech}, {"catalog_efficiency", x.catalog_efficiency},
+                     {"fitted_efficiency", x.fitted_efficiency}, {"figures", x.figures}, {"implied", x.implied},
+                     {"spread_pct", x.spread_pct}, {"links", x.links}, {"tech_links", x.tech_links}});
+  return {{"techs", techs}, {"warnings", fit.warnings}, {"output", output}};
+}
+
 }  // namespace
 
 Handler setup_calibrate(CLI::App& sub) {
@@ -102,18 +124,9 @@ Handler setup_calibrate(CLI::App& sub) {
     std::string out = o->json ? "" : text(cal);
     if (o->fit) {
       auto fit = measure::fit_efficiencies(chassis, cal);
-      report::Table t;
-      t.header({"technology", "catalog efficiency", "fitted efficiency", "figures"});
-      nlohmann::json fj = nlohmann::json::array();
-      for (const auto& x : fit.techs) {
-        t.row({x.tech, fmt::format("{:.4f}", x.catalog_efficiency), fmt::format("{:.4f}", x.fitted_efficiency),
-               std::to_string(x.figures)});
-        fj.push_back({{"tech", x.tech}, {"catalog_efficiency", x.catalog_efficiency},
-                      {"fitted_efficiency", x.fitted_efficiency}, {"figures", x.figures}, {"implied", x.implied}});
-      }
       write_file_atomic(o->output, topo::chassis_spec_to_yaml(fit.spec));
-      j["fit"] = {{"techs", fj}, {"output", o->output}};
-      out += fmt::format("\nFitted link efficiencies (written to {})\n{}", o->output, t.render());
+      out += fit_text(fit, o->output);
+      j["fit"] = fit_json(fit, o->output);
     }
     emit(o->json ? j.dump(2) + "\n" : out, "");
     return o->strict && cal.flagged > 0 ? 1 : 0;

@@ -1,6 +1,7 @@
 #include "linkwise/measure/bench.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -59,7 +60,10 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
   } else if (gpus.empty()) {
     for (int i = 0; i < count; ++i) gpus.push_back(i);
   }
-  for (int d : gpus) {
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    int d = gpus[i];
+    if (std::find(gpus.begin(), gpus.begin() + i, d) != gpus.begin() + i)
+      throw InputError(fmt::format("--gpus: GPU {} is listed twice", d));
     if (d < 0 || d >= count) throw InputError(fmt::format("--gpus: no GPU {} (this machine has {})", d, count));
     r.devices.push_back(cuda.device_info(d));
   }
@@ -86,7 +90,13 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
   }
   if (o.sustained && g.rank == 0) {
     SustainedOptions so = *o.sustained;
-    if (std::find(gpus.begin(), gpus.end(), so.gpu) == gpus.end()) so.gpu = gpus[0];
+    if (std::find(gpus.begin(), gpus.end(), so.gpu) == gpus.end()) {
+      // Under mpirun rank 0 holds it on its own GPU; otherwise the GPU must be one being measured.
+      if (g.size == 1)
+        throw InputError(fmt::format("--sustained-gpu: GPU {} is not among the measured GPUs ({})", so.gpu,
+                                     fmt::join(gpus, ",")));
+      so.gpu = gpus[0];
+    }
     r.sustained = run_sustained(cuda, telemetry, so);
   }
   return r;

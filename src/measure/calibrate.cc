@@ -13,6 +13,7 @@
 #include "linkwise/hw/catalog.h"
 #include "linkwise/measure/stats.h"
 #include "linkwise/topo/paths.h"
+#include "linkwise/util/text.h"
 
 namespace linkwise::measure {
 
@@ -49,6 +50,30 @@ const hw::LinkTech* bottleneck(Model& md, int src, int dst, Fabric f) {
     }
   }
   return tech;
+}
+
+// The PCIe links from `n` up to its CPU (topo::PathFinder's PCIe tree).
+void uplinks(Model& md, int n, std::vector<int>& out) {
+  for (; n >= 0 && md.line.pcie_uplink(n) >= 0; n = md.line.pcie_parent(n)) out.push_back(md.line.pcie_uplink(n));
+}
+
+// A peer transfer's NVLinks: each GPU's links to the other or to an NVSwitch.
+void peer_nvlinks(const topo::Chassis& c, int a, int b, std::vector<int>& out) {
+  for (int g : {a, b})
+    for (int l : c.incident(g)) {
+      const auto& link = c.link(l);
+      int o = link.other(g);
+      if (link.family() == hw::LinkFamily::kNvlink && (o == a || o == b || c.node(o).kind == topo::NodeKind::kNvSwitch))
+        out.push_back(l);
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+// Keeps the links of technology `tech` (the figure's bottleneck): the ones a fit may write on.
+std::vector<int> of_tech(const topo::Chassis& c, std::vector<int> links, const hw::LinkTech* tech) {
+  std::erase_if(links, [&](int l) { return !tech || c.link(l).tech != tech; });
+  return links;
 }
 
 // Back-to-back copies of `bytes` each, moving at `rate` bytes/s with a fixed cost `t0` s per copy:
@@ -95,6 +120,9 @@ void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
   e.line_GBps = copy_figure(line, both, duplex, mem, m.bytes, t0);
   bool mem_bound = (both ? 2 * eff * duplex : eff) > mem;
   e.bottleneck_tech = tech && !mem_bound ? tech->id : "";
+  std::vector<int> path;
+  uplinks(md, g, path);
+  e.path_links = of_tech(md.chassis, path, tech);
   e.method = fmt::format("max flow {} {} over PCIe{}{}", md.chassis.display_name(src), md.chassis.display_name(dst),
                          both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
                          t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
@@ -112,6 +140,16 @@ void predict_peer(Model& md, const Measurement& m, CalibrationEntry& e) {
   e.predicted_GBps = copy_figure(md.eff.max_flow(a, b, f), both, duplex, inf, m.bytes, t0);
   e.line_GBps = copy_figure(md.line.max_flow(a, b, f), both, duplex, inf, m.bytes, t0);
   e.bottleneck_tech = tech ? tech->id : "";
+  std::vector<int> path;
+  if (f == Fabric::kNvlink) {
+    peer_nvlinks(md.chassis, a, b, path);
+  } else if (f == Fabric::kHost) {
+    uplinks(md, a, path);
+    uplinks(md, b, path);
+  } else {
+    path = md.line.widest_path(a, b, f).links;
+  }
+  e.path_links = of_tech(md.chassis, path, tech);
   const char* fabric = f == Fabric::kNvlink ? "NVLink" : f == Fabric::kHost ? "host fabric" : "all links";
   e.method = fmt::format("max flow {} {} over {}{}{}", md.chassis.display_name(a), md.chassis.display_name(b), fabric,
                          both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
@@ -132,6 +170,8 @@ void predict_link(Model& md, const Measurement& m, CalibrationEntry& e) {
   e.line_GBps = tech.line_bytes_per_s(m.width) / 1e9;
   e.predicted_GBps = e.line_GBps * eff;
   e.bottleneck_tech = m.tech;
+  for (const auto& l : md.chassis.links())
+    if (l.tech->id == m.tech && l.width == m.width) e.path_links.push_back(l.index);
   e.method = fmt::format("{} x{} line rate x {} efficiency {:.3f}", m.tech, m.width, from, eff);
 }
 
@@ -223,7 +263,14 @@ Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
   models[""] = std::make_unique<Model>(chassis);
   for (const auto& m : file.measurements) {
     auto it = models.find(m.chassis);
-    if (it == models.end()) it = models.emplace(m.chassis, std::make_unique<Model>(topo::load_chassis(m.chassis))).first;
+    if (it == models.end()) {
+      try {
+        it = models.emplace(m.chassis, std::make_unique<Model>(topo::load_chassis(m.chassis))).first;
+      } catch (const InputError& err) {
+        throw InputError(fmt::format("measurements[{}]: 'chassis': {}", m.where.column - 1, err.what()),
+                         {m.where.file, 0, 0});
+      }
+    }
     Model& md = *it->second;
     CalibrationEntry e;
     e.measured = m;
@@ -242,32 +289,116 @@ Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
   return cal;
 }
 
+namespace {
+
+// One fitted figure: its entry, implied efficiency and the links it crossed.
+struct Implied {
+  std::size_t entry;
+  double eff;
+  std::vector<int> links;
+};
+
+std::string label(const CalibrationEntry& e, std::size_t i) {
+  const auto& m = e.measured;
+  std::vector<std::string> g;
+  for (int x : m.gpus) g.push_back(fmt::format("GPU{}", x));
+  return fmt::format("measurements[{}] ({}{}{}, {:.4g} GB/s)", i, m.kind, g.empty() ? "" : " ", join(g, "-"),
+                     m.measured_GBps);
+}
+
+// The spec with `eff` written on the given chassis links. A spec line whose links are only partly
+// fitted is split into one line per pair of nodes (names of box 0; every box shares the spec).
+topo::ChassisSpec with_efficiencies(const topo::Chassis& c, const std::map<int, double>& eff) {
+  topo::ChassisSpec spec = c.spec();
+  auto local = [&](int n) {
+    const std::string& name = c.node(n).name;
+    auto slash = name.find('/');
+    return c.boxes() > 1 && slash != std::string::npos ? name.substr(slash + 1) : name;
+  };
+  std::vector<topo::LinkSpec> out;
+  for (std::size_t k = 0; k < spec.links.size(); ++k) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    std::map<std::pair<std::string, std::string>, double> fitted;
+    for (const auto& l : c.links()) {
+      if (l.spec_link != static_cast<int>(k)) continue;
+      std::pair<std::string, std::string> p{local(l.a), local(l.b)};
+      if (std::find(pairs.begin(), pairs.end(), p) == pairs.end()) pairs.push_back(p);
+      if (auto it = eff.find(l.index); it != eff.end()) fitted[p] = it->second;
+    }
+    const topo::LinkSpec& ls = spec.links[k];
+    if (fitted.empty() || fitted.size() == pairs.size()) {
+      out.push_back(ls);
+      if (!fitted.empty()) out.back().efficiency = fitted.begin()->second;
+      continue;
+    }
+    for (const auto& p : pairs) {
+      topo::LinkSpec one = ls;
+      one.a = p.first;
+      one.b = p.second;
+      one.match = "zip";
+      if (auto it = fitted.find(p); it != fitted.end()) one.efficiency = it->second;
+      out.push_back(one);
+    }
+  }
+  spec.links = std::move(out);
+  return spec;
+}
+
+}  // namespace
+
 Fit fit_efficiencies(const topo::Chassis& chassis, const Calibration& cal) {
   static const std::vector<std::string> fitted_kinds = {"h2d", "d2h", "bidir", "p2p", "p2p_bidir", "link"};
-  std::map<std::string, std::vector<double>> implied;
-  for (const auto& e : cal.entries) {
+  Fit fit;
+  std::map<std::string, std::vector<Implied>> implied;
+  for (std::size_t i = 0; i < cal.entries.size(); ++i) {
+    const auto& e = cal.entries[i];
     const auto& m = e.measured;
     if (e.chassis != chassis.name() || m.engine != "ce" || e.line_GBps <= 0 || e.bottleneck_tech.empty()) continue;
     if (std::find(fitted_kinds.begin(), fitted_kinds.end(), m.kind) == fitted_kinds.end()) continue;
-    implied[e.bottleneck_tech].push_back(m.measured_GBps / e.line_GBps);
+    double x = m.measured_GBps / e.line_GBps;
+    if (x > 1) {
+      fit.warnings.push_back(fmt::format("{}: measured above the line rate of its path ({:.2f} GB/s, {}): efficiency "
+                                         "clamped to 1", label(e, i), e.line_GBps, e.bottleneck_tech));
+      x = 1;
+    }
+    if (x < kImplausibleEfficiency) {
+      fit.warnings.push_back(fmt::format("{}: {:.3g} of the line rate of its path ({:.2f} GB/s, {}) is implausible "
+                                         "(below {:g}): left out of the fit",
+                                         label(e, i), x, e.line_GBps, e.bottleneck_tech, kImplausibleEfficiency));
+      continue;
+    }
+    implied[e.bottleneck_tech].push_back({i, x, e.path_links});
   }
   if (implied.empty())
-    throw InputError(fmt::format("nothing to fit on '{}': no copy-engine link figure was predicted on it", chassis.name()));
-  Fit fit;
-  fit.spec = chassis.spec();
+    throw InputError(fmt::format("nothing to fit on '{}': no plausible copy-engine link figure was predicted on it{}",
+                                 chassis.name(), fit.warnings.empty() ? "" : " (" + join(fit.warnings, "; ") + ")"));
   const auto& cat = hw::Catalog::builtin();
+  std::map<int, double> eff;
   for (const auto& [tech, v] : implied) {
     FittedTech t;
     t.tech = tech;
     t.catalog_efficiency = cat.link_tech(tech).efficiency.value;
-    t.fitted_efficiency = std::clamp(median(v), 1e-6, 1.0);
+    for (const auto& x : v) t.implied.push_back(x.eff);
+    double med = median(t.implied);
+    t.fitted_efficiency = std::clamp(med, 1e-6, 1.0);
     t.figures = static_cast<int>(v.size());
-    t.implied = v;
-    for (auto& l : fit.spec.links)
-      if (l.tech == tech) l.efficiency = t.fitted_efficiency;
+    auto [lo, hi] = std::minmax_element(t.implied.begin(), t.implied.end());
+    t.spread_pct = (*hi - *lo) / med * 100;
+    if (t.spread_pct > cal.threshold_pct)
+      fit.warnings.push_back(fmt::format("{}: the {} figures imply efficiencies from {:.3f} to {:.3f} (spread {:.0f}% of "
+                                         "the median, more than {:g}%); the median {:.3f} is written",
+                                         tech, t.figures, *lo, *hi, t.spread_pct, cal.threshold_pct, t.fitted_efficiency));
+    for (const auto& x : v)
+      for (int l : x.links) eff[l] = t.fitted_efficiency;
+    for (const auto& l : chassis.links())
+      if (l.tech->id == tech) {
+        ++t.tech_links;
+        t.links += eff.count(l.index) ? 1 : 0;
+      }
     fit.techs.push_back(t);
   }
-  fit.spec.description += fmt::format(" (efficiencies fitted to measurements by linkwise calibrate)");
+  fit.spec = with_efficiencies(chassis, eff);
+  fit.spec.description += " (efficiencies fitted to measurements by linkwise calibrate)";
   return fit;
 }
 

@@ -109,10 +109,86 @@ TEST(MeasureCalibrate, FitsEfficienciesPerTechnology) {
   EXPECT_EQ(fit.techs[1].tech, "pcie5");
   EXPECT_NEAR(fit.techs[1].fitted_efficiency, 52 / 63.0153846, 1e-6);
   EXPECT_EQ(fit.techs[1].figures, 3);
+  // Spread (0.8876 - 0.7935) / 0.8252 = 11.4%, over the 10% threshold: said, not hidden in the median.
+  EXPECT_NEAR(fit.techs[1].spread_pct, (100 / (2 * 63.0153846 * 0.894) - 50 / 63.0153846) / (52 / 63.0153846) * 100, 0.01);
+  ASSERT_EQ(fit.warnings.size(), 1u);
+  EXPECT_EQ(fit.warnings[0], "pcie5: the 3 figures imply efficiencies from 0.793 to 0.888 (spread 11% of the median, "
+                             "more than 10%); the median 0.825 is written");
   // The fitted spec predicts the median figure exactly.
   auto fitted = topo::build_chassis(topo::parse_chassis_spec(topo::chassis_spec_to_yaml(fit.spec), "fit.yaml"));
   auto again = calibrate(fitted, one(R"({"kind": "d2h", "gpus": [1], "measured_GBps": 52})"));
   EXPECT_NEAR(*again.entries[0].predicted_GBps, 52, 1e-6);
+}
+
+// The fit is written on the links the figures crossed, not on every link of the technology: GPU0's
+// PCIe link and its switch's uplink; GPU1's path, the NICs' and the NVMe drives' x4 links keep theirs.
+TEST(MeasureCalibrate, FitWritesOnlyTheMeasuredPaths) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50})"));
+  EXPECT_EQ(cal.entries[0].path_links.size(), 2u);
+  auto fit = fit_efficiencies(c, cal);
+  ASSERT_EQ(fit.techs.size(), 1u);
+  EXPECT_EQ(fit.techs[0].links, 2);
+  EXPECT_EQ(fit.techs[0].tech_links, 32);  // 8 uplinks, 8 GPUs, 8 NICs, 8 NVMe drives
+  auto fitted = topo::build_chassis(topo::parse_chassis_spec(topo::chassis_spec_to_yaml(fit.spec), "fit.yaml"));
+  ASSERT_EQ(fitted.links().size(), c.links().size());
+  int written = 0;
+  for (const auto& l : fitted.links()) {
+    if (l.tech->id != "pcie5") continue;
+    bool on_path = l.efficiency != 0.9045;
+    written += on_path;
+    if (on_path) EXPECT_NEAR(l.efficiency, 50 / 63.0153846, 1e-9);
+    for (int end : {l.a, l.b}) {
+      auto name = fitted.display_name(end);
+      if (name.rfind("NIC", 0) == 0 || name.rfind("NVME", 0) == 0) EXPECT_FALSE(on_path) << name;
+    }
+  }
+  EXPECT_EQ(written, 2);
+  auto again = calibrate(fitted, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50},
+                                        {"kind": "h2d", "gpus": [1], "measured_GBps": 50})"));
+  EXPECT_NEAR(*again.entries[0].predicted_GBps, 50, 1e-6);
+  EXPECT_NEAR(*again.entries[1].predicted_GBps, 63.0153846 * 0.9045, kTol);  // GPU1 keeps the catalog's
+}
+
+// Peer access over NVSwitches: the max flow uses every NVLink of both GPUs, so the fit is written on
+// all of them (2 GPUs x 4 switch lines) and the fitted chassis predicts the figure.
+TEST(MeasureCalibrate, PeerFitCoversBothGpusNvlinks) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "p2p", "gpus": [2, 5], "measured_GBps": 360})"));
+  auto fit = fit_efficiencies(c, cal);
+  EXPECT_EQ(fit.techs[0].tech, "nvlink4");
+  EXPECT_EQ(fit.techs[0].links, 8);
+  auto fitted = topo::build_chassis(topo::parse_chassis_spec(topo::chassis_spec_to_yaml(fit.spec), "fit.yaml"));
+  auto again = calibrate(fitted, one(R"({"kind": "p2p", "gpus": [2, 5], "measured_GBps": 360})"));
+  EXPECT_NEAR(*again.entries[0].predicted_GBps, 360, 1e-6);
+}
+
+// A figure above the line rate is clamped with a warning; one below 0.2 of it is left out with one.
+TEST(MeasureCalibrate, FitWarnsAboutImplausibleFigures) {
+  auto c = topo::load_chassis("dgx-h100");
+  auto cal = calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 200},
+                                 {"kind": "d2h", "gpus": [0], "measured_GBps": 0.001})"));
+  auto fit = fit_efficiencies(c, cal);
+  ASSERT_EQ(fit.techs.size(), 1u);
+  EXPECT_EQ(fit.techs[0].fitted_efficiency, 1.0);
+  EXPECT_EQ(fit.techs[0].figures, 1);
+  ASSERT_EQ(fit.warnings.size(), 2u);
+  EXPECT_EQ(fit.warnings[0], "measurements[0] (h2d GPU0, 200 GB/s): measured above the line rate of its path "
+                             "(63.02 GB/s, pcie5): efficiency clamped to 1");
+  EXPECT_EQ(fit.warnings[1], "measurements[1] (d2h GPU0, 0.001 GB/s): 1.59e-05 of the line rate of its path "
+                             "(63.02 GB/s, pcie5) is implausible (below 0.2): left out of the fit");
+}
+
+TEST(MeasureCalibrate, AnEntrysOwnChassisThatDoesNotLoadNamesTheEntry) {
+  auto c = topo::load_chassis("dgx-h100");
+  try {
+    calibrate(c, one(R"({"kind": "h2d", "gpus": [0], "measured_GBps": 50},
+                        {"kind": "h2d", "gpus": [0], "chassis": "nope", "measured_GBps": 50})"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.json: measurements[1]: 'chassis': 'nope' is neither a preset nor a chassis file "
+                           "(linkwise presets lists the presets)");
+  }
 }
 
 TEST(MeasureCalibrate, NothingToFit) {

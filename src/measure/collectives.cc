@@ -97,8 +97,9 @@ double alg_bandwidth_GBps(Collective op, const CollectiveCounts& c, int nranks, 
 }
 
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, int factor) {
-  if (min_bytes == 0 || max_bytes < min_bytes) throw InputError("size sweep: need 0 < min <= max");
-  if (factor < 1) throw InputError("size sweep: the factor must be at least 1");
+  if (min_bytes == 0 || max_bytes < min_bytes)
+    throw InputError(fmt::format("size sweep: need 0 < min <= max, not min {} and max {} bytes", min_bytes, max_bytes));
+  if (factor < 1) throw InputError(fmt::format("size sweep: the factor must be at least 1, not {}", factor));
   std::vector<std::uint64_t> out;
   for (std::uint64_t s = min_bytes; s <= max_bytes; s *= factor) {
     out.push_back(s);

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <set>
 
+#include "linkwise/comm/collective.h"
+#include "linkwise/hw/catalog.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::measure {
@@ -36,6 +40,65 @@ T get(const json& e, const char* key, const std::string& file, std::size_t i, T 
   }
 }
 
+// No figure a GPU takes part in comes near this: 12.5 x the fastest memory in the catalog (B200,
+// 8 TB/s, data/catalog.yaml). derived: a larger figure is a wrong unit or a typo.
+constexpr double kMaxGBps = 1e5;
+
+// 'bytes', when given: a whole, positive number of bytes (0 in Measurement means "not given").
+std::uint64_t get_bytes(const json& e, const std::string& file, std::size_t i) {
+  if (!e.contains("bytes")) return 0;
+  const json& b = e.at("bytes");
+  double v = b.is_number() ? b.get<double>() : -1;
+  bool whole = b.is_number_unsigned() || (b.is_number_float() && v == std::floor(v) && v < 1.8e19);
+  if (!whole || v <= 0) bad(file, i, fmt::format("'bytes' must be a positive whole number of bytes, not {}", b.dump()));
+  return b.is_number_unsigned() ? b.get<std::uint64_t>() : static_cast<std::uint64_t>(v);
+}
+
+// The GPU numbers each kind needs: exactly one or two, or at least two for collectives; all different.
+void check_gpus(const Measurement& m, const std::string& file, std::size_t i) {
+  if (m.kind == "link") return;
+  bool pair = m.kind == "p2p" || m.kind == "p2p_bidir";
+  std::size_t need = m.kind == "collective" || pair ? 2 : 1;
+  if (m.kind == "collective" ? m.gpus.size() < need : m.gpus.size() != need)
+    bad(file, i, fmt::format("kind '{}' needs {}{} GPU number(s) in 'gpus', not {}", m.kind,
+                             m.kind == "collective" ? "at least " : "", need, json(m.gpus).dump()));
+  for (std::size_t k = 0; k < m.gpus.size(); ++k) {
+    if (m.gpus[k] < 0) bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers start at 0", m.gpus[k]));
+    for (std::size_t j = 0; j < k; ++j)
+      if (m.gpus[j] == m.gpus[k]) bad(file, i, fmt::format("'gpus' lists GPU {} twice: {}", m.gpus[k], json(m.gpus).dump()));
+  }
+}
+
+// Collective op and algorithm, link technology and width: the names and widths the model knows.
+void check_names(const Measurement& m, const std::string& file, std::size_t i) {
+  auto known = [&](const char* key, auto parse, const std::string& value) {
+    try {
+      parse(value);
+    } catch (const InputError& e) {
+      bad(file, i, fmt::format("'{}': {}", key, e.bare_message()));
+    }
+  };
+  if (m.kind == "collective") {
+    if (m.op.empty()) bad(file, i, "a collective needs 'op'");
+    known("op", comm::parse_op, m.op);
+    if (!m.algo.empty()) known("algo", comm::parse_algo, m.algo);
+    if (m.metric != "busbw") bad(file, i, fmt::format("only the busbw metric is read, not '{}'", m.metric));
+  }
+  if (m.kind != "link") return;
+  if (m.tech.empty() || m.width <= 0) bad(file, i, "a link needs 'tech' and a positive 'width'");
+  const auto& cat = hw::Catalog::builtin();
+  const hw::LinkTech* t = cat.find_link_tech(m.tech);
+  if (!t) {
+    std::string hint = did_you_mean(m.tech, cat.link_tech_ids());
+    bad(file, i, fmt::format("'tech': unknown link technology '{}'{}", m.tech, hint.empty() ? "" : "; " + hint));
+  }
+  if (!t->widths.empty() && std::find(t->widths.begin(), t->widths.end(), m.width) == t->widths.end()) {
+    std::vector<std::string> ws;
+    for (int w : t->widths) ws.push_back(fmt::format("x{}", w));
+    bad(file, i, fmt::format("'width' {} is not allowed for {} (allowed: {})", m.width, t->id, join(ws, ", ")));
+  }
+}
+
 Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   if (!e.is_object()) bad(file, i, "each entry must be an object");
   Measurement m;
@@ -50,7 +113,7 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   m.algo = get<std::string>(e, "algo", file, i, "");
   m.engine = get<std::string>(e, "engine", file, i, "ce");
   m.peer_access = get<bool>(e, "peer_access", file, i, true);
-  m.bytes = get<std::uint64_t>(e, "bytes", file, i, 0);
+  m.bytes = get_bytes(e, file, i);
   m.metric = get<std::string>(e, "metric", file, i, m.kind == "collective" ? "busbw" : "");
   m.tech = get<std::string>(e, "tech", file, i, "");
   m.width = get<int>(e, "width", file, i, 0);
@@ -60,14 +123,12 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   if (!e.contains("measured_GBps")) bad(file, i, "'measured_GBps' is missing");
   m.measured_GBps = get<double>(e, "measured_GBps", file, i, 0);
   if (!(m.measured_GBps > 0)) bad(file, i, fmt::format("'measured_GBps' must be positive, not {}", m.measured_GBps));
+  if (!(m.measured_GBps <= kMaxGBps))
+    bad(file, i, fmt::format("'measured_GBps' {:.4g} is not a plausible figure (above {:g} GB/s): check the unit",
+                             m.measured_GBps, kMaxGBps));
   if (m.engine != "ce" && m.engine != "sm") bad(file, i, fmt::format("'engine' must be ce or sm, not '{}'", m.engine));
-  if (m.kind == "collective") {
-    if (m.op.empty()) bad(file, i, "a collective needs 'op'");
-    if (m.metric != "busbw") bad(file, i, fmt::format("only the busbw metric is read, not '{}'", m.metric));
-  }
-  if (m.kind == "link" && (m.tech.empty() || m.width <= 0)) bad(file, i, "a link needs 'tech' and a positive 'width'");
-  std::size_t need = m.kind == "link" ? 0 : m.kind == "collective" ? 2 : (m.kind == "p2p" || m.kind == "p2p_bidir") ? 2 : 1;
-  if (m.gpus.size() < need) bad(file, i, fmt::format("kind '{}' needs at least {} GPU number(s) in 'gpus'", m.kind, need));
+  check_names(m, file, i);
+  check_gpus(m, file, i);
   for (auto it = e.begin(); it != e.end(); ++it)
     if (!kKnownKeys.count(it.key())) m.extra[it.key()] = it.value();
   return m;
@@ -96,7 +157,12 @@ MeasurementFile parse_measurements(const std::string& text, const std::string& f
   return f;
 }
 
-MeasurementFile load_measurements(const std::string& path) { return parse_measurements(read_file(path), path); }
+MeasurementFile load_measurements(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("is a directory, not a measurement file (JSON, docs/measure.md)", {path, 0, 0});
+  return parse_measurements(read_file(path), path);
+}
 
 nlohmann::json to_json(const Measurement& m) {
   json e = {{"kind", m.kind}, {"gpus", m.gpus}, {"measured_GBps", m.measured_GBps}};

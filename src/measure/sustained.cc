@@ -8,6 +8,7 @@
 #include "linkwise/measure/copy_bench.h"
 #include "linkwise/measure/stats.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
 #include "measure/handles.h"
 
 namespace linkwise::measure {
@@ -37,6 +38,21 @@ struct Setup {
   std::vector<CopyJob> jobs;
 };
 
+}  // namespace
+
+const std::vector<std::string>& sustained_kinds() {
+  static const std::vector<std::string> k = {"h2d", "d2h", "bidir", "p2p", "d2d_local"};
+  return k;
+}
+
+void check_sustained_kind(const std::string& kind) {
+  const auto& k = sustained_kinds();
+  if (std::find(k.begin(), k.end(), kind) == k.end())
+    throw InputError(fmt::format("--sustained-kind: unknown kind '{}'; valid: {}", kind, join(k, ", ")));
+}
+
+namespace {
+
 Setup make_jobs(CudaApi& cuda, detail::Handles& h, const SustainedOptions& o) {
   const auto bytes = o.bytes;
   int g = o.gpu;
@@ -60,7 +76,7 @@ Setup make_jobs(CudaApi& cuda, detail::Handles& h, const SustainedOptions& o) {
     s.jobs.push_back({h.buffer(MemoryKind::kDevice, g, bytes), h.buffer(MemoryKind::kDevice, g, bytes), bytes,
                       o.engine, h.stream(g)});
   } else {
-    throw InputError(fmt::format("--sustained-kind: unknown kind '{}'; valid: h2d, d2h, bidir, p2p, d2d_local", o.kind));
+    check_sustained_kind(o.kind);
   }
   return s;
 }

@@ -169,7 +169,7 @@ struct Builder {
                        ls.where);
   }
 
-  void add_link(int a, int b, const hw::LinkTech& t, const LinkSpec& ls) {
+  void add_link(int a, int b, const hw::LinkTech& t, const LinkSpec& ls, int spec_link = -1) {
     const Node& na = nodes[a];
     const Node& nb = nodes[b];
     if (a == b) throw InputError(fmt::format("link from '{}' to itself", na.name), ls.where);
@@ -193,12 +193,14 @@ struct Builder {
     l.root_complex = ls.root_complex.value_or(-1);
     l.trained_gen = ls.trained_gen.value_or(0);
     l.trained_width = ls.trained_width.value_or(0);
+    l.spec_link = spec_link;
     l.where = ls.where;
     links.push_back(l);
   }
 
   void add_links(int boxes) {
-    for (const auto& ls : spec.links) {
+    for (std::size_t k = 0; k < spec.links.size(); ++k) {
+      const LinkSpec& ls = spec.links[k];
       const hw::LinkTech* t = cat.find_link_tech(ls.tech);
       if (!t) {
         std::string hint = did_you_mean(ls.tech, cat.link_tech_ids());
@@ -223,7 +225,8 @@ struct Builder {
                          ls.where);
       }
       for (int box = 0; box < boxes; ++box)
-        for (const auto& [x, y] : pairs) add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *t, ls);
+        for (const auto& [x, y] : pairs)
+          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *t, ls, static_cast<int>(k));
     }
   }
 

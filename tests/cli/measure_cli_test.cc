@@ -76,6 +76,84 @@ TEST(MeasureCli, BenchBadFlags) {
   EXPECT_EQ(r.err, "linkwise: error: --gpus: no GPU 3 (this machine has 1)\n");
 }
 
+// Flags are checked before a GPU is looked for: exit 2 with or without one (no --fake-gpus here).
+TEST(MeasureCli, BenchBadFlagsExit2BeforeLookingForAGpu) {
+  auto r = run_cli("bench --sustained 5s --sustained-kind foo");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --sustained-kind: unknown kind 'foo'; valid: h2d, d2h, bidir, p2p, d2d_local\n");
+  r = run_cli("bench --sustained-kind d2h");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --sustained-kind needs --sustained DURATION\n");
+  r = run_cli("bench --gpus 0,0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --gpus: GPU 0 is listed twice in '0,0'\n");
+  r = run_cli("bench --gpus 1x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --gpus: '1x' is not a GPU number\n");
+  r = run_cli("bench -b 8G -e 8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: -b/--minbytes 8G (8589934592 bytes) is above -e/--maxbytes 8 (8 bytes): the "
+                   "sweep needs -b <= -e\n");
+  r = run_cli("bench --sustained 5s --gpus 1 --sustained-gpu 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --sustained-gpu: GPU 0 is not among --gpus 1\n");
+  r = run_cli("bench --fake-gpus gpus=1 --skip host,local,nccl --sustained 2s --sustained-gpu 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: --sustained-gpu: GPU 3 is not among the measured GPUs (0)\n");
+}
+
+TEST(MeasureCli, CalibrateBadEntriesNameTheFileEntryAndKey) {
+  std::string dir = temp_dir();
+  auto write = [&](const std::string& name, const std::string& entries) {
+    std::ofstream(dir + "/" + name) << R"({"measurements": [)" + entries + "]}";
+    return dir + "/" + name;
+  };
+  auto r = run_cli("calibrate dgx-h100 " + write("p.json", R"({"kind": "p2p", "gpus": [0, 0], "measured_GBps": 5})"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/p.json: measurements[0]: 'gpus' lists GPU 0 twice: [0,0]\n");
+  r = run_cli("calibrate dgx-h100 " + write("op.json", R"({"kind": "h2d", "gpus": [0], "measured_GBps": 5},
+      {"kind": "collective", "op": "xx", "gpus": [0, 1], "measured_GBps": 100})"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/op.json: measurements[1]: 'op': unknown collective operation 'xx'; "
+                   "valid: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n");
+  r = run_cli("calibrate dgx-h100 " + write("w.json", R"({"kind": "link", "tech": "pcie5", "width": 3, "measured_GBps": 5})"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/w.json: measurements[0]: 'width' 3 is not allowed for pcie5 (allowed: "
+                   "x1, x2, x4, x8, x16)\n");
+  r = run_cli("calibrate dgx-h100 " + write("c.json", R"({"kind": "h2d", "gpus": [0], "chassis": "nope", "measured_GBps": 5})"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/c.json: measurements[0]: 'chassis': 'nope' is neither a preset nor a "
+                   "chassis file (linkwise presets lists the presets)\n");
+  r = run_cli("calibrate dgx-h100 " + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + ": is a directory, not a measurement file (JSON, docs/measure.md)\n");
+}
+
+TEST(MeasureCli, CalibrateFitSaysWhatItDidNotTrust) {
+  std::string dir = temp_dir();
+  std::ofstream(dir + "/m.json") << R"({"measurements": [{"kind": "h2d", "gpus": [0], "measured_GBps": 200},
+      {"kind": "d2h", "gpus": [0], "measured_GBps": 0.001}, {"kind": "h2d", "gpus": [1], "measured_GBps": 30}]})";
+  auto r = run_cli("calibrate dgx-h100 " + dir + "/m.json --fit -o " + dir + "/f.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("technology  catalog efficiency  fitted efficiency  figures  spread  links written\n"
+                       "pcie5                   0.9045             0.7380        2  71.0%   4 of 32\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("warning: measurements[0] (h2d GPU0, 200 GB/s): measured above the line rate of its path "
+                       "(63.02 GB/s, pcie5): efficiency clamped to 1\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("warning: measurements[1] (d2h GPU0, 0.001 GB/s): 1.59e-05 of the line rate"), std::string::npos);
+  EXPECT_NE(r.out.find("warning: pcie5: the 2 figures imply efficiencies from 0.476 to 1.000 (spread 71% of the "
+                       "median, more than 10%); the median 0.738 is written\n"),
+            std::string::npos)
+      << r.out;
+  auto j = run_cli("calibrate dgx-h100 " + dir + "/m.json --fit -o " + dir + "/f.yaml --json");
+  auto fj = nlohmann::json::parse(j.out)["fit"];
+  EXPECT_EQ(fj["warnings"].size(), 3u);
+  EXPECT_EQ(fj["techs"][0]["links"], 4);
+  EXPECT_EQ(fj["techs"][0]["tech_links"], 32);
+}
+
 TEST(MeasureCli, CalibrateReportsAnErrorForEveryReferenceFigure) {
   auto r = run_cli("calibrate dgx-h100 " + kReference + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

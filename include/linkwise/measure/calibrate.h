@@ -29,8 +29,11 @@
 // Fitting (`fit_efficiencies`): each copy-engine link figure (h2d, d2h, p2p, halves of bidir and
 // p2p_bidir, link) taken on the chassis itself implies efficiency = measured / line-rate prediction;
 // the figure is attributed to the technology of its bottleneck (the slowest link at line rate on the
-// widest path). Per technology the median implied efficiency, clamped to (0, 1], is written on every
-// link of that technology in the chassis spec. Copy-kernel and collective figures are not fitted.
+// widest path). Per technology the median implied efficiency is written on the links of that
+// technology the fitted figures crossed (`path_links`; a `link` figure: every link of its technology
+// and width); other links keep theirs. Warnings: a figure above the line rate (its efficiency clamped
+// to 1), a figure below kImplausibleEfficiency of it (left out), figures of one technology that
+// disagree by more than the threshold (the spread). Copy-kernel and collective figures are not fitted.
 #pragma once
 
 #include <functional>
@@ -73,9 +76,12 @@ struct CalibrationEntry {
   bool flagged = false;
   bool bound = false;                  ///< the prediction is an upper bound, not a model (copy kernels)
   std::string method;                  ///< how the prediction was made, or why there is none
-  // For fitting: the line-rate prediction and the bottleneck technology (link kinds only).
+  // For fitting: the line-rate prediction and the bottleneck technology (link kinds only), and the
+  // chassis links of that technology the transfer crossed (host kinds: the GPU's PCIe uplinks to its
+  // CPU; peer over NVLink: both GPUs' NVLinks to each other or to NVSwitches).
   double line_GBps = 0;
   std::string bottleneck_tech;
+  std::vector<int> path_links;
 };
 
 struct Calibration {
@@ -90,15 +96,25 @@ struct Calibration {
 /// Predicts every entry on `chassis` (or on the entry's own chassis, loaded by name).
 Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file, const CalibrateOptions& o = {});
 
+/// A figure implying less than this fraction of line rate is left out of the fit as implausible.
+/// derived: the lowest public host-link figures in docs/measure.md (nvbandwidth issues 11 and 53: A100
+/// Gen4 x16 with the other direction loaded, 11-13 of 31.5 GB/s line rate, 0.35-0.41) are above it; a
+/// smaller figure means a link trained far down or a wrong unit, not an efficiency.
+constexpr double kImplausibleEfficiency = 0.2;
+
 struct FittedTech {
   std::string tech;
   double catalog_efficiency = 0;
   double fitted_efficiency = 0;
-  int figures = 0;
-  std::vector<double> implied;  ///< every figure's implied efficiency
+  int figures = 0;              ///< figures the median is taken over
+  std::vector<double> implied;  ///< those figures' implied efficiencies
+  double spread_pct = 0;        ///< (max − min) / median × 100 of `implied`
+  int links = 0;                ///< links the fitted efficiency is written on
+  int tech_links = 0;           ///< links of the technology in the chassis
 };
 struct Fit {
   std::vector<FittedTech> techs;
+  std::vector<std::string> warnings;  ///< each names the entry (measurements[i]) or the technology
   topo::ChassisSpec spec;  ///< the chassis spec with `efficiency` set on the fitted technologies' links
 };
 /// Fits efficiencies from the entries predicted on the chassis itself (entry.chassis == cal.chassis).

@@ -73,6 +73,11 @@ struct SustainedResult {
 };
 
 /// Parses "90", "90s", "5m", "1h", "1.5m" into seconds. Throws InputError naming `what` otherwise.
+/// The transfers a sustained run can hold: h2d, d2h, bidir, p2p, d2d_local.
+const std::vector<std::string>& sustained_kinds();
+/// Throws InputError ("--sustained-kind: unknown kind ...") when `kind` is not one of them.
+void check_sustained_kind(const std::string& kind);
+
 double parse_duration_s(const std::string& text, const std::string& what = "--sustained");
 
 SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o);

@@ -50,6 +50,7 @@ struct Link {
   int root_complex = -1;     ///< host bridge number on the CPU side, or -1 (each link its own)
   int trained_gen = 0;       ///< generation the link trained at (probe), 0 = as designed
   int trained_width = 0;     ///< width the link trained at (probe), 0 = as designed
+  int spec_link = -1;        ///< index in spec().links of the line that made it; -1 for network links
   SourceLocation where;
 
   hw::LinkFamily family() const { return tech->family; }
