@@ -6,6 +6,8 @@
 #include "linkwise/report/table.h"
 #include "linkwise/report/topo_report.h"
 #include "linkwise/topo/analysis.h"
+#include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
 
 namespace linkwise::cli {
 
@@ -49,6 +51,7 @@ Handler setup_catalog(CLI::App& sub) {
     } else {
       t.header({"field", "value", "source"});
       auto add = [&](const std::string& field, const hw::Figure& f) {
+        if (f.source.empty()) return;  // a figure this entry does not carry
         t.row({field, fmt::format("{:g}", f.value), f.source});
         j[field] = {{"value", f.value}, {"source", f.source}};
       };
@@ -58,7 +61,15 @@ Handler setup_catalog(CLI::App& sub) {
         add("unit_bytes_per_s", x->unit_bytes_per_s);
         add("efficiency", x->efficiency);
         add("latency_s", x->latency_s);
+        add("duplex_efficiency", x->duplex_efficiency);
       } else {
+        if (!cat.find_part(o->id)) {
+          std::vector<std::string> ids = cat.part_ids();
+          for (const auto& id : cat.link_tech_ids()) ids.push_back(id);
+          std::string hint = did_you_mean(o->id, ids);
+          throw InputError(fmt::format("'{}' is neither a catalog part nor a link technology{}", o->id,
+                                       hint.empty() ? " (linkwise catalog lists them)" : "; " + hint));
+        }
         const auto& p = cat.part(o->id);
         for (const auto& [field, f] : p.figures) add(field, f);
         for (const auto& [k, v] : p.attributes) {
@@ -81,8 +92,8 @@ Handler setup_topo(CLI::App& sub) {
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")->required();
-  sub.add_flag("--json", o->json, "Print the analysis as JSON");
-  sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph");
+  auto* json = sub.add_flag("--json", o->json, "Print the analysis as JSON");
+  sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph")->excludes(json);
   add_nodes_flag(sub, o->nodes);
   sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
   return [o] {

@@ -3,11 +3,13 @@
 // exit codes here and nowhere else: 0 ok, 1 runtime failure, 2 bad input.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "commands.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
 
 int main(int argc, char** argv) {
   using namespace linkwise;
@@ -18,6 +20,16 @@ int main(int argc, char** argv) {
   for (const auto& cmd : cli::commands()) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
     handlers.emplace_back(sub, cmd.setup(*sub));
+  }
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto& cmd : cli::commands()) names.emplace_back(cmd.name);
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string hint = did_you_mean(argv[1], names);
+      fmt::print(stderr, "linkwise: unknown command '{}'{}\n", argv[1],
+                 hint.empty() ? "; commands: " + join(names, ", ") : "; " + hint);
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);

@@ -59,7 +59,9 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
              fmt::format("{:.1f}", gb(p.maxflow_bytes_per_s)), std::to_string(p.hops)});
     }
     out += t.render();
-    if (a.pairs.size() > 64) out += fmt::format("... {} more pairs (--json lists all)\n", a.pairs.size() - 64);
+    if (a.pairs.size() > 64)
+      out += fmt::format("... {} more pairs (--json lists {})\n", a.pairs.size() - 64,
+                         a.pairs_complete ? "all" : "box 0's and those from box 0 to box 1; other boxes repeat them");
     out += "\n";
   }
   out += "GPU to host memory, NICs and NVMe (GB/s per direction)\n";
@@ -81,9 +83,13 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     }
     out += t.render();
   }
-  out += fmt::format("\nBisection bandwidth: {:.1f} GB/s per direction ({}; NVLink only {:.1f} GB/s)\n",
-                     gb(a.bisection_bytes_per_s), a.bisection_exact ? "exact" : "least of structured and random splits",
-                     gb(a.bisection_nvlink_bytes_per_s));
+  if (a.gpus.size() >= 2)
+    out += fmt::format("\nBisection bandwidth: {:.1f} GB/s per direction ({}; NVLink only {:.1f} GB/s)\n",
+                       gb(a.bisection_bytes_per_s),
+                       a.bisection_exact ? "exact" : "least of structured and random splits",
+                       gb(a.bisection_nvlink_bytes_per_s));
+  else
+    out += "\nBisection bandwidth: none (fewer than two GPUs)\n";
   out += "\nPCIe lanes\n";
   {
     Table t;
@@ -133,7 +139,12 @@ nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {
                           {"path_GBps", gb(p.path_bytes_per_s)},
                           {"maxflow_GBps", gb(p.maxflow_bytes_per_s)},
                           {"hops", p.hops}});
-  j["bisection_GBps"] = gb(a.bisection_bytes_per_s);
+  j["pairs_complete"] = a.pairs_complete;
+  j["matrix_complete"] = a.matrix_complete;
+  if (a.gpus.size() >= 2)
+    j["bisection_GBps"] = gb(a.bisection_bytes_per_s);
+  else
+    j["bisection_GBps"] = nullptr;
   j["bisection_nvlink_GBps"] = gb(a.bisection_nvlink_bytes_per_s);
   j["bisection_exact"] = a.bisection_exact;
   j["lanes"] = json::array();

@@ -86,9 +86,12 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
     if (best_cls != "PIX" && best_cls != "PXB")
       out.warnings.push_back(
           {"gpu-nic-not-under-switch",
-           fmt::format("{} has no NIC under its PCIe switch; its nearest, {}, is {}: GPUDirect RDMA traffic goes "
-                       "through the CPU{}",
-                       c.display_name(g), best_nic, best_cls, best_cls == "SYS" ? " and across the socket link" : "")});
+           fmt::format("{} has no NIC {}; its nearest, {}, is {}: GPUDirect RDMA traffic goes through the CPU{}",
+                       c.display_name(g),
+                       c.node(f.pcie_parent(g) >= 0 ? f.pcie_parent(g) : g).kind == NodeKind::kPcieSwitch
+                           ? "under its PCIe switch"
+                           : "under a PCIe switch with it (it sits on a CPU root port)",
+                       best_nic, best_cls, best_cls == "SYS" ? " and across the socket link" : "")});
   }
   // GPU pairs without NVLink whose traffic crosses a socket link.
   int sys_pairs = 0;

@@ -138,3 +138,42 @@ TEST(AnalysisTest, LargeMachinesUseTheHeuristicBisection) {
 
 }  // namespace
 }  // namespace linkwise::topo
+
+namespace linkwise::topo {
+namespace {
+
+// Boxes are identical copies: the pairs of three boxes are those of two boxes, copied.
+TEST(AnalysisTest, ManyBoxesReuseTheTwoBoxFigures) {
+  auto two = analyse(load_chassis("dgx-h100", 2));
+  auto three = analyse(load_chassis("dgx-h100", 3));
+  ASSERT_EQ(three.pairs.size(), 24u * 23 / 2);
+  auto find = [](const TopoAnalysis& a, const std::string& x, const std::string& y) {
+    for (const auto& p : a.pairs)
+      if (p.name_a == x && p.name_b == y) return p;
+    return PairInfo{};
+  };
+  // GPU3 of box 1 to GPU5 of box 2 is GPU3 of box 0 to GPU5 of box 1.
+  PairInfo far = find(three, "GPU11", "GPU21"), model = find(two, "GPU3", "GPU13");
+  EXPECT_EQ(far.cls, "NET");
+  EXPECT_DOUBLE_EQ(far.maxflow_bytes_per_s, model.maxflow_bytes_per_s);
+  EXPECT_EQ(far.hops, model.hops);
+  EXPECT_TRUE(three.pairs_complete);
+  ASSERT_EQ(three.gpus.size(), 24u);
+  EXPECT_EQ(three.gpus[17].nics[1].name, "NIC17");
+  EXPECT_DOUBLE_EQ(three.gpus[17].host_bytes_per_s, two.gpus[1].host_bytes_per_s);
+}
+
+TEST(AnalysisTest, LargeMachinesListTheFirstTwoBoxes) {
+  TopoOptions o;
+  o.max_listed_gpus = 16;
+  o.max_matrix_devices = 48;
+  auto a = analyse(load_chassis("dgx-h100", 4), o);
+  EXPECT_FALSE(a.pairs_complete);
+  EXPECT_EQ(a.pairs.size(), 28u + 64u);  // box 0's 28 pairs and the 64 from box 0 to box 1
+  EXPECT_FALSE(a.matrix_complete);
+  EXPECT_EQ(a.devices.size(), 48u);  // 8 GPUs, 8 NICs, 8 NVMe in each of two boxes
+  EXPECT_EQ(a.gpus.size(), 32u);
+}
+
+}  // namespace
+}  // namespace linkwise::topo

@@ -119,3 +119,55 @@ TEST(ChassisTest, NeitherPresetNorFile) {
 
 }  // namespace
 }  // namespace linkwise::topo
+
+namespace linkwise::topo {
+namespace {
+
+TEST(ChassisStructureTest, PcieLoopsAreRejected) {
+  EXPECT_EQ(build_error(R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480c}
+  - {id: "sw{0..2}", kind: pcie_switch, part: pex89144}
+  - {id: gpu0, kind: gpu, part: h100-pcie}
+links:
+  - {a: sw0, b: cpu0, tech: pcie5}
+  - {a: "sw{0..1}", b: "sw{1..2}", tech: pcie5}
+  - {a: sw2, b: sw0, tech: pcie5}
+  - {a: gpu0, b: sw1, tech: pcie5}
+)"),
+            "box.yaml:8:5: PCIe links form a loop through 'sw2' and 'sw0': PCIe below a CPU is a tree");
+}
+
+TEST(ChassisStructureTest, BoxesNeedJoinedCpus) {
+  EXPECT_EQ(build_error("nodes:\n  - {id: g, kind: gpu, part: h100-sxm}\n  - {id: n, kind: nvswitch, part: nvswitch-gen3}\n"
+                        "links:\n  - {a: g, b: n, tech: nvlink4, links: 18}\n"),
+            "box.yaml: chassis 'box' has no CPU: GPUs, NICs and NVMe drives need a PCIe path to one");
+  EXPECT_EQ(build_error(R"(nodes:
+  - {id: "cpu{0..1}", kind: cpu, part: xeon-8480c}
+  - {id: "gpu{0..1}", kind: gpu, part: h100-pcie}
+links:
+  - {a: "gpu{0..1}", b: "cpu{0..1}", tech: pcie5}
+)"),
+            "box.yaml:2:5: CPUs 'cpu0' and 'cpu1' are not joined by socket links (e.g. tech: upi-16)");
+}
+
+TEST(ChassisStructureTest, GpusNeedAHostLink) {
+  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5}\n"
+                                             "  - {a: gpu0, b: gpu1, tech: nvlink4, links: 4}\n"),
+            "box.yaml:3:5: GPU 'gpu1' has no PCIe path to a CPU: every gpu needs a host link");
+}
+
+TEST(ChassisStructureTest, OverridesMustBePlausible) {
+  auto with = [](const std::string& overrides) {
+    return build_error("nodes:\n  - {id: cpu0, kind: cpu, part: xeon-8480c}\n"
+                       "  - {id: g, kind: gpu, part: h100-sxm, overrides: {" + overrides + "}}\n"
+                       "links:\n  - {a: g, b: cpu0, tech: pcie5}\n");
+  };
+  EXPECT_EQ(with("bf16_dense_tflops: -5"), "box.yaml:3:71: override 'bf16_dense_tflops' must be positive, not -5");
+  EXPECT_EQ(with("memory_bytes_per_s: 0"), "box.yaml:3:72: override 'memory_bytes_per_s' must be positive, not 0");
+  EXPECT_EQ(with("power_w: -1"), "box.yaml:3:61: override 'power_w' must be zero or more, not -1");
+  EXPECT_EQ(with("bf16_dense_tflops: 1e308"), "box.yaml:3:71: override 'bf16_dense_tflops' must be at most 1e15, not 1e308");
+  EXPECT_EQ(with("power_w: 350"), "(no error)");
+}
+
+}  // namespace
+}  // namespace linkwise::topo

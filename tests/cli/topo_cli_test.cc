@@ -103,3 +103,30 @@ TEST(TopoCliTest, CatalogShowsSources) {
 
 }  // namespace
 }  // namespace linkwise::testing
+
+namespace linkwise::testing {
+namespace {
+
+TEST(TopoCliTest, UnknownCommandsAndIdsSuggest) {
+  auto r = run_cli("topl dgx-h100");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: unknown command 'topl'; did you mean 'topo'?\n");
+  r = run_cli("catalog nvlnk4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: 'nvlnk4' is neither a catalog part nor a link technology; did you mean 'nvlink4'?\n");
+  r = run_cli("topo dgx-h100 --dot --json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--json excludes --dot"), std::string::npos) << r.err;
+  r = run_cli("topo dgx-h100 --nodes 1025");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(TopoCliTest, CatalogShowsOnlyFiguresTheEntryCarries) {
+  auto r = run_cli("catalog nvlink4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("transfer_rate_GTps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unit_bytes_per_s"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace linkwise::testing
