@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 # Debian 12 packages the build needs. CUDA, NCCL and OpenMPI are optional and detected.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev libpci-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
 
 .PHONY: all deps configure build run test bench clean
 

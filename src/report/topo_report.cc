@@ -86,7 +86,7 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
   if (a.gpus.size() >= 2)
     out += fmt::format("\nBisection bandwidth: {:.1f} GB/s per direction ({}; NVLink only {:.1f} GB/s)\n",
                        gb(a.bisection_bytes_per_s),
-                       a.bisection_exact ? "exact" : "least of structured and random splits",
+                       a.bisection_exact ? "exact" : "not exact: the least of the splits tried",
                        gb(a.bisection_nvlink_bytes_per_s));
   else
     out += "\nBisection bandwidth: none (fewer than two GPUs)\n";
