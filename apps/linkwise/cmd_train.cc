@@ -80,7 +80,7 @@ nlohmann::json to_json(const work::StepResult& r) {
                       {"optimizer_GiB", gib(m.optimizer)}, {"activations_GiB", gib(m.activations)},
                       {"lora_GiB", gib(m.lora)}, {"buffers_GiB", gib(m.buffers)}, {"host_GiB", gib(m.host_bytes)}}},
           {"breakdown", {{"compute_s", b.compute_s}, {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s},
-                         {"io_s", b.io_s}, {"optimizer_s", b.optimizer_s},
+                         {"contention_s", b.contention_s}, {"io_s", b.io_s}, {"optimizer_s", b.optimizer_s},
                          {"exposed_comm_by_kind_s", {{"tp", b.tp_s}, {"ep", b.ep_s}, {"pp", b.pp_s}, {"dp", b.dp_s},
                                                      {"zero", b.zero_s}}}}},
           {"links", links},
@@ -102,6 +102,8 @@ std::string step_text(const work::StepResult& r, int max_links) {
                                                                     {"pipeline send/recv", b.pp_s}, {"data-parallel gradients", b.dp_s},
                                                                     {"ZeRO gathers", b.zero_s}})
     if (v > 0) t.row({std::string("    ") + name, fmt::format("{:.4g}", v), pct(v / T)});
+  if (b.contention_s > 0)
+    t.row({"  compute slowed by NCCL kernels", fmt::format("{:.4g}", b.contention_s), pct(b.contention_s / T)});
   t.row({"  pipeline bubble", fmt::format("{:.4g}", b.bubble_s), pct(b.bubble_s / T)});
   t.row({"  host I/O (offload)", fmt::format("{:.4g}", b.io_s), pct(b.io_s / T)});
   o << t.render() << "\n";

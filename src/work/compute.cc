@@ -39,6 +39,19 @@ constexpr double kLaunchS = 3e-6;
 // cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
 constexpr double kTileM = 256, kTileN = 128, kVoltaTileM = 128;
 
+// What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring collectives on
+// 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s bus bandwidth (docs/
+// VALIDATION.md, nccl-tests issue #149): ~10 GB/s each; NCCL "would use 16 SMs" on a DGX with 8 NICs at
+// ~190 GB/s (NVIDIA/nccl issue #689, S. Jeaugey): ~12 GB/s each; "2 SMs" for one 12-24 GB/s NIC.
+constexpr double kChannelBytesPerS = 10e9;
+// NCCL's channel bounds: MAXCHANNELS 32 (src/include/device.h), at least 2 (NVIDIA/nccl issue #689: "2 is
+// the minimum").
+constexpr int kMaxChannels = 32, kMinChannels = 2;
+// HBM bytes per byte a collective moves on the bus. derived: each byte a GPU sends is read from its memory
+// once and each byte it receives is written once (P2P/IPC read or write, GPUDirect RDMA); the Simple
+// protocol's staging through the peer's FIFO would add more and is not counted.
+constexpr double kHbmPerBusByte = 2;
+
 double hd(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
 
 }  // namespace
@@ -87,6 +100,19 @@ double memory_time(const GpuSpec& gpu, double bytes) {
   return bytes <= 0 ? 0 : bytes / gpu.memory_bytes_per_s + kLaunchS;
 }
 
+int nccl_channels(double busbw_Bps) {
+  if (busbw_Bps <= 0) return 0;
+  return std::clamp(static_cast<int>(std::ceil(busbw_Bps / kChannelBytesPerS)), kMinChannels, kMaxChannels);
+}
+
+double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fraction) {
+  if (busbw_Bps <= 0) return 0;
+  double mu = std::clamp(mem_fraction, 0.0, 1.0);
+  double sm_share = std::min(1.0, static_cast<double>(nccl_channels(busbw_Bps)) / std::max(1, gpu.sms));
+  double hbm_share = std::min(1.0, kHbmPerBusByte * busbw_Bps / gpu.memory_bytes_per_s);
+  return (1 - mu) * sm_share + mu * hbm_share;
+}
+
 namespace {
 
 struct Dims {
@@ -95,7 +121,7 @@ struct Dims {
 
 // Attention block forward: QKV projection, attention core, output projection, norm, residual (seconds).
 double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, bool core_only,
-                         double* flops) {
+                         double* flops, double* mem) {
   double core_flops = 4 * x.S * x.s * x.a / x.t * x.d;
   double core;
   if (job.flash_attention) {
@@ -103,8 +129,9 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   } else {
     double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices
     double scores = heads * x.s * x.s;
-    core = gemm_time(gpu, x.s, x.s, x.d, heads) + gemm_time(gpu, x.s, x.d, x.s, heads) +
-           memory_time(gpu, 4 * scores) + (m.dropout ? memory_time(gpu, 5 * scores) : 0);
+    double softmax = memory_time(gpu, 4 * scores) + (m.dropout ? memory_time(gpu, 5 * scores) : 0);
+    core = gemm_time(gpu, x.s, x.s, x.d, heads) + gemm_time(gpu, x.s, x.d, x.s, heads) + softmax;
+    *mem += softmax;
   }
   *flops += core_flops;
   if (core_only) return core;
@@ -112,10 +139,11 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
   double elementwise = memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  *mem += elementwise;
   return core + proj + elementwise;
 }
 
-double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* flops) {
+double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* flops, double* mem) {
   double up_n = (m.gated_ffn ? 2 : 1) * x.f / x.t;
   double tokens = x.S * m.top_k;
   double per_expert = tokens / x.count;  // tokens each local expert sees (x.count local experts)
@@ -126,7 +154,9 @@ double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* fl
     *flops += 2 * x.S * x.h * m.experts;
   }
   double act_bytes = (m.gated_ffn ? 6 : 4) * tokens * x.f / x.t;
-  return t + memory_time(gpu, act_bytes) + memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+  double elementwise = memory_time(gpu, act_bytes) + memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+  *mem += elementwise;
+  return t + elementwise;
 }
 
 }  // namespace
@@ -138,10 +168,10 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
          static_cast<double>(p.tp), (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
   LayerCompute c;
-  double attn_flops = 0, mlp_flops = 0, core_flops = 0;
-  c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops);
-  c.mlp_f = mlp_forward(m, gpu, x, &mlp_flops);
-  double core_f = attention_forward(m, job, gpu, x, true, &core_flops);
+  double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
+  c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);
+  c.mlp_f = mlp_forward(m, gpu, x, &mlp_flops, &c.mem_f);
+  double core_f = attention_forward(m, job, gpu, x, true, &core_flops, &core_mem);
   c.flops_f = attn_flops + mlp_flops;
   // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen weights
   // (input gradients only); the attention core twice, 2.5x when fused; element-wise twice.
@@ -152,6 +182,7 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   c.mlp_b = wfactor * c.mlp_f;
   c.flops_b = wfactor * (attn_flops - core_flops + mlp_flops) +
               (job.flash_attention ? kFlashBackwardFlops : 2.0) * core_flops;
+  c.mem_b = 2 * c.mem_f;  // element-wise backward moves twice the forward bytes (header note)
   if (lora) {  // adapters: rank-r matmuls on the targeted matrices, forward + 2x backward
     double per_token = 2 * lora_params(m, job.lora) / m.layers / p.tp;
     double t = 3 * x.S * per_token / (gpu.peak_flops * gpu.gemm_efficiency) +
@@ -165,9 +196,11 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.attn_b += c.attn_f;
     c.mlp_b += c.mlp_f;
     c.flops_b += c.flops_f;
+    c.mem_b += c.mem_f;
   } else if (job.recompute == Recompute::kSelective && !job.flash_attention) {
     c.attn_b += core_f;
     c.flops_b += core_flops;
+    c.mem_b += core_mem;
   }
   return c;
 }

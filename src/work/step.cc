@@ -21,14 +21,33 @@ const comm::Communicator& StepModel::Impl::comm(const std::vector<int>& nodes) {
   return *it->second;
 }
 
-double StepModel::Impl::time(const std::vector<int>& nodes, Op op, double bytes) {
-  if (nodes.size() < 2 || bytes <= 0) return 0;
+std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, Op op, double bytes) {
+  if (nodes.size() < 2 || bytes <= 0) return {0, 0};
   auto key = std::make_tuple(nodes, static_cast<int>(op), bytes);
   auto it = times.find(key);
   if (it != times.end()) return it->second;
-  double t = comm(nodes).predict(op, bytes).time_s;
-  times.emplace(key, t);
-  return t;
+  auto pr = comm(nodes).predict(op, bytes);
+  return times.emplace(key, std::make_pair(pr.time_s, pr.busbw_Bps)).first->second;
+}
+
+void contention_periods(StepModel::Impl& impl, const Job& job, const Plan& p, const Placement& pl,
+                        const GpuSpec& gpu, const Shape& sh, Periods& r) {
+  if (p.dp < 2) return;
+  auto dpg = pl.dp_group(0, 0);
+  double mu_f = r.lc.forward() > 0 ? r.lc.mem_f / r.lc.forward() : 0;
+  double mu_b = r.lc.backward() > 0 ? r.lc.mem_b / r.lc.backward() : 0;
+  if (p.zero >= 3) {  // weights gathered beside the forward and the backward, gradients scattered beside the backward
+    auto [ag, ag_bw] = impl.timed(dpg, Op::kAllGather, 2 * sh.layer_weights);
+    r.slow_f = comm_kernel_slowdown(gpu, ag_bw, mu_f) * ag;
+    r.slow_b = comm_kernel_slowdown(gpu, ag_bw, mu_b) * ag;
+    if (job.mode != Mode::kLora) {
+      auto [rs, rs_bw] = impl.timed(dpg, Op::kReduceScatter, 2 * sh.layer_trainable);
+      r.slow_b += comm_kernel_slowdown(gpu, rs_bw, mu_b) * rs;
+    }
+  } else {  // gradient buckets beside the last micro-batch's backward
+    auto [c, bw] = impl.timed(dpg, p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter, 2 * sh.layer_trainable);
+    r.dp_sigma = c > 0 ? comm_kernel_slowdown(gpu, bw, mu_b) : 0;
+  }
 }
 
 Shape shape_of(const Model& m, const Job& job, const Plan& p) {
@@ -84,6 +103,7 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     if (p.zero >= 1) r.param_gather = impl.time(dpg, Op::kAllGather, 2 * sh.layer_trainable * sh.layers_per_stage);
   }
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, nullptr);
+  contention_periods(impl, job, p, pl, gpu, sh, r);
   return r;
 }
 
@@ -149,8 +169,11 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   out.simulated = simulated;
   double L = sh.layers_per_stage, mm = sh.m;
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
-  double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f);
-  double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b);
+  // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves exposed
+  // already counts: a layer takes compute + max(exposed collective, σ·a).
+  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - r.zero_b);
+  double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
+  double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;
   b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.dp : 1), sm.gpu());
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
@@ -161,12 +184,17 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   b.bubble_s = pipe.bubble_s;
   b.pp_s = pipe.p2p_s;
   b.dp_s = dp_tail_s(r.buckets, r.bucket, t_b / std::max(1.0, L));
+  b.contention_s = mm * L * (cont_f + cont_b);
+  if (r.buckets > 1 && r.dp_sigma > 0) {  // buckets 2..n run beside the backward of the layers before them
+    double hidden = (r.buckets - 1) * std::min(r.bucket, t_b / std::max(1.0, L));
+    b.contention_s += std::max(0.0, r.dp_sigma * hidden - (b.dp_s - r.bucket));
+  }
   if (job.offload_optimizer) {
     double exposed_d2h = std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
     b.io_s = exposed_d2h + r.cpu_optimizer + r.h2d;
   }
   b.exposed_comm_s = b.tp_s + b.ep_s + b.pp_s + b.dp_s + b.zero_s;
-  out.step_time_s = b.compute_s + b.exposed_comm_s + b.bubble_s + b.io_s;
+  out.step_time_s = b.compute_s + b.exposed_comm_s + b.contention_s + b.bubble_s + b.io_s;
   out.tokens_per_step = static_cast<double>(job.global_batch) * job.seq;
   out.tokens_per_s = out.tokens_per_step / out.step_time_s;
   double peak = sm.gpu().peak_flops * out.gpus;

@@ -29,6 +29,9 @@ struct Periods {
   double head_f = 0, head_b = 0;
   double tp_f = 0, tp_b = 0, ep_f = 0, ep_b = 0;  ///< per layer, on the critical path
   double zero_f = 0, zero_b = 0;                  ///< per layer, ZeRO-3 traffic compute does not hide
+  /// per layer: compute lost to the NCCL kernels of the ZeRO-3 collectives beside it (Σ σ·a)
+  double slow_f = 0, slow_b = 0;
+  double dp_sigma = 0;                            ///< σ of the gradient-bucket collective
   double p2p = 0;                                 ///< one stage-boundary transfer
   double bucket = 0;                              ///< one layer's gradient collective over dp
   int buckets = 0;
@@ -54,15 +57,22 @@ struct StepModel::Impl {
   sim::ChassisResources res;
   topo::PathFinder finder;
   std::map<std::vector<int>, std::unique_ptr<comm::Communicator>> comms;
-  std::map<std::tuple<std::vector<int>, int, double>, double> times;
+  std::map<std::tuple<std::vector<int>, int, double>, std::pair<double, double>> times;
 
   /// The communicator of a group (cached); the group has at least 2 GPUs.
   const comm::Communicator& comm(const std::vector<int>& nodes);
   /// Predicted time of one collective of one group alone (cached); 0 for a group of one.
-  double time(const std::vector<int>& nodes, comm::Op op, double bytes);
+  double time(const std::vector<int>& nodes, comm::Op op, double bytes) { return timed(nodes, op, bytes).first; }
+  /// (time, bus bandwidth) of one collective of one group alone (cached); (0, 0) for a group of one.
+  std::pair<double, double> timed(const std::vector<int>& nodes, comm::Op op, double bytes);
 };
 
 Shape shape_of(const Model& model, const Job& job, const Plan& plan);
+
+/// The ZeRO-3 and gradient-bucket collectives' NCCL kernels beside compute: sets slow_f, slow_b and
+/// dp_sigma (compute.h comm_kernel_slowdown), timing each collective of the first group alone.
+void contention_periods(StepModel::Impl& impl, const Job& job, const Plan& plan, const Placement& pl,
+                        const GpuSpec& gpu, const Shape& sh, Periods& r);
 
 /// Periods with every collective timed for one group alone.
 Periods estimate_periods(StepModel::Impl& impl, const Model& model, const Job& job, const Plan& plan,

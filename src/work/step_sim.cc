@@ -192,6 +192,7 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     }
   }
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, &r.use);
+  contention_periods(impl, job, p, pl, gpu, sh, r);
   return r;
 }
 

@@ -36,6 +36,32 @@ TEST(WorkStep, BubbleFractionOfAPlan) {
   EXPECT_NEAR(b.bubble_s / (b.bubble_s + work), 3.0 / (8 + 3), 1e-6);
 }
 
+TEST(WorkStep, NcclKernelsSlowTheComputeBesideThem) {
+  // A100: 108 SMs, 2,039 GB/s. A ring at 235 GB/s bus bandwidth runs on ceil(235 / 10) = 24 channels
+  // (HGX A100's 24, nccl-tests issue #100): compute-bound work loses 24/108 = 0.222; memory-bound work loses
+  // 2·235/2039 = 0.2305 of the HBM. Channels are clamped to [2, 32].
+  auto c = topo::load_chassis("dgx-a100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  EXPECT_EQ(nccl_channels(235e9), 24);
+  EXPECT_EQ(nccl_channels(12e9), 2);
+  EXPECT_EQ(nccl_channels(1e12), 32);
+  EXPECT_NEAR(comm_kernel_slowdown(g, 235e9, 0), 24.0 / 108, 1e-9);
+  EXPECT_NEAR(comm_kernel_slowdown(g, 235e9, 1), 2 * 235e9 / g.memory_bytes_per_s, 1e-9);
+  // Llama 2 7B, dp = 8, ZeRO-3 on one dgx-a100 box, seq 4096, global batch 1024 (128 micro-batches of 1):
+  // a layer's weights are 4·4096² + 3·4096·11008 + 2·4096 = 202.4M (404.8 MB bf16); a ring all-gather or
+  // reduce-scatter moves 7/8 of it, 354.2 MB, at 235 GB/s: a = 1.507 ms, and takes σ·a = 0.222 · 1.507 =
+  // 0.335 ms from the compute beside it (memory-bound kernels lose about the same share). Three per layer
+  // and micro-batch (forward gather, backward gather and scatter), 32 layers, 128 micro-batches: 4.12 s.
+  Job j;
+  j.seq = 4096, j.global_batch = 1024;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  for (auto r : {sm.estimate(parse_plan("dp=8,zero=3")), sm.simulate(parse_plan("dp=8,zero=3"))}) {
+    const auto& b = r.breakdown;
+    EXPECT_NEAR(b.contention_s, 4.12, 0.15);
+    EXPECT_NEAR(r.step_time_s, b.compute_s + b.exposed_comm_s + b.contention_s + b.bubble_s + b.io_s, 1e-9);
+  }
+}
+
 TEST(WorkStep, DataParallelTailWhenAllReduceOutlastsBackward) {
   // 4 buckets of c = 1 s, one ready every t_l = 0.5 s of backward (at 0.5, 1, 1.5, 2). They reduce one
   // after another from 0.5 s: ends 1.5, 2.5, 3.5, 4.5. Backward ends at 2 s: 2.5 s exposed

@@ -61,6 +61,7 @@ double memory_time(const GpuSpec& gpu, double bytes);
 struct LayerCompute {
   double attn_f = 0, mlp_f = 0, attn_b = 0, mlp_b = 0;
   double flops_f = 0, flops_b = 0;
+  double mem_f = 0, mem_b = 0;  ///< memory-bound (element-wise, softmax) part of forward / backward, seconds
   double forward() const { return attn_f + mlp_f; }
   double backward() const { return attn_b + mlp_b; }
 };
@@ -68,6 +69,18 @@ LayerCompute layer_compute(const Model& model, const Job& job, const Plan& plan,
 
 /// Output projection and loss (last stage) plus embedding (first stage), forward + backward, seconds.
 double head_compute(const Model& model, const Job& job, const Plan& plan, const GpuSpec& gpu);
+
+/// Fraction by which a GPU's compute slows while an NCCL collective with bus bandwidth `busbw_Bps` runs
+/// beside it (docs/training.md, "Communication kernels beside compute"):
+///
+///   σ = (1 - μ)·C/N + μ·min(1, k·busbw/W),   C = min(32, max(2, ceil(busbw / r_ch)))
+///
+/// C the NCCL channels (one CTA each, on an SM of its own), N the SMs, r_ch = 10 GB/s what one channel
+/// moves, μ the memory-bound share of the overlapped compute, k = 2 bytes of HBM traffic per bus byte, W
+/// the memory bandwidth. Compute overlapped for `a` seconds loses σ·a seconds.
+double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fraction);
+/// NCCL channels (SMs) a collective of bus bandwidth `busbw_Bps` runs on (see comm_kernel_slowdown).
+int nccl_channels(double busbw_Bps);
 
 /// The optimizer step on the GPU (AdamW, memory-bound: 28 bytes moved per trainable parameter it holds).
 double optimizer_time(double trainable_params_local, const GpuSpec& gpu);
