@@ -59,4 +59,30 @@ void BM_AllReduce1024Gpus(benchmark::State& state) {
 }
 BENCHMARK(BM_AllReduce1024Gpus)->Unit(benchmark::kMillisecond);
 
+// What `linkwise collective dgx-h100 --nodes B -b 1G -e 1G` computes, chassis built outside the loop:
+// communicator (ring search), the cut bound, and one size with auto (every algorithm that could win).
+void BM_CliPath(benchmark::State& state) {
+  auto chassis = linkwise::topo::load_chassis("dgx-h100", static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    Communicator comm(chassis);
+    auto b = comm.bound(Op::kAllReduce);
+    auto p = comm.predict(Op::kAllReduce, 1.0 * (1ull << 30));
+    benchmark::DoNotOptimize(p.time_s + b.busbw_Bps);
+  }
+  state.counters["gpus"] = static_cast<double>(chassis.gpus().size());
+}
+BENCHMARK(BM_CliPath)->ArgName("boxes")->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+// BM_CliPath at 128 boxes in steps: 0 the communicator alone, 1 and the bound, 2 and one size with auto.
+void BM_CliPart(benchmark::State& state) {
+  auto chassis = linkwise::topo::load_chassis("dgx-h100", 128);
+  const int part = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    Communicator comm(chassis);
+    if (part >= 1) benchmark::DoNotOptimize(comm.bound(Op::kAllReduce).busbw_Bps);
+    if (part >= 2) benchmark::DoNotOptimize(comm.predict(Op::kAllReduce, 1.0 * (1ull << 30)).time_s);
+  }
+}
+BENCHMARK(BM_CliPart)->ArgName("step")->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -121,6 +121,30 @@ bool Communicator::Impl::supports(Algo a, Op op) const {
   return false;
 }
 
+std::string Communicator::Impl::why_not(Algo a, Op op) const {
+  const bool all_reduce = op == Op::kAllReduce;
+  switch (a) {
+    case Algo::kAuto: return {};
+    case Algo::kRing:
+      if (op == Op::kAllToAll || op == Op::kSendRecv)
+        return fmt::format("ring does not run {} in this model; NCCL runs it as direct peer transfers (--algo direct)",
+                           to_string(op));
+      return "no ring was found through these GPUs";
+    case Algo::kTree: return "the tree is modelled for all_reduce only";
+    case Algo::kNvls:
+      if (!all_reduce) return "NVLS is modelled for all_reduce only";
+      if (!opt.allow_nvls) return "NVLS is turned off";
+      if (groups.size() != 1) return "NVLS across boxes (NVLS tree) is not modelled";
+      return "NVLS needs all ranks on NVSwitches that reduce in-network";
+    case Algo::kDirect: return "direct is limited to 256 ranks";
+    case Algo::kHierarchical:
+      if (!all_reduce) return "hierarchical is modelled for all_reduce only";
+      if (groups.size() < 2) return "hierarchical needs ranks in several boxes";
+      return "hierarchical needs the same number of ranks in every box";
+  }
+  return {};
+}
+
 std::span<const Protocol> Communicator::Impl::protocols(Algo a) const {
   static constexpr Protocol kSimpleOnly[] = {Protocol::kSimple};
   static constexpr Protocol kAll[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};

@@ -1,8 +1,8 @@
 // Cut lower bounds on a collective's time (definitions in include/linkwise/comm/predict.h).
 //
 // For a cut of the ranks into A and B, F(A→B) is the max flow from A's GPUs to B's over every link at
-// its effective rate (topo::PathFinder, Rate::kEffective). Each cut gives a valid lower bound; the cuts
-// tried are: each rank alone (the first 64), each box, each CPU's GPUs within a box, each NVLink island
+// its effective rate (cutflow.h solves it per box where the boxes meet at one network switch). Each cut
+// gives a valid lower bound; the cuts tried are: each rank alone (the first 64), each box, each CPU's GPUs within a box, each NVLink island
 // within a box (up to 16 of each), and the first half of the ranks against the second.
 #include <algorithm>
 #include <map>
@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "cutflow.h"
 #include "impl.h"
 #include "linkwise/topo/chassis.h"
 
@@ -33,10 +34,13 @@ std::vector<Communicator::Impl::Cut> Communicator::Impl::cuts() const {
     const auto& node = chassis->node(ranks[i]);
     by_box[{node.box, 0}].push_back(i);
     by_cpu[{node.box, node.cpu}].push_back(i);
+    // The island is named after its first rank; NVLink never joins GPUs of different boxes, so only the
+    // earlier ranks of this box need asking.
+    auto& earlier = by_box[{node.box, 0}];
     int island = i;
-    for (int j = 0; j < i; ++j)
-      if (router->kind(ranks[j], ranks[i]) == detail::HopKind::kNvlink) {
-        island = j;
+    for (std::size_t k = 0; k + 1 < earlier.size(); ++k)
+      if (router->kind(ranks[earlier[k]], ranks[i]) == detail::HopKind::kNvlink) {
+        island = earlier[k];
         break;
       }
     by_island[{node.box, island}].push_back(i);
@@ -58,20 +62,17 @@ Bound Communicator::Impl::compute_bound(Op op) const {
   const int n = static_cast<int>(ranks.size());
   const std::vector<Cut> cuts = this->cuts();
 
-  topo::PathFinder finder(*chassis, topo::Rate::kEffective);
+  detail::CutFlows flows(*chassis, ranks);
   // Per cut: seconds per byte of S each term needs; the bound is the worst cut (all-reduce: the sum of
   // the reduce-scatter and all-gather bounds unless NVLS can reduce in the switches).
   double worst = 0, rs_worst = 0, ag_worst = 0;
   Bound b;
   std::string rs_cut, ag_cut;
   for (const auto& cut : cuts) {
-    std::vector<int> ga, gb;
     std::vector<char> in_a(n, 0);
     for (int i : cut.a) in_a[i] = 1;
-    for (int i = 0; i < n; ++i) (in_a[i] ? ga : gb).push_back(ranks[i]);
-    double fab = finder.max_flow(ga, gb, topo::Fabric::kAll);
-    double fba = finder.max_flow(gb, ga, topo::Fabric::kAll);
-    double na = static_cast<double>(ga.size()) / n, nb = static_cast<double>(gb.size()) / n;
+    double fab = flows.flow(in_a), fba = flows.reverse_flow(in_a);
+    double na = static_cast<double>(cut.a.size()) / n, nb = static_cast<double>(n - cut.a.size()) / n;
     auto per = [](double share, double f) { return f > 0 ? share / f : 0.0; };
     double t = 0, cut_bw = std::min(fab, fba);
     bool root_in_a = in_a[0];

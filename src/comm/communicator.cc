@@ -77,8 +77,10 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   return t;
 }
 
-// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first.
-std::vector<std::string> bottlenecks(const Communicator::Impl& m, Op op, Algo a, int phase) {
+// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first: the
+// first 3 names into t.bottlenecks, the count into t.saturated.
+void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
+  const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
   sim::MaxMinSolver s(m.res.capacity);
   if (phase < static_cast<int>(phases.size()))
@@ -88,10 +90,10 @@ std::vector<std::string> bottlenecks(const Communicator::Impl& m, Op op, Algo a,
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
   std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return m.res.capacity[x] < m.res.capacity[y]; });
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < sat.size() && i < 3; ++i) out.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
-  if (sat.size() > 3) out.push_back(fmt::format("(+{} more)", sat.size() - 3));
-  return out;
+  t.bottlenecks.clear();
+  for (std::size_t i = 0; i < sat.size() && i < 3; ++i)
+    t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
+  t.saturated = static_cast<int>(sat.size());
 }
 
 // Every flow of a schedule scales with the protocol's wire factor, so τ(p) = τ(Simple) · wire_factor(p):
@@ -109,14 +111,14 @@ std::pair<double, int> timing(const Communicator::Impl& m, Op op, Algo a, Protoc
   return {t.tau * wire_factor(p), t.channels};
 }
 
-const std::vector<std::string>& bottlenecks_of(const Communicator::Impl& m, Op op, Algo a) {
+const Communicator::Impl::Timing& bottlenecks_of(const Communicator::Impl& m, Op op, Algo a) {
   std::lock_guard lock(m.mu);
   auto& t = cached(m, op, a);
   if (!t.bottlenecks_done) {
-    t.bottlenecks = bottlenecks(m, op, a, t.widest_phase);
+    find_bottlenecks(m, op, a, t);
     t.bottlenecks_done = true;
   }
-  return t.bottlenecks;
+  return t;
 }
 
 // Whether algorithm `a` could take less than `best_s` on `bytes` with some protocol, judged without
@@ -147,11 +149,8 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   check_bytes(bytes);
   const auto& m = *impl_;
   if (algo != Algo::kAuto && !m.supports(algo, op))
-    throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs{}", to_string(algo), to_string(op),
-                                 m.ranks.size(),
-                                 algo == Algo::kNvls ? " (NVLS needs all ranks on NVSwitches that reduce in-network)"
-                                 : algo == Algo::kHierarchical ? " (hierarchical needs all-reduce over several boxes of equal size)"
-                                                               : ""));
+    throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs ({})", to_string(algo), to_string(op),
+                                 m.ranks.size(), m.why_not(algo, op)));
   std::vector<Algo> algos;
   if (algo == Algo::kAuto) {
     for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls, Algo::kHierarchical, Algo::kDirect})
@@ -182,7 +181,9 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
       }
     }
   }
-  best.bottlenecks = bottlenecks_of(m, op, best.algorithm);
+  const auto& limits = bottlenecks_of(m, op, best.algorithm);
+  best.bottlenecks = limits.bottlenecks;
+  best.saturated = limits.saturated;
   best.op = op;
   best.ranks = static_cast<int>(m.ranks.size());
   best.bytes = bytes;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct Communicator::Impl {
 
   struct Timing {
     double tau = 0;                       // seconds per byte of S (bandwidth part)
-    std::vector<std::string> bottlenecks;  // filled on first use
+    std::vector<std::string> bottlenecks;  // filled on first use: up to 3 names
+    int saturated = 0;                     // resources saturated in all
     bool bottlenecks_done = false;
     int channels = 0;
     int widest_phase = 0;
@@ -54,6 +56,8 @@ struct Communicator::Impl {
   bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;
+  /// Why supports(a, op) is false, as a clause for an error message.
+  std::string why_not(Algo a, Op op) const;
   std::span<const Protocol> protocols(Algo a) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;

@@ -76,5 +76,127 @@ TEST(CollectiveCli, BadInputExitsTwoWithAClearMessage) {
   EXPECT_EQ(preset.exit_code, 2);
 }
 
+TEST(CollectiveCli, StepFactorIsAWholeNumberAndRowsAreCapped) {
+  auto frac = run_cli("collective dgx-h100 -b 8 -e 8G -f 1.0000001");  // used to build ~2e8 sizes
+  EXPECT_EQ(frac.exit_code, 2);
+  EXPECT_NE(frac.err.find("-f/--stepfactor must be a whole number of at least 2, not '1.0000001'"), std::string::npos)
+      << frac.err;
+  auto one = run_cli("collective dgx-h100 -f 1");
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_NE(one.err.find("-f/--stepfactor must be a whole number of at least 2, not '1'"), std::string::npos) << one.err;
+  auto many = run_cli("collective dgx-h100 -b 8 -e 8G -i 1");
+  EXPECT_EQ(many.exit_code, 2);
+  EXPECT_NE(many.err.find("-b 8 -e 8G -i 1 makes 8589934585 sizes; the most is 10000 (use a larger -i, or -f)"),
+            std::string::npos)
+      << many.err;
+  auto both = run_cli("collective dgx-h100 -f 2 -i 1M");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("give -f/--stepfactor or -i/--stepbytes, not both"), std::string::npos) << both.err;
+  // -i steps by bytes: 1M, 2M, 3M, 4M.
+  auto step = run_cli("collective dgx-h100 -b 1M -e 4M -i 1M --json");
+  ASSERT_EQ(step.exit_code, 0) << step.err;
+  auto j = nlohmann::json::parse(step.out);
+  ASSERT_EQ(j["rows"].size(), 4u);
+  EXPECT_EQ(j["rows"][2]["bytes"], 3u << 20);
+  // -f 3 from 8: 8, 24, 72, 216.
+  auto three = run_cli("collective dgx-h100 -b 8 -e 300 -f 3 --json");
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  auto k = nlohmann::json::parse(three.out);
+  ASSERT_EQ(k["rows"].size(), 4u);
+  EXPECT_EQ(k["rows"][3]["bytes"], 216u);
+}
+
+TEST(CollectiveCli, SizesAreWholeElementsAsNcclTestsCountsThem) {
+  // Under one double: nothing to run.
+  auto tiny = run_cli("collective dgx-h100 --dtype double -b 7 -e 7");
+  EXPECT_EQ(tiny.exit_code, 2);
+  EXPECT_NE(tiny.err.find("-b 7 -e 7: no size holds one double (8 bytes); use -b 8 or more"), std::string::npos)
+      << tiny.err;
+  // 1, 3, 9, 27, 81 bytes of doubles: 0, 0, 8, 24, 80; the first two left out, with a note.
+  auto r = run_cli("collective dgx-h100 --dtype double -b 1 -e 100 -f 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# sizes rounded down to whole elements (8 bytes: one double), as nccl-tests does; "
+                       "3 of 5 sizes remain"),
+            std::string::npos)
+      << r.out;
+  // All-gather counts per rank: on 3 GPUs a float size is a multiple of 12 bytes; count = S / 12.
+  auto ag = run_cli("collective dgx-h100 --gpus 0,2,5 --op all_gather -b 1000 -e 1000 --json");
+  ASSERT_EQ(ag.exit_code, 0) << ag.err;
+  auto j = nlohmann::json::parse(ag.out);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["bytes"], 996u);
+  EXPECT_EQ(j["rows"][0]["count"], 83u);
+  auto under = run_cli("collective dgx-h100 --op reduce_scatter -b 16 -e 16");
+  EXPECT_EQ(under.exit_code, 2);
+  EXPECT_NE(under.err.find("-b 16 -e 16: no size holds one float per rank on 8 GPUs (32 bytes); use -b 32 or more"),
+            std::string::npos)
+      << under.err;
+}
+
+TEST(CollectiveCli, JsonHasIntegersAndNamesOnly) {
+  auto r = run_cli("collective dgx-h100 -b 8G -e 8G --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out)["rows"][0];
+  EXPECT_TRUE(row["bytes"].is_number_integer());
+  EXPECT_TRUE(row["count"].is_number_integer());
+  EXPECT_EQ(row["bytes"], 8589934592u);
+  EXPECT_EQ(row["count"], 2147483648u);
+  // NVLS at 8G loads every GPU's 18 NVLinks both ways on 4 switches: 64 link directions saturated.
+  ASSERT_EQ(row["bottlenecks"].size(), 3u);
+  for (const auto& b : row["bottlenecks"]) EXPECT_EQ(b.get<std::string>().find("more"), std::string::npos) << b;
+  EXPECT_EQ(row["saturated_resources"], 64);
+  auto t = run_cli("collective dgx-h100 -b 8G -e 8G");
+  EXPECT_NE(t.out.find("# limited by (largest size): gpu0->nvsw1, nvsw1->gpu0, gpu0->nvsw2, (+61 more)"),
+            std::string::npos)
+      << t.out;
+}
+
+TEST(CollectiveCli, AlgorithmRefusalsSayWhy) {
+  auto ag = run_cli("collective dgx-h100 --algo nvls --op all_gather");
+  EXPECT_EQ(ag.exit_code, 2);
+  EXPECT_NE(ag.err.find("algorithm 'nvls' cannot run all_gather on these 8 GPUs (NVLS is modelled for all_reduce only)"),
+            std::string::npos)
+      << ag.err;
+  auto boxes = run_cli("collective dgx-h100 --nodes 2 --algo nvls");
+  EXPECT_EQ(boxes.exit_code, 2);
+  EXPECT_NE(boxes.err.find("algorithm 'nvls' cannot run all_reduce on these 16 GPUs (NVLS across boxes (NVLS tree) "
+                           "is not modelled)"),
+            std::string::npos)
+      << boxes.err;
+  auto a100 = run_cli("collective dgx-a100 --algo nvls");
+  EXPECT_NE(a100.err.find("(NVLS needs all ranks on NVSwitches that reduce in-network)"), std::string::npos)
+      << a100.err;
+  auto ring = run_cli("collective dgx-h100 --algo ring --op alltoall");
+  EXPECT_EQ(ring.exit_code, 2);
+  EXPECT_NE(ring.err.find("algorithm 'ring' cannot run alltoall on these 8 GPUs (ring does not run alltoall in this "
+                          "model; NCCL runs it as direct peer transfers (--algo direct))"),
+            std::string::npos)
+      << ring.err;
+  auto hier = run_cli("collective dgx-h100 --algo hierarchical");
+  EXPECT_NE(hier.err.find("(hierarchical needs ranks in several boxes)"), std::string::npos) << hier.err;
+}
+
+TEST(CollectiveCli, EmptyGpuListIsAnError) {
+  auto r = run_cli("collective dgx-h100 --gpus ''");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpus: empty list; give GPUs such as 0,1,2,3 or 0-3, or leave --gpus out for every GPU"),
+            std::string::npos)
+      << r.err;
+  auto comma = run_cli("collective dgx-h100 --gpus 0,1,");
+  EXPECT_EQ(comma.exit_code, 2);
+  EXPECT_NE(comma.err.find("--gpus: '' in '0,1,' is not a GPU number"), std::string::npos) << comma.err;
+}
+
+TEST(CollectiveCli, ManyBoxes) {
+  // 128 DGX H100 (1024 GPUs): the cut bound is solved per box (one box and the network switch).
+  auto r = run_cli("collective dgx-h100 --nodes 128 -b 1G -e 1G --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranks"], 1024);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_GT(j["rows"][0]["busbw_GBps"].get<double>(), 0);
+  EXPECT_LE(j["rows"][0]["ratio_to_bound"].get<double>(), 1.0);
+}
+
 }  // namespace
 }  // namespace linkwise

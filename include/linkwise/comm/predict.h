@@ -68,7 +68,9 @@ struct Prediction {
   double latency_s = 0;              ///< the fixed (size-independent) part of time_s
   double algbw_Bps = 0;              ///< S / time_s, bytes/s
   double busbw_Bps = 0;              ///< algbw × bus_factor(op, ranks)
-  std::vector<std::string> bottlenecks;  ///< saturated resources, e.g. "gpu0->nvsw0", busiest first
+  /// Up to 3 resources the largest phase saturates, e.g. "gpu0->nvsw0", least capacity first.
+  std::vector<std::string> bottlenecks;
+  int saturated = 0;                 ///< how many resources that phase saturates in all
 };
 
 /// The cut lower bound on a collective's time, as a bus bandwidth independent of size:
