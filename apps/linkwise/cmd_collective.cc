@@ -220,7 +220,9 @@ Handler setup_collective(CLI::App& sub) {
       sub.add_option("-f,--stepfactor", *factor, "Multiply the size by this whole number (>= 2) between rows (default 2)");
   auto* step_opt = sub.add_option("-i,--stepbytes", *step, "Or add this many bytes between rows, e.g. 1M");
   sub.add_option("--dtype", o->dtype, "Element type, nccl-tests names: float, half, bfloat16, double, int8, ...");
-  sub.add_option("--algo", o->algo, "auto, ring, tree, nvls, direct, hierarchical (default auto)");
+  sub.add_option("--algo", o->algo,
+                 "auto (what NCCL's tuner would pick: ring, tree, nvls; direct for alltoall and sendrecv), ring, tree, "
+                 "nvls, direct, hierarchical (default auto)");
   add_nodes_flag(sub, o->nodes);
   sub.add_flag("--json", o->json, "Print as JSON");
   sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");

@@ -3,8 +3,9 @@
 // Timing. For a fixed schedule every flow's bytes scale with S, so the engine's time for the phase
 // chain is exactly linear in S: t(S) = latency + τ·S. τ is found once per (op, algorithm, protocol)
 // by running the engine (sim::Engine) on the schedule at S = 1 GiB, and cached; a sweep of sizes then
-// costs one multiply each. auto evaluates every (algorithm, protocol) the ranks support and keeps the
-// fastest, as NCCL's tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo). An
+// costs one multiply each. auto evaluates every (algorithm, protocol) NCCL's tuner would weigh that the
+// ranks support (ring, tree, NVLS; direct for all-to-all and send/recv) and keeps the fastest, as the
+// tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo). An
 // algorithm whose latency plus a lower bound on its bandwidth term cannot beat the best found so far
 // is not timed (could_beat()): the choice is the same, and one-off predictions skip building it.
 #include <algorithm>
@@ -153,14 +154,20 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
                                  m.ranks.size(), m.why_not(algo, op)));
   std::vector<Algo> algos;
   if (algo == Algo::kAuto) {
-    for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls, Algo::kHierarchical, Algo::kDirect})
-      if (m.supports(a, op)) algos.push_back(a);
-    // NCCL runs all-to-all and send/recv as direct peer transfers; for the rest it never picks direct.
-    if (op != Op::kAllToAll && op != Op::kSendRecv && algos.size() > 1)
-      algos.erase(std::remove(algos.begin(), algos.end(), Algo::kDirect), algos.end());
+    // Only what NCCL's tuner chooses among (src/enqueue.cc): ring, tree and NVLS for the collectives,
+    // direct peer transfers for all-to-all and send/recv. Hierarchical, and direct for the other
+    // collectives, are this model's extras, used only when asked for by name.
+    if (op == Op::kAllToAll || op == Op::kSendRecv) {
+      if (m.supports(Algo::kDirect, op)) algos.push_back(Algo::kDirect);
+    } else {
+      for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls})
+        if (m.supports(a, op)) algos.push_back(a);
+    }
     if (algos.empty())
-      throw InputError(fmt::format("no algorithm can run {} on these {} GPUs (direct, the only one for it, is limited to 256 ranks)",
-                                   to_string(op), m.ranks.size()));
+      throw InputError(fmt::format("no algorithm can run {} on these {} GPUs ({})", to_string(op), m.ranks.size(),
+                                   op == Op::kAllToAll || op == Op::kSendRecv
+                                       ? "direct, the only one for it, is limited to 256 ranks"
+                                       : "no ring was found through them"));
   } else {
     algos.push_back(algo);
   }

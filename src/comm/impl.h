@@ -52,7 +52,14 @@ struct Communicator::Impl {
   // algorithms.cc
   void setup_groups();
   void search_rings();
-  std::vector<std::vector<int>> order_boxes(const std::function<std::vector<int>(const std::vector<int>&)>& order_in_box);
+  /// Several boxes: one channel per NIC and round, entering and leaving each box next to that NIC.
+  void search_rings_across_boxes(std::vector<double>& residual);
+  /// Routes the ring `order` (rank positions) on `residual`, gives it the rate its most loaded
+  /// resource allows and takes that from `residual`. Returns the rate; a ring under 0.1 % of the
+  /// first (`first`, set by the first ring) is not added and 0 is returned.
+  double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first);
+  /// Pairwise rates between `members` (rank positions) on `residual`, row-major.
+  std::vector<double> member_rates(const std::vector<int>& members, const std::vector<double>& residual) const;
   bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;

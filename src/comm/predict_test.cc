@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
@@ -172,6 +174,81 @@ TEST(CommValidation, DgxH100PointToPoint) {
   double one_way = busbw(c, 2, Op::kSendRecv, Algo::kAuto);
   EXPECT_NEAR(one_way, 374e9, 374e9 * kMeasured);
   EXPECT_NEAR(2 * one_way, 756.5e9, 756.5e9 * kMeasured);
+}
+
+// examples/hgx-a100-4nic.yaml: 8 A100 SXM on 6 NVSwitches, four HDR NICs, NIC j and GPUs 2j, 2j+1
+// under PCIe switch j.
+topo::Chassis hgx_4nic(int boxes) {
+  return topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) + "/examples/hgx-a100-4nic.yaml", boxes);
+}
+
+TEST(CommRingSearch, OneChannelPerNicAcrossBoxes) {
+  // NCCL's inter-node ring (search.cc): NET j -> GPU a -> ... -> GPU x -> NET j, a and x the GPUs
+  // nearest NIC j. Here that is GPU 2j in and GPU 2j+1 out of every box, so NIC j carries channel j
+  // once out and once in (full duplex), and each channel runs at one NIC's effective rate:
+  // HDR 200 Gb/s = 25 GB/s x 0.96 (catalog) = 24 GB/s; the NVLinks (240 GB/s a GPU) carry 4 x 24.
+  // Four channels: busbw at 8 GiB = 4 x 24 = 96 GB/s less the latency (under 0.1 %).
+  auto c = hgx_4nic(2);
+  Communicator comm(c);
+  ASSERT_EQ(comm.rings().size(), 4u);
+  const double nic = 24e9;
+  for (std::size_t j = 0; j < 4; ++j) {
+    const auto& r = comm.rings()[j];
+    EXPECT_NEAR(r.bytes_per_s, nic, nic * kExact) << j;
+    ASSERT_EQ(r.order.size(), 16u);
+    for (int box = 0; box < 2; ++box) {
+      EXPECT_EQ(c.node(r.order[8 * box]).name, fmt::format("b{}/gpu{}", box, 2 * j)) << j;
+      EXPECT_EQ(c.node(r.order[8 * box + 7]).name, fmt::format("b{}/gpu{}", box, 2 * j + 1)) << j;
+    }
+  }
+  auto p = comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kRing);
+  EXPECT_NEAR(p.busbw_Bps, 4 * nic, 4 * nic * 1e-3);
+}
+
+TEST(CommPredict, AutoPicksOnlyWhatNcclsTunerWould) {
+  // NCCL's tuner weighs ring, tree, NVLS (and CollNet, not modelled); hierarchical, and direct for
+  // the collectives, are run only when asked for.
+  for (auto c : {hgx_4nic(2), topo::load_chassis("dgx-a100", 2), topo::load_chassis("dgx-h100", 2)}) {
+    Communicator comm(c);
+    for (double bytes = 8; bytes <= 8 * kGiB; bytes *= 32) {
+      for (Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kReduce}) {
+        Algo a = comm.predict(op, bytes).algorithm;
+        EXPECT_TRUE(a == Algo::kRing || a == Algo::kTree || a == Algo::kNvls) << c.name() << " " << to_string(a);
+      }
+      for (Op op : {Op::kAllToAll, Op::kSendRecv}) EXPECT_EQ(comm.predict(op, bytes).algorithm, Algo::kDirect);
+    }
+    EXPECT_GT(comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kHierarchical).busbw_Bps, 0);
+    EXPECT_GT(comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kDirect).busbw_Bps, 0);
+  }
+}
+
+TEST(CommValidation, HgxA100FourNicsTwoBoxes) {
+  // nccl-tests issue 100: two HGX A100 with four ConnectX-6 HDR each, all_reduce_perf -b 1G -e 8G:
+  // 91 GB/s busbw. Model: four channels of 24 GB/s (CommRingSearch.OneChannelPerNicAcrossBoxes).
+  auto c = hgx_4nic(2);
+  Communicator comm(c);
+  for (double s = kGiB; s <= 8 * kGiB; s *= 2) {
+    auto p = comm.predict(Op::kAllReduce, s);
+    EXPECT_EQ(p.algorithm, Algo::kRing) << s;
+    EXPECT_NEAR(p.busbw_Bps, 91e9, 91e9 * kMeasured) << s;
+  }
+}
+
+TEST(CommValidation, HgxA100FourNicsThreeBoxesAt128M) {
+  // nccl-tests issue 119: three such servers (Xeon 8358), all_reduce_perf -b 8 -e 128M: average
+  // 84.8 GB/s, peak 96 GB/s busbw. Sizes stop at 128M, so the largest size is held against both.
+  auto c = hgx_4nic(3);
+  auto p = Communicator(c).predict(Op::kAllReduce, 128.0 * 1024 * 1024);
+  EXPECT_NEAR(p.busbw_Bps, 96e9, 96e9 * kMeasured);
+  EXPECT_NEAR(p.busbw_Bps, 84.8e9, 84.8e9 * kMeasured);
+}
+
+TEST(CommValidation, DgxH100TwoBoxesRingPerNic) {
+  // nccl-tests issue 290 (NVIDIA): NDR 400 Gb/s NICs should give 46-48 GB/s each; a DGX H100 has
+  // eight, one per GPU: ring busbw 368-384 GB/s on two boxes. Model: 8 channels x 47.5 GB/s.
+  auto c = topo::load_chassis("dgx-h100", 2);
+  auto p = Communicator(c).predict(Op::kAllReduce, 8 * kGiB, Algo::kRing);
+  EXPECT_NEAR(p.busbw_Bps, 376e9, 376e9 * kMeasured);
 }
 
 TEST(CommPredict, BoundHoldsAndRingMeetsItOnAUniformRing) {

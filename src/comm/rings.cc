@@ -1,14 +1,23 @@
 // Ring channel search: rings over the ranks that maximise total bandwidth within link capacities.
 //
 // As NCCL's search (src/graph/search.cc) does, rings are added one at a time on the capacity the
-// earlier ones left: each new ring is the Hamiltonian cycle of greatest bottleneck found on the
-// residual capacities, it takes the rate its most loaded resource allows (a resource crossed by k
-// hops of the ring counts k times), and the search stops when a ring would get under 0.1% of the
-// first ring's rate or at max_channels.
-//   One box, up to 9 ranks: exhaustive over cycles (depth-first, pruned on the best bottleneck).
-//   One box, more ranks: greedy nearest neighbour (widest residual hop) from rank 0.
-//   Several boxes: each box's order is found once; channel c enters each box at position c mod L
-//   and leaves through the GPU before it, so successive channels use different GPUs' NICs.
+// earlier ones left, and each takes the rate its most loaded resource allows (a resource crossed by
+// k hops of the ring counts k times).
+//   One box: each new ring is the Hamiltonian cycle of greatest bottleneck on the residual
+//     capacities (exhaustive up to 9 ranks, greedy nearest neighbour beyond); the search stops when
+//     a ring would get under 0.1 % of the first ring's rate or at max_channels.
+//   Several boxes: NCCL's inter-node ring is NET n -> GPU a -> ... -> GPU x -> NET n (search.cc,
+//     ncclTopoSearchParams' pattern comment; ncclTopoSearchRecNet): a channel is built per NIC,
+//     starting from the GPUs nearest that NIC ("try the most local GPUs": widest path, then fewest
+//     hops) and coming back to it, and the NICs are listed per GPU so that channels spread over all
+//     of them (ncclTopoSelectNets). Here channel c uses NIC c mod N of every box (N NICs a box, in
+//     node order), for at most two rounds (one or two channels per NIC). In each box it enters at
+//     the GPU nearest that NIC and leaves from another GPU nearest it (among equals: the one least
+//     used so far for entering, resp. leaving, as NCCL avoids a GPU carrying one channel in and
+//     another out); between them, the path of greatest bottleneck through the box's other ranks.
+//     The hop from one box's last GPU to the next box's first is routed like any other (widest
+//     path on the residual), so it leaves through the NIC next to the leaving GPU. A channel that
+//     would get under 0.1 % of the first is left out and the search goes on with the next NIC.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -33,46 +42,55 @@ void Communicator::Impl::setup_groups() {
 
 namespace {
 
-// Bottleneck-maximising Hamiltonian cycle over `m` nodes with pairwise rates `p` (row-major).
-std::vector<int> best_cycle(int m, const std::vector<double>& p) {
-  std::vector<int> best, cur{0};
+// Bottleneck-maximising Hamiltonian order over `m` nodes with pairwise rates `p` (row-major), from
+// `start`: a cycle when `end` < 0, else a path that ends at `end` (the closing hop not counted).
+std::vector<int> best_order(int m, const std::vector<double>& p, int start, int end) {
+  std::vector<int> best, cur{start};
   std::vector<char> used(m, 0);
-  used[0] = 1;
-  double best_min = -1;
+  used[start] = 1;
+  if (m == 1) return cur;
+  if (end >= 0 && end != start) used[end] = 1;  // placed last
+  const int free_count = m - (end >= 0 && end != start ? 2 : 1);
   if (m > 9) {  // greedy nearest neighbour
-    for (int k = 1; k < m; ++k) {
+    for (int k = 0; k < free_count; ++k) {
       int from = cur.back(), pick = -1;
       for (int j = 0; j < m; ++j)
         if (!used[j] && (pick < 0 || p[from * m + j] > p[from * m + pick])) pick = j;
       used[pick] = 1;
       cur.push_back(pick);
     }
+    if (end >= 0 && end != start) cur.push_back(end);
     return cur;
   }
-  std::function<void(double)> dfs = [&](double cur_min) {
-    if (static_cast<int>(cur.size()) == m) {
-      double close = std::min(cur_min, p[cur.back() * m + cur[0]]);
+  double best_min = -1;
+  std::function<void(double, int)> dfs = [&](double cur_min, int placed) {
+    if (placed == free_count) {
+      double close = end >= 0 ? (end != start ? std::min(cur_min, p[cur.back() * m + end]) : cur_min)
+                              : std::min(cur_min, p[cur.back() * m + start]);
       if (close > best_min) {
         best_min = close;
         best = cur;
+        if (end >= 0 && end != start) best.push_back(end);
       }
       return;
     }
-    for (int j = 1; j < m; ++j) {
+    for (int j = 0; j < m; ++j) {
       if (used[j]) continue;
       double mn = std::min(cur_min, p[cur.back() * m + j]);
       if (mn <= best_min) continue;
       used[j] = 1;
       cur.push_back(j);
-      dfs(mn);
+      dfs(mn, placed + 1);
       cur.pop_back();
       used[j] = 0;
     }
   };
-  dfs(std::numeric_limits<double>::infinity());
-  if (best.empty()) {  // no cycle with a positive bottleneck: keep rank order
-    best.resize(m);
-    std::iota(best.begin(), best.end(), 0);
+  dfs(std::numeric_limits<double>::infinity(), 0);
+  if (best.empty()) {  // no order with a positive bottleneck: keep rank order
+    best.push_back(start);
+    for (int j = 0; j < m; ++j)
+      if (j != start && j != end) best.push_back(j);
+    if (end >= 0 && end != start) best.push_back(end);
   }
   return best;
 }
@@ -92,6 +110,23 @@ double rate_on(const std::vector<Route>& hops, const std::vector<double>& residu
   double rate = std::numeric_limits<double>::infinity();
   for (int r : touched) rate = std::min(rate, residual[r] / load[r]);
   return std::max(rate, 0.0);
+}
+
+// Of `members`' indices (not `skip`), the one nearest NIC `near` ((bytes/s, hops) per index), among
+// equals the one with the fewest `uses`, then the fewest `other_uses`, then the first.
+int pick_near(const std::vector<std::pair<double, int>>& near, const std::vector<int>& uses,
+              const std::vector<int>& other_uses, int skip) {
+  int pick = -1;
+  for (int k = 0; k < static_cast<int>(near.size()); ++k) {
+    if (k == skip) continue;
+    if (pick < 0) {
+      pick = k;
+      continue;
+    }
+    auto key = [&](int i) { return std::make_tuple(-near[i].first, near[i].second, uses[i], other_uses[i]); };
+    if (key(k) < key(pick)) pick = k;
+  }
+  return pick;
 }
 
 }  // namespace
@@ -114,99 +149,145 @@ bool Communicator::Impl::room_for_another(const std::vector<double>& residual, d
   return true;
 }
 
-std::vector<std::vector<int>> Communicator::Impl::order_boxes(
-    const std::function<std::vector<int>(const std::vector<int>&)>& order_in_box) {
-  std::vector<std::vector<int>> box_orders;
-  // Boxes are copies of one chassis: a box whose ranks sit at the same local GPU positions as an
-  // earlier box's gets the same order (by position), without a new search.
-  std::map<std::vector<int>, std::vector<int>> known;  // local positions -> order as indices into group
-  std::map<int, int> first_gpu_of_box;
-  const auto& all = chassis->gpus();
-  for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) first_gpu_of_box[chassis->node(all[i]).box] = i;
-  std::map<int, int> gpu_pos;
-  for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
-  for (auto& g : groups) {
-    std::vector<int> sig;
-    for (int k : g) sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
-    auto it = known.find(sig);
-    if (it == known.end()) {
-      auto ordered = order_in_box(g);
-      std::vector<int> idx;
-      for (int k : ordered) idx.push_back(static_cast<int>(std::find(g.begin(), g.end(), k) - g.begin()));
-      it = known.emplace(sig, idx).first;
-    }
-    std::vector<int> ordered;
-    for (int i : it->second) ordered.push_back(g[i]);
-    g = ordered;
-    box_orders.push_back(g);
+std::vector<double> Communicator::Impl::member_rates(const std::vector<int>& members,
+                                                     const std::vector<double>& residual) const {
+  const int m = static_cast<int>(members.size());
+  std::vector<double> p(m * m, 0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j)
+      if (i != j) p[i * m + j] = router->pair_rate(ranks[members[i]], ranks[members[j]], residual);
+  return p;
+}
+
+double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first) {
+  const int n = static_cast<int>(order.size());
+  std::vector<Route> hops;
+  hops.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
+    hops.push_back(rings.empty() ? router->route_full(a, b) : router->route(a, b, residual));
   }
-  return box_orders;
+  std::vector<double> load;
+  std::vector<int> touched;
+  double rate = rate_on(hops, residual, load, touched);
+  if (rings.empty()) first = rate;
+  if (rate <= 1e-3 * first || rate <= 0) return 0;
+  for (const auto& h : hops)
+    for (std::size_t i = 0; i < h.res.size(); ++i) residual[h.res[i]] -= rate * h.coeff[i];
+  Ring ring;
+  ring.bytes_per_s = rate;
+  ring.order.reserve(n);
+  ring.hops.reserve(n);
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) {
+    ring.order.push_back(ranks[order[i]]);
+    names.push_back(chassis->display_name(ranks[order[i]]));
+    ring.hops.push_back(hops[i].res);
+    if (hops[i].kind != detail::HopKind::kNvlink &&
+        chassis->node(ranks[order[i]]).box == chassis->node(ranks[order[(i + 1) % n]]).box)
+      intra_nvlink = false;
+  }
+  if (n > 16) {
+    ring.str = fmt::format("{} {} ... {} ({} ranks)", names[0], names[1], names.back(), n);
+  } else {
+    for (const auto& s : names) ring.str += (ring.str.empty() ? "" : " ") + s;
+  }
+  ring_rate += rate;
+  rings.push_back(std::move(ring));
+  ring_routes.push_back(std::move(hops));
+  return rate;
 }
 
 void Communicator::Impl::search_rings() {
   std::vector<double> residual = res.capacity;
-  const int n = static_cast<int>(ranks.size());
-  auto order_in_box = [&](const std::vector<int>& members) {
-    int m = static_cast<int>(members.size());
-    std::vector<double> p(m * m, 0);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < m; ++j)
-        if (i != j) p[i * m + j] = router->pair_rate(ranks[members[i]], ranks[members[j]], residual);
-    std::vector<int> cyc = best_cycle(m, p), out;
-    for (int k : cyc) out.push_back(members[k]);
-    return out;
-  };
-  std::vector<std::vector<int>> box_orders;
-  if (groups.size() > 1) box_orders = order_boxes(order_in_box);
+  if (groups.size() > 1) {
+    search_rings_across_boxes(residual);
+    return;
+  }
   double first = 0;
-  std::vector<double> load_scratch;
-  std::vector<int> touched_scratch;
-  std::vector<std::string> names;
   for (int c = 0; c < opt.max_channels; ++c) {
     if (c > 0 && !room_for_another(residual, first)) break;
-    std::vector<int> order;  // rank positions
-    if (groups.size() == 1) {
-      order = order_in_box(groups[0]);
-      if (c == 0) groups[0] = order;
-    } else {
-      for (const auto& bo : box_orders) {
-        int L = static_cast<int>(bo.size()), s = c % L;
-        for (int k = 0; k < L; ++k) order.push_back(bo[(s + k) % L]);
+    std::vector<int> cyc = best_order(static_cast<int>(groups[0].size()), member_rates(groups[0], residual), 0, -1);
+    std::vector<int> order;
+    for (int k : cyc) order.push_back(groups[0][k]);
+    if (c == 0) groups[0] = order;
+    if (add_ring(order, residual, first) <= 0) break;
+  }
+}
+
+void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual) {
+  // Boxes are copies of one chassis: boxes whose ranks sit at the same local GPU positions (the
+  // signature) make the same choices, found once on the first of them.
+  const auto& all = chassis->gpus();
+  std::map<int, int> first_gpu_of_box, gpu_pos;
+  for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) first_gpu_of_box[chassis->node(all[i]).box] = i;
+  for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
+  std::map<int, std::vector<int>> nics_of_box;
+  for (int v : chassis->nodes_of_kind(topo::NodeKind::kNic)) nics_of_box[chassis->node(v).box].push_back(v);
+  struct Kind {
+    int group = -1;                                      // index of its first box in `groups`
+    std::vector<std::vector<std::pair<double, int>>> near;  // per NIC, per member: nearness
+    std::vector<int> entered, left;                      // per member: channels entering / leaving there
+  };
+  std::vector<Kind> kinds;
+  const std::vector<std::vector<int>> members = groups;  // in rank order; groups is reordered below
+  std::vector<int> kind_of(groups.size());
+  std::map<std::vector<int>, int> by_sig;
+  for (std::size_t b = 0; b < groups.size(); ++b) {
+    std::vector<int> sig;
+    for (int k : groups[b]) sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
+    auto [it, added] = by_sig.emplace(sig, static_cast<int>(kinds.size()));
+    if (added) {
+      Kind kd;
+      kd.group = static_cast<int>(b);
+      const int box = chassis->node(ranks[groups[b][0]]).box;
+      for (int nic : nics_of_box[box]) {
+        kd.near.emplace_back();
+        for (int k : groups[b]) kd.near.back().push_back(router->nic_nearness(ranks[k], nic));
       }
+      if (kd.near.empty()) kd.near.emplace_back(groups[b].size(), std::make_pair(0.0, 0));  // no NIC
+      kd.entered.assign(groups[b].size(), 0);
+      kd.left.assign(groups[b].size(), 0);
+      kinds.push_back(std::move(kd));
     }
-    std::vector<Route> hops;
-    hops.reserve(n);
-    for (int i = 0; i < n; ++i) {
-      int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
-      hops.push_back(c == 0 ? router->route_full(a, b) : router->route(a, b, residual));
+    kind_of[b] = it->second;
+  }
+  std::size_t nics = 1;
+  for (const auto& kd : kinds) nics = std::max(nics, kd.near.size());
+  const int channels = static_cast<int>(std::min<std::size_t>(opt.max_channels, 2 * nics));  // two rounds
+  double first = 0;
+  std::vector<std::vector<int>> box_order(groups.size());
+  for (int c = 0; c < channels; ++c) {
+    std::vector<std::vector<int>> kind_order(kinds.size());  // per kind: indices into its group
+    for (std::size_t t = 0; t < kinds.size(); ++t) {
+      auto& kd = kinds[t];
+      const auto& near = kd.near[c % kd.near.size()];
+      int in = pick_near(near, kd.entered, kd.left, -1);
+      int out = near.size() > 1 ? pick_near(near, kd.left, kd.entered, in) : in;
+      kind_order[t] = best_order(static_cast<int>(near.size()), member_rates(members[kd.group], residual), in, out);
     }
-    double rate = rate_on(hops, residual, load_scratch, touched_scratch);
-    if (c == 0) first = rate;
-    if (rate <= 1e-3 * first || rate <= 0) break;
-    for (const auto& h : hops)
-      for (std::size_t i = 0; i < h.res.size(); ++i) residual[h.res[i]] -= rate * h.coeff[i];
-    Ring ring;
-    ring.bytes_per_s = rate;
-    ring.order.reserve(n);
-    ring.hops.reserve(n);
-    names.clear();
-    for (int i = 0; i < n; ++i) {
-      ring.order.push_back(ranks[order[i]]);
-      names.push_back(chassis->display_name(ranks[order[i]]));
-      ring.hops.push_back(hops[i].res);
-      if (hops[i].kind != detail::HopKind::kNvlink && chassis->node(ranks[order[i]]).box ==
-                                                          chassis->node(ranks[order[(i + 1) % n]]).box)
-        intra_nvlink = false;
+    std::vector<int> order;
+    for (std::size_t b = 0; b < groups.size(); ++b) {
+      box_order[b].clear();
+      for (int k : kind_order[kind_of[b]]) box_order[b].push_back(members[b][k]);
+      order.insert(order.end(), box_order[b].begin(), box_order[b].end());
     }
-    if (n > 16) {
-      ring.str = fmt::format("{} {} ... {} ({} ranks)", names[0], names[1], names.back(), n);
-    } else {
-      ring.str.clear();
-      for (const auto& s : names) ring.str += (ring.str.empty() ? "" : " ") + s;
+    if (add_ring(order, residual, first) <= 0) continue;
+    for (std::size_t t = 0; t < kinds.size(); ++t) {
+      ++kinds[t].entered[kind_order[t].front()];
+      ++kinds[t].left[kind_order[t].back()];
     }
-    ring_rate += rate;
-    rings.push_back(std::move(ring));
-    ring_routes.push_back(std::move(hops));
+  }
+  // The chains the tree and hierarchical schedules follow in each box: the widest cycle from the
+  // box's first rank on full capacities, found once per kind of box.
+  std::vector<std::vector<int>> chain(kinds.size());
+  for (std::size_t t = 0; t < kinds.size(); ++t) {
+    const auto& mem = members[kinds[t].group];
+    chain[t] = best_order(static_cast<int>(mem.size()), member_rates(mem, res.capacity), 0, -1);
+  }
+  for (std::size_t b = 0; b < groups.size(); ++b) {
+    groups[b].clear();
+    for (int k : chain[kind_of[b]]) groups[b].push_back(members[b][k]);
   }
 }
 

@@ -210,6 +210,11 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
   return r;
 }
 
+std::pair<double, int> Router::nic_nearness(int gpu, int nic) {
+  double bw = widest(gpu, nic, kFamPcie | kFamSocket, false, res_.capacity);
+  return {bw, static_cast<int>(path_.size())};
+}
+
 const Route& Router::route_full(int a, int b) {
   auto it = full_.find(pair_key(a, b));
   if (it == full_.end()) it = full_.emplace(pair_key(a, b), route(a, b, res_.capacity)).first;

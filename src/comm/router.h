@@ -14,6 +14,7 @@
 #include <span>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "linkwise/comm/predict.h"
@@ -46,6 +47,10 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
+  /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
+  /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
+  /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
+  std::pair<double, int> nic_nearness(int gpu, int nic);
   /// Appends to `to` the path GPU -> every NVSwitch it links to, one entry per link direction (for
   /// NVLS): up = true for GPU to switch. Coefficients are each link's share of the GPU's NVLink
   /// bandwidth; to.bytes_per_s is left as it was.

@@ -20,7 +20,8 @@ namespace linkwise::comm {
 
 enum class Op { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
 
-/// kAuto picks per message size (comm/predict.h); the others force one algorithm.
+/// kAuto picks per message size among what NCCL's tuner would (comm/predict.h); the others force one
+/// algorithm (kHierarchical, and kDirect for operations other than all-to-all and send/recv, only so).
 enum class Algo { kAuto, kRing, kTree, kNvls, kDirect, kHierarchical };
 
 /// NCCL's protocols: LL (8-byte lines, 4 bytes of flag), LL128 (120 of 128 bytes), Simple.

@@ -16,8 +16,10 @@
 //   direct:                      one flow per ordered pair (all-to-all: S/n each)
 //   hierarchical:                intra-island reduce-scatter, inter-island all-reduce, all-gather
 // Latency α per algorithm and protocol follows NCCL's tuning model (src/graph/tuning.cc); protocols
-// scale the bytes on the wire (LL ×2, LL128 ×128/120). Algo::kAuto evaluates every applicable
-// (algorithm, protocol) and keeps the fastest, as NCCL's tuner does with its own model.
+// scale the bytes on the wire (LL ×2, LL128 ×128/120). Algo::kAuto evaluates the algorithms NCCL's
+// tuner weighs (ring, tree, NVLS; direct for all-to-all and send/recv) with each protocol and keeps
+// the fastest, as the tuner does with its own model; hierarchical, and direct for the other
+// operations, run only when asked for by name.
 // All figures and their sources: docs/collectives.md.
 //
 //   auto chassis = linkwise::topo::load_chassis("dgx-h100");
