@@ -188,6 +188,7 @@ ChassisSpec load_chassis_spec_file(const std::string& path) { return parse_chass
 
 std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
   YAML::Emitter out;
+  out.SetDoublePrecision(10);  // enough for byte counts; fitted efficiencies read as 0.7934570312
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << spec.name;
   if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
