@@ -178,7 +178,8 @@ void check_gpu_nic(const Discovery& d, std::vector<Finding>& out) {
   std::vector<int> nics;
   for (int n : c.nodes_of_kind(topo::NodeKind::kNic))
     for (const auto& l : d.pcie_links)
-      if (l.lower == c.node(n).name && l.max_width >= 8) nics.push_back(n);  // x1/x4 NICs are management ports
+      // x1/x4 NICs are management ports; a NIC whose width was not read is not taken for one.
+      if (l.lower == c.node(n).name && (l.max_width >= 8 || l.max_width == 0)) nics.push_back(n);
   if (nics.empty()) return;
   for (int g : c.gpus()) {
     std::string best;

@@ -53,9 +53,19 @@ void compare_counts(const topo::Chassis& found, const topo::Chassis& want, const
                                           fmt::join(names, ", "), parts.first, parts.second)));
 }
 
-void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, std::vector<Finding>& out) {
+const DiscoveredLink* probed_link(const Discovery& d, const std::string& lower) {
+  for (const auto& l : d.pcie_links)
+    if (l.lower == lower) return &l;
+  return nullptr;
+}
+
+// A generation or width the probe only assumed (no end reported it) is not held against the design:
+// such uplinks are listed, grouped, as not checked.
+void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, const Discovery& d,
+                     std::vector<Finding>& out) {
   topo::PathFinder ff(found), fw(want);
   using K = topo::NodeKind;
+  std::vector<std::string> assumed;
   for (K k : {K::kGpu, K::kNic, K::kNvme}) {
     auto f = found.nodes_of_kind(k), w = want.nodes_of_kind(k);
     for (std::size_t i = 0; i < std::min(f.size(), w.size()); ++i) {
@@ -63,12 +73,22 @@ void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, std:
       if (lf < 0 || lw < 0) continue;
       const auto& a = found.link(lf);
       const auto& b = want.link(lw);
-      if (a.tech->generation < b.tech->generation || a.width < b.width)
+      const DiscoveredLink* pl = probed_link(d, found.node(f[i]).name);
+      bool gen_assumed = pl && pl->gen_assumed, width_assumed = pl && pl->width_assumed;
+      bool gen_low = a.tech->generation < b.tech->generation, width_low = a.width < b.width;
+      if ((gen_low && !gen_assumed) || (width_low && !width_assumed))
         out.push_back(diff(fmt::format("{}: PCIe link can do {} x{}, designed {} x{}", found.display_name(f[i]),
-                                       a.tech->id, a.width, b.tech->id, b.width),
+                                       gen_assumed ? "pcie?" : a.tech->id, width_assumed ? "?" : std::to_string(a.width),
+                                       b.tech->id, b.width),
                            found.node(f[i]).pci_address, found.node(f[i]).label));
+      else if (gen_assumed || width_assumed)
+        assumed.push_back(fmt::format("{} (designed {} x{})", found.display_name(f[i]), b.tech->id, b.width));
     }
   }
+  if (!assumed.empty())
+    out.push_back(not_checked(fmt::format("PCIe link of {} not checked: its speed or width was not reported, only "
+                                          "assumed (see the notes)",
+                                          fmt::join(assumed, ", "))));
 }
 
 void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool nvlinks_read,
@@ -151,7 +171,7 @@ std::vector<Finding> compare_with_design(const Discovery& discovery, const topo:
     }
   }
   compare_counts(found, want, discovery, scope.nvlinks_read, out);
-  compare_uplinks(found, want, out);
+  compare_uplinks(found, want, discovery, out);
   compare_matrix(found, want, scope.nvlinks_read, out);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "linkwise/probe/discover.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -222,11 +223,13 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
   auto lesser = [](int a, int b) { return a > 0 && b > 0 ? std::min(a, b) : std::max(a, b); };
   l.max_gen = lesser(d.link.max_gen, port ? port->link.max_gen : 0);
   l.max_width = lesser(d.link.max_width, port ? port->link.max_width : 0);
-  // The port's view of the trained link stands in only where the device has no such file; a file that
-  // is there and unreadable leaves the state unknown.
-  l.cur_gen = d.link.cur_gen > 0 ? d.link.cur_gen : (port && !d.link.cur_gen_unreadable ? port->link.cur_gen : 0);
-  l.cur_width =
-      d.link.cur_width > 0 ? d.link.cur_width : (port && !d.link.cur_width_unreadable ? port->link.cur_width : 0);
+  // The trained state is the device's own: a missing or unreadable current file leaves it unknown (the
+  // port's view is not put in its place), and a missing one is said in a note.
+  l.cur_gen = d.link.cur_gen;
+  l.cur_width = d.link.cur_width;
+  std::vector<std::string> missing;
+  if (l.cur_gen == 0 && !d.link.cur_gen_unreadable) missing.push_back("current_link_speed");
+  if (l.cur_width == 0 && !d.link.cur_width_unreadable) missing.push_back("current_link_width");
   topo::LinkSpec ls;
   if (upper.empty()) {
     upper = cpu_for(d);
@@ -240,15 +243,22 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
   }
   l.upper = upper;
   std::string note;
+  if (!missing.empty())
+    note = fmt::format("{} missing: trained {} not read", fmt::join(missing, ", "),
+                       missing.size() == 2 ? "speed and width" : l.cur_gen == 0 ? "speed" : "width");
   ls.a = upper;
   ls.b = node;
-  ls.tech = tech_for(l.max_gen > 0 ? l.max_gen : l.cur_gen, node, &note);
+  std::string tech_note;
+  ls.tech = tech_for(l.max_gen > 0 ? l.max_gen : l.cur_gen, node, &tech_note);
+  l.gen_assumed = !tech_note.empty();
+  if (!tech_note.empty()) note += (note.empty() ? "" : "; ") + tech_note;
   const auto& tech = cat_.link_tech(ls.tech);
   int width = l.max_width > 0 ? l.max_width : l.cur_width;
   if (width <= 0) {
     const hw::Part* p = part_of(node);
     width = p && p->has("pcie_width") ? static_cast<int>(p->get("pcie_width")) : 16;
     note += (note.empty() ? "" : "; ") + fmt::format("link width not reported: assumed x{}", width);
+    l.width_assumed = true;
   }
   int allowed = 0;
   for (int w : tech.widths)

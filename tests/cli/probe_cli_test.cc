@@ -131,6 +131,79 @@ TEST(ProbeCliTest, OddLinkFilesAreShownSafelyAndFlagged) {
   EXPECT_EQ(run_cli("probe --check --strict --sysfs-root " + fx.root()).exit_code, 1);
 }
 
+// A device with no current_link_speed file: the trained speed was not read, so it shows "?" with a note
+// naming the file and --check reports the link as not read; the port's view is not put in its place.
+TEST(ProbeCliTest, MissingCurrentLinkFileShowsUnknownWithANote) {
+  SysfsFixture fx(temp_dir());
+  probe::FakeNvml unused;
+  probe::testing::build_dgx_like(fx, unused, false);
+  std::string gpu3 = fx.root() + "/" + fx.device_dir(probe::testing::dgx_gpu_address(3));
+  ASSERT_TRUE(std::filesystem::remove(gpu3 + "/current_link_speed"));
+  auto r = run_cli("probe --sysfs-root " + fx.root());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    Gen? x16  Gen5 x16"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  gpu3 (0000:43:00.0): current_link_speed missing: trained speed not read\n"),
+            std::string::npos)
+      << r.out;
+  ASSERT_TRUE(std::filesystem::remove(gpu3 + "/current_link_width"));
+  auto c = run_cli("probe --check --sysfs-root " + fx.root());
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    ?         Gen5 x16"), std::string::npos)
+      << c.out;
+  EXPECT_NE(c.out.find("  gpu3 (0000:43:00.0): current_link_speed, current_link_width missing: trained speed and "
+                       "width not read\n"),
+            std::string::npos)
+      << c.out;
+  EXPECT_NE(c.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could not be read (shown "
+                       "as ?): not checked\n"),
+            std::string::npos)
+      << c.out;
+  EXPECT_NE(c.out.find("HEALTHY: 0 fault(s), 0 warning(s)\n"), std::string::npos) << c.out;
+}
+
+// A NIC whose link files are all missing at both ends (as on a VM's virtio NIC): its PCIe generation
+// and width are only assumed, so the design's pcie5 x16 is not held against the assumed pcie3 x16:
+// the link is listed as not checked, not as a fault.
+TEST(ProbeCliTest, AssumedLinkSpeedIsNotCheckedAgainstTheDesign) {
+  SysfsFixture fx(temp_dir());
+  probe::FakeNvml unused;
+  probe::testing::build_dgx_like(fx, unused, false);
+  std::string nic = fx.root() + "/" + fx.device_dir("0000:14:00.0");
+  std::string port = fx.root() + "/" + fx.device_dir("0000:12:01.0");
+  fx.write(fx.device_dir("0000:14:00.0") + "/vendor", "0x1af4\n");
+  fx.write(fx.device_dir("0000:14:00.0") + "/device", "0x1041\n");
+  fx.write(fx.device_dir("0000:14:00.0") + "/class", "0x020000\n");
+  for (const char* f : {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"}) {
+    ASSERT_TRUE(std::filesystem::remove(nic + "/" + f)) << f;
+    ASSERT_TRUE(std::filesystem::remove(port + "/" + f)) << f;
+  }
+  auto r = run_cli("probe --check --expect dgx-h100 --sysfs-root " + fx.root());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("fault "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("PCIe link can do"), std::string::npos) << r.out;
+  // Its width was not read either, so it is not taken for an x1/x4 management port: GPU0 has it on sw0.
+  EXPECT_EQ(r.out.find("gpu-nic-not-under-switch"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  nic0 (0000:14:00.0): current_link_speed, current_link_width missing: trained speed and "
+                       "width not read; link speed not reported: assumed pcie3; link width not reported: assumed "
+                       "x16\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("info    design-not-checked: PCIe link of NIC0 (designed pcie5 x16) not checked: its speed or "
+                       "width was not reported, only assumed (see the notes)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 4 design item(s) not checked\n"), std::string::npos)
+      << r.out;
+  auto j = run_cli("probe --check --json --expect dgx-h100 --sysfs-root " + fx.root());
+  EXPECT_EQ(j.exit_code, 0);
+  auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["faults"], 0);
+  for (const auto& f : doc["findings"])
+    if (f["message"].get<std::string>().find("PCIe link of NIC0") != std::string::npos)
+      EXPECT_EQ(f["severity"], "info");
+}
+
 TEST(ProbeCliTest, ThisMachineExitsZeroAndSaysWhatItFound) {
   auto r = run_cli("probe");
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -10,7 +10,8 @@
 //   nvlink-down         an NVLink down while other links of the same GPU are up
 //   nvlink-errors       NVLink error counters above zero
 //   differs-from-design with --expect: a device, part, link or path class unlike the designed chassis
-//                       (NVLinks not read and parts only guessed are design-not-checked infos instead)
+//                       (NVLinks not read, parts only guessed and link speeds/widths only assumed are
+//                       design-not-checked infos instead)
 // Warnings (reported; exit code 0 unless `strict`):
 //   link-speed-idle     a GPU link below its maximum speed at full width: GPUs lower the link speed when
 //                       idle to save power; check again under load
@@ -69,8 +70,8 @@ struct DesignScope {
 };
 
 /// The differences between a probed chassis and the designed one, as differs-from-design faults.
-/// What cannot be compared (NVLinks that were not read, parts the probe only guessed) comes back as
-/// design-not-checked infos.
+/// What cannot be compared (NVLinks that were not read, parts the probe only guessed, link speeds or
+/// widths it only assumed) comes back as design-not-checked infos.
 std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed,
                                          const DesignScope& scope = {});
 

@@ -42,7 +42,10 @@ struct DiscoveredLink {
   std::string slot_path;          ///< of the lower end
   PcieLinkState device, port;     ///< what each end reports
   int max_gen = 0, max_width = 0; ///< the lesser of the two ends' maxima (0 unknown)
-  int cur_gen = 0, cur_width = 0; ///< trained (0 unknown)
+  int cur_gen = 0, cur_width = 0; ///< trained, from the device's own files only (0 unknown)
+  /// No end reported the speed (width): the chassis link's generation (width) is an assumption, so it is
+  /// never held against a design.
+  bool gen_assumed = false, width_assumed = false;
   int root_complex = -1;          ///< on links to a CPU
 };
 
