@@ -131,16 +131,23 @@ int pick_near(const std::vector<std::pair<double, int>>& near, const std::vector
 
 }  // namespace
 
-// A necessary condition for one more ring: every rank can still send and receive over the links its
-// hops use (NVLink for NVLink peers, everything else otherwise).
+// A necessary condition for one more ring: every rank can still send and receive over the link families
+// the first ring's hops at that rank use (NVLink, or everything else), in either direction, since a
+// later ring may run the other way round (a ring over PCIe between NVLink pairs reversed uses the
+// PCIe directions the first one left free).
 bool Communicator::Impl::room_for_another(const std::vector<double>& residual, double first) const {
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    int g = ranks[i], peer = ranks[(i + 1) % ranks.size()];
-    bool nvlink = router->kind(g, peer) == detail::HopKind::kNvlink;
+  if (rings.empty()) return true;
+  const auto& order = rings.front().order;
+  const std::size_t n = order.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    int g = order[i], next = order[(i + 1) % n], prev = order[(i + n - 1) % n];
+    bool via_nvlink[2] = {router->kind(g, next) == detail::HopKind::kNvlink,
+                          router->kind(prev, g) == detail::HopKind::kNvlink};
     double out = 0, in = 0;
     for (int l : chassis->incident(g)) {
       const auto& link = chassis->link(l);
-      if ((link.family() == hw::LinkFamily::kNvlink) != nvlink) continue;
+      bool nvlink = link.family() == hw::LinkFamily::kNvlink;
+      if (nvlink != via_nvlink[0] && nvlink != via_nvlink[1]) continue;
       out += residual[sim::ChassisResources::link_dir(l, link.a == g)];
       in += residual[sim::ChassisResources::link_dir(l, link.a != g)];
     }
