@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/pending/disjoint_sets.hpp>
 #include <deque>
 #include <filesystem>
-#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -339,7 +339,8 @@ struct Builder {
   }
 };
 
-// Each node's CPU: breadth first from every CPU over PCIe links, through switches and retimers.
+// Each node's CPU, and its parent and uplink in the PCIe tree: breadth first from every CPU over PCIe
+// links, through switches and retimers.
 void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
                      const std::vector<std::vector<int>>& incident) {
   std::deque<int> queue;
@@ -360,6 +361,8 @@ void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
       int v = l.other(u);
       if (nodes[v].cpu >= 0) continue;
       nodes[v].cpu = nu.cpu;
+      nodes[v].pcie_parent = u;
+      nodes[v].pcie_uplink = li;
       queue.push_back(v);
     }
   }
@@ -367,28 +370,16 @@ void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
     if (n.cpu >= 0) n.numa = nodes[n.cpu].numa;
 }
 
-// Union-find over node indices.
-struct Components {
-  std::vector<int> root;
-  explicit Components(std::size_t n) : root(n) { std::iota(root.begin(), root.end(), 0); }
-  int find(int x) { return root[x] == x ? x : root[x] = find(root[x]); }
-  bool join(int a, int b) {
-    a = find(a), b = find(b);
-    if (a == b) return false;
-    root[a] = b;
-    return true;
-  }
-};
-
 // PCIe is a tree below each CPU; every box needs a CPU, and a box's CPUs are joined by socket links.
 void check_structure(const ChassisSpec& spec, const std::vector<Node>& nodes, const std::vector<Link>& links) {
-  Components pcie(nodes.size()), sockets(nodes.size());
+  boost::disjoint_sets_with_storage<> pcie(nodes.size()), sockets(nodes.size());
   for (const auto& l : links) {
-    if (l.family() == hw::LinkFamily::kPcie && !pcie.join(l.a, l.b))
+    if (l.family() == hw::LinkFamily::kPcie && pcie.find_set(l.a) == pcie.find_set(l.b))
       throw InputError(fmt::format("PCIe links form a loop through '{}' and '{}': PCIe below a CPU is a tree",
                                    nodes[l.a].name, nodes[l.b].name),
                        l.where);
-    if (l.family() == hw::LinkFamily::kSocket) sockets.join(l.a, l.b);
+    if (l.family() == hw::LinkFamily::kPcie) pcie.union_set(l.a, l.b);
+    if (l.family() == hw::LinkFamily::kSocket) sockets.union_set(l.a, l.b);
   }
   std::vector<int> first_cpu;  // per box
   for (const auto& n : nodes) {
@@ -396,7 +387,7 @@ void check_structure(const ChassisSpec& spec, const std::vector<Node>& nodes, co
     if (static_cast<int>(first_cpu.size()) <= n.box) first_cpu.resize(n.box + 1, -1);
     int& first = first_cpu[n.box];
     if (first < 0) first = n.index;
-    else if (sockets.find(first) != sockets.find(n.index))
+    else if (sockets.find_set(first) != sockets.find_set(n.index))
       throw InputError(fmt::format("CPUs '{}' and '{}' are not joined by socket links (e.g. tech: upi-16)",
                                    nodes[first].name, n.name),
                        n.where);

@@ -7,10 +7,8 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
-#include <deque>
-#include <functional>
+#include <boost/pending/disjoint_sets.hpp>
 #include <limits>
-#include <numeric>
 
 namespace linkwise::topo {
 
@@ -180,44 +178,18 @@ class PathFinder::Graph {
 
 PathFinder::PathFinder(const Chassis& chassis, Rate rate) : chassis_(chassis), rate_(rate) {
   const int n = static_cast<int>(chassis.nodes().size());
-  parent_.assign(n, -1);
-  uplink_.assign(n, -1);
-  std::vector<char> seen(n, 0);
-  std::deque<int> queue;
-  for (int c : chassis.nodes_of_kind(NodeKind::kCpu)) {
-    seen[c] = 1;
-    queue.push_back(c);
-  }
-  while (!queue.empty()) {
-    int u = queue.front();
-    queue.pop_front();
-    NodeKind k = chassis.node(u).kind;
-    if (k != NodeKind::kCpu && k != NodeKind::kPcieSwitch && k != NodeKind::kRetimer) continue;
-    for (int li : chassis.incident(u)) {
-      const Link& l = chassis.link(li);
-      if (l.family() != hw::LinkFamily::kPcie) continue;
-      int v = l.other(u);
-      if (seen[v]) continue;
-      seen[v] = 1;
-      parent_[v] = u;
-      uplink_[v] = li;
-      queue.push_back(v);
-    }
-  }
   // NVSwitch fabrics: components joined through NVSwitches.
   nvl_component_.assign(n, -1);
-  std::vector<int> root(n);
-  std::iota(root.begin(), root.end(), 0);
-  std::function<int(int)> find = [&](int x) { return root[x] == x ? x : root[x] = find(root[x]); };
+  boost::disjoint_sets_with_storage<> fabric(n);
   for (const auto& l : chassis.links()) {
     if (l.family() != hw::LinkFamily::kNvlink) continue;
     bool via_switch = chassis.node(l.a).kind == NodeKind::kNvSwitch || chassis.node(l.b).kind == NodeKind::kNvSwitch;
     if (!via_switch) continue;
-    root[find(l.a)] = find(l.b);
+    fabric.union_set(l.a, l.b);
     nvl_component_[l.a] = nvl_component_[l.b] = 0;
   }
   for (int i = 0; i < n; ++i)
-    if (nvl_component_[i] >= 0) nvl_component_[i] = find(i);
+    if (nvl_component_[i] >= 0) nvl_component_[i] = static_cast<int>(fabric.find_set(i));
   graphs_.resize(3);
 }
 
@@ -258,7 +230,7 @@ PathClass PathFinder::path_class(int a, int b) const {
   if (na.box != nb.box) return {PathType::kNet, 0};
   auto chain = [&](int x) {
     std::vector<int> c;
-    for (int v = x; v >= 0; v = parent_[v]) c.push_back(v);
+    for (int v = x; v >= 0; v = chassis_.node(v).pcie_parent) c.push_back(v);
     return c;
   };
   std::vector<int> ca = chain(a), cb = chain(b);
@@ -277,8 +249,8 @@ PathClass PathFinder::path_class(int a, int b) const {
   --ia;  // the loop stepped past the match
   if (chassis_.node(lca).kind == NodeKind::kCpu) {
     // The links leaving the CPU towards each device.
-    int la = ia >= 1 ? uplink_[ca[ia - 1]] : -1;
-    int lb = ib >= 1 ? uplink_[cb[ib - 1]] : -1;
+    int la = ia >= 1 ? chassis_.node(ca[ia - 1]).pcie_uplink : -1;
+    int lb = ib >= 1 ? chassis_.node(cb[ib - 1]).pcie_uplink : -1;
     if (la >= 0 && lb >= 0) {
       int ra = chassis_.link(la).root_complex, rb = chassis_.link(lb).root_complex;
       if (la == lb || (ra >= 0 && ra == rb)) return {PathType::kPhb, 0};

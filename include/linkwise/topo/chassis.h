@@ -31,6 +31,8 @@ struct Node {
   int box = 0;               ///< which copy of the chassis
   int numa = -1;             ///< CPUs: their NUMA node; others: the NUMA node of the CPU above them, or -1
   int cpu = -1;              ///< index of the CPU whose PCIe tree holds this node, or -1
+  int pcie_parent = -1;      ///< the node above this one towards its CPU (a switch, retimer or the CPU), or -1
+  int pcie_uplink = -1;      ///< the PCIe link to pcie_parent, or -1
   std::string pci_address;
   std::string label;
   SourceLocation where;

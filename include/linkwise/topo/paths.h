@@ -73,9 +73,9 @@ class PathFinder {
   Fabric gpu_fabric(int a, int b) const;
 
   /// PCIe tree: the node above `n` towards its CPU (through switches and retimers), or -1.
-  int pcie_parent(int n) const { return parent_.at(n); }
+  int pcie_parent(int n) const { return chassis_.node(n).pcie_parent; }
   /// The PCIe link from `n` to its parent, or -1.
-  int pcie_uplink(int n) const { return uplink_.at(n); }
+  int pcie_uplink(int n) const { return chassis_.node(n).pcie_uplink; }
 
   const Chassis& chassis() const { return chassis_; }
 
@@ -84,7 +84,6 @@ class PathFinder {
   Graph& graph(Fabric f);
   const Chassis& chassis_;
   Rate rate_;
-  std::vector<int> parent_, uplink_;
   std::vector<int> nvl_component_;  ///< per node: NVLink component id (GPUs and NVSwitches), or -1
   std::vector<std::unique_ptr<Graph>> graphs_;
 };
