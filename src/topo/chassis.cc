@@ -158,7 +158,8 @@ struct Builder {
     int i = find_local(id, box, boxes);
     if (i >= 0) return i;
     std::string hint = did_you_mean(id, local_ids);
-    throw InputError(fmt::format("link to node '{}', which does not exist{}", id, hint.empty() ? "" : "; " + hint),
+    throw InputError(fmt::format("link to node '{}', which does not exist{}", limits::quote_value(id),
+                                 hint.empty() ? "" : "; " + hint),
                      ls.where);
   }
 
@@ -239,17 +240,23 @@ struct Builder {
   }
 
   void add_links(int boxes) {
+    // Every link line is expanded first, so that the file's budget of names is spent before any link is
+    // made; then the links are made in order.
+    std::vector<const hw::LinkTech*> techs(spec.links.size());
+    std::vector<std::vector<std::pair<std::string, std::string>>> all_pairs(spec.links.size());
     for (std::size_t k = 0; k < spec.links.size(); ++k) {
       const LinkSpec& ls = spec.links[k];
       const hw::LinkTech* t = cat.find_link_tech(ls.tech);
       if (!t) {
         std::string hint = did_you_mean(ls.tech, cat.link_tech_ids());
-        throw InputError(fmt::format("unknown link technology '{}'{}", ls.tech, hint.empty() ? "" : "; " + hint),
+        throw InputError(fmt::format("unknown link technology '{}'{}", limits::quote_value(ls.tech),
+                                     hint.empty() ? "" : "; " + hint),
                          ls.where);
       }
       auto as = expand_pattern(ls.a, ls.where);
       auto bs = expand_pattern(ls.b, ls.where);
-      std::vector<std::pair<std::string, std::string>> pairs;
+      auto& pairs = all_pairs[k];
+      techs[k] = t;
       spend_names(ls.match == "all" ? as.size() * bs.size() : std::max(as.size(), bs.size()), ls.where);
       if (ls.match == "all") {
         for (const auto& x : as)
@@ -265,12 +272,16 @@ struct Builder {
                                      ls.a, ls.b, as.size(), bs.size()),
                          ls.where);
       }
+    }
+    for (std::size_t k = 0; k < spec.links.size(); ++k) {
+      const LinkSpec& ls = spec.links[k];
+      const auto& pairs = all_pairs[k];
       if (static_cast<long long>(links.size()) + static_cast<long long>(pairs.size()) * boxes >
           limits::kMaxMachineLinks)
         throw InputError(fmt::format("the machine would have more than {} links", limits::kMaxMachineLinks), ls.where);
       for (int box = 0; box < boxes; ++box)
         for (const auto& [x, y] : pairs)
-          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *t, ls, static_cast<int>(k));
+          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *techs[k], ls, static_cast<int>(k));
     }
   }
 
