@@ -51,6 +51,9 @@ TEST(HostileCliTest, OverflowingCountsAreRefused) {
   r = run_cli("train dgx-h100 --model llama3-8b --plan tp=1048576,pp=1048576,dp=1048576");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "linkwise: error: --plan: tp·pp·dp = 1048576·1048576·1048576 is more than 1048576 GPUs\n");
+  r = run_cli("bench --fake-gpus gpus=1e20");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: fake GPU spec: 'gpus' must be a whole number from 0 to 64, not '1e20'\n");
 }
 
 // Recursion: nesting far deeper than any real file, in each format.
