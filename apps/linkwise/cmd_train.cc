@@ -21,6 +21,7 @@ namespace {
 struct TrainOpts {
   std::string chassis, model = "", mode = "pretrain", precision = "auto", recompute = "selective";
   std::string plan = "auto", lora_targets = "q,k,v,o", output, tokens;
+  std::string framework = "megatron", grad_overlap = "default", elementwise = "default";
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool json = false, scaling = false, offload = false, no_flash = false, validation = false;
   CLI::App* app = nullptr;  ///< to tell which flags were given
@@ -142,12 +143,12 @@ std::string header_text(const work::StepModel& sm) {
   std::string notes;
   for (const auto& n : sm.notes()) notes += "note: " + n + "\n";
   return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
-                     "({:.2f}M tokens), recompute {}{}{}\n{}\n",
+                     "({:.2f}M tokens), recompute {}{}{}, {}\n{}\n",
                      m.name, m.total_params() / 1e9, sm.chassis().name(), sm.chassis().gpus().size(), sm.gpu().part,
                      mode, work::to_string(j.precision), j.seq, j.global_batch,
                      static_cast<double>(j.global_batch) * j.seq / 1e6, work::to_string(j.recompute),
                      j.flash_attention ? ", fused attention" : "", j.offload_optimizer ? ", optimizer offloaded to CPU" : "",
-                     notes);
+                     work::to_string(j.framework), notes);
 }
 
 work::Job make_job(const TrainOpts& o) {
@@ -160,6 +161,9 @@ work::Job make_job(const TrainOpts& o) {
   j.global_batch = o.global_batch;
   j.flash_attention = !o.no_flash;
   j.offload_optimizer = o.offload;
+  j.framework = work::parse_framework(o.framework);
+  j.grad_overlap = work::parse_switch(o.grad_overlap, "--grad-overlap", "on", "off");
+  j.fused_elementwise = work::parse_switch(o.elementwise, "--elementwise", "fused", "eager");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -264,6 +268,9 @@ Handler setup_train(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 24));
   sub.add_option("--recompute", o->recompute, "Activation recomputation: none, selective or full");
   sub.add_flag("--no-flash-attention", o->no_flash, "Unfused attention: the s x s scores are stored and moved");
+  sub.add_option("--framework", o->framework, "megatron, fsdp or deepspeed: how the plan's collectives run (docs/training.md)");
+  sub.add_option("--grad-overlap", o->grad_overlap, "on or off: gradient reduction beside the backward (default: the framework's)");
+  sub.add_option("--elementwise", o->elementwise, "fused or eager norms and activations (default: the framework's)");
   sub.add_flag("--offload", o->offload, "Optimizer states and step on the CPU (ZeRO-Offload)");
   sub.add_option("--lora-rank", o->lora_rank, "LoRA rank")->check(CLI::Range(1, 1 << 16));
   sub.add_option("--lora-targets", o->lora_targets, "Matrices with adapters, from q,k,v,o,gate,up,down");

@@ -7,6 +7,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
+#include "linkwise/work/framework.h"
 #include "linkwise/work/memory.h"
 
 namespace linkwise::work {
@@ -117,7 +118,17 @@ namespace {
 
 struct Dims {
   double S, s, h, d, a, g, f, t, sp, count;
+  double norm_bytes = 4;  ///< per element: one fused norm reads 2 and writes 2 bytes
+  double act_bytes = 6;   ///< per element of f: gated activation read 4, write 2 (GeLU: 4)
 };
+
+// Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU kernels): a
+// norm reads and writes once (4 bytes), SwiGLU reads gate and up and writes once (6). Eager PyTorch (the
+// RMSNorm of Hugging Face's LlamaRMSNorm and torchtitan's RMSNorm: cast to fp32, pow, mean, multiply by
+// rsqrt, cast back, multiply by the weight: 6 + 8 + 4 + 8 + 6 + 4 = 36 bytes); eager SwiGLU is silu(gate)
+// (read 2, write 2) then a product (read 4, write 2): 10. LayerNorm is one kernel in eager PyTorch too
+// (torch.nn.LayerNorm), as is GeLU. Models with gated MLPs are taken to use RMSNorm (the Llama family).
+constexpr double kEagerRmsNormBytes = 36, kEagerSwigluBytes = 10;
 
 // Attention block forward: QKV projection, attention core, output projection, norm, residual (seconds).
 double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, bool core_only,
@@ -138,7 +149,7 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
   double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
-  double elementwise = memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  double elementwise = memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
   *mem += elementwise;
   return core + proj + elementwise;
 }
@@ -153,8 +164,8 @@ double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* fl
     t += gemm_time(gpu, x.S, m.experts, x.h);  // router
     *flops += 2 * x.S * x.h * m.experts;
   }
-  double act_bytes = (m.gated_ffn ? 6 : 4) * tokens * x.f / x.t;
-  double elementwise = memory_time(gpu, act_bytes) + memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+  double act_bytes = (m.gated_ffn ? x.act_bytes : 4) * tokens * x.f / x.t;
+  double elementwise = memory_time(gpu, act_bytes) + memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
   *mem += elementwise;
   return t + elementwise;
 }
@@ -167,6 +178,7 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
          static_cast<double>(m.heads), static_cast<double>(m.kv_heads), static_cast<double>(m.ffn),
          static_cast<double>(p.tp), (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
+  if (!framework_traits(job, p).fused_elementwise && m.gated_ffn) x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
   LayerCompute c;
   double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
   c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);

@@ -37,6 +37,15 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+const char* to_string(Framework f) {
+  switch (f) {
+    case Framework::kMegatron: return "megatron";
+    case Framework::kFsdp: return "fsdp";
+    case Framework::kDeepSpeed: return "deepspeed";
+  }
+  return "?";
+}
+
 namespace {
 template <typename E>
 E parse_enum(const std::string& s, const char* what, std::initializer_list<E> all) {
@@ -60,6 +69,17 @@ Precision parse_precision(const std::string& s) {
 }
 Recompute parse_recompute(const std::string& s) {
   return parse_enum(s, "recompute mode", {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
+}
+
+Framework parse_framework(const std::string& s) {
+  return parse_enum(s, "framework", {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed});
+}
+
+Switch parse_switch(const std::string& s, const char* flag, const char* on, const char* off) {
+  if (s == "default") return Switch::kDefault;
+  if (s == on) return Switch::kOn;
+  if (s == off) return Switch::kOff;
+  throw InputError(fmt::format("{} must be {} or {}, not '{}'", flag, on, off, s));
 }
 
 void validate_job(const Job& job) {

@@ -101,12 +101,15 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     (backward ? r.ep_b : r.ep_f) = ep;
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, beside - (compute + tp + ep));
   }
+  r.zero_after_b = sum(t.after_b);
+  r.zero_b += r.zero_after_b;
   r.p2p = sum(t.boundary);
   if (t.buckets > 0) {
     r.bucket = time(t.bucket);
     r.buckets = t.buckets;
-    if (t.param_gather.bytes > 0) r.param_gather = time(t.param_gather);
+    r.bucket_overlap = t.bucket_overlap;
   }
+  if (t.param_gather.bytes > 0) r.param_gather = time(t.param_gather);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, nullptr);
   contention_periods(impl, t, pl, gpu, r);
   return r;
@@ -176,7 +179,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
   // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves exposed
   // already counts: a layer takes compute + max(exposed collective, σ·a).
-  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - r.zero_b);
+  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;
@@ -188,10 +191,13 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
   b.bubble_s = pipe.bubble_s;
   b.pp_s = pipe.p2p_s;
-  b.dp_s = dp_tail_s(r.buckets, r.bucket, t_b / std::max(1.0, L));
+  // Buckets filled in backward order, each after 1/n of the last micro-batch's backward; without overlap
+  // they all wait for the backward's end.
+  double interval = r.bucket_overlap ? t_b / std::max(1, r.buckets) : 0;
+  b.dp_s = dp_tail_s(r.buckets, r.bucket, interval);
   b.contention_s = mm * L * (cont_f + cont_b);
-  if (r.buckets > 1 && r.dp_sigma > 0) {  // buckets 2..n run beside the backward of the layers before them
-    double hidden = (r.buckets - 1) * std::min(r.bucket, t_b / std::max(1.0, L));
+  if (r.bucket_overlap && r.buckets > 1 && r.dp_sigma > 0) {  // buckets 2..n run beside the backward
+    double hidden = (r.buckets - 1) * std::min(r.bucket, interval);
     b.contention_s += std::max(0.0, r.dp_sigma * hidden - (b.dp_s - r.bucket));
   }
   if (job.offload_optimizer) {

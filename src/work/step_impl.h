@@ -12,6 +12,7 @@
 #include "linkwise/sim/resources.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/paths.h"
+#include "linkwise/work/framework.h"
 #include "linkwise/work/step.h"
 
 namespace linkwise::work {
@@ -35,6 +36,8 @@ struct Periods {
   double p2p = 0;                                 ///< one stage-boundary transfer
   double bucket = 0;                              ///< one layer's gradient collective over dp
   int buckets = 0;
+  bool bucket_overlap = true;                     ///< buckets beside the last backward, else after it
+  double zero_after_b = 0;                        ///< per layer: gradient collectives after the backward
   double param_gather = 0;                        ///< ZeRO-1/2 weight all-gather after the optimizer
   double d2h = 0, cpu_optimizer = 0, h2d = 0;     ///< offload
   std::map<int, ResUse> use;                      ///< per step, by resource (engine runs only)
@@ -97,10 +100,12 @@ struct PathItem {
 /// StepModel::simulate runs each period's list on the engine with every concurrent group.
 struct StepTraffic {
   std::vector<PathItem> forward, backward;     ///< one layer, one micro-batch, in order
-  std::vector<Coll> beside_f, beside_b;        ///< ZeRO-3 collectives beside the layer's compute, chained
+  std::vector<Coll> beside_f, beside_b;        ///< ZeRO collectives beside the layer's compute, chained
+  std::vector<Coll> after_b;                   ///< ZeRO gradient collectives after the layer's backward (no overlap)
   std::vector<Coll> boundary;                  ///< one stage-boundary transfer, in order
   Coll bucket;                                 ///< one gradient bucket (bytes 0: none)
   int buckets = 0;                             ///< per step
+  bool bucket_overlap = true;                  ///< buckets start as the backward produces them
   Coll param_gather;                           ///< ZeRO-1/2 weight all-gather after the optimizer
 };
 

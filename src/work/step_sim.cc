@@ -163,6 +163,8 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_tp);
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, t_all - t_ep);
   }
+  for (const Coll& c : t.after_b) r.zero_after_b += dp_run(impl, p, pl, groups, c, occ, &r.use);
+  r.zero_b += r.zero_after_b;
   for (const Coll& c : t.boundary) {
     if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0 sends its shard
       Builder b{impl, {}, {}};
@@ -177,9 +179,10 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   }
   if (t.buckets > 0) {
     r.buckets = t.buckets;
+    r.bucket_overlap = t.bucket_overlap;
     r.bucket = dp_run(impl, p, pl, groups, t.bucket, r.buckets, &r.use);
-    if (t.param_gather.bytes > 0) r.param_gather = dp_run(impl, p, pl, groups, t.param_gather, 1, &r.use);
   }
+  if (t.param_gather.bytes > 0) r.param_gather = dp_run(impl, p, pl, groups, t.param_gather, 1, &r.use);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, &r.use);
   contention_periods(impl, t, pl, gpu, r);
   return r;

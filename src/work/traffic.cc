@@ -1,4 +1,7 @@
 // The step's collectives, written once for both the closed-form estimate and the engine simulation.
+#include <algorithm>
+#include <cmath>
+
 #include "work/step_impl.h"
 
 namespace linkwise::work {
@@ -35,21 +38,42 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   half(t.backward, lc.mlp_b, "mlp backward", true);
   half(t.backward, lc.attn_b, "attention backward", false);
 
-  if (p.zero >= 3 && p.dp > 1) {  // weights gathered beside forward and backward, gradients scattered
-    Coll ag{GroupKind::kDp, Op::kAllGather, 2 * sh.layer_weights, "zero"};
-    t.beside_f.push_back(ag);
-    t.beside_b.push_back(ag);
-    if (job.mode != Mode::kLora) t.beside_b.push_back({GroupKind::kDp, Op::kReduceScatter, 2 * sh.layer_trainable, "zero"});
+  const FrameworkTraits fw = framework_traits(job, p);
+  const bool lora = job.mode == Mode::kLora;
+  const double G = sh.layer_trainable;  // one layer's gradients on this GPU
+  // Gradient reduce-scatters of one layer: one per unit, or per reduce bucket (DeepSpeed), beside the
+  // backward where the framework overlaps them, else after it.
+  auto layer_scatter = [&](const char* kind) {
+    if (lora) return;
+    int n = 1;
+    if (fw.zero3_reduce_bucket_params > 0) n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
+    for (int i = 0; i < n; ++i)
+      (fw.grad_overlap ? t.beside_b : t.after_b).push_back({GroupKind::kDp, Op::kReduceScatter, fw.grad_bytes * G / n, kind});
+  };
+  if (p.dp > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
+    for (double u : zero3_units(m, p, fw.per_module_gather)) {
+      Coll ag{GroupKind::kDp, Op::kAllGather, 2 * u, "zero"};
+      t.beside_f.push_back(ag);
+      if (p.zero >= 3) t.beside_b.push_back(ag);  // gathered again for the backward (resharded after forward)
+    }
+  }
+  if (p.dp > 1 && p.zero >= 3) {
+    layer_scatter("zero");
+  } else if (p.dp > 1 && fw.reduce_every_micro_batch) {  // ZeRO-2 reducing each micro-batch's gradients
+    layer_scatter("dp");
+    if (!fw.gather_every_micro_batch)
+      t.param_gather = {GroupKind::kDp, Op::kAllGather, 2 * G * sh.layers_per_stage, "zero"};
   }
   if (p.pp > 1) {  // every TP rank sends its shard; without SP the next stage gathers the whole sequence
     t.boundary.push_back({GroupKind::kStagePair, Op::kSendRecv, sh.act_bytes / p.tp, "pp"});
     if (!sp && tp) t.boundary.push_back({GroupKind::kTp, Op::kAllGather, sh.act_bytes, "pp"});
   }
-  if (p.dp > 1 && p.zero < 3) {  // one layer's gradients per bucket, as each layer's backward ends
-    t.bucket = {GroupKind::kDp, p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter, 2 * sh.layer_trainable, "dp"};
-    t.buckets = sh.layers_per_stage;
-    if (p.zero >= 1)
-      t.param_gather = {GroupKind::kDp, Op::kAllGather, 2 * sh.layer_trainable * sh.layers_per_stage, "zero"};
+  if (p.dp > 1 && p.zero < 3 && !fw.reduce_every_micro_batch) {  // gradient buckets at the last micro-batch
+    double all = G * sh.layers_per_stage;
+    t.buckets = fw.bucket_params > 0 ? std::max(1, static_cast<int>(std::ceil(all / fw.bucket_params))) : 1;
+    t.bucket = {GroupKind::kDp, p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter, fw.grad_bytes * all / t.buckets, "dp"};
+    t.bucket_overlap = fw.grad_overlap;
+    if (p.zero >= 1) t.param_gather = {GroupKind::kDp, Op::kAllGather, 2 * all, "zero"};
   }
   return t;
 }

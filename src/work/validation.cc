@@ -34,6 +34,8 @@ ValidationCase narayanan(const std::string& size, int heads, int hidden, int lay
   c.plan.tp = tp, c.plan.pp = pp, c.plan.dp = gpus / (tp * pp), c.plan.sp = false, c.plan.micro_batch = 1;
   c.job.seq = 2048, c.job.global_batch = batch, c.job.recompute = Recompute::kFull;
   c.job.flash_attention = false;
+  c.job.precision = Precision::kFp16;  // section 5: "mixed precision" fp16 on A100
+  c.job.framework = Framework::kMegatron;
   c.measured = tflops;
   return c;
 }
@@ -82,6 +84,7 @@ ValidationCase fsdp_case(const std::string& name, const std::string& source, con
   c.boxes = gpus / 8;
   c.plan.dp = gpus, c.plan.zero = 3, c.plan.micro_batch = micro_batch;
   c.job.seq = seq, c.job.global_batch = global_batch, c.job.recompute = rc, c.job.flash_attention = true;
+  c.job.framework = Framework::kFsdp;
   c.measured = tokens_per_gpu;
   return c;
 }
