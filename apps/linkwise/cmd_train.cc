@@ -21,7 +21,7 @@ namespace {
 struct TrainOpts {
   std::string chassis, model = "", mode = "pretrain", precision = "auto", recompute = "selective";
   std::string plan = "auto", lora_targets = "q,k,v,o", output, tokens;
-  std::string framework = "megatron", grad_overlap = "default", elementwise = "default";
+  std::string framework = "megatron", grad_overlap = "default", elementwise = "default", base_weights = "auto";
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool json = false, scaling = false, offload = false, no_flash = false, validation = false;
   CLI::App* app = nullptr;  ///< to tell which flags were given
@@ -43,7 +43,7 @@ void check_combinations(const TrainOpts& o) {
     throw InputError("--scaling searches the best plan at each GPU count itself; it takes no --plan");
   if (o.scaling && o.given("--top")) throw InputError("--scaling shows one plan per GPU count; it takes no --top");
   if (o.mode != "lora")
-    for (const char* f : {"--lora-rank", "--lora-targets"})
+    for (const char* f : {"--lora-rank", "--lora-targets", "--base-weights"})
       if (o.given(f)) throw InputError(fmt::format("{} applies only with --mode lora", f));
 }
 
@@ -162,6 +162,7 @@ work::Job make_job(const TrainOpts& o) {
   j.flash_attention = !o.no_flash;
   j.offload_optimizer = o.offload;
   j.framework = work::parse_framework(o.framework);
+  j.base_weights = work::parse_base_weights(o.base_weights);
   j.grad_overlap = work::parse_switch(o.grad_overlap, "--grad-overlap", "on", "off");
   j.fused_elementwise = work::parse_switch(o.elementwise, "--elementwise", "fused", "eager");
   j.lora.rank = o.lora_rank;
@@ -274,6 +275,7 @@ Handler setup_train(CLI::App& sub) {
   sub.add_flag("--offload", o->offload, "Optimizer states and step on the CPU (ZeRO-Offload)");
   sub.add_option("--lora-rank", o->lora_rank, "LoRA rank")->check(CLI::Range(1, 1 << 16));
   sub.add_option("--lora-targets", o->lora_targets, "Matrices with adapters, from q,k,v,o,gate,up,down");
+  sub.add_option("--base-weights", o->base_weights, "LoRA's frozen base: bf16, fp8 or nf4 (QLoRA); default fp8 for fp8 jobs");
   sub.add_option("--plan", o->plan, "tp=..,pp=..,dp=..,zero=..[,ep=..,vpp=..,mb=..,sp=off,order=dp,tp,pp] or auto");
   sub.add_option("--top", o->top, "Plans listed by --plan auto")->check(CLI::Range(1, 100));
   sub.add_option("--tokens", o->tokens, "Tokens to train: prints the run's wall-clock time (e.g. 1e12)")
