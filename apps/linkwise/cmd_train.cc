@@ -13,6 +13,7 @@
 #include "linkwise/util/text.h"
 #include "linkwise/work/search.h"
 #include "linkwise/work/validation.h"
+#include "linkwise/report/train_report.h"
 
 namespace linkwise::cli {
 
@@ -204,6 +205,9 @@ int run_train(const TrainOpts& o) {
                               {"tokens_per_s", p.best.tokens_per_s}, {"efficiency", p.efficiency}, {"mfu", p.best.mfu}});
     }
     text += t.render();
+    auto verdict = work::scaling_verdict(pts);
+    text += report::scaling_verdict_text(verdict, pts.empty() ? 0 : pts.back().gpus);
+    j["verdict"] = report::scaling_verdict_json(verdict);
     emit(o.json ? j.dump(2) + "\n" : text, o.output);
     return 0;
   }

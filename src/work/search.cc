@@ -125,4 +125,43 @@ std::vector<ScalingPoint> scaling(StepModel& sm, int simulate_top) {
   return out;
 }
 
+namespace {
+std::vector<std::pair<double, std::string>> terms(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  double T = r.step_time_s > 0 ? r.step_time_s : 1;
+  return {{b.tp_s / T, "tensor-parallel collectives"}, {b.ep_s / T, "expert all-to-alls"},
+          {b.pp_s / T, "pipeline sends"},              {b.dp_s / T, "data-parallel gradient sync"},
+          {b.zero_s / T, "ZeRO weight gathers and gradient scatters"}, {b.bubble_s / T, "the pipeline bubble"},
+          {b.contention_s / T, "NCCL kernels slowing the compute beside them"}, {b.io_s / T, "host offload traffic"}};
+}
+}  // namespace
+
+ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
+  ScalingVerdict v;
+  const ScalingPoint* prev = nullptr;
+  double worst = -0.02;
+  for (const auto& p : pts) {
+    if (!p.fits) continue;
+    if (prev) {
+      double change = (p.best.tokens_per_s / p.gpus) / (prev->best.tokens_per_s / prev->gpus) - 1;
+      if (v.stops_paying == 0 && p.best.tokens_per_s <= prev->best.tokens_per_s) v.stops_paying = p.gpus;
+      if (change < worst) {
+        worst = change;
+        v.from = prev->gpus, v.to = p.gpus, v.per_gpu_change = change;
+        auto a = terms(prev->best), b = terms(p.best);
+        double grew = -1;
+        for (std::size_t i = 0; i < a.size(); ++i)
+          if (b[i].first - a[i].first > grew)
+            grew = b[i].first - a[i].first, v.term = b[i].second, v.term_share_from = a[i].first, v.term_share_to = b[i].first;
+        v.link = v.tech = "";
+        v.link_busy = 0;
+        if (!p.best.links.empty())
+          v.link = p.best.links.front().link, v.tech = p.best.links.front().tech, v.link_busy = p.best.links.front().busy_fraction;
+      }
+    }
+    prev = &p;
+  }
+  return v;
+}
+
 }  // namespace linkwise::work

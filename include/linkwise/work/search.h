@@ -45,6 +45,19 @@ struct ScalingPoint {
   double efficiency = 0;   ///< tokens/s per GPU relative to the smallest GPU count that fits
 };
 
+/// Where adding GPUs stops paying: the doubling at which tokens/s per GPU falls most, the step term that
+/// grew there, and the busiest link of the larger plan.
+struct ScalingVerdict {
+  int from = 0, to = 0;          ///< the doubling (GPU counts); 0 when per-GPU throughput never falls by 2 %
+  double per_gpu_change = 0;     ///< (tokens/s per GPU at `to`) / (at `from`) - 1
+  std::string term;              ///< the step term whose share grew most: "data-parallel gradient sync", ...
+  double term_share_from = 0, term_share_to = 0;  ///< its share of the step time at both counts
+  std::string link, tech;        ///< the busiest link at `to` and its technology
+  double link_busy = 0;          ///< its busy fraction of the step
+  int stops_paying = 0;          ///< first GPU count whose total tokens/s is no higher than the count before
+};
+ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& points);
+
 /// Best plan at 1, 2, 4, ... GPUs up to the chassis (all boxes). Points where nothing fits are kept with
 /// fits = false.
 std::vector<ScalingPoint> scaling(StepModel& model, int simulate_top = 1);
