@@ -31,6 +31,9 @@ bool pre_ampere(const std::string& arch) { return arch == "volta" || arch == "tu
 // FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, section 4.1) against ~85% for
 // large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75.
 constexpr double kFlashFactor = 0.75;
+// FlashAttention-2 on H100 SXM: "up to 335 TFLOPs/s" forward (Dao 2023, section 4.1) of its 989 dense bf16:
+// 0.34 of the Hopper peak (it issues Ampere-style mma.sync, not Hopper's wgmma). derived: 335 / 989.
+constexpr double kFa2OnHopper = 0.34;
 // Backward of fused attention: 5 matmuls against the forward's 2 (Dao 2023, algorithm 2).
 constexpr double kFlashBackwardFlops = 2.5;
 // Per-kernel launch and tail overhead. derived: estimate, CUDA kernel launch latency is 2-5 us
@@ -84,7 +87,8 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
   g.memory_bytes_per_s = gpu.fig("memory_bytes_per_s", 1e12);
   g.memory_bytes = gpu.fig("memory_bytes", 80.0 * (1ull << 30));
   g.sms = static_cast<int>(gpu.fig("sm_count", 100));
-  g.gemm_efficiency = gemm_efficiency_for(gpu.part->attr("arch"));
+  g.arch = gpu.part->attr("arch");
+  g.gemm_efficiency = gemm_efficiency_for(g.arch);
   if (pre_ampere(gpu.part->attr("arch"))) g.tile_m = kVoltaTileM;
   return g;
 }
@@ -149,7 +153,9 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double core_flops = 4 * x.S * x.s * x.a / x.t * x.d;
   double core;
   if (job.flash_attention) {
-    core = core_flops / (half_precision(gpu).peak_flops * gpu.gemm_efficiency * kFlashFactor) + kLaunchS;
+    bool fa2_on_hopper = (gpu.arch == "hopper") && !framework_traits(job, Plan{}).hopper_attention;
+    double eff = fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
+    core = core_flops / (half_precision(gpu).peak_flops * eff) + kLaunchS;
   } else {
     double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices
     double scores = heads * x.s * x.s;

@@ -30,6 +30,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.grad_overlap = true;
       t.grad_bytes = 4;
       t.fused_elementwise = false;
+      t.hopper_attention = false;
       t.reduce_every_micro_batch = p.zero == 2;
       t.gather_every_micro_batch = p.zero == 2;
       break;
@@ -37,6 +38,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.grad_overlap = p.zero >= 3;  // overlap_comm: true for stage 3, false otherwise
       t.grad_bytes = 2;
       t.fused_elementwise = false;
+      t.hopper_attention = false;
       t.reduce_every_micro_batch = p.zero == 2;
       t.zero3_reduce_bucket_params = kDeepSpeedReduceBucket;
       t.per_module_gather = true;

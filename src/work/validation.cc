@@ -148,6 +148,20 @@ ValidationCase nemo_lora(const std::string& id, int gpus, int tp, int pp, double
   return c;
 }
 
+// The same README, table "H100 80GB BF16": MPT models on H100 boxes (dgx-h100), FULL_SHARD, amp_bf16, at
+// 8, 32 and 64 GPUs. MPT-70B: llm-foundry's mpt-70b.yaml (80 layers, d_model 8192, 64 heads).
+ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int gpus, int mb, int accum, bool ckpt,
+                           double tps) {
+  ValidationCase c = fsdp_case(
+      fmt::format("MPT {} H100 seq {} {} GPUs", size, seq, gpus),
+      fmt::format("llm-foundry benchmarking README, H100 80GB BF16 table, {} seq {} {} GPUs row (micro-batch {}, "
+                  "accumulation {}, checkpointing {})",
+                  size, seq, gpus, mb, accum, ckpt ? "True" : "False"),
+      m, gpus, seq, mb, mb * accum * gpus, ckpt ? Recompute::kFull : Recompute::kNone, tps);
+  c.chassis = "dgx-h100";
+  return c;
+}
+
 ValidationCase open_case(ValidationCase c) {
   c.open = true;
   return c;
@@ -191,6 +205,13 @@ std::vector<ValidationCase> validation_cases() {
       open_case(mosaic("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 2, 3, false, 2262)),
       mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 16, 2, true, 3684),
       mosaic("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 3, 21, true, 916),
+      open_case(mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 8, 6, 1, false, 10643)),
+      mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 8, 16, 2, true, 8611),
+      open_case(mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 64, 2, 1, false, 4800)),
+      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 4096, 8, 10, 3, true, 4717),
+      open_case(mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 8, 3, 21, true, 2002)),
+      open_case(mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 32, 2, 16, true, 882)),
+      open_case(mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 64, 8, 4, true, 1039)),
       open_case(titan("llama2-13b", 2, Recompute::kNone, "none", 2162)),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
       titan("llama2-70b", 2, Recompute::kFull, "full", 353),

@@ -7,7 +7,7 @@
 //              (or reduce-scattered, distributed optimizer = zero=1) in fp32 for bf16 training
 //              (arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in
 //              fp32"), in fp16 for fp16 training; fused kernels (fused layer norm, bias-GeLU, SwiGLU,
-//              bias-dropout-add, masked softmax). zero=3 is Megatron-FSDP: one unit per layer, as fsdp.
+//              bias-dropout-add, masked softmax); Transformer Engine's cuDNN fused attention (Hopper-native). zero=3 is Megatron-FSDP: one unit per layer, as fsdp.
 //   fsdp       PyTorch FSDP / FSDP2 (torchtitan, llm-foundry). zero=3 is FULL_SHARD with one unit per
 //              transformer block (the wrapping policy of both): all-gather before the forward, again
 //              before the backward (reshard_after_forward), reduce-scatter after it, every micro-batch, on
@@ -17,14 +17,16 @@
 //              FSDP has no ZeRO-1. Gradients reduced in fp32 (torchtitan's mixed_precision_reduce default
 //              "float32"; DDP under torch.autocast keeps fp32 parameters, so fp32 gradients); eager
 //              element-wise work (PyTorch modules without torch.compile: RMSNorm as six kernels,
-//              SwiGLU as two).
+//              SwiGLU as two); attention through scaled_dot_product_attention's FlashAttention-2 backend
+//              (PyTorch 2.2 release notes), which on Hopper runs at most 335 TFLOP/s forward (Dao 2023, 4.1).
 //   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3 gathers
 //              each sub-module's weights (every weight matrix; parameters under
 //              stage3_param_persistence_threshold 1e5 stay whole) and reduce-scatters gradients in
 //              buckets of reduce_bucket_size 5e8 elements; overlap_comm defaults to true for stage 3 and
 //              false for stages 0-2 (zero/config.py); stage 2 reduce-scatters every micro-batch's
 //              gradients, stages 0-1 all-reduce at the accumulation boundary; gradients on the wire in
-//              the model's 16-bit type (communication_data_type unset); eager element-wise work.
+//              the model's 16-bit type (communication_data_type unset); eager element-wise work and
+//              FlashAttention-2, as with fsdp.
 //
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
@@ -51,6 +53,10 @@ struct FrameworkTraits {
   double zero3_reduce_bucket_params = 0;
   bool per_module_gather = false;  ///< ZeRO-3 gathers each weight matrix, not the whole layer
   bool fused_elementwise = true;
+  /// Fused attention written for Hopper (Transformer Engine's cuDNN kernels, FlashAttention-3 class), or
+  /// FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs Ampere-style MMA
+  /// instructions on Hopper.
+  bool hopper_attention = true;
 };
 
 /// The framework's behaviour for this job and plan, the job's switches applied.
