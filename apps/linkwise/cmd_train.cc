@@ -213,8 +213,13 @@ int run_train(const TrainOpts& o) {
   }
   work::StepResult best;
   if (o.plan == "auto") {
-    work::SearchOptions so;
+    work::SearchOptions so = work::SearchOptions::everything();
     so.top = o.top;
+    if (o.given("--recompute")) so.recompute.clear();
+    if (o.given("--offload")) so.offload.clear();
+    if (o.given("--framework")) so.frameworks.clear();
+    if (o.given("--grad-overlap")) so.grad_overlap.clear();
+    if (o.given("--elementwise")) so.elementwise.clear();
     auto r = work::search_plans(sm, so);
     best = r.best.front();
     report::Table t;
@@ -224,13 +229,19 @@ int run_train(const TrainOpts& o) {
     for (std::size_t i = 0; i < r.best.size(); ++i) {
       const auto& x = r.best[i];
       t.row({std::to_string(i + 1), x.plan.str(), fmt::format("{:.4g}", x.step_time_s), fmt::format("{:.0f}", x.tokens_per_s),
-             pct(x.mfu), fmt::format("{:.1f}", gib(x.memory.total)), x.simulated ? "simulated" : "estimated"});
+             pct(x.mfu), fmt::format("{:.1f}", gib(x.memory.total)),
+             report::job_choices(x.job) + (x.simulated ? ", simulated" : ", estimated")});
       j["ranking"].push_back({{"plan", x.plan.str()}, {"step_time_s", x.step_time_s}, {"tokens_per_s", x.tokens_per_s},
-                              {"mfu", x.mfu}, {"memory_per_gpu_GiB", gib(x.memory.total)}, {"simulated", x.simulated}});
+                              {"mfu", x.mfu}, {"memory_per_gpu_GiB", gib(x.memory.total)}, {"simulated", x.simulated},
+                              {"job", report::job_choices(x.job)}});
     }
     text += fmt::format("plan search: {} plans enumerated, {} can run, {} fit in memory; best {}:\n", r.candidates,
                         r.runnable, r.fitting, r.best.size());
-    text += t.render() + "\n";
+    text += t.render();
+    text += report::search_notes_text(r);
+    j["why_first"] = r.best.size() > 1 ? work::why_first_beats_second(r.best[0], r.best[1]) : "";
+    j["passed_over"] = r.passed_over;
+    text += "\n";
   } else {
     best = sm.simulate(work::parse_plan(o.plan));
   }

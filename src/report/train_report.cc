@@ -29,4 +29,19 @@ nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
   return j;
 }
 
+std::string job_choices(const work::Job& job) {
+  std::string overlap = job.grad_overlap == work::Switch::kDefault ? "" : job.grad_overlap == work::Switch::kOn ? ", overlap on" : ", overlap off";
+  std::string el = job.fused_elementwise == work::Switch::kDefault ? "" : job.fused_elementwise == work::Switch::kOn ? ", fused" : ", eager";
+  return fmt::format("{}, recompute {}{}{}{}", work::to_string(job.framework), work::to_string(job.recompute), overlap, el,
+                     job.offload_optimizer ? ", offload" : "");
+}
+
+std::string search_notes_text(const work::SearchResult& r) {
+  std::string s;
+  if (r.best.size() > 1) s += work::why_first_beats_second(r.best[0], r.best[1]) + "\n";
+  if (!r.passed_over.empty())
+    s += fmt::format("passed over {}: communication-bound, and a plan within 5 % of it is not\n", r.passed_over);
+  return s;
+}
+
 }  // namespace linkwise::report

@@ -163,10 +163,9 @@ std::string bottleneck_line(const StepResult& r) {
 
 }  // namespace
 
-StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, const Shape& sh, const Periods& r,
-                   bool simulated) {
+StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, const Plan& p, const Shape& sh,
+                   const Periods& r, bool simulated) {
   const Model& m = sm.model();
-  const Job& job = sm.job();
   StepResult out;
   out.chassis = impl.chassis.name();
   out.model = m.id;
@@ -259,24 +258,27 @@ StepModel::StepModel(const topo::Chassis& chassis, Model model, Job job)
 StepModel::~StepModel() = default;
 
 namespace {
-void check(const Plan& p, const StepModel& sm) {
-  std::string why = plan_problem(p, sm.model(), sm.job(), static_cast<int>(sm.chassis().gpus().size()));
+void check(const Plan& p, const StepModel& sm, const Job& job) {
+  std::string why = plan_problem(p, sm.model(), job, static_cast<int>(sm.chassis().gpus().size()));
   if (!why.empty()) throw InputError(why);
 }
 }  // namespace
 
-StepResult StepModel::estimate(const Plan& plan) {
-  check(plan, *this);
-  Shape sh = shape_of(model_, job_, plan);
-  Periods r = estimate_periods(*impl_, model_, job_, plan, gpu_, sh);
-  return compose(*impl_, *this, plan, sh, r, false);
+StepResult StepModel::estimate(const Plan& plan) { return estimate(plan, job_); }
+StepResult StepModel::simulate(const Plan& plan) { return simulate(plan, job_); }
+
+StepResult StepModel::estimate(const Plan& plan, const Job& job) {
+  check(plan, *this, job);
+  Shape sh = shape_of(model_, job, plan);
+  Periods r = estimate_periods(*impl_, model_, job, plan, gpu_, sh);
+  return compose(*impl_, *this, job, plan, sh, r, false);
 }
 
-StepResult StepModel::simulate(const Plan& plan) {
-  check(plan, *this);
-  Shape sh = shape_of(model_, job_, plan);
-  Periods r = simulate_periods(*impl_, model_, job_, plan, gpu_, sh);
-  return compose(*impl_, *this, plan, sh, r, true);
+StepResult StepModel::simulate(const Plan& plan, const Job& job) {
+  check(plan, *this, job);
+  Shape sh = shape_of(model_, job, plan);
+  Periods r = simulate_periods(*impl_, model_, job, plan, gpu_, sh);
+  return compose(*impl_, *this, job, plan, sh, r, true);
 }
 
 double time_to_train_s(const StepResult& step, double tokens) {

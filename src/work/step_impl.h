@@ -61,6 +61,8 @@ struct StepModel::Impl {
   topo::PathFinder finder;
   std::map<std::vector<int>, std::unique_ptr<comm::Communicator>> comms;
   std::map<std::tuple<std::vector<int>, int, double>, std::pair<double, double>> times;
+  /// Offload: seconds per byte to and from host memory, by the set of GPUs of one box that offload.
+  std::map<std::vector<int>, std::pair<double, double>> offload_per_byte;
 
   /// The communicator of a group (cached); the group has at least 2 GPUs.
   const comm::Communicator& comm(const std::vector<int>& nodes);

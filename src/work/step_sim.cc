@@ -193,15 +193,32 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
   const auto& c = impl.chassis;
   int box = c.node(pl.gpus.front()).box;
   double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.dp : 1);
+  std::vector<int> gpus;  // the first box's GPUs that offload
   std::map<int, double> cpu_params;
+  for (int n : pl.gpus)
+    if (c.node(n).box == box && c.node(n).cpu >= 0) gpus.push_back(n), cpu_params[c.node(n).cpu] += params;
+  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share it.
+  for (const auto& [cpu, n] : cpu_params)
+    r.cpu_optimizer = std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
+  // One flow per GPU at a time: the makespan is proportional to the bytes, so the estimate keeps the
+  // seconds per byte of each GPU set (the plan search tries offload with thousands of plans).
+  std::sort(gpus.begin(), gpus.end());
+  if (!use) {
+    auto it = impl.offload_per_byte.find(gpus);
+    if (it != impl.offload_per_byte.end()) {
+      r.d2h = it->second.first * 2 * params, r.h2d = it->second.second * 2 * params;
+      return;
+    }
+  }
+  const double bytes = use ? 2 * params : 1e9;  // bf16 gradients down, bf16 weights up
+  double t[2] = {0, 0};
   for (bool to_host : {true, false}) {
     Builder b{impl, {}, {}};
-    for (int n : pl.gpus) {
+    for (int n : gpus) {
       int cpu = c.node(n).cpu;
-      if (c.node(n).box != box || cpu < 0) continue;
       auto path = impl.finder.widest_path(n, cpu, topo::Fabric::kHost);
       sim::FlowSpec f;
-      f.bytes = 2 * params;  // bf16 gradients down, bf16 weights up
+      f.bytes = bytes;
       for (std::size_t i = 0; i < path.links.size(); ++i) {
         int l = path.links[i];
         bool from_a = c.link(l).a == path.nodes[i];
@@ -210,13 +227,15 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
       if (impl.res.memory(cpu) >= 0) f.route.push_back(impl.res.memory(cpu));
       int id = b.g.add_transfer({f}, 0, to_host ? "offload gradients" : "offload weights");
       b.g.task(id).tag = "offload";
-      if (to_host) cpu_params[cpu] += params;
     }
-    (to_host ? r.d2h : r.h2d) = b.run(1, use);
+    t[to_host ? 0 : 1] = b.run(1, use);
   }
-  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share it.
-  for (const auto& [cpu, n] : cpu_params)
-    r.cpu_optimizer = std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
+  if (use) {
+    r.d2h = t[0], r.h2d = t[1];
+  } else {
+    impl.offload_per_byte[gpus] = {t[0] / bytes, t[1] / bytes};
+    r.d2h = t[0] / bytes * 2 * params, r.h2d = t[1] / bytes * 2 * params;
+  }
 }
 
 }  // namespace linkwise::work

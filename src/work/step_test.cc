@@ -173,6 +173,34 @@ TEST(WorkStep, ScalingFromOneGpu) {
   EXPECT_LE(pts[3].efficiency, 1.05);
 }
 
+TEST(WorkSearch, WhyFirstBeatsSecondAndCommunicationBound) {
+  // #1: 10 s = 8 compute + 1 bubble + 1 DP; #2: 13 s = 8 compute + 0.5 bubble + 4.5 DP. #1 is 3 s faster:
+  // 3.5 s less DP sync, 0.5 s more bubble. #2 is communication-bound: 4.5 s exposed > half of 8 s compute.
+  StepResult a, b;
+  a.step_time_s = 10, a.breakdown.compute_s = 8, a.breakdown.bubble_s = 1, a.breakdown.dp_s = 1, a.breakdown.exposed_comm_s = 1;
+  b.step_time_s = 13, b.breakdown.compute_s = 8, b.breakdown.bubble_s = 0.5, b.breakdown.dp_s = 4.5;
+  b.breakdown.exposed_comm_s = 4.5;
+  EXPECT_EQ(why_first_beats_second(a, b),
+            "#1 is 3 s faster than #2: 3.5 s less exposed data-parallel gradient sync, 0.5 s more pipeline bubble");
+  EXPECT_FALSE(communication_bound(a));
+  EXPECT_TRUE(communication_bound(b));
+}
+
+TEST(WorkSearch, WideSpaceTriesWhatUsersChoose) {
+  // Llama 2 7B on one dgx-h100 box: the wide space crosses plans with recompute (3), offload (2),
+  // framework (3), gradient overlap (2) and element-wise fusion (2): 72 job variants per plan.
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.seq = 4096, j.global_batch = 64;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  auto narrow = search_plans(sm);
+  auto wide = search_plans(sm, SearchOptions::everything());
+  long long plans = static_cast<long long>(candidate_plans(sm.model(), sm.job(), 8, 8, true).size());
+  EXPECT_EQ(wide.candidates, 72 * plans);
+  EXPECT_GT(wide.candidates, 100 * narrow.candidates);
+  EXPECT_LE(wide.best.front().step_time_s, narrow.best.front().step_time_s * 1.0001);
+}
+
 TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   int held = 0;
   for (const auto& r : run_validation()) {

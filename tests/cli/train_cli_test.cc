@@ -84,6 +84,20 @@ TEST(TrainCli, FrameworkFlags) {
             off["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>());
 }
 
+TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
+  // GPT-3 175B on 512 A100s: plans x recompute x offload x framework x overlap x fusion.
+  auto r = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["candidates"]["enumerated"].get<long long>(), 800000);
+  EXPECT_EQ(j["why_first"].get<std::string>().rfind("#1 is ", 0), 0u) << j["why_first"];
+  auto t = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --framework megatron --recompute selective");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("plans enumerated"), std::string::npos);
+  EXPECT_NE(t.out.find("#1 is "), std::string::npos);
+  EXPECT_EQ(t.out.find("deepspeed,"), std::string::npos);  // the framework given is not searched
+}
+
 TEST(TrainCli, Validation) {
   auto r = run_cli("train --validation --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -15,4 +15,9 @@ namespace linkwise::report {
 std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest_gpus);
 nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v);
 
+/// "fsdp, recompute selective, overlap on[, offload]": the job choices a searched plan was scored with.
+std::string job_choices(const work::Job& job);
+/// Lines under the ranking: why #1 beats #2, and a communication-bound plan passed over.
+std::string search_notes_text(const work::SearchResult& r);
+
 }  // namespace linkwise::report
