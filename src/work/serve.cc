@@ -241,8 +241,10 @@ void ServeModel::Impl::build_comms() {
 
 double ServeModel::Impl::collective(const comm::Communicator& c, comm::Op op, double bytes,
                                     std::string* link, std::string* algo) const {
-  // Sizes repeat within a sweep: round to 64 bytes and remember.
+  // Sizes repeat within a sweep: round up to 64 bytes, and above 64 KiB to steps of 1/256 of a doubling
+  // (0.3%), and remember.
   double key_bytes = std::max(64.0, std::ceil(bytes / 64) * 64);
+  if (key_bytes > 65536) key_bytes = std::exp2(std::ceil(std::log2(key_bytes) * 256) / 256);
   auto key = std::make_tuple(&c, static_cast<int>(op), key_bytes);
   auto it = cache.find(key);
   if (it == cache.end()) {

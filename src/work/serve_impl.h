@@ -91,6 +91,13 @@ struct ServeModel::Impl {
   StepTime step(double D, double ctx_d, double C, double ctx_p) const;
   double offload_time(double running, double ctx) const;
   double h2d_bytes_per_s() const;
+  struct Eval {
+    bool feasible = false;
+    double tau = 0, ttft = 0, e2e = 0, D = 0, rho = 0;
+    StepTime mean;
+  };
+  Eval evaluate(double X, double n) const;
+  Eval closed(double n, double* X) const;
   ServePoint solve(double clients, double rate) const;
   LoadTime load() const;
   void describe(ServeResult* r) const;

@@ -28,94 +28,145 @@ std::string classify(const StepTime& t) {
 
 }  // namespace
 
-// clients > 0: closed loop with that many clients per replica; else open loop at `rate` per replica.
-ServePoint ServeModel::Impl::solve(double clients, double rate) const {
+// The steady state at X requests/s per replica with n sequences admitted: the step time tau is the fixed
+// point of tau = 1 / ((1 - rho)/t_decode(D) + X·k), D = min(n, X·(O-1)·tau) (Little's law over the decode
+// phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below it rises to the least
+// fixed point; rho >= 1 means prompts arrive faster than the engine takes them.
+ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
   const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
   const double O = opt.output;
   const double B = engine.max_batched_tokens;
-  const double ctx_d = opt.input + O / 2;             // mean context of a decoding sequence
+  const double ctx_d = opt.input + O / 2;                   // mean context of a decoding sequence
   const double ctx_p = opt.input * opt.prefix_hit + P / 2;  // mean prefix of a prompt token
-  const double cap = opt.kv_offload ? engine.max_seqs : fit_replica;
-  const bool closed = clients > 0;
-
-  double n = closed ? std::min(clients, cap) : 1;  // sequences admitted
-  double D = n, X = 0, ttft = 0, e2e = 0, tau = 0, rho = 0;
-  bool overloaded = false;
-  StepTime mean;
-  for (int it = 0; it < 200; ++it) {
-    // A prompt runs in k steps of `chunk` tokens beside the D decoding sequences; between prompts the
-    // engine runs pure decode steps. Steps are discrete: a prompt step costs the roofline of its own
-    // tokens, it is not spread over the decode steps.
-    double left = std::max(1.0, B - D);
-    double chunk = std::min(P, left);
-    double k = std::ceil(P / left);
-    StepTime pf = step(D, ctx_d, chunk, ctx_p);
-    StepTime dec = step(std::max(D, O > 1 ? 1.0 : 0.0), ctx_d, 0, 0);
-    pf.offload = offload_time(n, ctx_d);
-    dec.offload = pf.offload;
-    pf.total += pf.offload;
-    dec.total += dec.offload;
-    double t_pf = k * pf.total;                       // one prompt's steps
-    // Prompt steps per second X·k take X·t_pf of each second (rho); decode steps fill the rest.
-    double steps_per_s = (1 - std::min(rho, 0.999)) / dec.total + X * k;
-    double next_tau = 1 / steps_per_s;
-    // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding), and the
-    // wait behind other prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
-    double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
-    double queue = rho < 1 ? rho / (2 * (1 - rho)) * t_pf : t_pf * 10;
-    ttft = t_pf + residual + queue;
-    tau = it == 0 ? next_tau : 0.5 * (tau + next_tau);
-    e2e = ttft + (O - 1) * tau;
-    double X_next;
-    if (closed) {
-      X_next = n / e2e;
-    } else {
-      X_next = rate;
-      n = std::min(cap, X_next * e2e);
-      overloaded = X_next * e2e > cap;
-      if (overloaded) X_next = n / e2e;
-    }
-    double rho_next = X_next * t_pf;
-    if (!closed && rho_next >= 1) {  // prompts arrive faster than the engine takes them
-      overloaded = true;
-      X_next = 0.999 / t_pf;
-      rho_next = 0.999;
-    }
-    X = it == 0 ? X_next : 0.5 * (X + X_next);
-    rho = std::min(0.999, rho_next);
+  Eval e;
+  double tau = 0, D = 0, t_pf = 0, k = 1;
+  StepTime pf, dec;
+  for (int it = 0; it < 100; ++it) {
     D = O > 1 ? std::min(n, X * (O - 1) * tau) : 0;
-    // The mean step: prompt steps X·k·tau of all steps, decode steps the rest.
-    double w = std::min(1.0, X * k * tau);
-    mean = StepTime{};
-    for (auto [dst, a, b] : {std::tuple{&mean.compute, pf.compute, dec.compute}, std::tuple{&mean.memory, pf.memory, dec.memory},
-                             std::tuple{&mean.comm, pf.comm, dec.comm}, std::tuple{&mean.kernels, pf.kernels, dec.kernels},
-                             std::tuple{&mean.overhead, pf.overhead, dec.overhead}, std::tuple{&mean.offload, pf.offload, dec.offload},
-                             std::tuple{&mean.pp_send, pf.pp_send, dec.pp_send}, std::tuple{&mean.flops, pf.flops, dec.flops},
-                             std::tuple{&mean.bytes, pf.bytes, dec.bytes}})
-      *dst = w * a + (1 - w) * b;
-    mean.total = mean.compute + mean.memory + mean.comm + mean.kernels + mean.overhead + mean.offload;
-    if (it > 2 && std::abs(next_tau - tau) <= 1e-7 * tau && std::abs(X_next - X) <= 1e-7 * X) break;
+    double others = n > 1 ? D * (n - 1) / n : 0;  // sequences decoding beside a prompt
+    // The prompt in chunks of the budget left beside the decoding sequences, the last one shorter.
+    double left = std::max(1.0, B - std::round(others));
+    double full = std::floor(P / left), rem = P - full * left;
+    k = full + (rem > 0 ? 1 : 0);
+    StepTime pf_full = full > 0 ? step(others, ctx_d, left, ctx_p) : StepTime{};
+    StepTime pf_rem = rem > 0 ? step(others, ctx_d, rem, ctx_p) : StepTime{};
+    pf = StepTime{};
+    for (auto [dst, a, b] : {std::tuple{&pf.compute, pf_full.compute, pf_rem.compute},
+                             std::tuple{&pf.memory, pf_full.memory, pf_rem.memory},
+                             std::tuple{&pf.comm, pf_full.comm, pf_rem.comm},
+                             std::tuple{&pf.kernels, pf_full.kernels, pf_rem.kernels},
+                             std::tuple{&pf.overhead, pf_full.overhead, pf_rem.overhead},
+                             std::tuple{&pf.pp_send, pf_full.pp_send, pf_rem.pp_send},
+                             std::tuple{&pf.flops, pf_full.flops, pf_rem.flops},
+                             std::tuple{&pf.bytes, pf_full.bytes, pf_rem.bytes}})
+      *dst = (full * a + b) / k;  // the mean prompt step
+    dec = step(std::max(D, O > 1 ? 1.0 : 0.0), ctx_d, 0, 0);
+    pf.offload = dec.offload = offload_time(n, ctx_d);
+    pf.total = pf.compute + pf.memory + pf.comm + pf.kernels + pf.overhead + pf.offload;
+    dec.total += dec.offload;
+    t_pf = k * pf.total;
+    e.rho = X * t_pf;
+    if (e.rho >= 1) return e;  // infeasible
+    double next = 1 / ((1 - e.rho) / dec.total + X * k);
+    bool done = std::abs(next - tau) <= 1e-9 * next;
+    tau = next;
+    if (done) break;
+  }
+  e.feasible = true;
+  e.tau = tau;
+  e.D = D;
+  // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding), and the
+  // wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
+  double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
+  double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
+  e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
+  e.e2e = e.ttft + (O - 1) * tau;
+  // The mean step: prompt steps are X·k·tau of all steps, decode steps the rest.
+  double w = std::min(1.0, X * k * tau);
+  StepTime& m = e.mean;
+  for (auto [dst, a, b] :
+       {std::tuple{&m.compute, pf.compute, dec.compute}, std::tuple{&m.memory, pf.memory, dec.memory},
+        std::tuple{&m.comm, pf.comm, dec.comm}, std::tuple{&m.kernels, pf.kernels, dec.kernels},
+        std::tuple{&m.overhead, pf.overhead, dec.overhead}, std::tuple{&m.offload, pf.offload, dec.offload},
+        std::tuple{&m.pp_send, pf.pp_send, dec.pp_send}, std::tuple{&m.flops, pf.flops, dec.flops},
+        std::tuple{&m.bytes, pf.bytes, dec.bytes}})
+    *dst = w * a + (1 - w) * b;
+  m.total = m.compute + m.memory + m.comm + m.kernels + m.overhead + m.offload;
+  return e;
+}
+
+// Closed loop: the X with X · e2e(X) = n (Little's law over the admitted sequences), by bisection;
+// X · e2e(X) rises with X.
+ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out) const {
+  Eval e0 = evaluate(0, n);
+  double lo = 0, hi = n / e0.e2e;
+  Eval best = e0;
+  double X = 0;
+  for (int it = 0; it < 60; ++it) {
+    double mid = 0.5 * (lo + hi);
+    Eval e = evaluate(mid, n);
+    if (e.feasible && mid * e.e2e <= n) {
+      lo = mid;
+      best = e;
+      X = mid;
+    } else {
+      hi = mid;
+    }
+    if (hi - lo <= 1e-9 * hi) break;
+  }
+  *X_out = X;
+  return best;
+}
+
+// clients > 0: closed loop with that many clients per replica; else open loop at `rate` per replica.
+ServePoint ServeModel::Impl::solve(double clients, double rate) const {
+  const double O = opt.output;
+  const double cap = opt.kv_offload ? engine.max_seqs : fit_replica;
+  double n = 0, X = 0;
+  bool overloaded = false;
+  Eval e;
+  if (clients > 0) {
+    n = std::min(clients, cap);
+    e = closed(n, &X);
+  } else {
+    X = rate;
+    n = 1;
+    for (int it = 0; it < 100; ++it) {
+      e = evaluate(X, n);
+      double next = e.feasible ? X * e.e2e : 2 * cap;
+      if (next > cap) {
+        overloaded = true;
+        break;
+      }
+      bool done = std::abs(next - n) <= 1e-9 * next;
+      n = next;
+      if (done) break;
+    }
+    if (overloaded) {  // the box runs full: as many sequences as it admits, the rest queue
+      n = cap;
+      e = closed(n, &X);
+    }
   }
   ServePoint p;
   p.running = n;
-  p.decode = mean;
-  p.itl_s = O > 1 ? tau : 0;
-  p.ttft_s = ttft;
-  p.e2e_s = e2e;
-  if (closed && clients > n) {  // the rest wait for a free slot: Little's law over all clients
+  p.decode = e.mean;
+  p.itl_s = O > 1 ? e.tau : 0;
+  p.ttft_s = e.ttft;
+  p.e2e_s = e.e2e;
+  if (clients > n) {  // the rest wait for a free slot: Little's law over all clients
     double client_e2e = clients / X;
-    p.queue_s = client_e2e - e2e;
+    p.queue_s = client_e2e - e.e2e;
     p.ttft_s += p.queue_s;
     p.e2e_s = client_e2e;
     p.kv_full = !opt.kv_offload || n >= engine.max_seqs;
   }
-  if (!closed && overloaded) p.kv_full = n >= fit_replica;
+  if (overloaded) p.kv_full = n >= fit_replica;
   p.overloaded = overloaded;
   p.requests_per_s = X * replicas;
   p.output_tokens_per_s = X * O * replicas;
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : O / p.e2e_s;
-  p.comm_fraction = mean.total > 0 ? mean.comm / mean.total : 0;
-  p.bound = p.kv_full ? "kv-cache" : classify(mean);
+  p.comm_fraction = e.mean.total > 0 ? e.mean.comm / e.mean.total : 0;
+  p.bound = p.kv_full ? "kv-cache" : classify(e.mean);
   return p;
 }
 
