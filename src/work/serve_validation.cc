@@ -44,10 +44,25 @@ double err(double predicted, double measured) { return measured > 0 ? (predicted
 
 std::vector<ServeCase> serve_validation_cases() {
   const auto bf16 = NumberFormat::kBf16, fp8 = NumberFormat::kFp8;
-  (void)bf16;
   const std::string nim = "NVIDIA NIM for LLMs benchmarking guide, Performance (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance)";
   const std::string nim_cmd = "genai-perf / AIPerf profile, synthetic prompts, --concurrency N, fixed input/output lengths";
+  const std::string m7 =
+      "M. Rahman, 'Benchmarking Mistral-7B on RTX 4090: vLLM Concurrency, Latency, and Capacity Planning' "
+      "(mushfiqrahman.dev), Part 1 table, workload A 256 in / 128 out";
+  const std::string m7_cmd =
+      "vllm bench serve, mistralai/Mistral-7B-Instruct-v0.3 (bf16), 300 prompts, request rate inf, --max-concurrency N";
+  auto rtx = [&](int c, double ttft_ms, double tok_s) {
+    return make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128, c={}", c), m7 + fmt::format(", max concurrency {}", c),
+                "workstation-rtx4090", "GPU0", "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
+  };
   return {
+      rtx(4, 63, 210),
+      rtx(8, 79, 377),
+      rtx(16, 155, 644),
+      rtx(32, 362, 975),
+      rtx(48, 667, 1190),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 500/2000, c=1", nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 500/2000, concurrency 1",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 500, 2000, 1, nim_cmd, 47.77, 18.91, 52.85),
       make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=1", nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 1",
            "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 1, nim_cmd, 406.77, 18.58, 51.67),
       make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=25", nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 25",
