@@ -4,6 +4,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -18,33 +19,58 @@ constexpr double kOpen = 1e30;  // an edge no cut can pass through: as topo::Pat
 
 bool is_endpoint(topo::NodeKind k) { return k == topo::NodeKind::kGpu || k == topo::NodeKind::kNvme; }
 
-// A small directed flow network for boost::push_relabel_max_flow.
+// A small directed flow network for boost::push_relabel_max_flow. As in topo::PathFinder, the solver
+// runs on whole numbers (bytes/s, or a coarser whole unit where the sums would not fit in 62 bits) and an
+// open (kOpen) edge carries one unit more than all the others together: in doubles, flow pushed through
+// an edge of 1e30 was lost to rounding and Boost's conservation check failed in Debug builds.
 class FlowNet {
  public:
+  using Flow = std::int64_t;
   struct EdgeProp {
-    double capacity = 0;
-    double residual = 0;
+    Flow capacity = 0;
+    Flow residual = 0;
     boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
   };
   using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProp>;
 
-  explicit FlowNet(int vertices) : g_(vertices) {}
-  void add(int u, int v, double cap) {
-    auto e = boost::add_edge(u, v, g_).first;
-    auto r = boost::add_edge(v, u, g_).first;
-    g_[e].capacity = cap;
-    g_[r].capacity = 0;
-    g_[e].reverse = r;
-    g_[r].reverse = e;
-  }
+  explicit FlowNet(int vertices) : vertices_(vertices) {}
+  void add(int u, int v, double cap) { edges_.push_back({u, v, cap}); }
   double run(int s, int t) {
-    return boost::push_relabel_max_flow(g_, s, t, boost::get(&EdgeProp::capacity, g_),
-                                        boost::get(&EdgeProp::residual, g_), boost::get(&EdgeProp::reverse, g_),
-                                        boost::get(boost::vertex_index, g_));
+    double total = 0;
+    std::size_t opens = 0;
+    for (const auto& e : edges_) {
+      if (e.cap >= kOpen) ++opens;
+      else total += e.cap;
+    }
+    const double need = (static_cast<double>(opens) + 1) * (total + static_cast<double>(edges_.size()) + 1);
+    const double limit = std::ldexp(1.0, 61);
+    const double unit = need > limit ? need / limit : 1.0;
+    G g(vertices_);
+    Flow sum = 0;
+    std::vector<Flow> units(edges_.size());
+    for (std::size_t i = 0; i < edges_.size(); ++i)
+      if (edges_[i].cap < kOpen) sum += units[i] = std::llround(edges_[i].cap / unit);
+    for (std::size_t i = 0; i < edges_.size(); ++i) {
+      auto e = boost::add_edge(edges_[i].u, edges_[i].v, g).first;
+      auto r = boost::add_edge(edges_[i].v, edges_[i].u, g).first;
+      g[e].capacity = edges_[i].cap < kOpen ? units[i] : sum + 1;
+      g[r].capacity = 0;
+      g[e].reverse = r;
+      g[r].reverse = e;
+    }
+    Flow f = boost::push_relabel_max_flow(g, s, t, boost::get(&EdgeProp::capacity, g),
+                                          boost::get(&EdgeProp::residual, g), boost::get(&EdgeProp::reverse, g),
+                                          boost::get(boost::vertex_index, g));
+    return static_cast<double>(f) * unit;
   }
 
  private:
-  G g_;
+  struct Arc {
+    int u, v;
+    double cap;
+  };
+  int vertices_;
+  std::vector<Arc> edges_;
 };
 
 }  // namespace

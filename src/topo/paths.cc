@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -46,11 +48,18 @@ bool is_endpoint(NodeKind k, Fabric f) {
 // A directed flow network over one fabric. Endpoint nodes are split into an "in" and an "out" vertex
 // with no edge between them, so no flow or path passes through them. Two extra vertices S and T have
 // zero-capacity edges to every node; a multi-source query opens the ones it needs.
+//
+// Flow capacities are whole numbers (bytes/s, or a coarser whole unit on a machine whose sums would not
+// fit): push-relabel is exact only in integer arithmetic; in doubles a flow pushed through an "open" edge
+// of 1e30 vanished in rounding, so flow was not conserved (Boost's is_flow() check failed in Debug
+// builds). An open edge carries one unit more than every link together, which no cut can exceed.
 class PathFinder::Graph {
  public:
+  using Flow = std::int64_t;
   struct EdgeProp {
-    double capacity = 0;
-    double residual = 0;
+    double width = 0;  // bytes/s, for the widest path
+    Flow capacity = 0;
+    Flow residual = 0;
     boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
     int link = -1;  // chassis link, or -1 for S/T and reverse edges
   };
@@ -75,30 +84,43 @@ class PathFinder::Graph {
       vertex_node_[in_[node.index]] = node.index;
       vertex_node_[out_[node.index]] = node.index;
     }
+    std::vector<std::pair<const Link*, double>> caps;
+    double total = 0;
     for (const auto& l : c.links()) {
       if (!in_fabric(l, f)) continue;
       double cap = rate == Rate::kLine ? l.line_bytes_per_s() : l.effective_bytes_per_s();
-      add_pair(out_[l.a], in_[l.b], cap, l.index);
-      add_pair(out_[l.b], in_[l.a], cap, l.index);
+      caps.emplace_back(&l, cap);
+      total += 2 * cap;
     }
+    // Every S edge may be open at once: (n + 1) open edges of (total + links + 1) units must fit.
+    const double need = (static_cast<double>(n) + 1) * (total + 2 * static_cast<double>(caps.size()) + 1);
+    const double limit = std::ldexp(1.0, 61);
+    unit_ = need > limit ? need / limit : 1.0;
+    Flow sum = 0;
+    for (const auto& [l, cap] : caps) {
+      const Flow units = std::llround(cap / unit_);
+      add_pair(out_[l->a], in_[l->b], cap, units, l->index);
+      add_pair(out_[l->b], in_[l->a], cap, units, l->index);
+      sum += 2 * units;
+    }
+    open_ = sum + 1;
     src_edge_.resize(n);
     dst_edge_.resize(n);
     for (int i = 0; i < n; ++i) {
-      src_edge_[i] = add_pair(s_, out_[i], 0, -1);
-      dst_edge_[i] = add_pair(in_[i], t_, 0, -1);
+      src_edge_[i] = add_pair(s_, out_[i], 0, 0, -1);
+      dst_edge_[i] = add_pair(in_[i], t_, 0, 0, -1);
     }
   }
 
   double max_flow(const std::vector<int>& srcs, const std::vector<int>& dsts) {
-    constexpr double kOpen = 1e30;
-    for (int s : srcs) g_[src_edge_[s]].capacity = kOpen;
-    for (int d : dsts) g_[dst_edge_[d]].capacity = kOpen;
-    double f = boost::push_relabel_max_flow(g_, s_, t_, boost::get(&EdgeProp::capacity, g_),
+    for (int s : srcs) g_[src_edge_[s]].capacity = open_;
+    for (int d : dsts) g_[dst_edge_[d]].capacity = open_;
+    Flow f = boost::push_relabel_max_flow(g_, s_, t_, boost::get(&EdgeProp::capacity, g_),
                                             boost::get(&EdgeProp::residual, g_), boost::get(&EdgeProp::reverse, g_),
                                             boost::get(boost::vertex_index, g_));
     for (int s : srcs) g_[src_edge_[s]].capacity = 0;
     for (int d : dsts) g_[dst_edge_[d]].capacity = 0;
-    return f;
+    return static_cast<double>(f) * unit_;
   }
 
   Path widest_path(int src, int dst) {
@@ -108,7 +130,7 @@ class PathFinder::Graph {
     };
     struct Positive {
       const G* g = nullptr;
-      bool operator()(const Edge& e) const { return (*g)[e].link >= 0 && (*g)[e].capacity > 0; }
+      bool operator()(const Edge& e) const { return (*g)[e].link >= 0 && (*g)[e].width > 0; }
     };
     boost::filtered_graph<G, Positive> fg(g_, Positive{&g_});
     const std::size_t nv = boost::num_vertices(g_);
@@ -125,7 +147,7 @@ class PathFinder::Graph {
         fg, static_cast<Vertex>(out_[src]),
         boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
             .distance_map(boost::make_iterator_property_map(dist.begin(), index))
-            .weight_map(boost::get(&EdgeProp::capacity, g_))
+            .weight_map(boost::get(&EdgeProp::width, g_))
             .distance_compare(compare)
             .distance_combine(combine)
             .distance_inf(inf)
@@ -148,8 +170,8 @@ class PathFinder::Graph {
         int best = -1;
         double best_cap = -1;
         for (auto [e, end] = boost::out_edges(chain[i], g_); e != end; ++e)
-          if (boost::target(*e, g_) == chain[i + 1] && g_[*e].link >= 0 && g_[*e].capacity > best_cap) {
-            best_cap = g_[*e].capacity;
+          if (boost::target(*e, g_) == chain[i + 1] && g_[*e].link >= 0 && g_[*e].width > best_cap) {
+            best_cap = g_[*e].width;
             best = g_[*e].link;
           }
         p.links.push_back(best);
@@ -159,9 +181,10 @@ class PathFinder::Graph {
   }
 
  private:
-  Edge add_pair(int u, int v, double cap, int link) {
+  Edge add_pair(int u, int v, double width, Flow cap, int link) {
     Edge e = boost::add_edge(u, v, g_).first;
     Edge r = boost::add_edge(v, u, g_).first;
+    g_[e].width = width;
     g_[e].capacity = cap;
     g_[e].link = link;
     g_[e].reverse = r;
@@ -174,6 +197,8 @@ class PathFinder::Graph {
   std::vector<int> in_, out_, vertex_node_;
   std::vector<Edge> src_edge_, dst_edge_;
   int s_ = 0, t_ = 0;
+  double unit_ = 1;  // bytes/s per flow unit
+  Flow open_ = 1;    // the capacity of an open S or T edge
 };
 
 PathFinder::PathFinder(const Chassis& chassis, Rate rate) : chassis_(chassis), rate_(rate) {
