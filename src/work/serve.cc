@@ -349,9 +349,14 @@ double ServeModel::Impl::offload_time(double running, double ctx) const {
 }
 
 double ServeModel::Impl::h2d_bytes_per_s() const {
+  // Host memory reaches the GPU over its PCIe uplink, or over a direct link to a CPU (NVLink-C2C).
   const auto& node = chassis.node(gpu_node);
   if (node.pcie_uplink >= 0) return chassis.link(node.pcie_uplink).effective_bytes_per_s();
-  return 25e9;  // a GPU without a modelled PCIe link: never reached for chassis that pass build_chassis
+  for (int l : chassis.incident(gpu_node)) {
+    const auto& link = chassis.link(l);
+    if (chassis.node(link.other(gpu_node)).kind == topo::NodeKind::kCpu) return link.effective_bytes_per_s();
+  }
+  throw InputError(fmt::format("{} has no link to host memory: --kv-offload and --lora-rank need one", node.name));
 }
 
 StepTime ServeModel::step(double D, double ctx_d, double C, double ctx_p) const { return impl_->step(D, ctx_d, C, ctx_p); }

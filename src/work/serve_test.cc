@@ -198,6 +198,29 @@ TEST(Serve, PrefixCacheCutsPrefillAndSharesKv) {
   EXPECT_GT(warm.max_concurrency_fit(), 3 * cold.max_concurrency_fit());
 }
 
+TEST(Serve, KvOffloadRunsMoreSequencesOverPcie) {
+  // Llama 3.1 70B bf16 on two H100 PCIe: 2 requests of 8192 + 512 tokens fit. With offload, 32 run at
+  // once; the 30 beyond GPU memory bring their KV cache, 30 x (8192 + 256) tokens x 160 KiB per GPU =
+  // 41.5 GB, over the GPU's PCIe 5.0 x16 (57.0 GB/s) every step: 0.73 s.
+  auto chassis = topo::load_chassis("inference-appliance-2gpu");
+  ServeOptions o;
+  o.tp = 2;
+  o.input = 8192;
+  o.output = 512;
+  ServeModel plain(chassis, find_model("llama3.1-70b"), o);
+  ASSERT_EQ(plain.max_concurrency_fit(), 2);
+  ServePoint waiting = plain.closed_loop(32);
+  EXPECT_TRUE(waiting.kv_full);
+  o.kv_offload = true;
+  ServeModel off(chassis, find_model("llama3.1-70b"), o);
+  ServePoint p = off.closed_loop(32);
+  EXPECT_DOUBLE_EQ(p.running, 32);
+  EXPECT_FALSE(p.kv_full);
+  double bytes = 30 * (8192 + 256) * 163'840.0;
+  EXPECT_NEAR(p.decode.offload, bytes / (16 * 3.9384615385e9 * 0.9045), 0.01 * p.decode.offload);
+  EXPECT_EQ(p.bound, "offload");
+}
+
 TEST(Serve, BadInput) {
   auto chassis = topo::load_chassis("inference-appliance");
   auto expect_error = [&](const std::string& model, ServeOptions o, const std::string& text) {

@@ -73,6 +73,16 @@ TEST(ServeCli, TpNotDividingTheHeads) {
   EXPECT_NE(r.err.find("--tp 3 does not divide the 40 attention heads of qwen2.5-coder-32b"), std::string::npos) << r.err;
 }
 
+TEST(ServeCli, WritesTheReportToAFileOnlyWhenItRuns) {
+  std::string dir = temp_dir();
+  auto r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --json -o " + dir + "/s.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  r = run_cli("serve inference-appliance --model llama3.1-70b --gpus GPU0 -o " + dir + "/bad.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(run_cli("topo " + dir + "/bad.json").exit_code, 0);  // no file was written
+}
+
 TEST(ServeCli, ModelThatCannotFit) {
   auto r = run_cli("serve inference-appliance --model llama3.1-70b --gpus GPU0");
   EXPECT_EQ(r.exit_code, 2);
