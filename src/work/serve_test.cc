@@ -256,13 +256,26 @@ TEST(Serve, BadInput) {
   expect_error("llama3.1-8b", o, "--expert-parallel needs a mixture-of-experts model");
 }
 
-TEST(Serve, ValidationCasesRun) {
+TEST(Serve, ValidationHoldsOnItlAndThroughput) {
+  // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
+  // tokens/s within 15% up to 8 users, and its median within 15% (from 16 users on the RTX 4090 the open
+  // TTFT gap adds 20-51%). TTFT is reported, not bounded.
   auto rows = run_serve_validation();
-  ASSERT_GE(rows.size(), 2u);
+  ASSERT_GE(rows.size(), 8u);
+  int tp = 0, pcie_only = 0;
   for (const auto& r : rows) {
-    EXPECT_GT(r.predicted.itl_s, 0) << r.c.name;
-    EXPECT_GT(r.predicted.output_tokens_per_s, 0) << r.c.name;
+    SCOPED_TRACE(r.c.name);
+    EXPECT_FALSE(r.c.source.empty());
+    EXPECT_FALSE(r.c.command.empty());
+    if (r.c.itl_s > 0) EXPECT_LE(std::abs(r.itl_error), 0.15);
+    if (r.c.options.concurrency <= 8) EXPECT_LE(std::abs(r.throughput_error), 0.15);
+    tp += r.c.options.tp > 1;
+    pcie_only += r.c.chassis == "workstation-rtx4090";
   }
+  EXPECT_GE(tp, 2);
+  EXPECT_GE(pcie_only, 2);
+  EXPECT_LE(serve_validation_median(rows, 1), 0.10);
+  EXPECT_LE(serve_validation_median(rows, 2), 0.15);
 }
 
 }  // namespace
