@@ -1,6 +1,6 @@
-// Google Benchmark: linkwise serve's concurrency sweep. Results in docs/PERFORMANCE.md, section "Serving".
-// Each iteration builds a fresh ServeModel (communicators, ring search) and sweeps 1..256 users, as one
-// `linkwise serve ... --sweep concurrency` run does.
+// Google Benchmark: linkwise serve's concurrency sweep. Results in docs/PERFORMANCE.md, section
+// "Serving". Each iteration builds a fresh ServeModel (communicators, ring search) and
+// sweeps 1..256 users, as one `linkwise serve ... --sweep concurrency` run does.
 #include <benchmark/benchmark.h>
 
 #include "linkwise/topo/chassis.h"
@@ -25,7 +25,8 @@ void BM_ServeSweep70bTp8(benchmark::State& state, const char* preset, int tp) {
   state.counters["points"] = static_cast<double>(points.size());
 }
 BENCHMARK_CAPTURE(BM_ServeSweep70bTp8, dgx_h100_tp8, "dgx-h100", 8)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ServeSweep70bTp8, appliance_tp4, "inference-appliance", 4)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeSweep70bTp8, appliance_tp4, "inference-appliance", 4)
+    ->Unit(benchmark::kMillisecond);
 
 // Every concurrency from 1 to 256, not only powers of two.
 void BM_ServeEveryConcurrency70bTp8(benchmark::State& state) {

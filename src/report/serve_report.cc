@@ -31,9 +31,17 @@ nlohmann::json point_json(const work::ServePoint& p) {
           {"kv_full", p.kv_full},
           {"overloaded", p.overloaded},
           {"bound", p.bound},
-          {"step", {{"total_s", t.total}, {"compute_s", t.compute}, {"memory_s", t.memory}, {"comm_s", t.comm},
-                    {"pp_send_s", t.pp_send}, {"kernels_s", t.kernels}, {"overhead_s", t.overhead},
-                    {"offload_s", t.offload}, {"bytes_per_gpu", t.bytes}, {"flops_per_gpu", t.flops}}}};
+          {"step",
+           {{"total_s", t.total},
+            {"compute_s", t.compute},
+            {"memory_s", t.memory},
+            {"comm_s", t.comm},
+            {"pp_send_s", t.pp_send},
+            {"kernels_s", t.kernels},
+            {"overhead_s", t.overhead},
+            {"offload_s", t.offload},
+            {"bytes_per_gpu", t.bytes},
+            {"flops_per_gpu", t.flops}}}};
 }
 
 }  // namespace
@@ -53,9 +61,12 @@ nlohmann::json serve_json(const work::ServeResult& r) {
   j["kv_precision"] = r.kv_format;
   j["kv_cache_GiB"] = m.kv_cache / kGiB;
   j["max_concurrency_fit"] = r.max_concurrency_fit;
-  j["memory_per_gpu"] = {{"capacity_GiB", m.capacity / kGiB},     {"weights_GiB", m.weights / kGiB},
-                         {"kv_cache_GiB", m.kv_cache / kGiB},     {"activations_GiB", m.activations / kGiB},
-                         {"runtime_GiB", m.runtime / kGiB},       {"reserved_GiB", m.reserved / kGiB},
+  j["memory_per_gpu"] = {{"capacity_GiB", m.capacity / kGiB},
+                         {"weights_GiB", m.weights / kGiB},
+                         {"kv_cache_GiB", m.kv_cache / kGiB},
+                         {"activations_GiB", m.activations / kGiB},
+                         {"runtime_GiB", m.runtime / kGiB},
+                         {"reserved_GiB", m.reserved / kGiB},
                          {"kv_bytes_per_token", m.kv_bytes_per_token},
                          {"kv_bytes_per_token_model", m.kv_bytes_per_token_model}};
   j["comm_link"] = r.comm_link;
@@ -63,9 +74,12 @@ nlohmann::json serve_json(const work::ServeResult& r) {
   j["allreduces_per_token"] = r.allreduces_per_token;
   j["allreduce_bytes_per_token"] = r.allreduce_bytes_per_token;
   j["load_time_s"] = r.load.seconds;
-  j["load"] = {{"seconds", r.load.seconds}, {"bytes_from_drives", r.load.bytes_from_drives},
-               {"bytes_to_gpus", r.load.bytes_to_gpus}, {"drives", r.load.drives},
-               {"bottleneck", r.load.bottleneck}, {"notes", r.load.notes}};
+  j["load"] = {{"seconds", r.load.seconds},
+               {"bytes_from_drives", r.load.bytes_from_drives},
+               {"bytes_to_gpus", r.load.bytes_to_gpus},
+               {"drives", r.load.drives},
+               {"bottleneck", r.load.bottleneck},
+               {"notes", r.load.notes}};
   if (r.lora_bytes > 0) j["lora"] = {{"adapter_bytes", r.lora_bytes}, {"swap_s", r.lora_swap_s}};
   j["bottleneck"] = r.bottleneck;
   j["notes"] = r.notes;
@@ -73,7 +87,8 @@ nlohmann::json serve_json(const work::ServeResult& r) {
     j["sweep"] = nlohmann::json::array();
     for (const auto& s : r.sweep) j["sweep"].push_back(point_json(s));
     j["bends"] = nlohmann::json::array();
-    for (const auto& b : r.bends) j["bends"].push_back({{"concurrency", b.concurrency}, {"what", b.what}});
+    for (const auto& b : r.bends)
+      j["bends"].push_back({{"concurrency", b.concurrency}, {"what", b.what}});
   }
   return j;
 }
@@ -82,13 +97,16 @@ std::string serve_text(const work::ServeResult& r) {
   std::ostringstream o;
   const auto& p = r.point;
   const auto& m = r.memory;
-  o << fmt::format("{} on {}: {} replica{} of tp {} x pp {} ({} x {}), weights {}, KV cache {}\n", r.model, r.chassis,
-                   r.replicas, r.replicas == 1 ? "" : "s", r.tp, r.pp, r.gpus, r.gpu_part, r.weights_format, r.kv_format);
+  o << fmt::format("{} on {}: {} replica{} of tp {} x pp {} ({} x {}), weights {}, KV cache {}\n",
+                   r.model, r.chassis, r.replicas, r.replicas == 1 ? "" : "s", r.tp, r.pp, r.gpus,
+                   r.gpu_part, r.weights_format, r.kv_format);
   o << "engine: " << r.engine << "\n";
   for (const auto& n : r.notes) o << "note: " << n << "\n";
   o << "\n";
   Table t;
-  t.header({p.rate > 0 ? fmt::format("at {:g} requests/s", p.rate) : fmt::format("at {} users", p.concurrency), ""});
+  t.header({p.rate > 0 ? fmt::format("at {:g} requests/s", p.rate)
+                       : fmt::format("at {} users", p.concurrency),
+            ""});
   t.row({"time to first token", fmt::format("{} ms", ms(p.ttft_s))});
   if (p.queue_s > 0) t.row({"  of which waiting for a slot", fmt::format("{} ms", ms(p.queue_s))});
   t.row({"inter-token latency", fmt::format("{} ms", ms(p.itl_s))});
@@ -107,9 +125,11 @@ std::string serve_text(const work::ServeResult& r) {
   mt.row({"left free by the engine", fmt::format("{:.1f}", m.reserved / kGiB)});
   mt.row({"capacity", fmt::format("{:.1f}", m.capacity / kGiB)});
   o << mt.render();
-  o << fmt::format("KV cache per token: {:.0f} KiB for the model, {:.0f} KiB on each GPU; {} requests fit on the "
-                   "box at once\n\n",
-                   m.kv_bytes_per_token_model / 1024, m.kv_bytes_per_token / 1024, r.max_concurrency_fit);
+  o << fmt::format(
+      "KV cache per token: {:.0f} KiB for the model, {:.0f} KiB on each GPU; {} requests fit on "
+      "the "
+      "box at once\n\n",
+      m.kv_bytes_per_token_model / 1024, m.kv_bytes_per_token / 1024, r.max_concurrency_fit);
   const auto& s = p.decode;
   Table st;
   st.header({"mean engine step", "ms", "share"});
@@ -128,31 +148,37 @@ std::string serve_text(const work::ServeResult& r) {
   st.row({"step", ms(s.total), "100%"});
   o << st.render();
   if (r.allreduces_per_token > 0)
-    o << fmt::format("tensor parallel: {:.0f} all-reduces of {:.0f} bytes per decoded token and sequence\n",
-                     r.allreduces_per_token, r.allreduce_bytes_per_token);
+    o << fmt::format(
+        "tensor parallel: {:.0f} all-reduces of {:.0f} bytes per decoded token and sequence\n",
+        r.allreduces_per_token, r.allreduce_bytes_per_token);
   o << "\n";
   if (r.load.drives > 0) {
-    o << fmt::format("cold start: {:.1f} s to load {:.1f} GB into {} GPUs from {} NVMe drive{} (bound by {})\n",
-                     r.load.seconds, r.load.bytes_to_gpus / 1e9, r.gpus, r.load.drives, r.load.drives == 1 ? "" : "s",
-                     r.load.bottleneck);
+    o << fmt::format(
+        "cold start: {:.1f} s to load {:.1f} GB into {} GPUs from {} NVMe drive{} (bound by {})\n",
+        r.load.seconds, r.load.bytes_to_gpus / 1e9, r.gpus, r.load.drives,
+        r.load.drives == 1 ? "" : "s", r.load.bottleneck);
   }
   for (const auto& n : r.load.notes) o << "  " << n << "\n";
   if (r.lora_bytes > 0)
-    o << fmt::format("LoRA adapter swap: {:.0f} MB from host memory in {} ms\n", r.lora_bytes / 1e6, ms(r.lora_swap_s));
+    o << fmt::format("LoRA adapter swap: {:.0f} MB from host memory in {} ms\n", r.lora_bytes / 1e6,
+                     ms(r.lora_swap_s));
   o << "bottleneck: " << r.bottleneck << "\n";
   return o.str();
 }
 
 std::string serve_sweep_text(const work::ServeResult& r) {
   std::ostringstream o;
-  o << fmt::format("{} on {}: {} replica{} of tp {} x pp {}, {} sequences fit\n\n", r.model, r.chassis, r.replicas,
-                   r.replicas == 1 ? "" : "s", r.tp, r.pp, r.max_concurrency_fit);
+  o << fmt::format("{} on {}: {} replica{} of tp {} x pp {}, {} sequences fit\n\n", r.model,
+                   r.chassis, r.replicas, r.replicas == 1 ? "" : "s", r.tp, r.pp,
+                   r.max_concurrency_fit);
   Table t;
-  t.header({"users", "TTFT ms", "ITL ms", "e2e s", "tok/s/user", "tok/s box", "req/s", "links", "bound"});
+  t.header({"users", "TTFT ms", "ITL ms", "e2e s", "tok/s/user", "tok/s box", "req/s", "links",
+            "bound"});
   for (const auto& p : r.sweep)
     t.row({std::to_string(p.concurrency), ms(p.ttft_s), ms(p.itl_s), fmt::format("{:.2f}", p.e2e_s),
-           fmt::format("{:.1f}", p.tokens_per_s_per_user), fmt::format("{:.0f}", p.output_tokens_per_s),
-           fmt::format("{:.2f}", p.requests_per_s), pct(p.comm_fraction), p.bound});
+           fmt::format("{:.1f}", p.tokens_per_s_per_user),
+           fmt::format("{:.0f}", p.output_tokens_per_s), fmt::format("{:.2f}", p.requests_per_s),
+           pct(p.comm_fraction), p.bound});
   o << t.render() << "\n";
   if (r.bends.empty()) o << "the curve does not bend in this range: memory-bound throughout\n";
   for (const auto& b : r.bends) o << fmt::format("bends at {} users: {}\n", b.concurrency, b.what);

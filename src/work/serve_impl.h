@@ -1,4 +1,5 @@
-// Internals of work/serve.h: the figures the serving model uses, each with its source, and ServeModel::Impl.
+// Internals of work/serve.h: the figures the serving model uses, each with its source, and
+// ServeModel::Impl.
 #pragma once
 
 #include <map>
@@ -16,32 +17,37 @@ namespace linkwise::work {
 inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // Share of a GPU's peak memory bandwidth the decode kernels (skinny GEMMs streaming weights, paged
-// attention streaming the KV cache) sustain. derived: estimate; device-to-device copies and STREAM triad
-// reach 90-92% of the HBM peak on A100 and H100, and weight-streaming GEMV/GEMM kernels with a handful of
-// rows a little less (NVIDIA CUTLASS and FlashInfer decode kernels report 80-90% of peak); 0.85.
+// attention streaming the KV cache) sustain. derived: estimate; device-to-device copies and STREAM
+// triad reach 90-92% of the HBM peak on A100 and H100, and weight-streaming GEMV/GEMM kernels with
+// a handful of rows a little less (NVIDIA CUTLASS and FlashInfer decode kernels report 80-90% of
+// peak); 0.85.
 inline constexpr double kMemoryEfficiency = 0.85;
-// Fused attention runs at this fraction of the GEMM efficiency (FlashAttention-2 forward: 50-73% of A100
-// peak against ~85% for large GEMMs, Dao 2023 section 4.1; the same figure as work/compute.cc).
+// Fused attention runs at this fraction of the GEMM efficiency (FlashAttention-2 forward: 50-73% of
+// A100 peak against ~85% for large GEMMs, Dao 2023 section 4.1; the same figure as
+// work/compute.cc).
 inline constexpr double kFlashFactor = 0.75;
 // Kernels per decoder layer in one step of a Llama-style model in vLLM (vllm/model_executor/models/
-// llama.py): fused add + RMSNorm, QKV GEMM, rotary embedding, KV-cache write, attention, output GEMM,
-// fused add + RMSNorm, gate/up GEMM, SiLU-and-multiply, down GEMM; two all-reduces more under TP.
+// llama.py): fused add + RMSNorm, QKV GEMM, rotary embedding, KV-cache write, attention, output
+// GEMM, fused add + RMSNorm, gate/up GEMM, SiLU-and-multiply, down GEMM; two all-reduces more under
+// TP.
 inline constexpr double kKernelsPerLayer = 10, kKernelsPerLayerTp = 12;
-// Launch, ramp-up and tail of one kernel inside a CUDA graph. derived: estimate, the same 3 us per kernel
-// work/compute.cc charges (CUDA C++ Best Practices Guide, "Kernel launch overhead": 2-5 us; graphs
-// remove the CPU launch, not the ramp and tail of short kernels).
+// Launch, ramp-up and tail of one kernel inside a CUDA graph. derived: estimate, the same 3 us per
+// kernel work/compute.cc charges (CUDA C++ Best Practices Guide, "Kernel launch overhead": 2-5 us;
+// graphs remove the CPU launch, not the ramp and tail of short kernels).
 inline constexpr double kKernelGapS = 3e-6;
-// Per-step work of the serving engine on the CPU that the GPU waits for: scheduling, copying the sampled
-// tokens to the host, preparing the next step's inputs. derived: estimate; vLLM's V0 engine left 4-13 ms
-// of GPU idle per decode step (vllm-project/vllm issue #6854), which multi-step scheduling and
-// asynchronous output processing (issue #6913) and the V1 engine overlap with the GPU's work, leaving
-// the sampled tokens' device-to-host copy and the scheduler's critical path, ~0.5 ms.
+// Per-step work of the serving engine on the CPU that the GPU waits for: scheduling, copying the
+// sampled tokens to the host, preparing the next step's inputs. derived: estimate; vLLM's V0 engine
+// left 4-13 ms of GPU idle per decode step (vllm-project/vllm issue #6854), which multi-step
+// scheduling and asynchronous output processing (issue #6913) and the V1 engine overlap with the
+// GPU's work, leaving the sampled tokens' device-to-host copy and the scheduler's critical path,
+// ~0.5 ms.
 inline constexpr double kStepOverheadS = 0.5e-3;
-// vLLM's default --gpu-memory-utilization (vllm/engine/arg_utils.py): the engine sizes its KV cache to
-// fill 90% of the GPU's memory and leaves the rest to other processes and fragmentation.
+// vLLM's default --gpu-memory-utilization (vllm/engine/arg_utils.py): the engine sizes its KV cache
+// to fill 90% of the GPU's memory and leaves the rest to other processes and fragmentation.
 inline constexpr double kGpuMemoryUtilization = 0.9;
-// CUDA context, cuBLAS workspaces, captured CUDA graphs and NCCL buffers per GPU. derived: estimate;
-// vLLM logs "CUDA graphs took 0.5-1.5 GiB" at start and the CUDA context takes ~0.5 GiB on Hopper.
+// CUDA context, cuBLAS workspaces, captured CUDA graphs and NCCL buffers per GPU. derived:
+// estimate; vLLM logs "CUDA graphs took 0.5-1.5 GiB" at start and the CUDA context takes ~0.5 GiB
+// on Hopper.
 inline constexpr double kRuntimeBytes = 1.5 * kGiB;
 
 namespace detail {
@@ -66,7 +72,8 @@ struct ServeModel::Impl {
   int gpu_node = -1;
   detail::EngineFigures engine;
   ServeMemory mem;
-  double layers_stage = 1, w_layer_bytes = 0, w_expert_bytes_layer = 0, w_stage_bytes = 0, kv_heads_gpu = 1;
+  double layers_stage = 1, w_layer_bytes = 0, w_expert_bytes_layer = 0, w_stage_bytes = 0,
+         kv_heads_gpu = 1;
   int fit_replica = 1, fit_box = 1;
 
   struct Replica {
@@ -85,9 +92,10 @@ struct ServeModel::Impl {
   void place();
   void size_memory();
   void build_comms();
-  double collective(const comm::Communicator& c, comm::Op op, double bytes, std::string* link = nullptr,
-                    std::string* algo = nullptr) const;
-  StepTime stage_step(int replica, int stage, double D, double ctx_d, double C, double ctx_p, bool last) const;
+  double collective(const comm::Communicator& c, comm::Op op, double bytes,
+                    std::string* link = nullptr, std::string* algo = nullptr) const;
+  StepTime stage_step(int replica, int stage, double D, double ctx_d, double C, double ctx_p,
+                      bool last) const;
   StepTime step(double D, double ctx_d, double C, double ctx_p) const;
   double offload_time(double running, double ctx) const;
   double h2d_bytes_per_s() const;

@@ -1,13 +1,15 @@
-// Cold start: the weights from the box's NVMe drives into every GPU (docs/serving.md, "Cold start").
+// Cold start: the weights from the box's NVMe drives into every GPU (docs/serving.md, "Cold
+// start").
 //
-// Page cache (safetensors' default): the checkpoint is read once from the drives, striped evenly over
-// them, into host memory; then each GPU copies its shard over its PCIe path. The loader faults a
-// tensor's pages in and then copies it, so the two phases add:
+// Page cache (safetensors' default): the checkpoint is read once from the drives, striped evenly
+// over them, into host memory; then each GPU copies its shard over its PCIe path. The loader faults
+// a tensor's pages in and then copies it, so the two phases add:
 //   t = max over drives and PCIe links on the drives' way up (bytes / rate)
 //     + max over PCIe links on the GPUs' way down (shard bytes / rate)
-// GPUDirect Storage: each GPU DMAs its own shard from the drives (each drive a 1/n share); the replicas
-// read the checkpoint once each; a transfer turns at the lowest switch the drive and the GPU share and
-// never crosses the links above it. The phases overlap: t = max over drives and links of bytes / rate.
+// GPUDirect Storage: each GPU DMAs its own shard from the drives (each drive a 1/n share); the
+// replicas read the checkpoint once each; a transfer turns at the lowest switch the drive and the
+// GPU share and never crosses the links above it. The phases overlap: t = max over drives and links
+// of bytes / rate.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,8 +67,10 @@ struct Load {
         // Up: from the node below (the drive's or GPU's side) to its parent.
         int lower = c.node(l.a).pcie_uplink == l.index ? l.a : l.b;
         int upper = l.other(lower);
-        what = key.second ? fmt::format("{}->{} ({:.1f} GB/s)", c.node(lower).name, c.node(upper).name, rate / 1e9)
-                          : fmt::format("{}->{} ({:.1f} GB/s)", c.node(upper).name, c.node(lower).name, rate / 1e9);
+        what = key.second ? fmt::format("{}->{} ({:.1f} GB/s)", c.node(lower).name,
+                                        c.node(upper).name, rate / 1e9)
+                          : fmt::format("{}->{} ({:.1f} GB/s)", c.node(upper).name,
+                                        c.node(lower).name, rate / 1e9);
       }
     }
     return {worst, what};
@@ -80,7 +84,8 @@ LoadTime ServeModel::Impl::load() const {
   std::vector<int> drives = chassis.nodes_of_kind(topo::NodeKind::kNvme);
   t.drives = static_cast<int>(drives.size());
   if (drives.empty()) {
-    t.notes.push_back(fmt::format("{} has no NVMe drive: the load time is not modelled", chassis.name()));
+    t.notes.push_back(
+        fmt::format("{} has no NVMe drive: the load time is not modelled", chassis.name()));
     return t;
   }
   // The checkpoint: every stage's weights once (tp shards of each stage add up to the stage).
@@ -102,7 +107,9 @@ LoadTime ServeModel::Impl::load() const {
     auto [s, what] = l.time(chassis);
     t.seconds = s;
     t.bottleneck = what;
-    t.notes.push_back("GPUDirect Storage: each GPU reads its shard from the drives; every replica reads the checkpoint");
+    t.notes.push_back(
+        "GPUDirect Storage: each GPU reads its shard from the drives; every replica reads the "
+        "checkpoint");
   } else {
     Load read, copy;
     for (int d : drives) {
@@ -116,9 +123,10 @@ LoadTime ServeModel::Impl::load() const {
     auto [c, cwhat] = copy.time(chassis);
     t.seconds = r + c;
     t.bottleneck = r >= c ? rwhat : cwhat;
-    t.notes.push_back(fmt::format("page cache: {:.1f} GB read once in {:.1f} s (bound by {}), then copied to the "
-                                  "GPUs in {:.1f} s (bound by {})",
-                                  checkpoint / 1e9, r, rwhat, c, cwhat));
+    t.notes.push_back(
+        fmt::format("page cache: {:.1f} GB read once in {:.1f} s (bound by {}), then copied to the "
+                    "GPUs in {:.1f} s (bound by {})",
+                    checkpoint / 1e9, r, rwhat, c, cwhat));
   }
   return t;
 }

@@ -1,5 +1,5 @@
-// The steady state of continuous batching under a closed or open loop, the concurrency sweep and the
-// result of ServeModel (docs/serving.md, "The scheduler's steady state").
+// The steady state of continuous batching under a closed or open loop, the concurrency sweep and
+// the result of ServeModel (docs/serving.md, "The scheduler's steady state").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,10 +28,11 @@ std::string classify(const StepTime& t) {
 
 }  // namespace
 
-// The steady state at X requests/s per replica with n sequences admitted: the step time tau is the fixed
-// point of tau = 1 / ((1 - rho)/t_decode(D) + X·k), D = min(n, X·(O-1)·tau) (Little's law over the decode
-// phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below it rises to the least
-// fixed point; rho >= 1 means prompts arrive faster than the engine takes them.
+// The steady state at X requests/s per replica with n sequences admitted: the step time tau is the
+// fixed point of tau = 1 / ((1 - rho)/t_decode(D) + X·k), D = min(n, X·(O-1)·tau) (Little's law
+// over the decode phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below
+// it rises to the least fixed point; rho >= 1 means prompts arrive faster than the engine takes
+// them.
 ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
   const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
   const double O = opt.output;
@@ -75,8 +76,8 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
   e.feasible = true;
   e.tau = tau;
   e.D = D;
-  // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding), and the
-  // wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
+  // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding), and
+  // the wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
   double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
   double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
   e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
@@ -85,9 +86,11 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
   double w = std::min(1.0, X * k * tau);
   StepTime& m = e.mean;
   for (auto [dst, a, b] :
-       {std::tuple{&m.compute, pf.compute, dec.compute}, std::tuple{&m.memory, pf.memory, dec.memory},
-        std::tuple{&m.comm, pf.comm, dec.comm}, std::tuple{&m.kernels, pf.kernels, dec.kernels},
-        std::tuple{&m.overhead, pf.overhead, dec.overhead}, std::tuple{&m.offload, pf.offload, dec.offload},
+       {std::tuple{&m.compute, pf.compute, dec.compute},
+        std::tuple{&m.memory, pf.memory, dec.memory}, std::tuple{&m.comm, pf.comm, dec.comm},
+        std::tuple{&m.kernels, pf.kernels, dec.kernels},
+        std::tuple{&m.overhead, pf.overhead, dec.overhead},
+        std::tuple{&m.offload, pf.offload, dec.offload},
         std::tuple{&m.pp_send, pf.pp_send, dec.pp_send}, std::tuple{&m.flops, pf.flops, dec.flops},
         std::tuple{&m.bytes, pf.bytes, dec.bytes}})
     *dst = w * a + (1 - w) * b;
@@ -118,7 +121,8 @@ ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out) const {
   return best;
 }
 
-// clients > 0: closed loop with that many clients per replica; else open loop at `rate` per replica.
+// clients > 0: closed loop with that many clients per replica; else open loop at `rate` per
+// replica.
 ServePoint ServeModel::Impl::solve(double clients, double rate) const {
   const double O = opt.output;
   const double cap = opt.kv_offload ? engine.max_seqs : fit_replica;
@@ -171,14 +175,16 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
 }
 
 ServePoint ServeModel::closed_loop(int concurrency) const {
-  if (concurrency < 1) throw InputError(fmt::format("--concurrency must be at least 1, not {}", concurrency));
+  if (concurrency < 1)
+    throw InputError(fmt::format("--concurrency must be at least 1, not {}", concurrency));
   ServePoint p = impl_->solve(static_cast<double>(concurrency) / impl_->replicas, 0);
   p.concurrency = concurrency;
   return p;
 }
 
 ServePoint ServeModel::open_loop(double rate) const {
-  if (!(rate > 0) || !std::isfinite(rate)) throw InputError(fmt::format("--rate must be positive, not {}", rate));
+  if (!(rate > 0) || !std::isfinite(rate))
+    throw InputError(fmt::format("--rate must be positive, not {}", rate));
   ServePoint p = impl_->solve(0, rate / impl_->replicas);
   p.rate = rate;
   p.concurrency = static_cast<int>(std::ceil(p.running * impl_->replicas));
@@ -198,8 +204,9 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   r->gpus = replicas * opt.tp * opt.pp;
   r->weights_format = to_string(opt.precision);
   r->kv_format = to_string(opt.kv_precision);
-  r->engine = fmt::format("continuous batching, chunked prefill of {} tokens per step, at most {} sequences",
-                          engine.max_batched_tokens, engine.max_seqs);
+  r->engine = fmt::format(
+      "continuous batching, chunked prefill of {} tokens per step, at most {} sequences",
+      engine.max_batched_tokens, engine.max_seqs);
   r->memory = mem;
   r->max_concurrency_fit = fit_box;
   r->notes = notes;
@@ -207,7 +214,8 @@ void ServeModel::Impl::describe(ServeResult* r) const {
     r->allreduces_per_token = opt.expert_parallel ? m.layers : 2.0 * m.layers;
     r->allreduce_bytes_per_token = 2.0 * m.hidden;
     double D = std::max(1.0, r->point.decode.total > 0 ? r->point.running : 1.0);
-    collective(*reps[0].tp[0], comm::Op::kAllReduce, D * m.hidden * 2.0, &r->comm_link, &r->comm_algorithm);
+    collective(*reps[0].tp[0], comm::Op::kAllReduce, D * m.hidden * 2.0, &r->comm_link,
+               &r->comm_algorithm);
   } else if (opt.pp > 1) {
     std::string algo;
     collective(*reps[0].pp[0], comm::Op::kSendRecv, m.hidden * 2.0, &r->comm_link, &algo);
@@ -228,21 +236,26 @@ namespace {
 std::string bottleneck_text(const ServeResult& r, const ServePoint& p) {
   const auto& t = p.decode;
   if (p.overloaded)
-    return fmt::format("overloaded: the box completes {:.2f} requests/s; requests beyond that queue without bound",
-                       p.requests_per_s);
+    return fmt::format(
+        "overloaded: the box completes {:.2f} requests/s; requests beyond that queue without bound",
+        p.requests_per_s);
   if (p.bound == "kv-cache")
-    return fmt::format("KV cache: {} sequences fit at once ({:.1f} GiB of KV cache per GPU); the other clients wait",
-                       r.max_concurrency_fit, r.memory.kv_cache / kGiB);
+    return fmt::format(
+        "KV cache: {} sequences fit at once ({:.1f} GiB of KV cache per GPU); the other clients "
+        "wait",
+        r.max_concurrency_fit, r.memory.kv_cache / kGiB);
   if (p.bound == "link")
     return fmt::format("links: {:.0f}% of each decode step is {} over {}{}", 100 * p.comm_fraction,
                        r.tp > 1 ? "tensor-parallel all-reduces" : "pipeline sends", r.comm_link,
                        r.comm_algorithm.empty() ? "" : " (" + r.comm_algorithm + ")");
   if (p.bound == "compute")
-    return fmt::format("compute: {:.0f} TFLOP per GPU per step (prompt chunks and {:.0f} decoding sequences)",
-                       t.flops / 1e12, p.running);
+    return fmt::format(
+        "compute: {:.0f} TFLOP per GPU per step (prompt chunks and {:.0f} decoding sequences)",
+        t.flops / 1e12, p.running);
   if (p.bound == "memory")
-    return fmt::format("memory bandwidth: each decode step reads {:.1f} GB per GPU (weights and KV cache)",
-                       t.bytes / 1e9);
+    return fmt::format(
+        "memory bandwidth: each decode step reads {:.1f} GB per GPU (weights and KV cache)",
+        t.bytes / 1e9);
   if (p.bound == "offload")
     return "KV offload: the KV cache of sequences beyond GPU memory crosses PCIe every step";
   return "kernel launches and the engine's per-step overhead";

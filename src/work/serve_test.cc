@@ -1,4 +1,5 @@
-// Serving model: hand-derived decode step, KV cache per token, TP all-reduces, load time, bad input.
+// Serving model: hand-derived decode step, KV cache per token, TP all-reduces, load time, bad
+// input.
 #include "linkwise/work/serve.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,8 @@ namespace linkwise::work {
 namespace {
 
 constexpr double kTight = 1e-3;  // relative: the same arithmetic, different order
-constexpr double kModel = 0.02;  // relative: terms the hand derivation leaves out (norms, element-wise, KV)
+constexpr double kModel =
+    0.02;  // relative: terms the hand derivation leaves out (norms, element-wise, KV)
 
 ServeOptions one_gpu() {
   ServeOptions o;
@@ -29,11 +31,11 @@ ServeOptions one_gpu() {
 TEST(Serve, DecodeStepOfAMemoryBoundModelOnOneGpu) {
   // Llama 3.1 8B, bf16, one H100 SXM (3.35 TB/s), one sequence at context 1. Weights read per step:
   //   attention per layer h·(a·d + 2·g·d) + a·d·h = 4096·(4096 + 2048) + 4096² = 41,943,040
-  //   MLP per layer 3·h·f = 3·4096·14336 = 176,160,768  -> 218,103,808 per layer, x 32 = 6,979,321,856
-  //   output projection h·V = 4096·128256 = 525,336,576  -> 7,504,658,432 parameters x 2 bytes
-  //   = 15,009,316,864 bytes (+ 16 KiB of norms per layer)
-  // t_memory = bytes / (W · η_mem) = 15.0093e9 / (3.35e12 · 0.85) = 5.271 ms. Compute: 2 FLOP per weight
-  // x 7.5e9 = 1.5e10 FLOP / (989e12 · 0.75) = 0.02 ms, far below: memory-bound.
+  //   MLP per layer 3·h·f = 3·4096·14336 = 176,160,768  -> 218,103,808 per layer, x 32 =
+  //   6,979,321,856 output projection h·V = 4096·128256 = 525,336,576  -> 7,504,658,432 parameters
+  //   x 2 bytes = 15,009,316,864 bytes (+ 16 KiB of norms per layer)
+  // t_memory = bytes / (W · η_mem) = 15.0093e9 / (3.35e12 · 0.85) = 5.271 ms. Compute: 2 FLOP per
+  // weight x 7.5e9 = 1.5e10 FLOP / (989e12 · 0.75) = 0.02 ms, far below: memory-bound.
   auto chassis = topo::load_chassis("dgx-h100");
   ServeModel sm(chassis, find_model("llama3.1-8b"), one_gpu());
   StepTime t = sm.step(1, 1, 0, 0);
@@ -50,8 +52,8 @@ TEST(Serve, DecodeStepOfAMemoryBoundModelOnOneGpu) {
 
 TEST(Serve, KvCachePerTokenOfAGqaModel) {
   // Llama 3.1 70B: 80 layers, 8 KV heads of 128: K and V, 2 bytes each in bf16:
-  //   2 · 80 · 8 · 128 · 2 = 327,680 bytes (320 KiB) per token; under TP 4 each GPU holds 2 KV heads:
-  //   81,920 bytes. fp8 KV cache: half.
+  //   2 · 80 · 8 · 128 · 2 = 327,680 bytes (320 KiB) per token; under TP 4 each GPU holds 2 KV
+  //   heads: 81,920 bytes. fp8 KV cache: half.
   auto chassis = topo::load_chassis("inference-appliance");
   ServeOptions o;
   o.tp = 4;
@@ -65,14 +67,16 @@ TEST(Serve, KvCachePerTokenOfAGqaModel) {
   // Memory adds up: weights + KV + activations + runtime + the engine's free 10% = capacity.
   const auto& m = sm.memory();
   EXPECT_NEAR(m.weights + m.kv_cache + m.activations + m.runtime + m.reserved, m.capacity, 1);
-  // Admission: the KV cache holds kv_cache / 81,920 tokens; each request of 1024 + 256 tokens takes 1280.
+  // Admission: the KV cache holds kv_cache / 81,920 tokens; each request of 1024 + 256 tokens takes
+  // 1280.
   EXPECT_EQ(sm.max_concurrency_fit(), static_cast<int>(std::floor(m.kv_cache / 81'920 / 1280)));
 }
 
 TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
   // Llama 3.1 70B, TP 4: two all-reduces per layer (after attention, after the MLP) of one token's
   // hidden state, h · 2 bytes = 8192 · 2 = 16,384 bytes: 160 per decoded token. A decode step of D
-  // sequences all-reduces D · 16 KiB 160 times, each timed by the collectives model on the same GPUs.
+  // sequences all-reduces D · 16 KiB 160 times, each timed by the collectives model on the same
+  // GPUs.
   auto chassis = topo::load_chassis("inference-appliance");
   ServeOptions o;
   o.tp = 4;
@@ -86,18 +90,19 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
     double ar = c.predict(comm::Op::kAllReduce, D * 16'384).time_s;
     EXPECT_NEAR(sm.step(D, 1000, 0, 0).comm, 160 * ar, kTight * 160 * ar) << D;
   }
-  // On PCIe through the host bridges the all-reduces are latency-bound: each costs about the same for
-  // 1 and 8 sequences.
+  // On PCIe through the host bridges the all-reduces are latency-bound: each costs about the same
+  // for 1 and 8 sequences.
   EXPECT_LT(sm.step(8, 1000, 0, 0).comm, 2 * sm.step(1, 1000, 0, 0).comm);
   EXPECT_FALSE(r.comm_link.empty());
 }
 
 TEST(Serve, LoadTimeOf70bFromTwoDrivesBehindOneSwitchUplink) {
-  // Two Samsung PM1743 (13.0 GB/s read each) behind one PCIe 5.0 x4 switch uplink: 4 lanes x 3.938 GB/s
-  // x 0.9045 efficiency = 14.25 GB/s, below the drives' 26 GB/s. Llama 3.1 70B in bf16 is
+  // Two Samsung PM1743 (13.0 GB/s read each) behind one PCIe 5.0 x4 switch uplink: 4 lanes x 3.938
+  // GB/s x 0.9045 efficiency = 14.25 GB/s, below the drives' 26 GB/s. Llama 3.1 70B in bf16 is
   // 70.55e9 parameters x 2 bytes = 141.1 GB.
   //   GPUDirect Storage: all 141.1 GB cross the uplink: 141.1 / 14.25 = 9.90 s.
-  //   Page cache: the same read, then each GPU copies its 35.3 GB over its own x16 (57.0 GB/s): + 0.62 s.
+  //   Page cache: the same read, then each GPU copies its 35.3 GB over its own x16 (57.0 GB/s): +
+  //   0.62 s.
   const char* yaml = R"(name: load-test
 nodes:
   - {id: cpu0, kind: cpu, part: epyc-9654}
@@ -199,9 +204,9 @@ TEST(Serve, PrefixCacheCutsPrefillAndSharesKv) {
 }
 
 TEST(Serve, KvOffloadRunsMoreSequencesOverPcie) {
-  // Llama 3.1 70B bf16 on two H100 PCIe: 2 requests of 8192 + 512 tokens fit. With offload, 32 run at
-  // once; the 30 beyond GPU memory bring their KV cache, 30 x (8192 + 256) tokens x 160 KiB per GPU =
-  // 41.5 GB, over the GPU's PCIe 5.0 x16 (57.0 GB/s) every step: 0.73 s.
+  // Llama 3.1 70B bf16 on two H100 PCIe: 2 requests of 8192 + 512 tokens fit. With offload, 32 run
+  // at once; the 30 beyond GPU memory bring their KV cache, 30 x (8192 + 256) tokens x 160 KiB per
+  // GPU = 41.5 GB, over the GPU's PCIe 5.0 x16 (57.0 GB/s) every step: 0.73 s.
   auto chassis = topo::load_chassis("inference-appliance-2gpu");
   ServeOptions o;
   o.tp = 2;
@@ -235,13 +240,16 @@ TEST(Serve, BadInput) {
   o.input = 32000;
   o.output = 1000;
   expect_error("qwen2.5-coder-32b", o,
-               "--input 32000 + --output 1000 = 33000 tokens exceeds the 32768-token context of qwen2.5-coder-32b");
+               "--input 32000 + --output 1000 = 33000 tokens exceeds the 32768-token context of "
+               "qwen2.5-coder-32b");
   o = {};
   o.tp = 3;
-  expect_error("qwen2.5-coder-32b", o, "--tp 3 does not divide the 40 attention heads of qwen2.5-coder-32b");
+  expect_error("qwen2.5-coder-32b", o,
+               "--tp 3 does not divide the 40 attention heads of qwen2.5-coder-32b");
   o = {};
   o.gpus = {"GPU0"};
-  expect_error("llama3.1-70b", o, "llama3.1-70b does not fit on h100-pcie with tp 1 x pp 1 in bf16");
+  expect_error("llama3.1-70b", o,
+               "llama3.1-70b does not fit on h100-pcie with tp 1 x pp 1 in bf16");
   o = {};
   o.tp = 8;
   expect_error("llama3.1-70b", o, "--tp 8 x --pp 1 needs 8 GPUs; inference-appliance has 4");
@@ -258,8 +266,8 @@ TEST(Serve, BadInput) {
 
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
-  // tokens/s within 15% up to 8 users, and its median within 15% (from 16 users on the RTX 4090 the open
-  // TTFT gap adds 20-51%). TTFT is reported, not bounded.
+  // tokens/s within 15% up to 8 users, and its median within 15% (from 16 users on the RTX 4090 the
+  // open TTFT gap adds 20-51%). TTFT is reported, not bounded.
   auto rows = run_serve_validation();
   ASSERT_GE(rows.size(), 8u);
   int tp = 0, pcie_only = 0;

@@ -11,9 +11,10 @@ namespace linkwise::work {
 
 namespace {
 
-ServeCase make(std::string name, std::string source, std::string chassis, std::string gpus, std::string model, int tp,
-               NumberFormat precision, int input, int output, int concurrency, std::string command, double ttft_ms,
-               double itl_ms, double tokens_per_s) {
+ServeCase make(std::string name, std::string source, std::string chassis, std::string gpus,
+               std::string model, int tp, NumberFormat precision, int input, int output,
+               int concurrency, std::string command, double ttft_ms, double itl_ms,
+               double tokens_per_s) {
   ServeCase c;
   c.name = std::move(name);
   c.source = std::move(source);
@@ -38,22 +39,30 @@ ServeCase make(std::string name, std::string source, std::string chassis, std::s
   return c;
 }
 
-double err(double predicted, double measured) { return measured > 0 ? (predicted - measured) / measured : 0; }
+double err(double predicted, double measured) {
+  return measured > 0 ? (predicted - measured) / measured : 0;
+}
 
 }  // namespace
 
 std::vector<ServeCase> serve_validation_cases() {
   const auto bf16 = NumberFormat::kBf16, fp8 = NumberFormat::kFp8;
-  const std::string nim = "NVIDIA NIM for LLMs benchmarking guide, Performance (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance)";
-  const std::string nim_cmd = "genai-perf / AIPerf profile, synthetic prompts, --concurrency N, fixed input/output lengths";
+  const std::string nim =
+      "NVIDIA NIM for LLMs benchmarking guide, Performance "
+      "(docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance)";
+  const std::string nim_cmd =
+      "genai-perf / AIPerf profile, synthetic prompts, --concurrency N, fixed input/output lengths";
   const std::string m7 =
-      "M. Rahman, 'Benchmarking Mistral-7B on RTX 4090: vLLM Concurrency, Latency, and Capacity Planning' "
+      "M. Rahman, 'Benchmarking Mistral-7B on RTX 4090: vLLM Concurrency, Latency, and Capacity "
+      "Planning' "
       "(mushfiqrahman.dev), Part 1 table, workload A 256 in / 128 out";
   const std::string m7_cmd =
-      "vllm bench serve, mistralai/Mistral-7B-Instruct-v0.3 (bf16), 300 prompts, request rate inf, --max-concurrency N";
+      "vllm bench serve, mistralai/Mistral-7B-Instruct-v0.3 (bf16), 300 prompts, request rate inf, "
+      "--max-concurrency N";
   auto rtx = [&](int c, double ttft_ms, double tok_s) {
-    return make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128, c={}", c), m7 + fmt::format(", max concurrency {}", c),
-                "workstation-rtx4090", "GPU0", "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
+    return make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128, c={}", c),
+                m7 + fmt::format(", max concurrency {}", c), "workstation-rtx4090", "GPU0",
+                "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
   };
   return {
       rtx(4, 63, 210),
@@ -61,12 +70,18 @@ std::vector<ServeCase> serve_validation_cases() {
       rtx(16, 155, 644),
       rtx(32, 362, 975),
       rtx(48, 667, 1190),
-      make("NIM Llama 3.3 70B fp8 TP2 H100, 500/2000, c=1", nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 500/2000, concurrency 1",
-           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 500, 2000, 1, nim_cmd, 47.77, 18.91, 52.85),
-      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=1", nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 1",
-           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 1, nim_cmd, 406.77, 18.58, 51.67),
-      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=25", nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 25",
-           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 25, nim_cmd, 688.69, 38.75, 623.4),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 500/2000, c=1",
+           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 500/2000, concurrency 1",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 500, 2000, 1, nim_cmd, 47.77, 18.91,
+           52.85),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=1",
+           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 1",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 1, nim_cmd, 406.77, 18.58,
+           51.67),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=25",
+           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 25",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 25, nim_cmd, 688.69, 38.75,
+           623.4),
   };
 }
 
@@ -91,7 +106,9 @@ double serve_validation_median(const std::vector<ServeValidationRow>& rows, int 
   for (const auto& r : rows) {
     double measured = metric == 0 ? r.c.ttft_s : metric == 1 ? r.c.itl_s : r.c.output_tokens_per_s;
     if (measured <= 0) continue;
-    e.push_back(std::abs(metric == 0 ? r.ttft_error : metric == 1 ? r.itl_error : r.throughput_error));
+    e.push_back(std::abs(metric == 0   ? r.ttft_error
+                         : metric == 1 ? r.itl_error
+                                       : r.throughput_error));
   }
   if (e.empty()) return 0;
   std::sort(e.begin(), e.end());
@@ -102,8 +119,8 @@ double serve_validation_median(const std::vector<ServeValidationRow>& rows, int 
 std::string serve_validation_markdown(const std::vector<ServeValidationRow>& rows) {
   auto cell = [](double pred, double meas, double scale, const char* fmtspec) {
     if (meas <= 0) return fmt::format(fmt::runtime(std::string(fmtspec) + " / -"), pred * scale);
-    return fmt::format(fmt::runtime(std::string(fmtspec) + " / " + fmtspec + " ({:+.0f}%)"), pred * scale,
-                       meas * scale, 100 * (pred - meas) / meas);
+    return fmt::format(fmt::runtime(std::string(fmtspec) + " / " + fmtspec + " ({:+.0f}%)"),
+                       pred * scale, meas * scale, 100 * (pred - meas) / meas);
   };
   std::string out =
       "| case | machine | TTFT ms predicted / measured | ITL ms | output tok/s | bound |\n"
@@ -111,7 +128,8 @@ std::string serve_validation_markdown(const std::vector<ServeValidationRow>& row
   for (const auto& r : rows) {
     const auto& p = r.predicted;
     out += fmt::format("| {} | {} {} | {} | {} | {} | {} |\n", r.c.name, r.c.chassis,
-                       fmt::format("{}", fmt::join(r.c.options.gpus, ",")), cell(p.ttft_s, r.c.ttft_s, 1e3, "{:.1f}"),
+                       fmt::format("{}", fmt::join(r.c.options.gpus, ",")),
+                       cell(p.ttft_s, r.c.ttft_s, 1e3, "{:.1f}"),
                        cell(p.itl_s, r.c.itl_s, 1e3, "{:.2f}"),
                        cell(p.output_tokens_per_s, r.c.output_tokens_per_s, 1, "{:.0f}"), p.bound);
   }
@@ -119,7 +137,8 @@ std::string serve_validation_markdown(const std::vector<ServeValidationRow>& row
                      100 * serve_validation_median(rows, 0), 100 * serve_validation_median(rows, 1),
                      100 * serve_validation_median(rows, 2));
   out += "\nsources and commands:\n";
-  for (const auto& r : rows) out += fmt::format("- {}: {}; measured with: {}\n", r.c.name, r.c.source, r.c.command);
+  for (const auto& r : rows)
+    out += fmt::format("- {}: {}; measured with: {}\n", r.c.name, r.c.source, r.c.command);
   return out;
 }
 
@@ -131,10 +150,18 @@ nlohmann::json serve_validation_json(const std::vector<ServeValidationRow>& rows
                  {"command", r.c.command},
                  {"chassis", r.c.chassis},
                  {"model", r.c.model},
-                 {"measured", {{"ttft_s", r.c.ttft_s}, {"itl_s", r.c.itl_s}, {"output_tokens_per_s", r.c.output_tokens_per_s}}},
-                 {"predicted", {{"ttft_s", r.predicted.ttft_s}, {"itl_s", r.predicted.itl_s},
-                                {"output_tokens_per_s", r.predicted.output_tokens_per_s}}},
-                 {"error", {{"ttft", r.ttft_error}, {"itl", r.itl_error}, {"output_tokens_per_s", r.throughput_error}}}});
+                 {"measured",
+                  {{"ttft_s", r.c.ttft_s},
+                   {"itl_s", r.c.itl_s},
+                   {"output_tokens_per_s", r.c.output_tokens_per_s}}},
+                 {"predicted",
+                  {{"ttft_s", r.predicted.ttft_s},
+                   {"itl_s", r.predicted.itl_s},
+                   {"output_tokens_per_s", r.predicted.output_tokens_per_s}}},
+                 {"error",
+                  {{"ttft", r.ttft_error},
+                   {"itl", r.itl_error},
+                   {"output_tokens_per_s", r.throughput_error}}}});
   }
   return j;
 }
