@@ -189,6 +189,8 @@ void ServeModel::Impl::place() {
           notes.push_back(fmt::format("mixed GPUs: {} paces every replica", s.part));
         gpu = s;
         gpu_node = n;
+        // Attention runs in 16 bits whatever the weights (FlashAttention-2/3 in vLLM and SGLang).
+        attention_peak_flops = gpu_spec(node, Precision::kAuto).peak_flops;
       }
       first = false;
     }
@@ -320,7 +322,7 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   double kv_tok = mem.kv_bytes_per_token / layers_stage;  // per layer
   double chunks = C > 0 ? std::max(1.0, C / engine.max_batched_tokens) : 0;
   double kv_bytes = L * kv_tok * (D * ctx_d + chunks * (ctx_p - C / 2 + C) + M);
-  double attn_c = attn_flops / (gpu.peak_flops * eta * kFlashFactor), attn_m = kv_bytes / W;
+  double attn_c = attn_flops / (attention_peak_flops * eta * kFlashFactor), attn_m = kv_bytes / W;
   // Element-wise (norms, residual adds, rotary, activation function), 16-bit in and out.
   double f_local = static_cast<double>(m.ffn) / tp * m.top_k;
   double elem = L * M * 2 * (12.0 * m.hidden + 3 * f_local) / W;

@@ -69,6 +69,7 @@ struct ServeModel::Impl {
   int replicas = 1;
   std::vector<std::vector<int>> groups;  ///< per replica: GPU node indices, stage by stage
   GpuSpec gpu;                           ///< the slowest GPU's figures
+  double attention_peak_flops = 0;       ///< its 16-bit peak: attention runs in bf16/fp16
   int gpu_node = -1;
   detail::EngineFigures engine;
   ServeMemory mem;
