@@ -97,7 +97,7 @@ Handler setup_serve(CLI::App& sub) {
   sub.add_option("--replicas", o->replicas,
                  "Independent copies of the model (default: as many as the GPUs hold)")
       ->check(CLI::Range(1, 1 << 16));
-  sub.add_option("--gpus", o->gpus, "GPUs to use, e.g. GPU0,GPU1 (default: all)");
+  sub.add_option("--gpus", o->gpus, "GPUs to use, e.g. 0,1 or 0-3 or GPU0,GPU1 (default: all)");
   sub.add_option("--input", o->input, "Prompt tokens per request")->check(CLI::Range(1, 1 << 24));
   sub.add_option("--output", o->out_tokens, "Output tokens per request")
       ->check(CLI::Range(1, 1 << 24));

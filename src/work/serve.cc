@@ -150,7 +150,26 @@ void ServeModel::Impl::place() {
   if (opt.gpus.empty()) {
     gpus = chassis.gpus();
   } else {
-    for (const auto& name : opt.gpus) {
+    // Each item: a GPU number (3), a range (0-3), or a name (GPU3, gpu3, b1/gpu3).
+    auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() < 7 &&
+             std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    std::vector<std::string> names;
+    for (const auto& item : opt.gpus) {
+      auto dash = item.find('-');
+      if (dash != std::string::npos && digits(item.substr(0, dash)) &&
+          digits(item.substr(dash + 1))) {
+        int lo = std::stoi(item.substr(0, dash)), hi = std::stoi(item.substr(dash + 1));
+        if (hi < lo) throw InputError(fmt::format("--gpus: range '{}' runs backwards", item));
+        if (hi - lo > 4096)
+          throw InputError(fmt::format("--gpus: range '{}' is longer than any chassis", item));
+        for (int g = lo; g <= hi; ++g) names.push_back(fmt::format("GPU{}", g));
+      } else {
+        names.push_back(digits(item) ? "GPU" + item : item);
+      }
+    }
+    for (const auto& name : names) {
       int n = chassis.find_display(name);
       if (n < 0 || chassis.node(n).kind != topo::NodeKind::kGpu)
         throw InputError(fmt::format("--gpus: '{}' is not a GPU of {}", name, chassis.name()));

@@ -162,6 +162,18 @@ TEST(Serve, ClosedLoopCurve) {
   EXPECT_TRUE(kv);
 }
 
+TEST(Serve, GpusByNumberRangeOrName) {
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions a, b;
+  a.tp = b.tp = 2;
+  a.gpus = {"2-3"};
+  b.gpus = {"GPU2", "gpu3"};
+  auto ra = serve(chassis, find_model("llama3.1-8b"), a),
+       rb = serve(chassis, find_model("llama3.1-8b"), b);
+  EXPECT_EQ(ra.gpus, 2);
+  EXPECT_DOUBLE_EQ(ra.point.itl_s, rb.point.itl_s);
+}
+
 TEST(Serve, OpenLoopBelowAndAboveCapacity) {
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o;
@@ -256,6 +268,12 @@ TEST(Serve, BadInput) {
   o = {};
   o.gpus = {"GPU9"};
   expect_error("llama3.1-8b", o, "--gpus: 'GPU9' is not a GPU of inference-appliance");
+  o = {};
+  o.gpus = {"0-1", "1"};
+  expect_error("llama3.1-8b", o, "--gpus: 'GPU1' is listed twice");
+  o = {};
+  o.gpus = {"3-1"};
+  expect_error("llama3.1-8b", o, "--gpus: range '3-1' runs backwards");
   o = {};
   o.prefix_hit = 1.5;
   expect_error("llama3.1-8b", o, "--prefix-cache must be a hit fraction in [0, 1), not 1.5");
