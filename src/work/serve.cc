@@ -210,6 +210,7 @@ void ServeModel::Impl::place() {
         gpu_node = n;
         // Attention runs in 16 bits whatever the weights (FlashAttention-2/3 in vLLM and SGLang).
         attention_peak_flops = gpu_spec(node, Precision::kAuto).peak_flops;
+        fp8_matmuls = p == Precision::kFp8;
       }
       first = false;
     }
@@ -321,6 +322,7 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   StepTime t;
   if (M <= 0) return t;
   double eta = gpu.gemm_efficiency, W = gpu.memory_bytes_per_s * kMemoryEfficiency;
+  double eta_linear = eta * (fp8_matmuls ? kFp8GemmRelative : 1.0);
   // Weight matmuls.
   double lin_flops = L * M * m.layer_matmul_flops_per_token() / tp;
   double wbytes = L * w_layer_bytes;
@@ -334,7 +336,7 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
     lin_flops += head_tokens * 2.0 * m.hidden * m.vocab / tp;
     wbytes += 2.0 * m.hidden * m.vocab / tp;
   }
-  double lin_c = lin_flops / (gpu.peak_flops * eta), lin_m = wbytes / W;
+  double lin_c = lin_flops / (gpu.peak_flops * eta_linear), lin_m = wbytes / W;
   // Attention: causal, every decoding token against its context, prompt tokens against their
   // prefix.
   double attn_flops = L * 4 * (m.heads / tp) * d * (D * ctx_d + C * ctx_p);

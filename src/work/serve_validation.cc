@@ -64,7 +64,24 @@ std::vector<ServeCase> serve_validation_cases() {
                 m7 + fmt::format(", max concurrency {}", c), "workstation-rtx4090", "GPU0",
                 "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
   };
+  const std::string trt =
+      "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (commit 00f37686), Throughput "
+      "Measurements, H100 SXM 80GB (DGX H100), FP8 (nvidia/*-FP8 ModelOpt checkpoints)";
+  const std::string trt_cmd =
+      "trtllm-bench throughput --backend pytorch, prepare_dataset.py token-norm-dist with stdev 0 (all requests "
+      "queued at once: the engine runs as many as fit), total output tokens/s";
+  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input, int output, int requests,
+                     double tok_s) {
+    return make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input, output),
+                trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output), "dgx-h100",
+                tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests, trt_cmd, 0, 0, tok_s);
+  };
   return {
+      trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
+      trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 1000, 1000, 3000, 4205),
+      trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 5000, 500, 1500, 898),
+      trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 3000, 15220),
+      trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 3000, 17660),
       rtx(4, 63, 210),
       rtx(8, 79, 377),
       rtx(16, 155, 644),
