@@ -135,7 +135,7 @@ double serve_validation_median(const std::vector<ServeValidationRow>& rows, int 
 
 std::string serve_validation_markdown(const std::vector<ServeValidationRow>& rows) {
   auto cell = [](double pred, double meas, double scale, const char* fmtspec) {
-    if (meas <= 0) return fmt::format(fmt::runtime(std::string(fmtspec) + " / -"), pred * scale);
+    if (meas <= 0) return fmt::format(fmt::runtime(std::string(fmtspec) + " / not published"), pred * scale);
     return fmt::format(fmt::runtime(std::string(fmtspec) + " / " + fmtspec + " ({:+.0f}%)"),
                        pred * scale, meas * scale, 100 * (pred - meas) / meas);
   };
