@@ -31,6 +31,10 @@ work::ServeOptions make_options(const ServeOpts& o) {
   std::stringstream ss(o.gpus);
   for (std::string g; std::getline(ss, g, ',');)
     if (!g.empty()) s.gpus.push_back(g);
+  if (!o.gpus.empty() && s.gpus.empty())
+    throw InputError(fmt::format(
+        "--gpus: '{}' names no GPU; give e.g. 0,1 or 0-3, or leave --gpus out for every GPU",
+        o.gpus));
   s.input = o.input;
   s.output = o.out_tokens;
   s.concurrency = o.concurrency;

@@ -112,6 +112,9 @@ TEST(ServeCli, BadFlags) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--precision must be bf16, fp8 or int4, not 'fp4'"), std::string::npos)
       << r.err;
+  r = run_cli("serve inference-appliance --model llama3.1-8b --gpus ,,");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpus: ',,' names no GPU"), std::string::npos) << r.err;
   r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --rate 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
