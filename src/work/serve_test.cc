@@ -96,6 +96,25 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
   EXPECT_FALSE(r.comm_link.empty());
 }
 
+TEST(Serve, PipelineStagesAndTheirSends) {
+  // Llama 3.1 8B over two pipeline stages (GPU0, GPU1 of a DGX H100), two sequences: each stage runs
+  // pp = 2 micro-batches of one sequence, so a token waits for both stages twice over the slowest stage.
+  // The last stage is the slowest: 16 layers x 218,103,808 x 2 bytes + the output projection
+  // 4096 x 128256 x 2 = 6,979,321,856 + 1,050,673,152 = 8,029,995,008 bytes, read once per micro-batch:
+  // memory 2 x 8.03e9 / (3.35e12 x 0.85) = 5.64 ms. One boundary passes one sequence's hidden state,
+  // 4096 x 2 = 8192 bytes, timed by the collectives model's send/recv between the two GPUs.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o;
+  o.pp = 2;
+  o.gpus = {"0", "1"};
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  StepTime t = sm.step(2, 1, 0, 0);
+  EXPECT_NEAR(t.memory, 2 * 8'029'995'008.0 / (3.35e12 * kMemoryEfficiency), kModel * t.memory);
+  comm::Communicator pair(chassis, {chassis.gpus()[0], chassis.gpus()[1]});
+  EXPECT_NEAR(t.pp_send, pair.predict(comm::Op::kSendRecv, 8192).time_s, 1e-9);
+  EXPECT_NEAR(t.comm, t.pp_send, 1e-12);  // no TP: the sends are all the link time
+}
+
 TEST(Serve, LoadTimeOf70bFromTwoDrivesBehindOneSwitchUplink) {
   // Two Samsung PM1743 (13.0 GB/s read each) behind one PCIe 5.0 x4 switch uplink: 4 lanes x 3.938
   // GB/s x 0.9045 efficiency = 14.25 GB/s, below the drives' 26 GB/s. Llama 3.1 70B in bf16 is
