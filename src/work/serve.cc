@@ -188,7 +188,7 @@ void ServeModel::Impl::place() {
   if (replicas > most)
     throw InputError(
         fmt::format("--replicas {} of tp {} x pp {} needs {} GPUs; only {} are available", replicas,
-                    opt.tp, opt.pp, replicas * per, gpus.size()));
+                    opt.tp, opt.pp, static_cast<long long>(replicas) * per, gpus.size()));
   groups.assign(replicas, {});
   for (int r = 0; r < replicas; ++r)
     for (int i = 0; i < per; ++i) groups[r].push_back(gpus[r * per + i]);
