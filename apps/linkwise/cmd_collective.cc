@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "linkwise/comm/predict.h"
+#include "linkwise/comm/sweep.h"
 #include "linkwise/report/table.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -20,15 +21,12 @@ namespace linkwise::cli {
 namespace {
 
 struct CollectiveOpts {
-  std::string chassis, op = "all_reduce", min = "8", max = "8G", dtype = "float", algo = "auto", output;
-  std::optional<std::string> gpus;          // absent: every GPU
-  std::optional<std::string> factor, step;  // -f (default 2) or -i; set from CLI options given
+  std::string chassis, op = "all_reduce", dtype = "float", algo = "auto", output;
+  std::optional<std::string> gpus;  // absent: every GPU
+  comm::SweepFlags sweep;           // -b, -e, -f or -i
   int nodes = 0;
   bool json = false;
 };
-
-// The most rows one run prints: -f 2 from 1 byte to 2^40 gives 41; -i can ask for billions.
-constexpr std::uint64_t kMaxRows = 10000;
 
 int parse_int(const std::string& s, const std::string& list) {
   std::size_t used = 0;
@@ -75,74 +73,23 @@ std::vector<int> parse_gpus(const std::optional<std::string>& given, const topo:
   return out;
 }
 
-// The whole number after -f: at least 2, as nccl-tests' integer step factor.
-std::uint64_t parse_factor(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) || v < 2)
-    throw InputError(fmt::format("-f/--stepfactor must be a whole number of at least 2, not '{}'", text));
-  return v;
-}
-
-// Sizes from -b to -e, multiplied by -f (default 2) or stepped by -i, as nccl-tests makes them.
-std::vector<std::uint64_t> sweep(const CollectiveOpts& o) {
-  const std::uint64_t lo = parse_size_bytes(o.min, "-b/--minbytes");
-  const std::uint64_t hi = parse_size_bytes(o.max, "-e/--maxbytes");
-  if (lo > hi) throw InputError(fmt::format("-b {} is larger than -e {}", o.min, o.max));
-  if (o.factor && o.step) throw InputError("give -f/--stepfactor or -i/--stepbytes, not both");
-  std::vector<std::uint64_t> sizes;
-  if (o.step) {
-    const std::uint64_t inc = parse_size_bytes(*o.step, "-i/--stepbytes");
-    const std::uint64_t rows = (hi - lo) / inc + 1;
-    if (rows > kMaxRows)
-      throw InputError(fmt::format("-b {} -e {} -i {} makes {} sizes; the most is {} (use a larger -i, or -f)", o.min,
-                                   o.max, *o.step, rows, kMaxRows));
-    for (std::uint64_t s = lo; s <= hi; s += inc) sizes.push_back(s);
-    return sizes;
-  }
-  const std::uint64_t f = o.factor ? parse_factor(*o.factor) : 2;
-  for (std::uint64_t s = lo; s <= hi; s = s > hi / f ? hi + 1 : s * f) sizes.push_back(s);  // at most 41
-  return sizes;
-}
-
-// Each size rounded down to whole elements (whole elements per rank where nccl-tests counts per rank),
-// repeats and sizes under one element left out. `unit` = element bytes (× ranks).
-std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes, std::uint64_t unit,
-                                          const CollectiveOpts& o, const std::string& what) {
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t s : sizes) {
-    std::uint64_t r = s / unit * unit;
-    if (r > 0 && (out.empty() || out.back() != r)) out.push_back(r);
-  }
-  if (out.empty())
-    throw InputError(fmt::format("-b {} -e {}: no size holds {} ({} bytes); use -b {} or more", o.min, o.max, what,
-                                 unit, unit));
-  return out;
-}
-
 std::string gbps(double bytes_per_s) { return fmt::format("{:.2f}", bytes_per_s / 1e9); }
 
 int run_collective(const CollectiveOpts& o) {
   comm::Op op = comm::parse_op(o.op);
   comm::Algo algo = comm::parse_algo(o.algo);
   int dt = comm::dtype_bytes(o.dtype);
-  auto sizes = sweep(o);
+  auto sizes = comm::sweep_sizes(o.sweep);
   auto chassis = topo::load_chassis(o.chassis, o.nodes);
   auto gpus = parse_gpus(o.gpus, chassis);
   comm::Communicator comm(chassis, gpus);
   const int n = static_cast<int>(gpus.size());
-  // nccl-tests counts elements per rank for these: a size is whole elements on every rank.
-  const bool per_rank_count = op == comm::Op::kAllGather || op == comm::Op::kReduceScatter || op == comm::Op::kAllToAll;
-  const std::uint64_t unit = static_cast<std::uint64_t>(dt) * (per_rank_count ? n : 1);
-  const std::string what = per_rank_count ? fmt::format("one {} per rank on {} GPUs", o.dtype, n)
-                                          : fmt::format("one {}", o.dtype);
+  // nccl-tests counts elements per rank for some: a size is whole elements on every rank.
+  const std::uint64_t unit = comm::element_unit(op, dt, n);
+  const std::string what = comm::counts_per_rank(op) ? fmt::format("one {} per rank on {} GPUs", o.dtype, n)
+                                                     : fmt::format("one {}", o.dtype);
   const auto asked = sizes;
-  sizes = whole_elements(sizes, unit, o, what);
+  sizes = comm::whole_elements(sizes, unit, o.sweep, what);
   auto bound = comm.bound(op);
 
   nlohmann::json j;
@@ -214,8 +161,8 @@ Handler setup_collective(CLI::App& sub) {
   auto gpus = std::make_shared<std::string>(), factor = std::make_shared<std::string>(),
        step = std::make_shared<std::string>();
   auto* gpus_opt = sub.add_option("--gpus", *gpus, "GPUs taking part, e.g. 0,1,2,3 or 0-3 (default: all)");
-  sub.add_option("-b,--minbytes", o->min, "Smallest size, as nccl-tests reads it: 8, 64K, 8M, 8G (default 8)");
-  sub.add_option("-e,--maxbytes", o->max, "Largest size (default 8G)");
+  sub.add_option("-b,--minbytes", o->sweep.min, "Smallest size, as nccl-tests reads it: 8, 64K, 8M, 8G (default 8)");
+  sub.add_option("-e,--maxbytes", o->sweep.max, "Largest size (default 8G)");
   auto* factor_opt =
       sub.add_option("-f,--stepfactor", *factor, "Multiply the size by this whole number (>= 2) between rows (default 2)");
   auto* step_opt = sub.add_option("-i,--stepbytes", *step, "Or add this many bytes between rows, e.g. 1M");
@@ -228,8 +175,8 @@ Handler setup_collective(CLI::App& sub) {
   sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
   return [=] {
     if (gpus_opt->count() > 0) o->gpus = *gpus;
-    if (factor_opt->count() > 0) o->factor = *factor;
-    if (step_opt->count() > 0) o->step = *step;
+    if (factor_opt->count() > 0) o->sweep.factor = *factor;
+    if (step_opt->count() > 0) o->sweep.step = *step;
     return run_collective(*o);
   };
 }
