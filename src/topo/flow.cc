@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
+#include <cmath>
+#include <cstdint>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
@@ -37,9 +39,11 @@ LinkGraph::LinkGraph(const Chassis& chassis) : chassis_(chassis) {
 }
 
 struct FlowNetwork::Impl {
+  using Flow = std::int64_t;
   struct EdgeProp {
-    double capacity = 0;
-    double residual = 0;
+    double capacity = 0;  // bytes/s as the caller gave it
+    Flow units = 0;       // the same in whole flow units, set by max_flow()
+    Flow residual = 0;
     boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
     int tag = -1;  // the caller's name (a link), or -1 for reverse edges and untagged ones
   };
@@ -79,11 +83,32 @@ int FlowNetwork::add_edge(int u, int v, double capacity, int tag) {
 
 void FlowNetwork::set_capacity(int edge, double capacity) { impl_->g[impl_->edges[edge]].capacity = capacity; }
 
+// Push-relabel is exact only in integer arithmetic: in doubles, flow pushed through an open edge of 1e30
+// vanished in rounding, flow was not conserved and Boost's is_flow() check failed in Debug builds. So the
+// solver runs on whole numbers: bytes/s, or a coarser whole unit where the sums would not fit in 62 bits,
+// and an open edge carries one unit more than all the others together, which no cut can exceed.
 double FlowNetwork::max_flow(int s, int t) {
   auto& g = impl_->g;
   using P = Impl::EdgeProp;
-  return boost::push_relabel_max_flow(g, s, t, boost::get(&P::capacity, g), boost::get(&P::residual, g),
-                                      boost::get(&P::reverse, g), boost::get(boost::vertex_index, g));
+  double total = 0;
+  std::size_t opens = 0;
+  for (const auto& e : impl_->edges) {
+    if (g[e].capacity >= kOpen) ++opens;
+    else total += g[e].capacity;
+  }
+  const double need =
+      (static_cast<double>(opens) + 1) * (total + static_cast<double>(impl_->edges.size()) + 1);
+  const double limit = std::ldexp(1.0, 61);
+  const double unit = need > limit ? need / limit : 1.0;
+  Impl::Flow sum = 0;
+  for (const auto& e : impl_->edges)
+    if (g[e].capacity < kOpen) sum += g[e].units = std::llround(g[e].capacity / unit);
+  for (const auto& e : impl_->edges)
+    if (g[e].capacity >= kOpen) g[e].units = sum + 1;
+  const Impl::Flow f =
+      boost::push_relabel_max_flow(g, s, t, boost::get(&P::units, g), boost::get(&P::residual, g),
+                                   boost::get(&P::reverse, g), boost::get(boost::vertex_index, g));
+  return static_cast<double>(f) * unit;
 }
 
 FlowNetwork::Widest FlowNetwork::widest_path(int s, int t) const {
