@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "linkwise/comm/collective.h"
+#include "linkwise/comm/predict.h"
 
 namespace linkwise::comm {
 
@@ -43,5 +44,43 @@ bool counts_per_rank(Op op);
 /// when none is left, naming the flags and `what` a unit holds (e.g. "one float").
 std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes, std::uint64_t unit,
                                           const SweepFlags& flags, const std::string& what);
+
+/// What `linkwise collective` asks: a chassis, the ranks, the operation and the sweep, as given.
+struct SweepRequest {
+  std::string chassis;              ///< a preset name or a chassis YAML file
+  int nodes = 0;                    ///< copies of the chassis (topo::load_chassis); 0: as the file says
+  std::string op = "all_reduce", dtype = "float", algo = "auto";
+  std::optional<std::string> gpus;  ///< "0,1,4-7" or "all"; absent: every GPU
+  SweepFlags sweep;
+};
+
+/// One size of a sweep.
+struct SweepRow {
+  std::uint64_t bytes = 0;          ///< S, as nccl-tests' size column
+  std::uint64_t count = 0;          ///< elements (per rank where nccl-tests counts per rank)
+  Prediction prediction;
+  double ratio_to_bound = 0;        ///< busbw / the cut bound's busbw (0 without a bound)
+};
+
+/// A collective predicted over a size sweep, with its rings, cut bound and notes.
+struct SweepResult {
+  std::string chassis;
+  Op op = Op::kAllReduce;
+  int ranks = 0, boxes = 1;
+  std::string dtype;
+  std::uint64_t unit = 0;           ///< bytes of one element (× ranks where counted per rank)
+  Bound bound;
+  std::vector<Ring> rings;
+  std::vector<std::string> notes;   ///< e.g. sizes rounded down to whole elements
+  std::vector<SweepRow> rows;
+};
+
+/// "0,1,4-7" -> GPU node indices of `chassis` in that order; absent or "all": every GPU. Throws
+/// InputError for an empty list, a GPU the chassis lacks, one listed twice, or fewer than 2.
+std::vector<int> parse_gpu_list(const std::optional<std::string>& given, const topo::Chassis& chassis);
+
+/// Everything `linkwise collective` prints: the request checked (InputError naming the flag), the
+/// chassis loaded, a Communicator over the ranks, every size predicted.
+SweepResult predict_sweep(const SweepRequest& request);
 
 }  // namespace linkwise::comm
