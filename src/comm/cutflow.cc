@@ -1,77 +1,21 @@
 // Cut max flows, reduced per box where the boxes meet only at one network switch (see cutflow.h).
 #include "cutflow.h"
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/push_relabel_max_flow.hpp>
-
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/flow.h"
 #include "linkwise/topo/paths.h"
 
 namespace linkwise::comm::detail {
 
 namespace {
 
-constexpr double kOpen = 1e30;  // an edge no cut can pass through: as topo::PathFinder's open S/T edges
+constexpr double kOpen = topo::FlowNetwork::kOpen;  // an edge no cut can pass through
 
-bool is_endpoint(topo::NodeKind k) { return k == topo::NodeKind::kGpu || k == topo::NodeKind::kNvme; }
-
-// A small directed flow network for boost::push_relabel_max_flow. As in topo::PathFinder, the solver
-// runs on whole numbers (bytes/s, or a coarser whole unit where the sums would not fit in 62 bits) and an
-// open (kOpen) edge carries one unit more than all the others together: in doubles, flow pushed through
-// an edge of 1e30 was lost to rounding and Boost's conservation check failed in Debug builds.
-class FlowNet {
- public:
-  using Flow = std::int64_t;
-  struct EdgeProp {
-    Flow capacity = 0;
-    Flow residual = 0;
-    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
-  };
-  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProp>;
-
-  explicit FlowNet(int vertices) : vertices_(vertices) {}
-  void add(int u, int v, double cap) { edges_.push_back({u, v, cap}); }
-  double run(int s, int t) {
-    double total = 0;
-    std::size_t opens = 0;
-    for (const auto& e : edges_) {
-      if (e.cap >= kOpen) ++opens;
-      else total += e.cap;
-    }
-    const double need = (static_cast<double>(opens) + 1) * (total + static_cast<double>(edges_.size()) + 1);
-    const double limit = std::ldexp(1.0, 61);
-    const double unit = need > limit ? need / limit : 1.0;
-    G g(vertices_);
-    Flow sum = 0;
-    std::vector<Flow> units(edges_.size());
-    for (std::size_t i = 0; i < edges_.size(); ++i)
-      if (edges_[i].cap < kOpen) sum += units[i] = std::llround(edges_[i].cap / unit);
-    for (std::size_t i = 0; i < edges_.size(); ++i) {
-      auto e = boost::add_edge(edges_[i].u, edges_[i].v, g).first;
-      auto r = boost::add_edge(edges_[i].v, edges_[i].u, g).first;
-      g[e].capacity = edges_[i].cap < kOpen ? units[i] : sum + 1;
-      g[r].capacity = 0;
-      g[e].reverse = r;
-      g[r].reverse = e;
-    }
-    Flow f = boost::push_relabel_max_flow(g, s, t, boost::get(&EdgeProp::capacity, g),
-                                          boost::get(&EdgeProp::residual, g), boost::get(&EdgeProp::reverse, g),
-                                          boost::get(boost::vertex_index, g));
-    return static_cast<double>(f) * unit;
-  }
-
- private:
-  struct Arc {
-    int u, v;
-    double cap;
-  };
-  int vertices_;
-  std::vector<Arc> edges_;
-};
+// Traffic between ranks may cross a NIC (the cut flows span boxes): topo/flow.h's rule, between boxes.
+bool passes(topo::NodeKind k) { return topo::may_pass(k, true); }
 
 }  // namespace
 
@@ -83,7 +27,7 @@ CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks) 
   box_nodes_.assign(boxes, {});
   local_.assign(n, -1);
   for (const auto& node : chassis.nodes()) {
-    if (node.box == -1 && spine < 0 && !is_endpoint(node.kind)) {
+    if (node.box == -1 && spine < 0 && passes(node.kind)) {
       spine = node.index;
     } else if (node.box < 0 || node.box >= boxes) {
       return;  // a second node outside the boxes: not the shape the reduction needs
@@ -174,35 +118,31 @@ double CutFlows::box_to_switch(int box, const std::vector<int>& local_ranks, boo
 }
 
 double CutFlows::reduced_flow(const std::vector<Side>& sides, double into_switch, double out_of_switch) {
-  // Vertices: 0 source, 1 sink, 2 the switch, then per box node an "in" vertex and, for a GPU or
-  // NVMe drive, a separate "out" vertex (no edge between them: nothing passes through it).
-  constexpr int kS = 0, kT = 1, kSwitch = 2;
-  std::vector<std::pair<int, int>> io;  // per side, per local node: (in, out)
+  // Vertices: 0 source, 1 sink, 2 the switch, then per box node a device (topo::FlowNetwork): one
+  // vertex, or for a GPU or NVMe drive separate "in" and "out" vertices (nothing passes through it).
+  topo::FlowNetwork net;
+  const int kS = net.add_vertex(), kT = net.add_vertex(), kSwitch = net.add_vertex();
+  std::vector<topo::FlowNetwork::Device> io;  // per side, per local node
   std::vector<int> first(sides.size());
-  int next = 3;
   for (std::size_t k = 0; k < sides.size(); ++k) {
     first[k] = static_cast<int>(io.size());
-    for (int v : box_nodes_[sides[k].box]) {
-      int in = next++;
-      io.emplace_back(in, is_endpoint(chassis_.node(v).kind) ? next++ : in);
-    }
+    for (int v : box_nodes_[sides[k].box]) io.push_back(net.add_device(passes(chassis_.node(v).kind)));
   }
-  FlowNet net(next);
   for (std::size_t k = 0; k < sides.size(); ++k) {
-    auto vin = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].first; };
-    auto vout = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].second; };
+    auto vin = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].in; };
+    auto vout = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].out; };
     for (int l : box_links_[sides[k].box]) {
       const auto& link = chassis_.link(l);
       const double cap = link.effective_bytes_per_s();
-      net.add(vout(link.a), vin(link.b), cap);
-      net.add(vout(link.b), vin(link.a), cap);
+      net.add_edge(vout(link.a), vin(link.b), cap);
+      net.add_edge(vout(link.b), vin(link.a), cap);
     }
-    for (int v : sides[k].src) net.add(kS, io[first[k] + v].second, kOpen);
-    for (int v : sides[k].dst) net.add(io[first[k] + v].first, kT, kOpen);
+    for (int v : sides[k].src) net.add_edge(kS, io[first[k] + v].out, kOpen);
+    for (int v : sides[k].dst) net.add_edge(io[first[k] + v].in, kT, kOpen);
   }
-  if (into_switch > 0) net.add(kS, kSwitch, into_switch);
-  if (out_of_switch > 0) net.add(kSwitch, kT, out_of_switch);
-  return net.run(kS, kT);
+  if (into_switch > 0) net.add_edge(kS, kSwitch, into_switch);
+  if (out_of_switch > 0) net.add_edge(kSwitch, kT, out_of_switch);
+  return net.max_flow(kS, kT);
 }
 
 }  // namespace linkwise::comm::detail
