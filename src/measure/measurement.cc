@@ -123,7 +123,7 @@ void check_gpus(const Measurement& m, const std::string& file, std::size_t i) {
   }
 }
 
-// Collective op and algorithm, link technology and width: the names and widths the model knows.
+// comm::Op op and algorithm, link technology and width: the names and widths the model knows.
 void check_names(const Measurement& m, const std::string& file, std::size_t i) {
   auto known = [&](const char* key, auto parse, const std::string& value) {
     try {
