@@ -146,13 +146,20 @@ std::string Communicator::Impl::why_not(Algo a, Op op) const {
 }
 
 std::span<const Protocol> Communicator::Impl::protocols(Algo a) const {
-  static constexpr Protocol kSimpleOnly[] = {Protocol::kSimple};
-  static constexpr Protocol kAll[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
-  static constexpr Protocol kNoLL128[] = {Protocol::kLL, Protocol::kSimple};
-  if (a == Algo::kNvls) return kSimpleOnly;
-  // NCCL enables LL128 by default only where the intra-node graph is NVLink (tuning.cc, protoEnable).
-  if (intra_nvlink) return kAll;
-  return kNoLL128;
+  return a == Algo::kNvls ? protos_nvls : protos_other;
+}
+
+void Communicator::Impl::setup_protocols() {
+  // NVLS runs Simple only. NCCL enables LL128 by default only where the intra-node graph is NVLink
+  // (tuning.cc, protoEnable). NCCL_PROTO (opt.protocols) narrows either list.
+  auto allowed = [&](Protocol p) {
+    return opt.protocols.empty() || std::find(opt.protocols.begin(), opt.protocols.end(), p) != opt.protocols.end();
+  };
+  protos_nvls.clear();
+  protos_other.clear();
+  if (allowed(Protocol::kSimple)) protos_nvls.push_back(Protocol::kSimple);
+  for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple})
+    if (allowed(p) && (p != Protocol::kLL128 || intra_nvlink)) protos_other.push_back(p);
 }
 
 const Route& Communicator::Impl::full_route(int i, int j) const {

@@ -45,6 +45,9 @@ Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_no
   m.setup_groups();
   m.search_rings();
   m.check_nvls();
+  m.setup_protocols();
+  m.duplex.assign(chassis.links().size(), 1.0);
+  for (const auto& l : chassis.links()) m.duplex[l.index] = l.tech->duplex_efficiency.value;
 }
 
 Communicator::~Communicator() = default;
@@ -62,6 +65,7 @@ namespace {
 // τ, channels and the saturated resources of one (op, algorithm, protocol).
 Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
   auto phases = m.phases(op, a, p, kReferenceBytes);
+  const auto capacity = m.capacities_for(phases);
   sim::TaskGraph g;
   int prev = -1;
   std::size_t widest = 0, widest_size = 0;
@@ -70,7 +74,7 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
     prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
   }
-  auto r = sim::Engine(m.res.capacity).run(g);
+  auto r = sim::Engine(capacity).run(g);
   Communicator::Impl::Timing t;
   t.tau = r.makespan_s / kReferenceBytes;
   t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
@@ -83,14 +87,15 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
 void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
   const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
-  sim::MaxMinSolver s(m.res.capacity);
+  const auto capacity = m.capacities_for(phases);
+  sim::MaxMinSolver s(capacity);
   if (phase < static_cast<int>(phases.size()))
     for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
   s.solve();
   std::vector<int> sat;
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
-  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return m.res.capacity[x] < m.res.capacity[y]; });
+  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return capacity[x] < capacity[y]; });
   t.bottlenecks.clear();
   for (std::size_t i = 0; i < sat.size() && i < 3; ++i)
     t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
@@ -152,6 +157,8 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   if (algo != Algo::kAuto && !m.supports(algo, op))
     throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs ({})", to_string(algo), to_string(op),
                                  m.ranks.size(), m.why_not(algo, op)));
+  if (algo != Algo::kAuto && m.protocols(algo).empty())
+    throw InputError(fmt::format("algorithm '{}' has no protocol left that NCCL_PROTO allows", to_string(algo)));
   std::vector<Algo> algos;
   if (algo == Algo::kAuto) {
     // Only what NCCL's tuner chooses among (src/enqueue.cc): ring, tree and NVLS for the collectives,
@@ -160,14 +167,19 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
     if (op == Op::kAllToAll || op == Op::kSendRecv) {
       if (m.supports(Algo::kDirect, op)) algos.push_back(Algo::kDirect);
     } else {
+      // NCCL_ALGO (opt.algos) narrows the list as it narrows NCCL's.
       for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls})
-        if (m.supports(a, op)) algos.push_back(a);
+        if (m.supports(a, op) && !m.protocols(a).empty() &&
+            (m.opt.algos.empty() || std::find(m.opt.algos.begin(), m.opt.algos.end(), a) != m.opt.algos.end()))
+          algos.push_back(a);
     }
     if (algos.empty())
       throw InputError(fmt::format("no algorithm can run {} on these {} GPUs ({})", to_string(op), m.ranks.size(),
                                    op == Op::kAllToAll || op == Op::kSendRecv
                                        ? "direct, the only one for it, is limited to 256 ranks"
-                                       : "no ring was found through them"));
+                                       : !m.opt.algos.empty() || !m.opt.protocols.empty()
+                                           ? "none that NCCL_ALGO / NCCL_PROTO allow"
+                                           : "no ring was found through them"));
   } else {
     algos.push_back(algo);
   }
@@ -210,6 +222,32 @@ Schedule Communicator::schedule(Op op, double bytes, Algo algo) const {
   s.phases = impl_->phases(op, p.algorithm, p.protocol, bytes);
   if (!s.phases.empty()) s.phases.front().latency_s = p.latency_s;
   return s;
+}
+
+std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>& phases) const {
+  std::vector<double> cap = res.capacity;
+  const int L = res.links;
+  std::vector<int> seen(2 * L, -1);  // per link direction: the last phase that loaded it
+  std::vector<char> both(L, 0);
+  for (std::size_t p = 0; p < phases.size(); ++p)
+    for (const auto& f : phases[p].flows)
+      for (std::size_t i = 0; i < f.route.size(); ++i) {
+        const int r = f.route[i];
+        if (r >= 2 * L || (!f.coeff.empty() && f.coeff[i] <= 0)) continue;
+        seen[r] = static_cast<int>(p);
+        if (seen[r ^ 1] == static_cast<int>(p)) both[r / 2] = 1;
+      }
+  // Only where host memory is read or written over the link (SHM): the measured loss is that of DMA to
+  // and from host memory through the root complex (catalog pcie* duplex_efficiency); peer writes
+  // through a switch and GPUDirect RDMA keep the full rate both ways (24 GB/s per HDR NIC each way
+  // on DGX A100, nccl issue 812).
+  const auto& staged = router->host_staged();
+  for (int l = 0; l < L; ++l)
+    if (both[l] && duplex[l] < 1 && (staged[2 * l] || staged[2 * l + 1])) {
+      cap[2 * l] *= duplex[l];
+      cap[2 * l + 1] *= duplex[l];
+    }
+  return cap;
 }
 
 Bound Communicator::bound(Op op) const {

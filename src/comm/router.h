@@ -2,9 +2,11 @@
 //
 //   NVLink pair (the two GPUs share an NVLink fabric): striped over every parallel NVLink path, each
 //     path's share proportional to its bottleneck (hardware spreads a peer's traffic over all links).
-//   PCIe pair within the p2p level (default PXB): the widest PCIe path, GPU to GPU.
-//   PCIe pair beyond it: staged through the sender's CPU memory: GPU a -> its CPU (written to memory),
-//     memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   The transport follows NCCL's rules (transport_rules.h, linkwise/comm/transport.h):
+//   P2P over PCIe: the widest PCIe path, GPU to GPU.
+//   SHM: staged through the receiver's CPU memory: GPU a -> (socket link) -> b's CPU (written to
+//     memory), memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   NET within a box (P2P and SHM off): GPU a -> the NIC nearest it -> GPU b.
 //   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving through
 //     NICs (GPUDirect RDMA); NVLink is not used.
 // Widest paths maximise the bottleneck residual capacity, fewer hops among equals, and only pass
@@ -47,6 +49,8 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
+  /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
+  const std::vector<char>& host_staged() const { return host_staged_; }
   /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
   /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
   /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
@@ -67,6 +71,8 @@ class Router {
   /// Widest path src -> dst on `residual` less taken_; its resources go to path_ (empty: none).
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
+  /// NET between two GPUs of one box: through the NIC nearest `a`; fills r (left empty: no NIC).
+  void net_within_box(int a, int b, const std::vector<double>& residual, Route& r);
   bool transit(int node, bool nic_transit) const {
     return transit_[node] == kAlways || (transit_[node] == kNicOnly && nic_transit);
   }
@@ -79,7 +85,6 @@ class Router {
   const sim::ChassisResources& res_;
   CommOptions options_;
   topo::PathFinder finder_;
-  topo::PathType p2p_level_;
   // The chassis graph flattened once per router (CSR): node v's arcs are arcs_[arc_start_[v] ..
   // arc_start_[v+1]), in chassis.incident(v) order so that ties resolve as they would on the chassis.
   std::vector<int> arc_start_;
@@ -104,6 +109,7 @@ class Router {
   std::vector<Item> heap_;
   std::vector<int> path_;         // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
+  std::vector<char> host_staged_;  // per resource: carried an SHM route
   std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;   // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "linkwise/comm/collective.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/sim/engine.h"
 #include "linkwise/sim/resources.h"
 
@@ -99,10 +100,16 @@ struct Ring {
 
 struct CommOptions {
   int max_channels = 32;             ///< NCCL MAXCHANNELS (src/include/device.h)
-  /// Peer-to-peer only up to this path class ("PXB" as NCCL_P2P_LEVEL's default); beyond it,
-  /// traffic is staged through host memory. One of PIX, PXB, PHB, NODE, SYS.
-  std::string p2p_level = "PXB";
-  bool allow_nvls = true;            ///< consider NVLS where the switches reduce in-network
+  /// Peer-to-peer only up to this path class (NCCL_P2P_LEVEL); beyond it, traffic is staged through
+  /// host memory (SHM). One of LOC, NVL, PIX, PXB, PHB, NODE, SYS; "" = NCCL's default: PXB, or SYS
+  /// on AMD CPUs with at most two GPUs (src/graph/paths.cc, ncclTopoCheckP2p).
+  std::string p2p_level = "";
+  bool allow_nvls = true;            ///< consider NVLS where the switches reduce in-network (NCCL_NVLS_ENABLE)
+  bool p2p_disable = false;          ///< NCCL_P2P_DISABLE=1: no peer-to-peer at all, NVLink included
+  bool shm_disable = false;          ///< NCCL_SHM_DISABLE=1: no staging through host memory (NET instead)
+  std::vector<Algo> algos;           ///< NCCL_ALGO: what auto may pick (empty = every one NCCL has)
+  std::vector<Protocol> protocols;   ///< NCCL_PROTO: protocols allowed (empty = all)
+  int min_channels = 0;              ///< NCCL_MIN_NCHANNELS (no bandwidth effect in this model)
 };
 
 /// A communicator over a set of GPUs of one chassis. Construction searches rings and trees once
