@@ -23,6 +23,7 @@ struct CollectiveOpts {
   std::string chassis, op = "all_reduce", min = "8", max = "8G", dtype = "float", algo = "auto", output;
   std::optional<std::string> gpus;          // absent: every GPU
   std::optional<std::string> factor, step;  // -f (default 2) or -i; set from CLI options given
+  std::vector<std::string> nccl;            // --nccl NAME=VALUE lists
   int nodes = 0;
   bool json = false;
 };
@@ -134,7 +135,7 @@ int run_collective(const CollectiveOpts& o) {
   auto sizes = sweep(o);
   auto chassis = topo::load_chassis(o.chassis, o.nodes);
   auto gpus = parse_gpus(o.gpus, chassis);
-  comm::Communicator comm(chassis, gpus);
+  comm::Communicator comm(chassis, gpus, comm::nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(gpus.size());
   // nccl-tests counts elements per rank for these: a size is whole elements on every rank.
   const bool per_rank_count = op == comm::Op::kAllGather || op == comm::Op::kReduceScatter || op == comm::Op::kAllToAll;
@@ -224,6 +225,10 @@ Handler setup_collective(CLI::App& sub) {
                  "auto (what NCCL's tuner would pick: ring, tree, nvls; direct for alltoall and sendrecv), ring, tree, "
                  "nvls, direct, hierarchical (default auto)");
   add_nodes_flag(sub, o->nodes);
+  sub.add_option("--nccl", o->nccl,
+                 std::string("NCCL settings by name, comma-separated, after the chassis file's `nccl:` ones: ") +
+                     comm::nccl_settings_help())
+      ->allow_extra_args(false);
   sub.add_flag("--json", o->json, "Print as JSON");
   sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
   return [=] {

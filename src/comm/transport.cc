@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 #include "transport_rules.h"
 
@@ -114,7 +115,7 @@ void apply_nccl_setting(CommOptions& o, const std::string& raw_name, const std::
         // Algorithms NCCL has that this model does not: named so the user knows why.
         if (algo && (u == "COLLNET" || u == "COLLNETDIRECT" || u == "COLLNETCHAIN" || u == "NVLSTREE" || u == "PAT"))
           bad(where, name, value, fmt::format("'{}' is an NCCL algorithm this model does not have (modelled: ring, tree, nvls)", item));
-        bad(where, name, value, fmt::format("'{}' is not an {} NCCL has ({})", item, algo ? "algorithm" : "protocol",
+        bad(where, name, value, fmt::format("'{}' is not {} NCCL has ({})", item, algo ? "an algorithm" : "a protocol",
                                             algo ? "ring, tree, nvls" : "LL, LL128, Simple"));
       }
     }
@@ -158,6 +159,17 @@ void apply_nccl_settings(CommOptions& o, const std::string& list, const std::str
     settings.emplace_back(trim(item.substr(0, eq)), item.substr(eq + 1));
   }
   for (const auto& [name, value] : settings) apply_nccl_setting(o, name, value, where);
+}
+
+CommOptions nccl_options(const topo::Chassis& chassis, const std::vector<std::string>& cli) {
+  CommOptions o;
+  for (const auto& x : chassis.spec().nccl) {
+    std::string where = x.where.prefix();
+    while (!where.empty() && (where.back() == ' ' || where.back() == ':')) where.pop_back();
+    apply_nccl_setting(o, x.name, x.value, where.empty() ? "nccl" : where);
+  }
+  for (const auto& list : cli) apply_nccl_settings(o, list, "--nccl");
+  return o;
 }
 
 const char* nccl_settings_help() {

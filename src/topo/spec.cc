@@ -151,7 +151,7 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
   YAML::Node root = detail::load_yaml(yaml_text, filename);
   if (!root.IsMap())
     throw InputError("a chassis file must be a map with 'nodes' and 'links'", location_of(root, filename));
-  check_keys(root, {"name", "description", "sources", "nodes", "links", "network"}, filename, "the chassis");
+  check_keys(root, {"name", "description", "sources", "nodes", "links", "network", "nccl"}, filename, "the chassis");
   ChassisSpec spec;
   spec.file = filename;
   if (root["name"]) spec.name = as_string(root["name"], filename, "name");
@@ -175,6 +175,16 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
     if (net["tech"]) spec.network.tech = as_string(net["tech"], filename, "tech");
     if (net["oversubscription"])
       spec.network.oversubscription = as_double(net["oversubscription"], filename, "oversubscription");
+  }
+  if (const auto& nc = root["nccl"]) {
+    if (!nc.IsMap())
+      throw InputError("'nccl' must be a map of NCCL settings, e.g. {NCCL_P2P_LEVEL: PHB}", location_of(nc, filename));
+    for (auto it = nc.begin(); it != nc.end(); ++it) {
+      if (!it->second.IsScalar())
+        throw InputError(fmt::format("nccl setting '{}' must be a single value", it->first.as<std::string>()),
+                         location_of(it->second, filename));
+      spec.nccl.push_back({it->first.as<std::string>(), it->second.as<std::string>(), location_of(it->first, filename)});
+    }
   }
   if (spec.name.empty()) {
     auto slash = filename.find_last_of('/');
@@ -230,6 +240,11 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     out << YAML::Key << "boxes" << YAML::Value << spec.network.boxes;
     if (!spec.network.tech.empty()) out << YAML::Key << "tech" << YAML::Value << spec.network.tech;
     out << YAML::Key << "oversubscription" << YAML::Value << spec.network.oversubscription;
+    out << YAML::EndMap;
+  }
+  if (!spec.nccl.empty()) {
+    out << YAML::Key << "nccl" << YAML::Value << YAML::BeginMap;
+    for (const auto& x : spec.nccl) out << YAML::Key << x.name << YAML::Value << x.value;
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

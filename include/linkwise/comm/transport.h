@@ -16,6 +16,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+namespace linkwise::topo {
+class Chassis;
+}
 
 namespace linkwise::comm {
 
@@ -34,6 +39,10 @@ void apply_nccl_setting(CommOptions& options, const std::string& name, const std
 /// NCCL_PROTO take lists themselves: items without '=' after one of them continue its value
 /// (`NCCL_ALGO=ring,tree,NCCL_PROTO=Simple`).
 void apply_nccl_settings(CommOptions& options, const std::string& list, const std::string& where);
+
+/// The options a chassis runs with: its file's `nccl:` settings (errors name file:line), then
+/// `cli` (a --nccl list, applied the same way; errors name `--nccl`), later ones winning.
+CommOptions nccl_options(const topo::Chassis& chassis, const std::vector<std::string>& cli = {});
 
 /// The settings NCCL users change that this model honours, one line each, for --help and docs.
 const char* nccl_settings_help();

@@ -56,6 +56,13 @@ struct NetworkSpec {
   SourceLocation where;
 };
 
+/// One NCCL setting a chassis file gives (`nccl: {NCCL_P2P_LEVEL: PHB}`), applied by the collectives
+/// model (linkwise/comm/transport.h) before any given on the command line.
+struct NcclSettingSpec {
+  std::string name, value;
+  SourceLocation where;
+};
+
 struct ChassisSpec {
   std::string name;
   std::string description;
@@ -63,6 +70,7 @@ struct ChassisSpec {
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   NetworkSpec network;
+  std::vector<NcclSettingSpec> nccl;  ///< NCCL settings the machine runs with, in file order
   std::string file;  ///< the file it was read from, or "" for code
 };
 
