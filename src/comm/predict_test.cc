@@ -252,7 +252,8 @@ TEST(CommValidation, DgxH100TwoBoxesRingPerNic) {
 }
 
 TEST(CommPredict, BoundHoldsAndRingMeetsItOnAUniformRing) {
-  // On the switch box the only cut that matters is one GPU's x16 link: busbw bound = B; ring meets it.
+  // On the switch box: each rank's x16 link gives t >= S/B (busbw 1.5 B), and 2(n-1)·S bytes must
+  // leave the four GPUs' links of B each: t >= 6 S / 4B, busbw bound = B; ring meets it.
   auto c = from_yaml(kFourUnderSwitch);
   Communicator comm(c);
   const double B = 16 * 1.9692307692e9 * 0.7935;

@@ -79,8 +79,9 @@ struct Prediction {
 /// The cut lower bound on a collective's time, as a bus bandwidth independent of size:
 ///   all-gather:      t ≥ max over cuts (A,B) of |A|·S/n / F(A→B)  (and B→A), F = max flow
 ///   reduce-scatter:  t ≥ max over cuts of |B|·S/n / F(A→B)        (A pre-reduces B's shards)
-///   all-reduce:      reduce-scatter bound + all-gather bound; where every rank reaches a switch
-///                    that reduces in-network (NVLink SHARP), the weaker t ≥ S / F(A→B)
+///   all-reduce:      t ≥ S / F(A→B) and S / F(B→A): B's ranks need every element's sum, which
+///                    depends on A's inputs (the reduce-scatter and all-gather bounds are not added:
+///                    their worst cuts may differ and the two halves overlap)
 ///   others:          the same reasoning per op (docs/collectives.md)
 /// Cuts tried: each rank against the rest, each box, NVLink island and CPU socket against the rest,
 /// and halves in rank order; every one gives a valid lower bound, the worst is kept.
