@@ -181,7 +181,8 @@ int run_collective(const CollectiveOpts& o) {
                          {"protocol", comm::to_string(p.protocol)},
                          {"ratio_to_bound", ratio},
                          {"bottlenecks", p.bottlenecks},
-                         {"saturated_resources", p.saturated}});
+                         {"saturated_resources", p.saturated},
+                         {"choice", p.choice}});
     last = std::move(p);
   }
   if (o.json) {
@@ -201,6 +202,7 @@ int run_collective(const CollectiveOpts& o) {
     text += fmt::format("# limited by (largest size): {}{}\n", join(last.bottlenecks, ", "),
                         more > 0 ? fmt::format(", (+{} more)", more) : "");
   }
+  if (!last.choice.empty()) text += fmt::format("# chosen (largest size): {}\n", last.choice);
   emit(text, o.output);
   return 0;
 }
@@ -222,8 +224,9 @@ Handler setup_collective(CLI::App& sub) {
   auto* step_opt = sub.add_option("-i,--stepbytes", *step, "Or add this many bytes between rows, e.g. 1M");
   sub.add_option("--dtype", o->dtype, "Element type, nccl-tests names: float, half, bfloat16, double, int8, ...");
   sub.add_option("--algo", o->algo,
-                 "auto (what NCCL's tuner would pick: ring, tree, nvls; direct for alltoall and sendrecv), ring, tree, "
-                 "nvls, direct, hierarchical (default auto)");
+                 "auto (what NCCL's tuner would pick, by its own cost model: ring, tree, nvls; direct for alltoall and "
+                 "sendrecv), best (the fastest schedule the flow model finds among those), ring, tree, nvls, direct, "
+                 "hierarchical (default auto)");
   add_nodes_flag(sub, o->nodes);
   sub.add_option("--nccl", o->nccl,
                  std::string("NCCL settings by name, comma-separated, after the chassis file's `nccl:` ones: ") +

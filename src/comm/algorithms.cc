@@ -105,7 +105,8 @@ void Communicator::Impl::check_nvls() {
 bool Communicator::Impl::supports(Algo a, Op op) const {
   const int n = static_cast<int>(ranks.size());
   switch (a) {
-    case Algo::kAuto: return true;
+    case Algo::kAuto:
+    case Algo::kBest: return true;
     case Algo::kRing:
       return !rings.empty() && op != Op::kAllToAll && op != Op::kSendRecv;
     case Algo::kTree: return op == Op::kAllReduce;
@@ -124,7 +125,8 @@ bool Communicator::Impl::supports(Algo a, Op op) const {
 std::string Communicator::Impl::why_not(Algo a, Op op) const {
   const bool all_reduce = op == Op::kAllReduce;
   switch (a) {
-    case Algo::kAuto: return {};
+    case Algo::kAuto:
+    case Algo::kBest: return {};
     case Algo::kRing:
       if (op == Op::kAllToAll || op == Op::kSendRecv)
         return fmt::format("ring does not run {} in this model; NCCL runs it as direct peer transfers (--algo direct)",
@@ -337,7 +339,8 @@ std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double 
     case Algo::kNvls: nvls_phases(op, S, w, out); break;
     case Algo::kDirect: direct_phases(op, S, w, out); break;
     case Algo::kHierarchical: hierarchical_phases(op, S, w, out); break;
-    case Algo::kAuto: break;
+    case Algo::kAuto:
+    case Algo::kBest: break;
   }
   return out;
 }
@@ -377,7 +380,8 @@ double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
       us = 2 * (kBaseLatRing[pi] + (L - 1) * intra_ring) + ring_lat(2 * (N - 1), 2 * (N - 1));
       break;
     }
-    case Algo::kAuto: break;
+    case Algo::kAuto:
+    case Algo::kBest: break;
   }
   return us * 1e-6;
 }

@@ -144,6 +144,50 @@ bool could_beat(const Communicator::Impl& m, Op op, Algo a, double bytes, double
   return false;
 }
 
+// Algo::kAuto: what NCCL's tuner picks by its own cost model (src/graph/tuning.cc, ncclTopoTuneModel;
+// src/enqueue.cc, topoGetAlgoInfo: the least estimated time), then timed by the flow model. NCCL
+// estimates time = latency + S / algbw with algbw = busBw × ratio, ratio n/(2(n-1)) for the ring's
+// all-reduce and 0.5 for the tree, and the tree's busBw 0.92 × the graph's. The graph's busBw is taken
+// from the ring the flow model timed (busBw = 2(n-1)/n / τ_ring); the ring and NVLS estimates are the
+// flow model's own times, which have NCCL's form (latency + bytes / bandwidth).
+void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes, const std::vector<Algo>& algos,
+                    Prediction& best) {
+  const int n = static_cast<int>(m.ranks.size());
+  double best_est = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, std::string>> per_algo;  // each algorithm's best estimate
+  for (Algo a : algos) {
+    double algo_best = std::numeric_limits<double>::infinity();
+    std::string algo_name;
+    for (Protocol p : m.protocols(a)) {
+      const double lat = m.latency(op, a, p);
+      double est = 0;
+      if (a == Algo::kTree && m.supports(Algo::kRing, op) && !m.protocols(Algo::kRing).empty()) {
+        const double tau_ring = timing(m, op, Algo::kRing, Protocol::kSimple).first;
+        const double bus = 2.0 * (n - 1) / n / tau_ring;
+        est = lat + bytes * wire_factor(p) / (0.92 * 0.5 * bus);
+      } else {
+        est = lat + timing(m, op, a, p).first * bytes;
+      }
+      if (est < algo_best) algo_best = est, algo_name = fmt::format("{}/{}", to_string(a), to_string(p));
+      if (est < best_est) {
+        best_est = est;
+        best.algorithm = a;
+        best.protocol = p;
+      }
+    }
+    if (!algo_name.empty()) per_algo.emplace_back(algo_best, algo_name);
+  }
+  auto [tau, channels] = timing(m, op, best.algorithm, best.protocol);
+  best.latency_s = m.latency(op, best.algorithm, best.protocol);
+  best.time_s = best.latency_s + tau * bytes;
+  best.channels = channels;
+  std::sort(per_algo.begin(), per_algo.end());
+  std::string others;
+  for (std::size_t i = 1; i < per_algo.size(); ++i)
+    others += fmt::format("{} {} {:.1f} us", i == 1 ? ";" : ",", per_algo[i].second, per_algo[i].first * 1e6);
+  best.choice = fmt::format("NCCL's tuner model: {} {:.1f} us{}", per_algo.front().second, best_est * 1e6, others);
+}
+
 void check_bytes(double bytes) {
   if (!(bytes > 0) || bytes > 1099511627776.0)
     throw InputError(fmt::format("message size must be 1 byte to 2^40 bytes, not {}", bytes));
@@ -160,7 +204,7 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   if (algo != Algo::kAuto && m.protocols(algo).empty())
     throw InputError(fmt::format("algorithm '{}' has no protocol left that NCCL_PROTO allows", to_string(algo)));
   std::vector<Algo> algos;
-  if (algo == Algo::kAuto) {
+  if (algo == Algo::kAuto || algo == Algo::kBest) {
     // Only what NCCL's tuner chooses among (src/enqueue.cc): ring, tree and NVLS for the collectives,
     // direct peer transfers for all-to-all and send/recv. Hierarchical, and direct for the other
     // collectives, are this model's extras, used only when asked for by name.
@@ -185,20 +229,26 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   }
   Prediction best;
   best.time_s = std::numeric_limits<double>::infinity();
-  for (Algo a : algos) {
-    if (algos.size() > 1 && !could_beat(m, op, a, bytes, best.time_s)) continue;
-    for (Protocol p : m.protocols(a)) {
-      auto [tau, channels] = timing(m, op, a, p);
-      double lat = m.latency(op, a, p);
-      double time = lat + tau * bytes;
-      if (time < best.time_s) {
-        best.algorithm = a;
-        best.protocol = p;
-        best.time_s = time;
-        best.latency_s = lat;
-        best.channels = channels;
+  if (algo == Algo::kAuto && algos.size() > 1) {
+    choose_as_nccl(m, op, bytes, algos, best);
+  } else {
+    for (Algo a : algos) {
+      if (algos.size() > 1 && !could_beat(m, op, a, bytes, best.time_s)) continue;
+      for (Protocol p : m.protocols(a)) {
+        auto [tau, channels] = timing(m, op, a, p);
+        double lat = m.latency(op, a, p);
+        double time = lat + tau * bytes;
+        if (time < best.time_s) {
+          best.algorithm = a;
+          best.protocol = p;
+          best.time_s = time;
+          best.latency_s = lat;
+          best.channels = channels;
+        }
       }
     }
+    if (algo == Algo::kBest) best.choice = "the fastest schedule the flow model finds (--algo best)";
+    else if (algo == Algo::kAuto) best.choice = "the only algorithm NCCL runs this operation with here";
   }
   const auto& limits = bottlenecks_of(m, op, best.algorithm);
   best.bottlenecks = limits.bottlenecks;

@@ -74,6 +74,9 @@ struct Prediction {
   /// Up to 3 resources the largest phase saturates, e.g. "gpu0->nvsw0", least capacity first.
   std::vector<std::string> bottlenecks;
   int saturated = 0;                 ///< how many resources that phase saturates in all
+  /// Algo::kAuto and kBest: why this algorithm and protocol, e.g. "NCCL's tuner model: ring/Simple
+  /// 5.1 ms < tree/Simple 9.8 ms"; empty when one was asked for by name.
+  std::string choice;
 };
 
 /// The cut lower bound on a collective's time, as a bus bandwidth independent of size:
