@@ -248,7 +248,7 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
       }
     }
     if (algo == Algo::kBest) best.choice = "the fastest schedule the flow model finds (--algo best)";
-    else if (algo == Algo::kAuto) best.choice = "the only algorithm NCCL runs this operation with here";
+    else if (algo == Algo::kAuto) best.choice = "the only algorithm left: NCCL_ALGO / NCCL_PROTO and the machine allow no other";
   }
   const auto& limits = bottlenecks_of(m, op, best.algorithm);
   best.bottlenecks = limits.bottlenecks;
