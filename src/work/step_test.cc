@@ -6,6 +6,7 @@
 #include "linkwise/work/search.h"
 #include "linkwise/work/step.h"
 #include "linkwise/work/validation.h"
+#include "work/step_impl.h"
 
 namespace linkwise::work {
 namespace {
@@ -62,6 +63,47 @@ TEST(WorkStep, NcclKernelsSlowTheComputeBesideThem) {
     EXPECT_NEAR(b.contention_s, 5.49, 0.2);
     EXPECT_NEAR(r.step_time_s, b.compute_s + b.exposed_comm_s + b.contention_s + b.bubble_s + b.io_s, 1e-9);
   }
+}
+
+TEST(WorkStep, Zero3TrafficAndItsExposedPartByHand) {
+  // Llama 2 7B, --framework fsdp (one unit per layer, fp32 gradient reduce-scatter), dp=8 ZeRO-3 on the
+  // PCIe server, seq 1024, global batch 16: m = 16 / 8 = 2 micro-batches of 1. A layer holds 4·4096² +
+  // 3·4096·11008 + 2·4096 = 202,383,360 parameters. Per layer and micro-batch the DP group all-gathers the
+  // bf16 weights before the forward and again before the backward (404,766,720 bytes each, nccl-tests S)
+  // and reduce-scatters the fp32 gradients (809,533,440): 1,619,066,880 bytes; x 32 layers x 2 = 103.6 GB
+  // of collectives per step.
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kFullFinetune, j.seq = 1024, j.global_batch = 16, j.framework = Framework::kFsdp;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  Plan p = parse_plan("dp=8,zero=3,mb=1");
+  auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+  Shape sh = shape_of(sm.model(), sm.job(), p);
+  StepTraffic t = step_traffic(sm.model(), sm.job(), p, sh, lc);
+  const double layer = 202383360.0;
+  ASSERT_EQ(t.beside_f.size(), 1u);
+  ASSERT_EQ(t.beside_b.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.beside_f[0].bytes, 2 * layer);
+  EXPECT_DOUBLE_EQ(t.beside_b[0].bytes, 2 * layer);
+  EXPECT_DOUBLE_EQ(t.beside_b[1].bytes, 4 * layer);
+  double per_step = 0;
+  for (const auto* v : {&t.beside_f, &t.beside_b})
+    for (const Coll& x : *v) per_step += x.bytes * 32 * 2;
+  EXPECT_NEAR(per_step, 103.62e9, 0.01e9);
+  // Exposed: the gathers run beside the layer's compute and show where they outlast it: forward
+  // max(0, ag - f), backward max(0, ag + rs - b), times 32 layers and 2 micro-batches (comm's times for
+  // the 8-GPU group alone; over this box's PCIe switches and socket link they outlast a 1024-token layer).
+  double ag = comm::predict(c, comm::Op::kAllGather, c.gpus(), 2 * layer).time_s;
+  double rs = comm::predict(c, comm::Op::kReduceScatter, c.gpus(), 4 * layer).time_s;
+  double exposed = 2 * 32 * (std::max(0.0, ag - lc.forward()) + std::max(0.0, ag + rs - lc.backward()));
+  ASSERT_GT(ag, lc.forward());
+  auto r = sm.estimate(p);
+  EXPECT_NEAR(r.breakdown.zero_s, exposed, 1e-9 * r.step_time_s);
+  // With gradient overlap off the scatter waits for the backward: + 2·32·rs, less what the backward hid.
+  Job off = sm.job();
+  off.grad_overlap = Switch::kOff;
+  double exposed_off = 2 * 32 * (std::max(0.0, ag - lc.forward()) + std::max(0.0, ag - lc.backward()) + rs);
+  EXPECT_NEAR(sm.estimate(p, off).breakdown.zero_s, exposed_off, 1e-9 * r.step_time_s);
 }
 
 TEST(WorkStep, DataParallelTailWhenAllReduceOutlastsBackward) {
