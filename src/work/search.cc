@@ -68,6 +68,12 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
                   p.sp = sp == 1;
                   if (order > 0) p.order = orders[(tp > 1 && dp > 1) ? order : 2];
                   out.push_back(p);
+                  // HSDP: ZeRO-3 sharded within one box's DP ranks, replicated across boxes.
+                  int box_shard = per_box / tp;
+                  if (wide && zero == 3 && box_shard > 1 && dp > box_shard && dp % box_shard == 0 && p.order == "tp,dp,pp") {
+                    p.shard = box_shard;
+                    out.push_back(p);
+                  }
                 }
             }
           }

@@ -106,6 +106,33 @@ TEST(WorkStep, Zero3TrafficAndItsExposedPartByHand) {
   EXPECT_NEAR(sm.estimate(p, off).breakdown.zero_s, exposed_off, 1e-9 * r.step_time_s);
 }
 
+TEST(WorkStep, HsdpShardsInsideTheBoxAndReplicatesAcross) {
+  // Llama 2 13B, fsdp, dp=16 on two dgx-a100 boxes, shard=8 (HYBRID_SHARD): the gathers and the scatter run
+  // over the 8 GPUs of a box; each rank's 1/8 of the fp32 gradients is then all-reduced with its peer in
+  // the other box (a 2-rank group across the NICs): 4·G/8 bytes. Model states divide by 8, not 16.
+  auto c = topo::load_chassis("dgx-a100", 2);
+  Job j;
+  j.seq = 4096, j.global_batch = 32, j.framework = Framework::kFsdp, j.recompute = Recompute::kFull;
+  StepModel sm(c, find_model("llama2-13b"), j);
+  Plan p = parse_plan("dp=16,zero=3,shard=8,mb=1");
+  EXPECT_EQ(p.str(), "tp=1,pp=1,dp=16,zero=3,mb=1,shard=8");
+  Shape sh = shape_of(sm.model(), sm.job(), p);
+  auto t = step_traffic(sm.model(), sm.job(), p, sh, layer_compute(sm.model(), sm.job(), p, sm.gpu()));
+  ASSERT_EQ(t.beside_b.size(), 3u);
+  EXPECT_EQ(t.beside_f[0].group, GroupKind::kShard);
+  EXPECT_EQ(t.beside_b[1].group, GroupKind::kShard);
+  EXPECT_EQ(t.beside_b[2].group, GroupKind::kReplica);
+  EXPECT_DOUBLE_EQ(t.beside_b[2].bytes, 4 * sh.layer_trainable / 8);
+  auto full = memory_per_gpu(sm.model(), sm.job(), parse_plan("dp=16,zero=3,mb=1"), 80e9);
+  auto hsdp = memory_per_gpu(sm.model(), sm.job(), p, 80e9);
+  EXPECT_NEAR(hsdp.optimizer, 2 * full.optimizer, 1e-6 * full.optimizer);
+  EXPECT_NEAR(hsdp.weights, 2 * full.weights, 1e-6 * full.weights);
+  auto place_ = place(p, c);
+  EXPECT_EQ(place_.replica_group(0, 3, 0), (std::vector<int>{c.gpus()[3], c.gpus()[11]}));
+  EXPECT_GT(sm.simulate(p).step_time_s, 0);
+  EXPECT_FALSE(plan_problem(parse_plan("dp=16,zero=2,shard=8"), sm.model(), sm.job(), 16).empty());
+}
+
 TEST(WorkStep, DataParallelTailWhenAllReduceOutlastsBackward) {
   // 4 buckets of c = 1 s, one ready every t_l = 0.5 s of backward (at 0.5, 1, 1.5, 2). They reduce one
   // after another from 0.5 s: ends 1.5, 2.5, 3.5, 4.5. Backward ends at 2 s: 2.5 s exposed
