@@ -6,6 +6,7 @@
 #include "linkwise/work/search.h"
 #include "linkwise/work/step.h"
 #include "linkwise/work/validation.h"
+#include "linkwise/work/checkpoint.h"
 #include "work/step_impl.h"
 
 namespace linkwise::work {
@@ -131,6 +132,30 @@ TEST(WorkStep, HsdpShardsInsideTheBoxAndReplicatesAcross) {
   EXPECT_EQ(place_.replica_group(0, 3, 0), (std::vector<int>{c.gpus()[3], c.gpus()[11]}));
   EXPECT_GT(sm.simulate(p).step_time_s, 0);
   EXPECT_FALSE(plan_problem(parse_plan("dp=16,zero=2,shard=8"), sm.model(), sm.job(), 16).empty());
+}
+
+TEST(WorkStep, CheckpointHostTrafficAndShareOfWallTime) {
+  // Llama 2 7B full fine-tune, dp=8 on one dgx-a100: a checkpoint is 14 bytes per parameter (bf16 weights,
+  // fp32 master, Adam m and v): 14 · 6,738,415,616 = 94.34 GB, all in the one box. Its 8 PM1733 drives write
+  // 8 · 3.8 = 30.4 GB/s: 3.103 s. Sharded, each GPU copies 1/8 to host memory over its own PCIe path (the
+  // engine's d2h). Every 100 steps the step waits d2h + write: share = that / (100 · step + that); with
+  // --checkpoint-async only d2h.
+  auto c = topo::load_chassis("dgx-a100");
+  Job j;
+  j.mode = Mode::kFullFinetune, j.seq = 4096, j.global_batch = 64;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  auto step = sm.simulate(parse_plan("dp=8,zero=1"));
+  auto ck = checkpoint_cost(sm, step, 100, true, false);
+  const double bytes = 14 * sm.model().total_params();
+  EXPECT_NEAR(bytes, 94.34e9, 0.01e9);
+  EXPECT_NEAR(ck.bytes, bytes, 1);
+  EXPECT_NEAR(ck.write_s, bytes / 30.4e9, 1e-9);
+  EXPECT_GT(ck.d2h_s, 0);
+  EXPECT_NEAR(ck.share, (ck.d2h_s + ck.write_s) / (100 * step.step_time_s + ck.d2h_s + ck.write_s), 1e-12);
+  auto async = checkpoint_cost(sm, step, 100, true, true);
+  EXPECT_NEAR(async.exposed_s, ck.d2h_s, 1e-12);
+  // Unsharded, one GPU's path carries everything: slower to host memory.
+  EXPECT_GT(checkpoint_cost(sm, step, 100, false, false).d2h_s, 2 * ck.d2h_s);
 }
 
 TEST(WorkStep, DataParallelTailWhenAllReduceOutlastsBackward) {
