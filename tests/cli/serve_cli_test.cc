@@ -145,6 +145,9 @@ TEST(ServeCli, BurstArrivalsWaitForTheCohort) {
   ASSERT_EQ(poisson.exit_code, 0) << poisson.err;
   auto b = nlohmann::json::parse(burst.out), p = nlohmann::json::parse(poisson.out);
   EXPECT_GT(b["ttft_s"].get<double>(), 2 * p["ttft_s"].get<double>());
+  EXPECT_EQ(b["arrivals"], "burst");
+  EXPECT_EQ(p["arrivals"], "poisson");
+  EXPECT_EQ(b["chunked_prefill"], true);
 }
 
 TEST(ServeCli, Validation) {

@@ -152,6 +152,8 @@ struct ServeResult {
   std::string model, chassis, gpu_part;
   int tp = 1, pp = 1, replicas = 1, gpus = 1;
   std::string weights_format, kv_format, engine;
+  std::string arrivals;         ///< "burst" or "poisson": how the point's requests arrive
+  bool chunked_prefill = true;  ///< prompts split over steps (false: whole prompts per step)
   ServeMemory memory;
   int max_concurrency_fit = 0;  ///< sequences of input+output the box admits at once (all replicas)
   ServePoint point;
