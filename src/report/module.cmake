@@ -1,1 +1,1 @@
-list(APPEND LINKWISE_SOURCES src/report/table.cc src/report/topo_report.cc src/report/budget_report.cc)
+list(APPEND LINKWISE_SOURCES src/report/table.cc src/report/topo_report.cc src/report/budget_report.cc src/report/design_report.cc)
