@@ -1,51 +1,21 @@
 // Cut max flows, reduced per box where the boxes meet only at one network switch (see cutflow.h).
 #include "cutflow.h"
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/push_relabel_max_flow.hpp>
-
 #include <cstdint>
 #include <cstring>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/flow.h"
 #include "linkwise/topo/paths.h"
 
 namespace linkwise::comm::detail {
 
 namespace {
 
-constexpr double kOpen = 1e30;  // an edge no cut can pass through: as topo::PathFinder's open S/T edges
+constexpr double kOpen = topo::FlowNetwork::kOpen;  // an edge no cut can pass through
 
-bool is_endpoint(topo::NodeKind k) { return k == topo::NodeKind::kGpu || k == topo::NodeKind::kNvme; }
-
-// A small directed flow network for boost::push_relabel_max_flow.
-class FlowNet {
- public:
-  struct EdgeProp {
-    double capacity = 0;
-    double residual = 0;
-    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
-  };
-  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProp>;
-
-  explicit FlowNet(int vertices) : g_(vertices) {}
-  void add(int u, int v, double cap) {
-    auto e = boost::add_edge(u, v, g_).first;
-    auto r = boost::add_edge(v, u, g_).first;
-    g_[e].capacity = cap;
-    g_[r].capacity = 0;
-    g_[e].reverse = r;
-    g_[r].reverse = e;
-  }
-  double run(int s, int t) {
-    return boost::push_relabel_max_flow(g_, s, t, boost::get(&EdgeProp::capacity, g_),
-                                        boost::get(&EdgeProp::residual, g_), boost::get(&EdgeProp::reverse, g_),
-                                        boost::get(boost::vertex_index, g_));
-  }
-
- private:
-  G g_;
-};
+// Traffic between ranks may cross a NIC (the cut flows span boxes): topo/flow.h's rule, between boxes.
+bool passes(topo::NodeKind k) { return topo::may_pass(k, true); }
 
 }  // namespace
 
@@ -57,7 +27,7 @@ CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks) 
   box_nodes_.assign(boxes, {});
   local_.assign(n, -1);
   for (const auto& node : chassis.nodes()) {
-    if (node.box == -1 && spine < 0 && !is_endpoint(node.kind)) {
+    if (node.box == -1 && spine < 0 && passes(node.kind)) {
       spine = node.index;
     } else if (node.box < 0 || node.box >= boxes) {
       return;  // a second node outside the boxes: not the shape the reduction needs
@@ -148,35 +118,31 @@ double CutFlows::box_to_switch(int box, const std::vector<int>& local_ranks, boo
 }
 
 double CutFlows::reduced_flow(const std::vector<Side>& sides, double into_switch, double out_of_switch) {
-  // Vertices: 0 source, 1 sink, 2 the switch, then per box node an "in" vertex and, for a GPU or
-  // NVMe drive, a separate "out" vertex (no edge between them: nothing passes through it).
-  constexpr int kS = 0, kT = 1, kSwitch = 2;
-  std::vector<std::pair<int, int>> io;  // per side, per local node: (in, out)
+  // Vertices: 0 source, 1 sink, 2 the switch, then per box node a device (topo::FlowNetwork): one
+  // vertex, or for a GPU or NVMe drive separate "in" and "out" vertices (nothing passes through it).
+  topo::FlowNetwork net;
+  const int kS = net.add_vertex(), kT = net.add_vertex(), kSwitch = net.add_vertex();
+  std::vector<topo::FlowNetwork::Device> io;  // per side, per local node
   std::vector<int> first(sides.size());
-  int next = 3;
   for (std::size_t k = 0; k < sides.size(); ++k) {
     first[k] = static_cast<int>(io.size());
-    for (int v : box_nodes_[sides[k].box]) {
-      int in = next++;
-      io.emplace_back(in, is_endpoint(chassis_.node(v).kind) ? next++ : in);
-    }
+    for (int v : box_nodes_[sides[k].box]) io.push_back(net.add_device(passes(chassis_.node(v).kind)));
   }
-  FlowNet net(next);
   for (std::size_t k = 0; k < sides.size(); ++k) {
-    auto vin = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].first; };
-    auto vout = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].second; };
+    auto vin = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].in; };
+    auto vout = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].out; };
     for (int l : box_links_[sides[k].box]) {
       const auto& link = chassis_.link(l);
       const double cap = link.effective_bytes_per_s();
-      net.add(vout(link.a), vin(link.b), cap);
-      net.add(vout(link.b), vin(link.a), cap);
+      net.add_edge(vout(link.a), vin(link.b), cap);
+      net.add_edge(vout(link.b), vin(link.a), cap);
     }
-    for (int v : sides[k].src) net.add(kS, io[first[k] + v].second, kOpen);
-    for (int v : sides[k].dst) net.add(io[first[k] + v].first, kT, kOpen);
+    for (int v : sides[k].src) net.add_edge(kS, io[first[k] + v].out, kOpen);
+    for (int v : sides[k].dst) net.add_edge(io[first[k] + v].in, kT, kOpen);
   }
-  if (into_switch > 0) net.add(kS, kSwitch, into_switch);
-  if (out_of_switch > 0) net.add(kSwitch, kT, out_of_switch);
-  return net.run(kS, kT);
+  if (into_switch > 0) net.add_edge(kS, kSwitch, into_switch);
+  if (out_of_switch > 0) net.add_edge(kSwitch, kT, out_of_switch);
+  return net.max_flow(kS, kT);
 }
 
 }  // namespace linkwise::comm::detail

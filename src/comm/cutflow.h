@@ -1,7 +1,8 @@
 // Max flows across cuts of a communicator's ranks, for the cut bounds (bound.cc).
 //
-// F(A→B) is the max flow from the GPUs of A to those of B over every link at its effective rate, GPUs
-// and NVMe drives never transit (as topo::PathFinder with Fabric::kAll, Rate::kEffective).
+// F(A→B) is the max flow from the GPUs of A to those of B over every link at its effective rate, through
+// devices topo/flow.h's pass-through rule lets traffic between boxes cross (as topo::PathFinder with
+// Fabric::kAll, Rate::kEffective), on topo::FlowNetwork.
 //
 // Several boxes joined through one network switch ("net", the only node outside every box, and the only
 // node a link from a box may reach outside it) need not be solved as one graph. A box whose ranks are all

@@ -28,44 +28,17 @@ topo::PathType parse_level(const std::string& s) {
   throw InputError("p2p level must be one of PIX, PXB, PHB, NODE, SYS, not '" + s + "'");
 }
 
-unsigned family_bit(hw::LinkFamily f) {
-  switch (f) {
-    case hw::LinkFamily::kNvlink: return kFamNvlink;
-    case hw::LinkFamily::kPcie: return kFamPcie;
-    case hw::LinkFamily::kSocket: return kFamSocket;
-    case hw::LinkFamily::kNetwork: return kFamNet;
-  }
-  return 0;
-}
-
 }  // namespace
 
 Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options)
     : chassis_(chassis), res_(res), options_(options), finder_(chassis, topo::Rate::kEffective),
-      p2p_level_(parse_level(options.p2p_level)) {
+      p2p_level_(parse_level(options.p2p_level)), graph_(finder_.graph()) {
   const int n = static_cast<int>(chassis.nodes().size());
-  arc_start_.assign(n + 1, 0);
-  arcs_.reserve(2 * chassis.links().size());
-  transit_.resize(n);
-  box_.resize(n);
   nvswitch_.resize(n);
-  for (int v = 0; v < n; ++v) {
-    const auto& node = chassis.node(v);
-    transit_[v] = node.kind == NodeKind::kGpu || node.kind == NodeKind::kNvme ? kNever
-                  : node.kind == NodeKind::kNic                              ? kNicOnly
-                                                                             : kAlways;
-    box_[v] = node.box;
-    nvswitch_[v] = node.kind == NodeKind::kNvSwitch;
-    for (int l : chassis.incident(v)) {
-      const auto& link = chassis.link(l);
-      arcs_.push_back({link.other(v), sim::ChassisResources::link_dir(l, link.a == v),
-                       sim::ChassisResources::link_dir(l, link.a != v), family_bit(link.family())});
-    }
-    arc_start_[v + 1] = static_cast<int>(arcs_.size());
-  }
+  for (int v = 0; v < n; ++v) nvswitch_[v] = chassis.node(v).kind == NodeKind::kNvSwitch;
   gpu_local_.assign(n, -1);
   for (int g : chassis.gpus()) {
-    int b = box_[g];
+    int b = graph_.box(g);
     if (b >= static_cast<int>(box_gpus_.size())) box_gpus_.resize(b + 1, 0);
     gpu_local_[g] = box_gpus_[b]++;
   }
@@ -87,7 +60,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, c
 double Router::widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual) {
   ++epoch_;
   path_.clear();
-  const int box_a = box_[src], box_b = box_[dst];
+  const int box_a = graph_.box(src), box_b = graph_.box(dst);
   auto& q = heap_;
   q.clear();
   auto visit = [&](int v, double bw, int h, int res, int from) {
@@ -113,16 +86,17 @@ double Router::widest(int src, int dst, unsigned families, bool nic_transit, con
     q.pop_back();
     if (-nbw != best_[v] || h != hops_[v]) continue;
     if (v == dst) break;
-    if (v != src && !transit(v, nic_transit)) continue;
-    for (const Arc& arc : arcs(v)) {
+    if (v != src && !graph_.may_pass(v, nic_transit)) continue;
+    for (const Arc& arc : graph_.arcs(v)) {
       if (!(arc.family & families)) continue;
       int w = arc.to;
-      if (w != dst && !transit(w, nic_transit)) continue;  // a dead end: never on a path to dst
-      int wb = box_[w];
+      if (w != dst && !graph_.may_pass(w, nic_transit)) continue;  // a dead end: never on a path to dst
+      int wb = graph_.box(w);
       if (wb != box_a && wb != box_b && wb != -1) continue;
-      double bw = std::min(-nbw, residual[arc.out] - taken_[arc.out]);
+      const int out = out_res(arc);
+      double bw = std::min(-nbw, residual[out] - taken_[out]);
       if (bw <= 0) continue;
-      visit(w, bw, h + 1, arc.out, v);
+      visit(w, bw, h + 1, out, v);
     }
   }
   if (stamp_[dst] != epoch_ || src == dst) return 0;
@@ -138,10 +112,10 @@ HopKind Router::kind(int a, int b) {
     if (fab == topo::Fabric::kNvlink) return HopKind::kNvlink;
     return finder_.path_class(a, b).type <= p2p_level_ ? HopKind::kPcie : HopKind::kHost;
   };
-  if (box_[a] != box_[b]) return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
+  if (graph_.box(a) != graph_.box(b)) return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
   const int la = gpu_local_[a], lb = gpu_local_[b];
   if (la < 0 || lb < 0) return classify();
-  const int m = box_gpus_[box_[a]], base = kind_offset_[box_[a]];
+  const int m = box_gpus_[graph_.box(a)], base = kind_offset_[graph_.box(a)];
   auto& k = kinds_[base + la * m + lb];
   if (k < 0) {
     // Sharing an NVLink fabric is symmetric: the reverse pair's answer settles NVLink peers.
@@ -227,9 +201,9 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
   // Per switch: a's residual into it, and its residual towards b (few switches: linear search).
   auto& sw = pair_scratch_;
   sw.clear();
-  for (const Arc& arc : arcs(a)) {
+  for (const Arc& arc : graph_.arcs(a)) {
     if (arc.family != kFamNvlink) continue;
-    double r = residual[arc.out];
+    double r = residual[out_res(arc)];
     if (arc.to == b) {
       direct += r;
     } else if (nvswitch_[arc.to]) {
@@ -238,10 +212,10 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
       else std::get<1>(*it) += r;
     }
   }
-  for (const Arc& arc : arcs(b)) {
+  for (const Arc& arc : graph_.arcs(b)) {
     if (arc.family != kFamNvlink) continue;
     auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == arc.to; });
-    if (it != sw.end()) std::get<2>(*it) += residual[arc.in];
+    if (it != sw.end()) std::get<2>(*it) += residual[in_res(arc)];
   }
   for (const auto& [node, in, out] : sw) direct += std::min(in, out);
   return direct;
@@ -250,10 +224,10 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
 void Router::add_switch_links(int gpu, bool up, Route& to) const {
   const std::size_t first = to.res.size();
   double total = 0;
-  for (const Arc& arc : arcs(gpu)) {
+  for (const Arc& arc : graph_.arcs(gpu)) {
     if (!nvswitch_[arc.to]) continue;
-    const double rate = res_.capacity[arc.out];  // the link's effective rate, either direction
-    to.res.push_back(up ? arc.out : arc.in);
+    const double rate = res_.capacity[out_res(arc)];  // the link's effective rate, either direction
+    to.res.push_back(up ? out_res(arc) : in_res(arc));
     to.coeff.push_back(rate);
     total += rate;
   }

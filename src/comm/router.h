@@ -7,8 +7,9 @@
 //     memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
 //   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving through
 //     NICs (GPUDirect RDMA); NVLink is not used.
-// Widest paths maximise the bottleneck residual capacity, fewer hops among equals, and only pass
-// through switches, retimers, CPUs and (between boxes) NICs.
+// Widest paths maximise the bottleneck residual capacity, fewer hops among equals, over topo::LinkGraph
+// (the chassis' one graph), passing only where topo/flow.h's rule lets traffic pass: switches, retimers,
+// CPUs and (between boxes) NICs.
 #pragma once
 
 #include <span>
@@ -57,22 +58,13 @@ class Router {
   void add_switch_links(int gpu, bool up, Route& to) const;
 
  private:
-  /// One direction of a link as seen from a node, with what widest() and pair_rate() ask of it.
-  struct Arc {
-    int to = -1;           ///< the node at the other end
-    int out = -1;          ///< resource carrying node -> to
-    int in = -1;           ///< resource carrying to -> node
-    unsigned family = 0;   ///< kFam* bit of the link
-  };
+  using Arc = topo::LinkGraph::Arc;
+  /// The resource carrying an arc's direction, and the one carrying the way back.
+  static int out_res(const Arc& arc) { return sim::ChassisResources::link_dir(arc.link, arc.from_a); }
+  static int in_res(const Arc& arc) { return sim::ChassisResources::link_dir(arc.link, !arc.from_a); }
   /// Widest path src -> dst on `residual` less taken_; its resources go to path_ (empty: none).
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
-  bool transit(int node, bool nic_transit) const {
-    return transit_[node] == kAlways || (transit_[node] == kNicOnly && nic_transit);
-  }
-  std::span<const Arc> arcs(int node) const {
-    return {arcs_.data() + arc_start_[node], arcs_.data() + arc_start_[node + 1]};
-  }
   static long long pair_key(int a, int b) { return static_cast<long long>(a) * 1000003LL + b; }
 
   const topo::Chassis& chassis_;
@@ -80,13 +72,7 @@ class Router {
   CommOptions options_;
   topo::PathFinder finder_;
   topo::PathType p2p_level_;
-  // The chassis graph flattened once per router (CSR): node v's arcs are arcs_[arc_start_[v] ..
-  // arc_start_[v+1]), in chassis.incident(v) order so that ties resolve as they would on the chassis.
-  std::vector<int> arc_start_;
-  std::vector<Arc> arcs_;
-  enum : char { kNever, kNicOnly, kAlways };
-  std::vector<char> transit_;   // per node: whether paths may pass through it
-  std::vector<int> box_;        // per node
+  const topo::LinkGraph& graph_;  // finder_'s: the chassis as one graph, with the pass-through rule
   std::vector<char> nvswitch_;  // per node: an NVSwitch
   // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use
   // the network): box b's pairs are kinds_[kind_offset_[b] + i·m_b + j] for the GPUs of local index
@@ -110,6 +96,9 @@ class Router {
 };
 
 /// Family bit masks for widest().
-constexpr unsigned kFamNvlink = 1, kFamPcie = 2, kFamSocket = 4, kFamNet = 8;
+constexpr unsigned kFamNvlink = topo::family_bit(hw::LinkFamily::kNvlink),
+                   kFamPcie = topo::family_bit(hw::LinkFamily::kPcie),
+                   kFamSocket = topo::family_bit(hw::LinkFamily::kSocket),
+                   kFamNet = topo::family_bit(hw::LinkFamily::kNetwork);
 
 }  // namespace linkwise::comm::detail

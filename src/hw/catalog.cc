@@ -82,7 +82,7 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
   LinkTech t;
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     if (key == "id") t.id = v.as<std::string>();
     else if (key == "name") t.name = v.as<std::string>();
     else if (key == "family") t.family = parse_family(v, file);
@@ -115,7 +115,7 @@ Part parse_part(const YAML::Node& n, const std::string& file) {
   Part p;
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     if (key == "id") p.id = v.as<std::string>();
     else if (key == "name") p.name = v.as<std::string>();
     else if (key == "vendor") p.vendor = v.as<std::string>();

@@ -3,12 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/dijkstra_shortest_paths.hpp>
-#include <boost/graph/filtered_graph.hpp>
-#include <boost/graph/push_relabel_max_flow.hpp>
 #include <boost/pending/disjoint_sets.hpp>
-#include <limits>
 
 namespace linkwise::topo {
 
@@ -37,146 +32,70 @@ bool in_fabric(const Link& l, Fabric f) {
   return false;
 }
 
-bool is_endpoint(NodeKind k, Fabric f) {
-  return k == NodeKind::kGpu || k == NodeKind::kNvme || (k == NodeKind::kNic && f != Fabric::kAll);
-}
-
 }  // namespace
 
-// A directed flow network over one fabric. Endpoint nodes are split into an "in" and an "out" vertex
-// with no edge between them, so no flow or path passes through them. Two extra vertices S and T have
-// zero-capacity edges to every node; a multi-source query opens the ones it needs.
+// One fabric's flow network (topo/flow.h): devices traffic may not pass through are split, so no flow or
+// path passes through them; a NIC passes only in the fabric that joins boxes (kAll). Two extra vertices S
+// and T have zero-capacity edges to every node; a multi-source query opens the ones it needs.
 class PathFinder::Graph {
  public:
-  struct EdgeProp {
-    double capacity = 0;
-    double residual = 0;
-    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
-    int link = -1;  // chassis link, or -1 for S/T and reverse edges
-  };
-  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProp>;
-  using Edge = G::edge_descriptor;
-  using Vertex = G::vertex_descriptor;
-
-  Graph(const Chassis& c, Fabric f, Rate rate) {
-    const int n = static_cast<int>(c.nodes().size());
-    in_.resize(n);
-    out_.resize(n);
-    int next = 0;
-    for (const auto& node : c.nodes()) {
-      in_[node.index] = next++;
-      out_[node.index] = is_endpoint(node.kind, f) ? next++ : in_[node.index];
+  Graph(const LinkGraph& graph, Fabric f, Rate rate) {
+    const Chassis& c = graph.chassis();
+    const int n = graph.nodes();
+    dev_.resize(n);
+    vertex_node_.reserve(2 * n + 2);
+    for (int v = 0; v < n; ++v) {
+      dev_[v] = net_.add_device(graph.may_pass(v, f == Fabric::kAll));
+      vertex_node_.resize(net_.vertices(), v);
     }
-    s_ = next++;
-    t_ = next++;
-    g_ = G(next);
-    vertex_node_.assign(next, -1);
-    for (const auto& node : c.nodes()) {
-      vertex_node_[in_[node.index]] = node.index;
-      vertex_node_[out_[node.index]] = node.index;
-    }
+    s_ = net_.add_vertex();
+    t_ = net_.add_vertex();
+    vertex_node_.resize(net_.vertices(), -1);
     for (const auto& l : c.links()) {
       if (!in_fabric(l, f)) continue;
       double cap = rate == Rate::kLine ? l.line_bytes_per_s() : l.effective_bytes_per_s();
-      add_pair(out_[l.a], in_[l.b], cap, l.index);
-      add_pair(out_[l.b], in_[l.a], cap, l.index);
+      net_.add_edge(dev_[l.a].out, dev_[l.b].in, cap, l.index);
+      net_.add_edge(dev_[l.b].out, dev_[l.a].in, cap, l.index);
     }
     src_edge_.resize(n);
     dst_edge_.resize(n);
     for (int i = 0; i < n; ++i) {
-      src_edge_[i] = add_pair(s_, out_[i], 0, -1);
-      dst_edge_[i] = add_pair(in_[i], t_, 0, -1);
+      src_edge_[i] = net_.add_edge(s_, dev_[i].out, 0);
+      dst_edge_[i] = net_.add_edge(dev_[i].in, t_, 0);
     }
   }
 
   double max_flow(const std::vector<int>& srcs, const std::vector<int>& dsts) {
-    constexpr double kOpen = 1e30;
-    for (int s : srcs) g_[src_edge_[s]].capacity = kOpen;
-    for (int d : dsts) g_[dst_edge_[d]].capacity = kOpen;
-    double f = boost::push_relabel_max_flow(g_, s_, t_, boost::get(&EdgeProp::capacity, g_),
-                                            boost::get(&EdgeProp::residual, g_), boost::get(&EdgeProp::reverse, g_),
-                                            boost::get(boost::vertex_index, g_));
-    for (int s : srcs) g_[src_edge_[s]].capacity = 0;
-    for (int d : dsts) g_[dst_edge_[d]].capacity = 0;
+    for (int s : srcs) net_.set_capacity(src_edge_[s], FlowNetwork::kOpen);
+    for (int d : dsts) net_.set_capacity(dst_edge_[d], FlowNetwork::kOpen);
+    double f = net_.max_flow(s_, t_);
+    for (int s : srcs) net_.set_capacity(src_edge_[s], 0);
+    for (int d : dsts) net_.set_capacity(dst_edge_[d], 0);
     return f;
   }
 
-  Path widest_path(int src, int dst) {
-    struct Dist {
-      double width;
-      int hops;
-    };
-    struct Positive {
-      const G* g = nullptr;
-      bool operator()(const Edge& e) const { return (*g)[e].link >= 0 && (*g)[e].capacity > 0; }
-    };
-    boost::filtered_graph<G, Positive> fg(g_, Positive{&g_});
-    const std::size_t nv = boost::num_vertices(g_);
-    std::vector<Dist> dist(nv);
-    std::vector<Vertex> pred(nv);
-    auto compare = [](const Dist& x, const Dist& y) {
-      return x.width > y.width || (x.width == y.width && x.hops < y.hops);
-    };
-    auto combine = [](const Dist& d, double w) { return Dist{std::min(d.width, w), d.hops + 1}; };
-    const Dist inf{-1, std::numeric_limits<int>::max()};
-    const Dist zero{std::numeric_limits<double>::infinity(), 0};
-    auto index = boost::get(boost::vertex_index, fg);
-    boost::dijkstra_shortest_paths(
-        fg, static_cast<Vertex>(out_[src]),
-        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
-            .distance_map(boost::make_iterator_property_map(dist.begin(), index))
-            .weight_map(boost::get(&EdgeProp::capacity, g_))
-            .distance_compare(compare)
-            .distance_combine(combine)
-            .distance_inf(inf)
-            .distance_zero(zero));
+  Path widest_path(int src, int dst) const {
+    auto w = net_.widest_path(dev_[src].out, dev_[dst].in);
     Path p;
-    Vertex target = in_[dst];
-    if (dist[target].width <= 0 || pred[target] == target) return p;
-    std::vector<Vertex> chain;
-    for (Vertex v = target; v != static_cast<Vertex>(out_[src]); v = pred[v]) {
-      chain.push_back(v);
-      if (chain.size() > nv) return Path{};
-    }
-    chain.push_back(out_[src]);
-    std::reverse(chain.begin(), chain.end());
-    p.bottleneck_bytes_per_s = dist[target].width;
-    for (std::size_t i = 0; i < chain.size(); ++i) {
-      int node = vertex_node_[chain[i]];
+    if (w.vertices.empty()) return p;
+    p.bottleneck_bytes_per_s = w.width;
+    for (int v : w.vertices) {
+      int node = vertex_node_[v];
       if (p.nodes.empty() || p.nodes.back() != node) p.nodes.push_back(node);
-      if (i + 1 < chain.size()) {
-        int best = -1;
-        double best_cap = -1;
-        for (auto [e, end] = boost::out_edges(chain[i], g_); e != end; ++e)
-          if (boost::target(*e, g_) == chain[i + 1] && g_[*e].link >= 0 && g_[*e].capacity > best_cap) {
-            best_cap = g_[*e].capacity;
-            best = g_[*e].link;
-          }
-        p.links.push_back(best);
-      }
     }
+    p.links = std::move(w.tags);
     return p;
   }
 
  private:
-  Edge add_pair(int u, int v, double cap, int link) {
-    Edge e = boost::add_edge(u, v, g_).first;
-    Edge r = boost::add_edge(v, u, g_).first;
-    g_[e].capacity = cap;
-    g_[e].link = link;
-    g_[e].reverse = r;
-    g_[r].capacity = 0;
-    g_[r].reverse = e;
-    return e;
-  }
-
-  G g_;
-  std::vector<int> in_, out_, vertex_node_;
-  std::vector<Edge> src_edge_, dst_edge_;
+  FlowNetwork net_;
+  std::vector<FlowNetwork::Device> dev_;
+  std::vector<int> vertex_node_;
+  std::vector<int> src_edge_, dst_edge_;
   int s_ = 0, t_ = 0;
 };
 
-PathFinder::PathFinder(const Chassis& chassis, Rate rate) : chassis_(chassis), rate_(rate) {
+PathFinder::PathFinder(const Chassis& chassis, Rate rate) : chassis_(chassis), rate_(rate), graph_(chassis) {
   const int n = static_cast<int>(chassis.nodes().size());
   // NVSwitch fabrics: components joined through NVSwitches.
   nvl_component_.assign(n, -1);
@@ -197,7 +116,7 @@ PathFinder::~PathFinder() = default;
 
 PathFinder::Graph& PathFinder::graph(Fabric f) {
   auto& g = graphs_[static_cast<int>(f)];
-  if (!g) g = std::make_unique<Graph>(chassis_, f, rate_);
+  if (!g) g = std::make_unique<Graph>(graph_, f, rate_);
   return *g;
 }
 

@@ -1,8 +1,8 @@
 // Paths, path classes and flows between nodes of a chassis.
 //
-// Transit rule: traffic may pass through switches (PCIe, NVSwitch, network), retimers and CPUs (host
-// bridges and socket links), never through a GPU, NVMe drive or, inside one box, a NIC. A NIC is transit
-// only for traffic between boxes. Each fabric graph is built once; queries then reuse it.
+// Paths pass only where topo/flow.h's pass-through rule lets traffic pass: switches, retimers and CPUs,
+// never a GPU or NVMe drive, a NIC only between boxes (Fabric::kAll). The chassis is one LinkGraph; each
+// fabric's flow network is built from it once, on first use, and queries then reuse it.
 //
 // Path classes follow `nvidia-smi topo -m`:
 //   X     the same device
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/flow.h"
 
 namespace linkwise::topo {
 
@@ -78,12 +79,15 @@ class PathFinder {
   int pcie_uplink(int n) const { return chassis_.node(n).pcie_uplink; }
 
   const Chassis& chassis() const { return chassis_; }
+  /// The chassis as one graph, with the pass-through rule (topo/flow.h).
+  const LinkGraph& graph() const { return graph_; }
 
  private:
   class Graph;
   Graph& graph(Fabric f);
   const Chassis& chassis_;
   Rate rate_;
+  LinkGraph graph_;
   std::vector<int> nvl_component_;  ///< per node: NVLink component id (GPUs and NVSwitches), or -1
   std::vector<std::unique_ptr<Graph>> graphs_;
 };
