@@ -74,16 +74,26 @@ WorkloadScore score_workload(const topo::Chassis& chassis, const Prepared& p, in
   return s;
 }
 
-// The model inputs of a chassis: what a score depends on. Board material, trace lengths, connectors,
-// cooling zones, prices and the description do not change a prediction, so candidates that differ only
-// in them share one score.
-std::string model_key(topo::ChassisSpec spec) {
-  spec.description.clear();
-  spec.sources.clear();
-  spec.budgets = {};
-  for (auto& n : spec.nodes) n.zone.clear();
-  for (auto& l : spec.links) l.trace_mm.reset(), l.material.clear(), l.connectors = 0, l.vias = 0;
-  return topo::chassis_spec_to_yaml(spec);
+// The model inputs of a chassis: what a score depends on (nodes and parts, links, widths, root complexes,
+// efficiencies, network). Board material, trace lengths, connectors, cooling zones, prices and the
+// description do not change a prediction, so candidates that differ only in them share one score.
+std::string model_key(const topo::ChassisSpec& spec) {
+  std::string k;
+  k.reserve(64 * (spec.nodes.size() + spec.links.size()));
+  for (const auto& n : spec.nodes) {
+    k += n.id, k += '|', k += n.kind, k += '|', k += n.part, k += '|';
+    k += n.numa ? std::to_string(*n.numa) : "-";
+    for (const auto& [f, v] : n.overrides) k += fmt::format("|{}={}", f, v);
+    k += '\n';
+  }
+  for (const auto& l : spec.links) {
+    k += l.a, k += '|', k += l.b, k += '|', k += l.tech, k += '|', k += std::to_string(l.width), k += '|', k += l.match;
+    k += '|', k += l.root_complex ? std::to_string(*l.root_complex) : "-";
+    k += '|', k += l.efficiency ? fmt::format("{}", *l.efficiency) : "-";
+    k += '\n';
+  }
+  k += fmt::format("net {} {} {}", spec.network.boxes, spec.network.tech, spec.network.oversubscription);
+  return k;
 }
 
 using Scores = std::vector<WorkloadScore>;
