@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -284,22 +285,25 @@ DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
   };
   for (auto& e : evals)
     if (e.scores) e.objective = objective(e);
+  // Objectives are compared to 0.001: candidates whose throughputs differ only in the model's last digits
+  // (a root port for a switch under a compute-bound job) rank by cost and power.
+  auto level = [&](const Eval& e) { return std::llround(e.objective * 1000); };
   auto better = [&](std::uint64_t a, std::uint64_t b) {
     const auto &x = evals[a], &y = evals[b];
-    if (x.objective != y.objective) return x.objective > y.objective;
+    if (level(x) != level(y)) return level(x) > level(y);
     if (x.cost_usd != y.cost_usd) return x.cost_usd < y.cost_usd;
     if (x.power_w != y.power_w) return x.power_w < y.power_w;
     return a < b;
   };
   std::sort(feasible.begin(), feasible.end(), better);
-  // Pareto front over (objective up, power down, cost down); exact ties keep the first.
+  // Pareto front over (objective up, power down, cost down), objectives to 0.001; ties keep the first.
   std::vector<std::uint64_t> front;
   for (std::uint64_t i : feasible) {
     const auto& e = evals[i];
-    bool dominated = false;
+    bool dominated = level(e) <= 0;  // runs none of the workloads
     for (std::uint64_t j : front) {
       const auto& f = evals[j];
-      if (f.objective >= e.objective - 1e-12 && f.power_w <= e.power_w && f.cost_usd <= e.cost_usd) {
+      if (level(f) >= level(e) && f.power_w <= e.power_w && f.cost_usd <= e.cost_usd) {
         dominated = true;
         break;
       }
@@ -335,10 +339,10 @@ DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
     slot.second++;
     if (e.objective > evals[slot.first].objective) slot.first = i;
   }
-  double best_objective = evals[feasible.front()].objective;
+  auto best_level = level(evals[feasible.front()]);
   for (const auto& [budget, v] : best_excluded) {
     const auto& e = evals[v.first];
-    if (e.objective <= best_objective * (1 + 1e-9)) continue;
+    if (level(e) <= best_level) continue;
     Candidate c;
     std::string why;
     make_candidate(space, space.choice(v.first), &c, &why);

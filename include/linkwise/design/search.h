@@ -7,7 +7,8 @@
 //      are the same (they differ only in board material, trace lengths or prices) share one score
 //   3. objective = sum over workloads of weight x tokens/s / (the best tokens/s any candidate reaches on
 //      that workload); a candidate under a workload's target is excluded ("target")
-//   4. the Pareto front over (objective up, power down, cost down) and the best `top` by objective are
+//   4. the Pareto front over (objective up, power down, cost down; objectives compared to 0.001, designs
+//      that run no workload left out) and the best `top` by objective (ties: cheaper, then lower power) are
 //      scored in full: work::search_plans with the best plans run on the engine (work::StepModel::simulate)
 //   5. for the best design, each budget that excluded candidates: the best excluded candidate it alone
 //      kept out, i.e. what relaxing that budget would buy
