@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "linkwise/hw/catalog.h"
@@ -172,8 +173,11 @@ std::vector<int> DesignSpace::radices() const {
 }
 
 std::uint64_t DesignSpace::candidate_count() const {
-  std::uint64_t n = 1;
-  for (int r : radices()) n *= static_cast<std::uint64_t>(std::max(r, 0));
+  std::uint64_t n = 1;  // saturates: a space too large to count is too large to search
+  for (int r : radices()) {
+    auto k = static_cast<std::uint64_t>(std::max(r, 0));
+    n = (k != 0 && n > UINT64_MAX / k) ? UINT64_MAX : n * k;
+  }
   return n;
 }
 
@@ -337,8 +341,10 @@ DesignSpace parse_space(const std::string& text, const std::string& file) {
   for (const auto& w : s.workloads)
     if (!names.insert(w.name).second) throw InputError(fmt::format("duplicate workload name '{}'", w.name), w.where);
   if (s.name.empty()) s.name = "design-space";
-  if (s.candidate_count() > (1ull << 32))
-    throw InputError(fmt::format("the design space has {} candidates; at most 2^32", s.candidate_count()), location_of(root, file));
+  if (s.candidate_count() > kMaxCandidates)
+    throw InputError(fmt::format("the design space has {} candidates; at most {} (split it, or narrow a choice list)",
+                                 s.candidate_count(), kMaxCandidates),
+                     location_of(root, file));
   return s;
 }
 

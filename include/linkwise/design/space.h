@@ -22,6 +22,9 @@
 
 namespace linkwise::design {
 
+/// The most candidates one space may hold (the search keeps a small record of each: ~200 bytes).
+inline constexpr std::uint64_t kMaxCandidates = 2'000'000;
+
 /// Ways the GPUs of a box are joined to each other.
 enum class Fabric { kNone, kNvSwitch, kMesh, kBridgePairs, kBridgeFours };
 /// Ways the GPUs reach their CPU: each on its own root port, or behind PCIe switches.
