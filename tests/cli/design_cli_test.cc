@@ -101,3 +101,35 @@ TEST(DesignCli, MalformedSpaceGivesFileLine) {
 
 }  // namespace
 }  // namespace linkwise::testing
+
+namespace linkwise::testing {
+namespace {
+
+// `topo` reads trace_mm and material: 1.5 m of FR-4 at Gen5 without a retimer, and a Gen4 retimer on a
+// Gen5 link, are rejected with the file and line of the link (exit 2).
+TEST(BudgetCli, TopoRejectsUnreachableChannelsAndSlowRetimers) {
+  std::string dir = temp_dir();
+  std::string head = "nodes:\n  - {id: cpu0, kind: cpu, part: xeon-8480c}\n  - {id: gpu0, kind: gpu, part: h100-pcie}\n";
+  auto a = write(dir, "long.yaml", head + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5, width: 16, trace_mm: 1500, material: fr4}\n");
+  auto r = run_cli("topo " + a);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("long.yaml:5:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exceeds the 36 dB budget; it needs 4 retimers"), std::string::npos) << r.err;
+  auto b = write(dir, "slow.yaml", head + "  - {id: rt0, kind: retimer, part: astera-aries-pt4161l}\nlinks:\n"
+                                          "  - {a: rt0, b: cpu0, tech: pcie5, width: 16}\n"
+                                          "  - {a: gpu0, b: rt0, tech: pcie5, width: 16}\n");
+  auto s = run_cli("topo " + b);
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_NE(s.err.find("slow.yaml:6:"), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("is a PCIe Gen4 part on the Gen5 link"), std::string::npos) << s.err;
+  // The training appliance reports its channels and budgets, as JSON too.
+  auto t = run_cli("topo training-appliance --json");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  auto j = nlohmann::json::parse(t.out);
+  EXPECT_DOUBLE_EQ(j["budgets"]["power_w"].get<double>(), 7740);
+  EXPECT_EQ(j["budgets"]["channels"].size(), 16u);
+  EXPECT_EQ(j["budgets"]["errors"], 0);
+}
+
+}  // namespace
+}  // namespace linkwise::testing
