@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "linkwise/comm/sweep.h"
 #include "linkwise/measure/bench.h"
 #include "linkwise/measure/fake_gpu.h"
 #include "linkwise/util/text.h"
@@ -16,8 +17,8 @@ namespace {
 struct BenchFlags {
   std::string gpus, sizes = "64M", engines = "ce,sm", skip, ops = "all_reduce";
   int samples = 3, loops = 16;
-  std::string min_bytes = "8", max_bytes = "128M";
-  int factor = 2, iters = 20, warmup = 5, check = 1;
+  comm::SweepFlags sweep{"8", "128M", {}, {}};
+  int iters = 20, warmup = 5, check = 1;
   std::string sustained, sustained_kind = "h2d", sustained_size = "256M", sustained_engine = "ce";
   int sustained_gpu = 0;
   std::string machine, output, fake;
@@ -56,14 +57,6 @@ std::vector<int> parse_gpus(const std::string& list) {
   return out;
 }
 
-// nccl-tests' -b, -e: 0 < -b <= -e, named with the values given.
-void check_sweep(const BenchFlags& f, std::uint64_t min_bytes, std::uint64_t max_bytes) {
-  if (min_bytes > max_bytes)
-    throw InputError(fmt::format("-b/--minbytes {} ({} bytes) is above -e/--maxbytes {} ({} bytes): the sweep needs "
-                                 "-b <= -e",
-                                 f.min_bytes, min_bytes, f.max_bytes, max_bytes));
-}
-
 measure::SustainedOptions sustained_options(const BenchFlags& f, const std::vector<int>& gpus) {
   measure::SustainedOptions s;
   s.duration_s = measure::parse_duration_s(f.sustained);
@@ -100,17 +93,15 @@ measure::BenchOptions options(const BenchFlags& f) {
   o.ops.clear();
   for (const auto& op : split(f.ops)) {
     if (op == "all") {
-      o.ops = measure::all_collectives();
+      o.ops = comm::all_ops();
       break;
     }
-    o.ops.push_back(measure::parse_collective(op));
+    o.ops.push_back(comm::parse_op(op));
   }
   auto& n = o.nccl_options;
-  n.min_bytes = parse_size_bytes(f.min_bytes, "--minbytes");
-  n.max_bytes = parse_size_bytes(f.max_bytes, "--maxbytes");
-  check_sweep(f, n.min_bytes, n.max_bytes);
-  measure::sweep_sizes(n.min_bytes, n.max_bytes, f.factor);  // checks the sweep
-  n.factor = f.factor;
+  n.sizes = comm::sweep_sizes(f.sweep);
+  n.min_bytes = n.sizes.front();
+  n.max_bytes = parse_size_bytes(f.sweep.max, "-e/--maxbytes");
   n.iters = f.iters;
   n.warmup = f.warmup;
   n.check = f.check != 0;
@@ -130,9 +121,11 @@ Handler setup_bench(CLI::App& sub) {
   sub.add_option("--loops", f->loops, "Copies per sample (default 16)")->check(CLI::Range(1, 100000));
   sub.add_option("--skip", f->skip, "Parts to skip: host, local, peer, latency, nccl");
   sub.add_option("--ops", f->ops, "Collectives: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, or all");
-  sub.add_option("-b,--minbytes", f->min_bytes, "Smallest collective size (nccl-tests -b; default 8)");
-  sub.add_option("-e,--maxbytes", f->max_bytes, "Largest collective size (nccl-tests -e; default 128M)");
-  sub.add_option("-f,--stepfactor", f->factor, "Size factor between collective sizes (nccl-tests -f; default 2)")->check(CLI::Range(1, 1024));
+  sub.add_option("-b,--minbytes", f->sweep.min, "Smallest collective size (nccl-tests -b; default 8)");
+  sub.add_option("-e,--maxbytes", f->sweep.max, "Largest collective size (nccl-tests -e; default 128M)");
+  auto factor = std::make_shared<std::string>();
+  auto* factor_opt = sub.add_option("-f,--stepfactor", *factor,
+                                    "Size factor between collective sizes, a whole number >= 2 (nccl-tests -f; default 2)");
   sub.add_option("-n,--iters", f->iters, "Timed collective iterations (nccl-tests -n; default 20)")->check(CLI::Range(1, 100000));
   sub.add_option("-w,--warmup_iters", f->warmup, "Warm-up iterations (nccl-tests -w; default 5)")->check(CLI::Range(0, 100000));
   sub.add_option("-c,--check", f->check, "Check collective results (nccl-tests -c; default 1)")->check(CLI::Range(0, 1));
@@ -146,7 +139,8 @@ Handler setup_bench(CLI::App& sub) {
   sub.add_flag("--json", f->json, "Print the measurement file (JSON) instead of tables");
   sub.add_option("-o,--output", f->output, "Also write the measurement file (JSON, for linkwise calibrate) here");
   sub.add_option("--fake-gpus", f->fake, "Run on a simulated machine (tests)")->group("");
-  return [f, held] {
+  return [f, held, factor, factor_opt] {
+    if (factor_opt->count() > 0) f->sweep.factor = *factor;
     for (const auto* opt : held)
       if (opt->count() > 0 && f->sustained.empty())
         throw InputError(fmt::format("{} needs --sustained DURATION", opt->get_name()));

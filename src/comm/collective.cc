@@ -110,8 +110,16 @@ const char* to_string(Protocol p) {
   return "?";
 }
 
+std::vector<Op> all_ops() {
+  std::vector<Op> ops;
+  for (const auto& [name, op] : op_names()) ops.push_back(op);
+  return ops;
+}
+
+bool rooted(Op op) { return op == Op::kBroadcast || op == Op::kReduce; }
+
 double bus_factor(Op op, int n) {
-  if (n < 2) return 1;
+  n = std::max(n, 1);
   switch (op) {
     case Op::kAllReduce: return 2.0 * (n - 1) / n;
     case Op::kAllGather:

@@ -32,6 +32,30 @@ TEST(CommCollective, BusFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor(Op::kAllToAll, 2), 0.5);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kBroadcast, 8), 1);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kSendRecv, 2), 1);
+  EXPECT_DOUBLE_EQ(bus_factor(Op::kReduce, 8), 1);
+  // One rank: the same formulas, 2(1-1)/1 = 0 and (1-1)/1 = 0 (nccl-tests prints busbw 0); 1 for the others.
+  EXPECT_DOUBLE_EQ(bus_factor(Op::kAllReduce, 1), 0);
+  EXPECT_DOUBLE_EQ(bus_factor(Op::kAllGather, 1), 0);
+  EXPECT_DOUBLE_EQ(bus_factor(Op::kAllToAll, 1), 0);
+  EXPECT_DOUBLE_EQ(bus_factor(Op::kBroadcast, 1), 1);
+  EXPECT_DOUBLE_EQ(bus_factor(Op::kSendRecv, 1), 1);
+}
+
+TEST(CommCollective, EveryOpByItsNcclTestsName) {
+  std::vector<std::string> names;
+  for (Op op : all_ops()) {
+    names.push_back(to_string(op));
+    EXPECT_EQ(parse_op(to_string(op)), op);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                                             "alltoall", "sendrecv"}));
+  EXPECT_EQ(parse_op("all_to_all"), Op::kAllToAll);
+  EXPECT_EQ(parse_op("send_recv"), Op::kSendRecv);
+  EXPECT_TRUE(rooted(Op::kBroadcast));
+  EXPECT_TRUE(rooted(Op::kReduce));
+  EXPECT_FALSE(rooted(Op::kAllReduce));
+  EXPECT_TRUE(reduces(Op::kReduceScatter));
+  EXPECT_FALSE(reduces(Op::kAllGather));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "linkwise/measure/nccl_bench.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::measure {
@@ -20,7 +21,7 @@ double number(const std::string& key, const std::string& v) {
     if (used == v.size() && std::isfinite(x)) return x;
   } catch (const std::exception&) {
   }
-  throw InputError(fmt::format("fake GPU spec: '{}' needs a number, not '{}'", key, v));
+  throw InputError(fmt::format("fake GPU spec: '{}' needs a number, not '{}'", key, limits::quote_value(v)));
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -45,7 +46,14 @@ FakeGpuSpec parse_fake_spec(const std::string& text) {
   for (const auto& item : split(text, ',')) {
     auto eq = item.find('=');
     std::string k = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (k == "gpus") f.gpus = static_cast<int>(number(k, v));
+    if (k == "gpus") {
+      // Checked as a number before it becomes an int (1e20 cast to int is undefined; it printed -2147483648).
+      double g = number(k, v);
+      if (g < 0 || g > 64 || g != std::floor(g))
+        throw InputError(fmt::format("fake GPU spec: 'gpus' must be a whole number from 0 to 64, not '{}'",
+                                     limits::quote_value(v)));
+      f.gpus = static_cast<int>(g);
+    }
     else if (k == "name") f.name = v;
     else if (k == "h2d") f.h2d_GBps = number(k, v);
     else if (k == "d2h") f.d2h_GBps = number(k, v);
@@ -214,30 +222,30 @@ void move_data(FakeCuda& cuda, const std::vector<NcclApi::Call>& calls) {
   for (int r = 0; r < n; ++r) {
     auto& o = out[r];
     switch (c0.op) {
-      case Collective::kAllReduce:
-      case Collective::kReduce:
+      case comm::Op::kAllReduce:
+      case comm::Op::kReduce:
         o.assign(cnt, 0.0f);
         for (int j = 0; j < n; ++j)
           for (std::size_t i = 0; i < cnt; ++i) o[i] += in(j, i);
-        if (c0.op == Collective::kReduce && r != c0.root) o.clear();
+        if (c0.op == comm::Op::kReduce && r != c0.root) o.clear();
         break;
-      case Collective::kAllGather:
+      case comm::Op::kAllGather:
         for (int j = 0; j < n; ++j)
           for (std::size_t i = 0; i < cnt; ++i) o.push_back(in(j, i));
         break;
-      case Collective::kReduceScatter:
+      case comm::Op::kReduceScatter:
         o.assign(cnt, 0.0f);
         for (int j = 0; j < n; ++j)
           for (std::size_t i = 0; i < cnt; ++i) o[i] += in(j, r * cnt + i);
         break;
-      case Collective::kBroadcast:
+      case comm::Op::kBroadcast:
         for (std::size_t i = 0; i < cnt; ++i) o.push_back(in(c0.root, i));
         break;
-      case Collective::kAllToAll:
+      case comm::Op::kAllToAll:
         for (int j = 0; j < n; ++j)
           for (std::size_t i = 0; i < cnt; ++i) o.push_back(in(j, r * cnt + i));
         break;
-      case Collective::kSendRecv:
+      case comm::Op::kSendRecv:
         for (std::size_t i = 0; i < cnt; ++i) o.push_back(in((r + n - 1) % n, i));
         break;
     }
@@ -269,7 +277,7 @@ void FakeNccl::flush() {
   }
   // nccl-tests' size for this call, then the time that makes busbw equal the bus rate.
   double per_rank = static_cast<double>(c.count) * 4;
-  bool times_n = c.op == Collective::kAllGather || c.op == Collective::kReduceScatter || c.op == Collective::kAllToAll;
+  bool times_n = c.op == comm::Op::kAllGather || c.op == comm::Op::kReduceScatter || c.op == comm::Op::kAllToAll;
   double size = times_n ? per_rank * n : per_rank;
   const auto& f = cuda_.spec();
   double bus = f.bus_GBps > 0 ? f.bus_GBps : f.p2p_GBps > 0 ? f.p2p_GBps : f.staged_GBps;

@@ -48,13 +48,13 @@ std::vector<Expect> expected(const NcclApi::Call& call, const CollectiveCounts& 
   float sum = static_cast<float>(n) * (n + 1) / 2;
   std::size_t off = call.recv_offset / 4, cnt = c.count;
   switch (call.op) {
-    case Collective::kAllReduce:
-    case Collective::kReduceScatter: return {{off, cnt, sum}};
-    case Collective::kReduce: return r == call.root ? std::vector<Expect>{{off, cnt, sum}} : std::vector<Expect>{};
-    case Collective::kBroadcast: return {{off, cnt, static_cast<float>(call.root + 1)}};
-    case Collective::kSendRecv: return {{off, cnt, static_cast<float>((r + n - 1) % n + 1)}};
-    case Collective::kAllGather:
-    case Collective::kAllToAll: {
+    case comm::Op::kAllReduce:
+    case comm::Op::kReduceScatter: return {{off, cnt, sum}};
+    case comm::Op::kReduce: return r == call.root ? std::vector<Expect>{{off, cnt, sum}} : std::vector<Expect>{};
+    case comm::Op::kBroadcast: return {{off, cnt, static_cast<float>(call.root + 1)}};
+    case comm::Op::kSendRecv: return {{off, cnt, static_cast<float>((r + n - 1) % n + 1)}};
+    case comm::Op::kAllGather:
+    case comm::Op::kAllToAll: {
       std::vector<Expect> e;
       for (int j = 0; j < n; ++j) e.push_back({off + j * cnt, cnt, static_cast<float>(j + 1)});
       return e;
@@ -86,7 +86,7 @@ NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const 
   if (rs.devices.empty() || rs.devices.size() != rs.ranks.size() || rs.devices.size() != rs.comms.size())
     throw InputError("NCCL sweep: every local rank needs a device and a communicator");
   const int n = rs.nranks;
-  auto sizes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor);
+  auto sizes = o.sizes.empty() ? comm::sweep_sizes(o.min_bytes, o.max_bytes, o.factor) : o.sizes;
   auto maxc = collective_counts(o.op, o.max_bytes, n);
   std::size_t alloc_elems = std::max<std::size_t>(std::max(maxc.send_count, maxc.recv_count), 1);
   detail::Handles h(cuda);

@@ -8,60 +8,28 @@
 
 namespace linkwise::measure {
 
-TEST(MeasureNccl, BusFactorsAreNcclTests) {
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllReduce, 8), 1.75);  // 2(n-1)/n
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllGather, 8), 0.875);  // (n-1)/n
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kReduceScatter, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kAllToAll, 2), 0.5);
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kBroadcast, 8), 1);
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kReduce, 8), 1);
-  EXPECT_DOUBLE_EQ(bus_factor(Collective::kSendRecv, 8), 1);
-}
-
-TEST(MeasureNccl, NamesAndAliases) {
-  EXPECT_EQ(parse_collective("allreduce"), Collective::kAllReduce);
-  EXPECT_EQ(parse_collective("all-gather"), Collective::kAllGather);
-  EXPECT_EQ(parse_collective("all_to_all"), Collective::kAllToAll);
-  EXPECT_EQ(parse_collective("send_recv"), Collective::kSendRecv);
-  try {
-    parse_collective("allreduse");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "unknown collective 'allreduse'; valid: all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-                 "alltoall, sendrecv");
-  }
-}
-
 TEST(MeasureNccl, CountsFollowNcclTests) {
   // 1 MiB of float over 4 ranks: 262144 elements.
-  auto ar = collective_counts(Collective::kAllReduce, 1 << 20, 4);
+  auto ar = collective_counts(comm::Op::kAllReduce, 1 << 20, 4);
   EXPECT_EQ(ar.count, 262144u);
   EXPECT_EQ(ar.size_bytes, 1u << 20);
-  auto ag = collective_counts(Collective::kAllGather, 1 << 20, 4);
+  auto ag = collective_counts(comm::Op::kAllGather, 1 << 20, 4);
   EXPECT_EQ(ag.count, 65536u);       // per rank
   EXPECT_EQ(ag.recv_count, 262144u);
   EXPECT_EQ(ag.size_bytes, 1u << 20);  // the gathered buffer
   EXPECT_EQ(ag.send_inplace, 65536u);
-  auto rs = collective_counts(Collective::kReduceScatter, 1 << 20, 4);
+  auto rs = collective_counts(comm::Op::kReduceScatter, 1 << 20, 4);
   EXPECT_EQ(rs.count, 65536u);
   EXPECT_EQ(rs.send_count, 262144u);
   EXPECT_EQ(rs.recv_inplace, 65536u);
-  auto a2a = collective_counts(Collective::kAllToAll, 1 << 20, 4);
+  auto a2a = collective_counts(comm::Op::kAllToAll, 1 << 20, 4);
   EXPECT_EQ(a2a.count, 65536u);
   EXPECT_EQ(a2a.send_count, 262144u);
   // 12 bytes over 4 ranks: 3 elements, 0 per rank for all-gather: sizes round down as nccl-tests.
-  EXPECT_EQ(collective_counts(Collective::kAllGather, 12, 4).size_bytes, 0u);
+  EXPECT_EQ(collective_counts(comm::Op::kAllGather, 12, 4).size_bytes, 0u);
   // algbw = S / t for all of them: 1 MiB in 1 ms = 1.048576 GB/s.
-  for (auto op : all_collectives())
+  for (auto op : comm::all_ops())
     EXPECT_NEAR(alg_bandwidth_GBps(op, collective_counts(op, 1 << 20, 4), 4, 1e-3), 1.048576, 1e-9) << to_string(op);
-}
-
-TEST(MeasureNccl, SweepSizes) {
-  EXPECT_EQ(sweep_sizes(8, 64, 2), (std::vector<std::uint64_t>{8, 16, 32, 64}));
-  EXPECT_EQ(sweep_sizes(8, 100, 4), (std::vector<std::uint64_t>{8, 32}));
-  EXPECT_EQ(sweep_sizes(8, 64, 1), (std::vector<std::uint64_t>{8}));
-  EXPECT_THROW(sweep_sizes(64, 8, 2), InputError);
 }
 
 TEST(MeasureNccl, TimeColumnFormat) {
@@ -72,7 +40,7 @@ TEST(MeasureNccl, TimeColumnFormat) {
 
 TEST(MeasureNccl, TableIsNcclTestsFormat) {
   NcclSweep s;
-  s.op = Collective::kAllReduce;
+  s.op = comm::Op::kAllReduce;
   s.nranks = 8;
   NcclRow r;
   r.size_bytes = 8589934592ull;
@@ -94,7 +62,7 @@ TEST(MeasureNccl, TableIsNcclTestsFormat) {
   EXPECT_NE(t.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 458.452 \n#\n"), std::string::npos) << t;
 }
 
-class MeasureNcclSweep : public ::testing::TestWithParam<Collective> {};
+class MeasureNcclSweep : public ::testing::TestWithParam<comm::Op> {};
 
 TEST_P(MeasureNcclSweep, DataChecksPassAndBusbwApproachesTheBusRate) {
   FakeGpuSpec spec = parse_fake_spec("gpus=4,p2p=300,bus=200");
@@ -128,7 +96,7 @@ TEST_P(MeasureNcclSweep, DataChecksPassAndBusbwApproachesTheBusRate) {
   EXPECT_EQ(cuda.live_handles(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, MeasureNcclSweep, ::testing::ValuesIn(all_collectives()),
+INSTANTIATE_TEST_SUITE_P(Ops, MeasureNcclSweep, ::testing::ValuesIn(comm::all_ops()),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 TEST(MeasureNccl, WrongResultsAreCounted) {

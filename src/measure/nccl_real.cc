@@ -93,14 +93,14 @@ class RealNccl : public NcclApi {
     char* rb = static_cast<char*>(cuda_.native_pointer(c.recv)) + c.recv_offset;
     const std::size_t n = c.count;
     switch (c.op) {
-      case Collective::kAllReduce: check(n_.all_reduce(sb, rb, n, ncclFloat, ncclSum, cm, st), "ncclAllReduce"); break;
-      case Collective::kAllGather: check(n_.all_gather(sb, rb, n, ncclFloat, cm, st), "ncclAllGather"); break;
-      case Collective::kReduceScatter:
+      case comm::Op::kAllReduce: check(n_.all_reduce(sb, rb, n, ncclFloat, ncclSum, cm, st), "ncclAllReduce"); break;
+      case comm::Op::kAllGather: check(n_.all_gather(sb, rb, n, ncclFloat, cm, st), "ncclAllGather"); break;
+      case comm::Op::kReduceScatter:
         check(n_.reduce_scatter(sb, rb, n, ncclFloat, ncclSum, cm, st), "ncclReduceScatter");
         break;
-      case Collective::kBroadcast: check(n_.broadcast(sb, rb, n, ncclFloat, c.root, cm, st), "ncclBroadcast"); break;
-      case Collective::kReduce: check(n_.reduce(sb, rb, n, ncclFloat, ncclSum, c.root, cm, st), "ncclReduce"); break;
-      case Collective::kAllToAll:
+      case comm::Op::kBroadcast: check(n_.broadcast(sb, rb, n, ncclFloat, c.root, cm, st), "ncclBroadcast"); break;
+      case comm::Op::kReduce: check(n_.reduce(sb, rb, n, ncclFloat, ncclSum, c.root, cm, st), "ncclReduce"); break;
+      case comm::Op::kAllToAll:
         check(n_.group_start(), "ncclGroupStart");
         for (int r = 0; r < c.nranks; ++r) {
           check(n_.send(sb + r * n * 4, n, ncclFloat, r, cm, st), "ncclSend");
@@ -108,7 +108,7 @@ class RealNccl : public NcclApi {
         }
         check(n_.group_end(), "ncclGroupEnd");
         break;
-      case Collective::kSendRecv:
+      case comm::Op::kSendRecv:
         check(n_.group_start(), "ncclGroupStart");
         check(n_.send(sb, n, ncclFloat, (c.rank + 1) % c.nranks, cm, st), "ncclSend");
         check(n_.recv(rb, n, ncclFloat, (c.rank + c.nranks - 1) % c.nranks, cm, st), "ncclRecv");

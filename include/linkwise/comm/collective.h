@@ -40,9 +40,15 @@ const char* to_string(Op op);        ///< "all_reduce", "all_gather", ... (nccl-
 const char* to_string(Algo algo);    ///< "ring", "tree", "nvls", "direct", "hierarchical", "auto"
 const char* to_string(Protocol p);   ///< "LL", "LL128", "Simple"
 
-/// busbw / algbw for `n` ranks (see the table above); 1 when n < 2.
+/// Every operation, in the order above.
+std::vector<Op> all_ops();
+
+/// busbw / algbw for `n` ranks (see the table above), nccl-tests' formulas at every n: with one rank
+/// 0 for all-reduce, all-gather, reduce-scatter and all-to-all (nothing crosses a link), 1 for the others.
 double bus_factor(Op op, int n);
-/// Whether the op combines data (all-reduce, reduce, reduce-scatter).
+/// Whether the op combines data (all-reduce, reduce, reduce-scatter): nccl-tests' redop "sum", else "none".
 bool reduces(Op op);
+/// Whether the op has a root (broadcast, reduce): nccl-tests' root column, else -1.
+bool rooted(Op op);
 
 }  // namespace linkwise::comm

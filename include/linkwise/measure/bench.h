@@ -22,7 +22,7 @@ struct BenchOptions {
   std::vector<int> gpus;  ///< CUDA device numbers; empty = every visible device
   CopyOptions copy;
   bool host = true, peer = true, local = true, latency = true, nccl = true;
-  std::vector<Collective> ops = {Collective::kAllReduce};
+  std::vector<comm::Op> ops = {comm::Op::kAllReduce};
   NcclOptions nccl_options;
   std::optional<SustainedOptions> sustained;
   std::string machine;  ///< free text written into the measurement file

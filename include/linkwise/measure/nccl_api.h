@@ -5,8 +5,8 @@
 // then returns null with the loader's message. Data type float and reduction sum, as nccl-tests runs
 // by default (-d float -o sum).
 //
-// Collective names are nccl-tests' (all_reduce_perf, all_gather_perf, ...): all_reduce, all_gather,
-// reduce_scatter, broadcast, reduce, alltoall, sendrecv.
+// Operations are comm::Op, named as nccl-tests names them (all_reduce_perf, all_gather_perf, ...):
+// all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv.
 #pragma once
 
 #include <cstddef>
@@ -14,25 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/comm/collective.h"
 #include "linkwise/measure/cuda_api.h"
 
 namespace linkwise::measure {
 
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
-
-const char* to_string(Collective op);  ///< "all_reduce", ...
-/// Accepts nccl-tests' names and the spellings "allreduce", "all-reduce", "all_to_all", "send_recv".
-/// Throws InputError listing the valid names.
-Collective parse_collective(const std::string& name);
-std::vector<Collective> all_collectives();
-
-/// nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): all-reduce 2(n-1)/n; all-gather,
-/// reduce-scatter, all-to-all (n-1)/n; broadcast, reduce, send/recv 1. 1 when n < 2.
-double bus_factor(Collective op, int nranks);
-/// Whether the op combines data (its redop column shows "sum", else "none").
-bool reduces(Collective op);
-/// Whether the op has a root (its root column shows the root, else -1).
-bool rooted(Collective op);
+// Collectives are comm::Op, with comm's names, parsing, bus factor, reduces() and rooted().
 
 class NcclApi {
  public:
@@ -40,7 +27,7 @@ class NcclApi {
 
   /// One rank's call. Offsets are in bytes from the start of the buffers; counts in elements.
   struct Call {
-    Collective op = Collective::kAllReduce;
+    comm::Op op = comm::Op::kAllReduce;
     CudaApi::Buffer send = -1, recv = -1;
     std::size_t send_offset = 0, recv_offset = 0;
     std::size_t count = 0;  ///< the count NCCL's call takes (per-rank count for all-gather and the like)

@@ -1,4 +1,4 @@
-// Collective sweeps measured and printed as nccl-tests does, so the two outputs can be diffed.
+// comm::Op sweeps measured and printed as nccl-tests does, so the two outputs can be diffed.
 //
 // Counts (nccl-tests src/<op>.cu, *GetCollByteCount): for a size S bytes of float and n ranks,
 //   all_reduce, broadcast, reduce, sendrecv   send = recv = count = S/4
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/comm/sweep.h"
 #include "linkwise/measure/nccl_api.h"
 
 namespace linkwise::measure {
@@ -29,12 +30,10 @@ struct CollectiveCounts {
   std::uint64_t send_inplace = 0, recv_inplace = 0; ///< in-place offsets per rank, elements
 };
 /// Counts for `bytes` (rounded down to whole float elements and whole per-rank chunks, as nccl-tests).
-CollectiveCounts collective_counts(Collective op, std::uint64_t bytes, int nranks);
+CollectiveCounts collective_counts(comm::Op op, std::uint64_t bytes, int nranks);
 /// Algorithm bandwidth, GB/s, as nccl-tests' <Op>GetBw computes it from the counts and seconds.
-double alg_bandwidth_GBps(Collective op, const CollectiveCounts& c, int nranks, double seconds);
+double alg_bandwidth_GBps(comm::Op op, const CollectiveCounts& c, int nranks, double seconds);
 
-/// nccl-tests' -b -e -f sweep: min, min × factor, ... while <= max (factor 1: only min).
-std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, int factor);
 
 struct NcclRow {
   std::uint64_t size_bytes = 0, count = 0;
@@ -47,7 +46,7 @@ struct NcclRow {
 };
 
 struct NcclSweep {
-  Collective op = Collective::kAllReduce;
+  comm::Op op = comm::Op::kAllReduce;
   int nranks = 1;
   std::string nccl_version;
   std::vector<NcclRow> rows;
@@ -62,9 +61,12 @@ std::string format_nccl_tests(const NcclSweep& sweep);
 std::string nccl_time_str(double us);
 
 struct NcclOptions {
-  Collective op = Collective::kAllReduce;
+  comm::Op op = comm::Op::kAllReduce;
   std::uint64_t min_bytes = 8, max_bytes = 128ull << 20;
   int factor = 2;
+  /// The sizes run; empty: comm::sweep_sizes(min_bytes, max_bytes, factor). Buffers are sized for
+  /// max_bytes, and the warm-up runs at max_bytes and min_bytes, as nccl-tests does.
+  std::vector<std::uint64_t> sizes;
   int warmup = 5;  ///< nccl-tests -w default
   int iters = 20;  ///< nccl-tests -n default
   bool check = true;

@@ -1,0 +1,162 @@
+#include "linkwise/comm/sweep.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <set>
+
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
+
+namespace linkwise::comm {
+
+namespace {
+
+// The whole number after -f: at least 2, as nccl-tests' integer step factor.
+std::uint64_t parse_factor(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) || v < 2)
+    throw InputError(fmt::format("-f/--stepfactor must be a whole number of at least 2, not '{}'", text));
+  return v;
+}
+
+int parse_gpu_number(const std::string& s, const std::string& list) {
+  std::size_t used = 0;
+  int v = -1;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty() || v < 0)
+    throw InputError(fmt::format("--gpus: '{}' in '{}' is not a GPU number (use e.g. 0,1,2,3 or 0-3)", s, list));
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t f) {
+  if (lo == 0 || hi < lo)
+    throw InputError(fmt::format("size sweep: need 0 < min <= max, not min {} and max {} bytes", lo, hi));
+  if (f < 1) throw InputError(fmt::format("size sweep: the factor must be at least 1, not {}", f));
+  if (f == 1) return {lo};
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t s = lo;; s *= f) {  // at most 64 sizes
+    sizes.push_back(s);
+    if (s > hi / f) break;  // s × f would pass hi (or overflow)
+  }
+  return sizes;
+}
+
+std::vector<std::uint64_t> sweep_sizes(const SweepFlags& o) {
+  const std::uint64_t lo = parse_size_bytes(o.min, "-b/--minbytes");
+  const std::uint64_t hi = parse_size_bytes(o.max, "-e/--maxbytes");
+  if (lo > hi) throw InputError(fmt::format("-b {} is larger than -e {}", o.min, o.max));
+  if (o.factor && o.step) throw InputError("give -f/--stepfactor or -i/--stepbytes, not both");
+  if (o.step) {
+    const std::uint64_t inc = parse_size_bytes(*o.step, "-i/--stepbytes");
+    const std::uint64_t rows = (hi - lo) / inc + 1;
+    if (rows > kMaxSweepSizes)
+      throw InputError(fmt::format("-b {} -e {} -i {} makes {} sizes; the most is {} (use a larger -i, or -f)", o.min,
+                                   o.max, *o.step, rows, kMaxSweepSizes));
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t s = lo; s <= hi; s += inc) sizes.push_back(s);
+    return sizes;
+  }
+  return sweep_sizes(lo, hi, o.factor ? parse_factor(*o.factor) : 2);
+}
+
+bool counts_per_rank(Op op) { return op == Op::kAllGather || op == Op::kReduceScatter || op == Op::kAllToAll; }
+
+std::uint64_t element_unit(Op op, int dtype_bytes, int ranks) {
+  return static_cast<std::uint64_t>(dtype_bytes) * (counts_per_rank(op) ? ranks : 1);
+}
+
+std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes, std::uint64_t unit,
+                                          const SweepFlags& o, const std::string& what) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t s : sizes) {
+    std::uint64_t r = s / unit * unit;
+    if (r > 0 && (out.empty() || out.back() != r)) out.push_back(r);
+  }
+  if (out.empty())
+    throw InputError(fmt::format("-b {} -e {}: no size holds {} ({} bytes); use -b {} or more", o.min, o.max, what,
+                                 unit, unit));
+  return out;
+}
+
+std::vector<int> parse_gpu_list(const std::optional<std::string>& given, const topo::Chassis& chassis) {
+  const auto& all = chassis.gpus();
+  if (!given || *given == "all") return all;
+  const std::string& list = *given;
+  if (list.empty())
+    throw InputError("--gpus: empty list; give GPUs such as 0,1,2,3 or 0-3, or leave --gpus out for every GPU");
+  std::vector<int> out;
+  std::set<int> seen;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::size_t dash = item.find('-');
+    int lo = parse_gpu_number(dash == std::string::npos ? item : item.substr(0, dash), list);
+    int hi = dash == std::string::npos ? lo : parse_gpu_number(item.substr(dash + 1), list);
+    if (hi < lo) throw InputError(fmt::format("--gpus: range '{}' runs backwards", item));
+    for (int g = lo; g <= hi; ++g) {
+      if (g >= static_cast<int>(all.size()))
+        throw InputError(fmt::format("--gpus: GPU{} is not in chassis '{}', which has GPU0 to GPU{}", g,
+                                     chassis.name(), all.size() - 1));
+      if (!seen.insert(g).second) throw InputError(fmt::format("--gpus: GPU{} is listed twice", g));
+      out.push_back(all[g]);
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (out.size() < 2)
+    throw InputError(fmt::format("--gpus: a collective needs at least 2 GPUs, got {} ('{}')", out.size(), list));
+  return out;
+}
+
+SweepResult predict_sweep(const SweepRequest& o) {
+  SweepResult r;
+  r.op = parse_op(o.op);
+  const Algo algo = parse_algo(o.algo);
+  const int dt = dtype_bytes(o.dtype);
+  auto sizes = sweep_sizes(o.sweep);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes);
+  Communicator comm(chassis, parse_gpu_list(o.gpus, chassis));
+  const int n = static_cast<int>(comm.ranks().size());
+  r.chassis = chassis.name();
+  r.ranks = n;
+  r.boxes = chassis.boxes();
+  r.dtype = o.dtype;
+  // nccl-tests counts elements per rank for some: a size is whole elements on every rank.
+  r.unit = element_unit(r.op, dt, n);
+  const std::string what = counts_per_rank(r.op) ? fmt::format("one {} per rank on {} GPUs", o.dtype, n)
+                                                  : fmt::format("one {}", o.dtype);
+  const auto asked = sizes;
+  sizes = whole_elements(sizes, r.unit, o.sweep, what);
+  if (asked != sizes)
+    r.notes.push_back(fmt::format("sizes rounded down to whole elements ({} bytes: {}), as nccl-tests does; "
+                                  "{} of {} sizes remain",
+                                  r.unit, what, sizes.size(), asked.size()));
+  r.bound = comm.bound(r.op);
+  r.rings = comm.rings();
+  for (std::uint64_t s : sizes) {
+    SweepRow row;
+    row.bytes = s;
+    row.count = s / r.unit;
+    row.prediction = comm.predict(r.op, static_cast<double>(s), algo);
+    row.ratio_to_bound = r.bound.busbw_Bps > 0 ? row.prediction.busbw_Bps / r.bound.busbw_Bps : 0;
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
+}  // namespace linkwise::comm
