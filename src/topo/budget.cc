@@ -158,6 +158,8 @@ struct Checker {
   void power_heat_cost() {
     const auto& b = c.spec().budgets;
     std::map<std::string, double> zone_w;
+    std::map<std::string, std::string> slot_holder;  // slot -> node
+    int cards = 0;
     std::set<std::string> zones;
     for (const auto& z : b.cooling_zones) zones.insert(z.id);
     for (const auto& n : c.nodes()) {
@@ -177,6 +179,13 @@ struct Checker {
         }
         zone_w[n.zone] += w;
       }
+      if (!n.slot.empty()) {
+        auto [it, fresh] = slot_holder.emplace(n.slot, n.name);
+        if (fresh) ++cards;
+        else
+          add({"slots", n.slot, 2, 1, "cards", BudgetStatus::kError,
+               fmt::format("slot '{}' holds both '{}' and '{}'", n.slot, it->second, n.name), n.where});
+      }
       auto price = b.prices_usd.find(n.part->id);
       if (price != b.prices_usd.end()) r.cost_usd += price->second;
       else ++r.unpriced_parts;
@@ -190,6 +199,9 @@ struct Checker {
     } else {
       add({"power", "box", r.power_w, 0, "W", BudgetStatus::kOk, "", {}});
     }
+    if (b.slots > 0 || cards > 0)
+      limit_line("slots", "box", cards, b.slots, "cards",
+                 fmt::format("{} cards name a slot, but the box has {}", cards, b.slots), b.where);
     for (const auto& z : b.cooling_zones)
       limit_line("heat", "zone " + z.id, zone_w[z.id], z.capacity_w, "W",
                  fmt::format("cooling zone '{}' must remove {:.0f} W but holds {:.0f} W", z.id, zone_w[z.id], z.capacity_w),

@@ -119,5 +119,28 @@ TEST(Budget, PowerAndHeatOverflow) {
   EXPECT_THROW(build_chassis(spec), InputError);
 }
 
+// Two cards in a one-slot box, and two cards in one slot, are errors naming the slots.
+TEST(Budget, Slots) {
+  ChassisSpec s;
+  s.name = "t";
+  s.nodes.push_back({.id = "cpu0", .kind = "cpu", .part = "epyc-9654"});
+  s.nodes.push_back({.id = "gpu0", .kind = "gpu", .part = "l40s", .slot = "slot1"});
+  s.nodes.push_back({.id = "gpu1", .kind = "gpu", .part = "l40s", .slot = "slot2"});
+  s.links.push_back({.a = "gpu0", .b = "cpu0", .tech = "pcie4", .width = 16});
+  s.links.push_back({.a = "gpu1", .b = "cpu0", .tech = "pcie4", .width = 16});
+  s.budgets.slots = 2;
+  auto ok = check_budgets(build_chassis(s));
+  EXPECT_TRUE(ok.ok());
+  s.budgets.slots = 1;
+  auto over = check_budgets(build_chassis(s, hw::Catalog::builtin(), 0, false));
+  ASSERT_NE(over.first_error(), nullptr);
+  EXPECT_EQ(over.first_error()->message, "2 cards name a slot, but the box has 1");
+  s.budgets.slots = 2;
+  s.nodes[2].slot = "slot1";
+  auto twice = check_budgets(build_chassis(s, hw::Catalog::builtin(), 0, false));
+  ASSERT_NE(twice.first_error(), nullptr);
+  EXPECT_EQ(twice.first_error()->message, "slot 'slot1' holds both 'gpu0' and 'gpu1'");
+}
+
 }  // namespace
 }  // namespace linkwise::topo

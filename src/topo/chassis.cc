@@ -149,6 +149,7 @@ struct Builder {
         n.pci_address = ns->pci_address;
         n.label = ns->label;
         n.zone = ns->zone;
+        n.slot = ns->slot;
         n.where = ns->where;
         by_name[n.name] = n.index;
         nodes.push_back(std::move(n));

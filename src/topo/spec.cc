@@ -99,7 +99,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const Source
 namespace {
 
 NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
-  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone"}, file, "a node");
+  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot"}, file, "a node");
   NodeSpec s;
   s.where = location_of(n, file);
   if (!n["id"]) throw InputError("node without an 'id'", s.where);
@@ -112,6 +112,7 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
   if (n["pci_address"]) s.pci_address = as_string(n["pci_address"], file, "pci_address");
   if (n["label"]) s.label = as_string(n["label"], file, "label");
   if (n["zone"]) s.zone = as_string(n["zone"], file, "zone");
+  if (n["slot"]) s.slot = as_string(n["slot"], file, "slot");
   if (const auto& o = n["overrides"]) {
     if (!o.IsMap()) throw InputError("'overrides' must be a map of figure names to numbers", location_of(o, file));
     for (auto it = o.begin(); it != o.end(); ++it) {
@@ -188,8 +189,13 @@ double non_negative(const YAML::Node& n, const std::string& file, const char* ke
 }
 
 BudgetSpec parse_budgets(const YAML::Node& b, const std::string& file) {
-  check_keys(b, {"power", "cooling_zones", "max_cost_usd", "prices_usd"}, file, "'budgets'");
+  check_keys(b, {"power", "cooling_zones", "slots", "max_cost_usd", "prices_usd"}, file, "'budgets'");
   BudgetSpec out;
+  if (b["slots"]) {
+    out.slots = as_int(b["slots"], file, "slots");
+    if (out.slots < 0 || out.slots > 4096)
+      throw InputError(fmt::format("'slots' must be 0 to 4096, not {}", out.slots), location_of(b["slots"], file));
+  }
   out.where = location_of(b, file);
   if (const auto& p = b["power"]) {
     check_keys(p, {"supplies", "supply_w", "redundant"}, file, "'budgets.power'");
@@ -279,6 +285,7 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (!n.pci_address.empty()) out << YAML::Key << "pci_address" << YAML::Value << n.pci_address;
     if (!n.label.empty()) out << YAML::Key << "label" << YAML::Value << n.label;
     if (!n.zone.empty()) out << YAML::Key << "zone" << YAML::Value << n.zone;
+    if (!n.slot.empty()) out << YAML::Key << "slot" << YAML::Value << n.slot;
     if (!n.overrides.empty()) {
       out << YAML::Key << "overrides" << YAML::Value << YAML::BeginMap;
       for (const auto& [k, v] : n.overrides) out << YAML::Key << k << YAML::Value << v;
@@ -328,6 +335,7 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
             << YAML::Value << z.capacity_w << YAML::EndMap;
       out << YAML::EndSeq;
     }
+    if (b.slots) out << YAML::Key << "slots" << YAML::Value << b.slots;
     if (b.max_cost_usd) out << YAML::Key << "max_cost_usd" << YAML::Value << *b.max_cost_usd;
     if (!b.prices_usd.empty()) {
       out << YAML::Key << "prices_usd" << YAML::Value << YAML::BeginMap;

@@ -12,6 +12,8 @@
 //   power                every part's `power_w` (rated sustained: GPU/CPU TDP, switch typical, drive
 //                        maximum active) vs (supplies - redundant) x supply_w
 //   heat                 the power of the parts in each cooling zone vs the zone's capacity
+//   slots                nodes that name a `slot` (distinct; two cards in one slot is an error) vs
+//                        `budgets.slots`
 //   cost                 parts x `budgets.prices_usd` vs `max_cost_usd`
 //   channel loss         per PCIe link with `trace_mm`, at the generation's Nyquist frequency f:
 //                          loss = trace_mm x alpha_material(f) + 2 x package_db + connectors x connector_db

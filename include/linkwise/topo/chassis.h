@@ -36,6 +36,7 @@ struct Node {
   std::string pci_address;
   std::string label;
   std::string zone;          ///< cooling zone id, or ""
+  std::string slot;          ///< card slot, or ""
   SourceLocation where;
 
   /// A figure of the part, with this node's override applied.

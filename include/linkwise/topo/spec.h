@@ -31,6 +31,7 @@ struct NodeSpec {
   std::string pci_address;                  ///< optional, e.g. "0000:1b:00.0" (probe output)
   std::string label;                        ///< optional free text (slot name, board position)
   std::string zone;                         ///< cooling zone id (budgets.cooling_zones), or ""
+  std::string slot;                         ///< the card slot it occupies (budgets.slots), or ""
   SourceLocation where;
 };
 
@@ -70,10 +71,13 @@ struct BudgetSpec {
   double supply_w = 0;     ///< output of one supply, watts
   int redundant = 0;       ///< supplies held in reserve (N+1: 1); usable = (supplies - redundant) x supply_w
   std::vector<CoolingZoneSpec> cooling_zones;
+  int slots = 0;                             ///< card slots the box has (0: not checked)
   std::optional<double> max_cost_usd;        ///< price ceiling of the parts
   std::map<std::string, double> prices_usd;  ///< part id -> unit price, USD
   SourceLocation where;
-  bool empty() const { return supplies == 0 && cooling_zones.empty() && !max_cost_usd && prices_usd.empty(); }
+  bool empty() const {
+    return supplies == 0 && cooling_zones.empty() && slots == 0 && !max_cost_usd && prices_usd.empty();
+  }
 };
 
 struct ChassisSpec {
