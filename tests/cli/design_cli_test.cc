@@ -83,6 +83,16 @@ workloads: [{name: w, model: llama3-8b, mode: lora}]
   EXPECT_TRUE(r.out.empty());
 }
 
+// A target no candidate reaches excludes every candidate under "target".
+TEST(DesignCli, TargetExcludes) {
+  std::string dir = temp_dir();
+  auto path = write(dir, "t.yaml", "gpus: [{part: h100-pcie, counts: [2, 4]}]\ncpus: [{part: epyc-9654}]\n"
+                                   "workloads: [{name: w, model: llama3-8b, mode: lora, min_tokens_per_s: 1e9}]\n");
+  auto r = run_cli("design " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 candidates, 2 excluded (2 by target)"), std::string::npos) << r.err;
+}
+
 TEST(DesignCli, MalformedSpaceGivesFileLine) {
   std::string dir = temp_dir();
   auto path = write(dir, "bad.yaml", "gpus: [{part: h100-pcie, counts: [4]}]\ncpus: [{part: epyc-9654}]\nworkloads:\n"
