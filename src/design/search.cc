@@ -14,25 +14,35 @@
 #include "linkwise/work/job.h"
 #include "linkwise/work/model.h"
 #include "linkwise/work/search.h"
+#include "linkwise/work/serve.h"
 #include "linkwise/work/step.h"
 
 namespace linkwise::design {
 
 namespace {
 
-// A workload made ready to score. Only kind "train" exists today; an inference kind adds its own
-// prepared state and a branch in score_workload().
+// A workload made ready to score: a training job, or serving options. A new kind adds its state here
+// and a branch in score_workload().
 struct Prepared {
   const Workload* spec = nullptr;
   work::Model model;
   work::Job job;
+  work::ServeOptions serve;
 };
 
 std::vector<Prepared> prepare(const DesignSpace& space) {
   std::vector<Prepared> out;
   for (const auto& w : space.workloads) {
     try {
-      Prepared p{&w, work::find_model(w.model), {}};
+      Prepared p{&w, work::find_model(w.model), {}, {}};
+      if (w.kind == "serve") {
+        p.serve.input = w.input;
+        p.serve.output = w.output;
+        p.serve.concurrency = w.concurrency;
+        if (w.precision != "auto") p.serve.precision = work::parse_number_format(w.precision, "precision");
+        out.push_back(std::move(p));
+        continue;
+      }
       p.job.mode = work::parse_mode(w.mode);
       p.job.precision = work::parse_precision(w.precision);
       p.job.recompute = work::parse_recompute(w.recompute);
@@ -50,7 +60,36 @@ std::vector<Prepared> prepare(const DesignSpace& space) {
   return out;
 }
 
+// Serving: output tokens/s of the box (every replica) at the workload's concurrency, over the
+// tensor-parallel widths that run (or the one asked for).
+WorkloadScore score_serve(const topo::Chassis& chassis, const Prepared& p) {
+  WorkloadScore s;
+  s.workload = p.spec->name;
+  int gpus = static_cast<int>(chassis.gpus().size());
+  std::string last_error = "no tensor-parallel width runs";
+  for (int tp : {1, 2, 4, 8}) {
+    if (tp > gpus || (p.spec->tp > 0 && tp != p.spec->tp)) continue;
+    try {
+      work::ServeOptions o = p.serve;
+      o.tp = tp;
+      auto r = work::serve(chassis, p.model, o);
+      if (r.point.output_tokens_per_s <= s.tokens_per_s) continue;
+      s.fits = true;
+      s.simulated = true;  // the serving model has no cheaper form: every score is its full model
+      s.tokens_per_s = r.point.output_tokens_per_s;
+      s.plan = fmt::format("tp={} x {} replicas, {} clients", r.tp, r.replicas, p.serve.concurrency);
+      s.bottleneck = r.bottleneck;
+      s.limiting_link = r.comm_link.empty() ? "" : fmt::format("{} (tensor-parallel all-reduce, {})", r.comm_link, r.comm_algorithm);
+    } catch (const InputError& e) {
+      last_error = e.bare_message();
+    }
+  }
+  if (!s.fits) s.bottleneck = last_error;
+  return s;
+}
+
 WorkloadScore score_workload(const topo::Chassis& chassis, const Prepared& p, int simulate_top) {
+  if (p.spec->kind == "serve") return score_serve(chassis, p);
   WorkloadScore s;
   s.workload = p.spec->name;
   try {

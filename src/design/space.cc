@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <tuple>
 
 #include "linkwise/hw/catalog.h"
 #include "linkwise/topo/budget.h"
@@ -132,7 +133,7 @@ IoSpec parse_io(const YAML::Node& n, const std::string& file, hw::PartKind kind,
 Workload parse_workload(const YAML::Node& n, const std::string& file) {
   check_keys(n,
              {"name", "kind", "weight", "model", "mode", "precision", "recompute", "seq", "micro_batch", "global_batch",
-              "lora_rank", "offload", "min_tokens_per_s"},
+              "lora_rank", "offload", "min_tokens_per_s", "input", "output", "concurrency", "tp"},
              file, "a workload");
   Workload w;
   w.where = location_of(n, file);
@@ -140,11 +141,16 @@ Workload parse_workload(const YAML::Node& n, const std::string& file) {
   w.name = as_string(n["name"], file, "name");
   w.model = as_string(n["model"], file, "model");
   if (n["kind"]) w.kind = as_string(n["kind"], file, "kind");
-  if (w.kind == "serve")
-    throw InputError(fmt::format("workload '{}': inference workloads (kind: serve) are not scored yet; only kind: train",
-                                 w.name),
-                     location_of(n["kind"], file));
-  if (w.kind != "train") throw InputError(fmt::format("unknown workload kind '{}' (train)", w.kind), location_of(n["kind"], file));
+  if (w.kind != "train" && w.kind != "serve")
+    throw InputError(fmt::format("unknown workload kind '{}' (train, serve)", w.kind), location_of(n["kind"], file));
+  for (auto [key, field, hi] : {std::tuple{"input", &w.input, 1 << 20}, std::tuple{"output", &w.output, 1 << 20},
+                                std::tuple{"concurrency", &w.concurrency, 1 << 16}, std::tuple{"tp", &w.tp, 64}})
+    if (n[key]) {
+      if (w.kind != "serve")
+        throw InputError(fmt::format("'{}' applies to kind: serve workloads", key), location_of(n[key], file));
+      *field = as_int(n[key], file, key);
+      check_range(*field, std::string(key) == "tp" ? 0 : 1, hi, n[key], file, key);
+    }
   if (n["weight"]) w.weight = as_double(n["weight"], file, "weight");
   if (!(w.weight > 0 && w.weight <= 1e6))
     throw InputError(fmt::format("'weight' must be above 0 and at most 1e6, not {}", w.weight), location_of(n["weight"], file));

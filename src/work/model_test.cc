@@ -115,6 +115,27 @@ TEST(WorkMemory, LoraFreezesTheBase) {
   EXPECT_NEAR(r.lora, 16 * 16777216.0, 1);
 }
 
+TEST(WorkMemory, Fp8LoraBaseOf70bModel) {
+  // Llama 2 70B, LoRA, tp=8 (pp=1: the one stage holds both embedding tables). Per layer on one GPU:
+  // attention 8192·(64·128 + 2·8·128) + 64·128·8192 = 150,994,944 / 8 = 18,874,368; MLP 3·8192·28672 =
+  // 704,643,072 / 8 = 88,080,384; norms 2·8192 = 16,384: 106,971,136; 80 layers 8,557,690,880; embedding
+  // and output tables 2·32000·8192 / 8 = 65,536,000, final norm 8192: 8,623,235,072 parameters.
+  // fp8 base: 1 byte each (8.03 GiB); bf16: 2 (16.06 GiB); NF4 with double quantization: 4.127 bits.
+  Model m = find_model("llama2-70b");
+  Plan p = parse_plan("tp=8");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 4096, j.global_batch = 8, j.precision = Precision::kFp8;
+  const double params = 8623235072.0;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, params, 1);
+  j.precision = Precision::kBf16;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, 2 * params, 1);
+  j.base_weights = BaseWeights::kNf4;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, 4.127 / 8 * params, 1);
+  // Adapters (rank 16 on q, k, v, o) keep 16 bytes per parameter whatever the base: per layer 16·(8192 +
+  // 8192) + 2·16·(8192 + 1024) + 16·(8192 + 8192) = 819,200, / 8 per GPU, x 80 layers = 8,192,000.
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).lora, 16 * 8192000.0, 1);
+}
+
 TEST(WorkPlan, ParseAndProblems) {
   auto p = parse_plan("tp=2,dp=4,zero=1,order=dp,tp,pp,mb=2");
   EXPECT_EQ(p.tp, 2);

@@ -1,5 +1,7 @@
 #include "linkwise/work/plan.h"
 
+#include "linkwise/work/framework.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -134,6 +136,7 @@ std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus
   if (job.global_batch % (static_cast<std::int64_t>(mb) * p.dp) != 0)
     return fmt::format("the global batch ({} sequences) is not a multiple of micro-batch × dp = {} × {}",
                        job.global_batch, mb, p.dp);
+  if (std::string why = framework_problem(job, p); !why.empty()) return why;
   int micro = static_cast<int>(job.global_batch / (static_cast<std::int64_t>(mb) * p.dp));
   if (p.vpp > 1 && micro % p.pp != 0)
     return fmt::format("the interleaved schedule needs the {} micro-batches to be a multiple of pp={}", micro, p.pp);

@@ -64,11 +64,14 @@ struct ZoneSpec {
   std::vector<std::string> kinds;  ///< node kinds it cools: gpu, nvswitch, cpu, pcie_switch, nic, nvme, retimer
 };
 
-/// A workload the box is sold for. kind "train" uses work::StepModel; "serve" is reserved for
-/// inference jobs (the extension point: a scorer per kind in design/search.cc).
+/// A workload the box is sold for. kind "train" is scored by work::StepModel (tokens/s trained),
+/// kind "serve" by work::serve (output tokens/s of a closed loop of `concurrency` clients, the best
+/// tensor-parallel width that runs). A new kind adds a branch in score_workload() (design/search.cc).
 struct Workload {
   std::string name;
   std::string kind = "train";
+  int input = 1024, output = 256, concurrency = 32;  ///< serve: tokens per request, clients
+  int tp = 0;                                        ///< serve: tensor-parallel width; 0 = best of 1, 2, 4, 8
   double weight = 1;
   std::string model;              ///< model id or file (work::find_model)
   std::string mode = "pretrain";  ///< pretrain, full, lora
