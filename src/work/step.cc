@@ -56,6 +56,8 @@ std::vector<int> first_group(const Placement& pl, GroupKind g) {
     case GroupKind::kEp: return pl.ep_group(0, 0, 0);
     case GroupKind::kDp: return pl.dp_group(0, 0);
     case GroupKind::kStagePair: return pl.pp > 1 ? std::vector<int>{pl.node(0, 0, 0), pl.node(0, 0, 1)} : std::vector<int>{};
+    case GroupKind::kShard: return pl.shard_group(0, 0, 0);
+    case GroupKind::kReplica: return pl.replica_group(0, 0, 0);
   }
   return {};
 }
@@ -182,7 +184,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;
-  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.dp : 1), sm.gpu());
+  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu());
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);

@@ -80,6 +80,8 @@ enum class GroupKind {
   kEp,         ///< every TP rank's EP group of an EP block (the block synchronises)
   kDp,         ///< the DP group of a (tp rank, stage)
   kStagePair,  ///< each TP rank to the same rank of the next stage
+  kShard,      ///< HSDP: the shard group of a (tp rank, dp block, stage)
+  kReplica,    ///< HSDP: the ranks holding the same shard across the shard groups
 };
 
 /// One collective of the step: what every group of its kind runs, `bytes` as nccl-tests counts them.
