@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "linkwise/topo/budget.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 #include "util/embedded.h"
@@ -230,6 +231,8 @@ struct Builder {
         if (n.kind == NodeKind::kCpu) n.numa = cpu_numa[cpu_i++] + box * 1000;
         n.pci_address = ns->pci_address;
         n.label = ns->label;
+        n.zone = ns->zone;
+        n.slot = ns->slot;
         n.where = ns->where;
         by_name[n.name] = n.index;
         nodes.push_back(std::move(n));
@@ -314,6 +317,8 @@ struct Builder {
     l.efficiency = ls.efficiency.value_or(t.efficiency.value);
     l.trace_mm = ls.trace_mm;
     l.material = ls.material;
+    l.connectors = ls.connectors;
+    l.vias = ls.vias;
     l.root_complex = ls.root_complex.value_or(-1);
     l.trained_gen = ls.trained_gen.value_or(0);
     l.trained_width = ls.trained_width.value_or(0);
@@ -551,7 +556,7 @@ void check_host_paths(const ChassisSpec&, const std::vector<Node>& nodes, const 
 
 }  // namespace
 
-Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes) {
+Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes, bool enforce_budgets) {
   Chassis c;
   c.name_ = spec.name;
   c.description_ = spec.description;
@@ -583,6 +588,7 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   // numa ids of box k were offset to keep boxes apart; show them per box again.
   for (auto& n : c.nodes_)
     if (n.numa >= 1000) n.numa %= 1000;
+  if (enforce_budgets) throw_first_error(check_budgets(c, catalog));
   return c;
 }
 
