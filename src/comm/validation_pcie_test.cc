@@ -87,5 +87,16 @@ TEST(CommValidationPcie, RtxPro6000TwoSwitchesOneSocket) {
   EXPECT_GT(p2p, shm);  // the measured order: P2P everywhere is faster than staging (39.3 vs 30.3)
 }
 
+TEST(CommValidationPcie, RtxPro6000TwoSocketsDirectAttach) {
+  // voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md ("NCCL AllReduce Bus Bandwidth", 8-GPU results):
+  // 8 GPUs on the root ports of two Turin sockets, `NCCL_MIN_NCHANNELS=8 all_reduce_perf -b 8M -e 2G`,
+  // busbw 37.6 GB/s (the sweep's best, taken at 2 GiB). Independent. No P2P level is given, so NCCL's
+  // default (PXB): every hop is NODE or SYS and goes through host memory (SHM); the ring crosses the
+  // xGMI links once each way and every GPU's x16 link in both directions: 57.0 x 0.894 (pcie5 duplex)
+  // = 50.96 GB/s, less latency, 50.89 GB/s (+35 %). Open, as rows 6-7 (docs/VALIDATION.md).
+  auto c = machine("rtx-pro-6000-turin-2s-direct.yaml");
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 2 * kGiB), 50.89e9, 50.89e9 * kRecorded);
+}
+
 }  // namespace
 }  // namespace linkwise::comm
