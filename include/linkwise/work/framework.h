@@ -57,6 +57,16 @@ struct FrameworkTraits {
   /// FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs Ampere-style MMA
   /// instructions on Hopper.
   bool hopper_attention = true;
+  /// ZeRO-3 collectives the compute waits for: every all-gather synchronizes the device first, so none
+  /// runs beside the compute (DeepSpeed 0.3).
+  bool zero3_blocking = false;
+  /// ZeRO-3 under full recomputation gathers each unit twice in the backward: for the recomputed forward
+  /// (whose forward hooks gather and then release it) and again for the backward (DeepSpeed).
+  bool zero3_regather_for_recompute = false;
+  /// Host time per ZeRO-3 collective, on the critical path: a fixed part per call, and a part per rank
+  /// of the group (the torch.distributed list collectives copy one tensor per rank).
+  double zero3_call_s = 0;
+  double zero3_call_per_rank_s = 0;
 };
 
 /// The framework's behaviour for this job and plan, the job's switches applied.
