@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "linkwise/comm/predict.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -341,6 +343,23 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
     ++held;
   }
   EXPECT_EQ(held, 27);  // 15 Megatron-LM rows, 3 PTD-P rows of Table 2, 3 LoRA rows, 6 FSDP rows
+}
+
+TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {
+  // Narayanan et al. 2021, Table 2: ZeRO-3 per-GPU TFLOP/s falls 144 -> 88 -> 44 from 384 to 1536 GPUs at
+  // a fixed global batch while PTD-P stays ~150. Under deepspeed-0.3 every ZeRO-3 collective is on the
+  // critical path and costs host time per rank, so the prediction must fall with each doubling and sit
+  // below PTD-P's where the measurement does by far (768, 1536). At 384 the model still ranks ZeRO-3
+  // above PTD-P (an open gap, docs/VALIDATION.md), so that scale is not asserted.
+  auto rows = run_validation("Narayanan T2");
+  std::map<int, double> zero3, ptdp;
+  for (const auto& r : rows) (r.c.plan.zero == 3 ? zero3 : ptdp)[r.c.plan.gpus()] = r.predicted;
+  ASSERT_EQ(zero3.size(), 3u);
+  ASSERT_EQ(ptdp.size(), 3u);
+  EXPECT_GT(zero3[384], 1.3 * zero3[768]);
+  EXPECT_GT(zero3[768], 1.6 * zero3[1536]);
+  EXPECT_LT(zero3[768], ptdp[768]);
+  EXPECT_LT(zero3[1536], 0.5 * ptdp[1536]);
 }
 
 TEST(WorkValidation, FusedAttentionRowsAreTheirPapersJobs) {

@@ -26,7 +26,11 @@
 //              false for stages 0-2 (zero/config.py); stage 2 reduce-scatters every micro-batch's
 //              gradients, stages 0-1 all-reduce at the accumulation boundary; gradients on the wire in
 //              the model's 16-bit type (communication_data_type unset); eager element-wise work and
-//              FlashAttention-2, as with fsdp.
+//              FlashAttention-2, as with fsdp. Under full recomputation each unit is gathered again for
+//              the recomputed forward.
+//   deepspeed-0.3  DeepSpeed 0.3.13-0.4 (before PR #1188, as in Narayanan et al. 2021): as deepspeed, but
+//              every ZeRO-3 all-gather synchronizes the device first (nothing overlaps the compute) and
+//              each collective costs host time per call and per rank (torch.distributed list forms).
 //
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
