@@ -14,6 +14,7 @@
 #include "linkwise/work/search.h"
 #include "linkwise/work/validation.h"
 #include "linkwise/report/train_report.h"
+#include "linkwise/work/checkpoint.h"
 
 namespace linkwise::cli {
 
@@ -23,6 +24,8 @@ struct TrainOpts {
   std::string chassis, model = "", mode = "pretrain", precision = "auto", recompute = "selective";
   std::string plan = "auto", lora_targets = "q,k,v,o", output, tokens;
   std::string framework = "megatron", grad_overlap = "default", elementwise = "default", base_weights = "auto";
+  int checkpoint_every = 0;
+  bool checkpoint_unsharded = false, checkpoint_async = false;
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool json = false, scaling = false, offload = false, no_flash = false, validation = false;
   CLI::App* app = nullptr;  ///< to tell which flags were given
@@ -246,6 +249,11 @@ int run_train(const TrainOpts& o) {
     best = sm.simulate(work::parse_plan(o.plan));
   }
   text += step_text(best, 8);
+  if (o.checkpoint_every > 0) {
+    auto ck = work::checkpoint_cost(sm, best, o.checkpoint_every, !o.checkpoint_unsharded, o.checkpoint_async);
+    text += report::checkpoint_text(ck, o.checkpoint_every);
+    j["checkpoint"] = report::checkpoint_json(ck, o.checkpoint_every);
+  }
   nlohmann::json s = to_json(best);
   for (auto it = s.begin(); it != s.end(); ++it) j[it.key()] = it.value();
   j["chassis"] = chassis.name();
@@ -284,9 +292,13 @@ Handler setup_train(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 24));
   sub.add_option("--recompute", o->recompute, "Activation recomputation: none, selective or full");
   sub.add_flag("--no-flash-attention", o->no_flash, "Unfused attention: the s x s scores are stored and moved");
-  sub.add_option("--framework", o->framework, "megatron, fsdp or deepspeed: how the plan's collectives run (docs/training.md)");
+  sub.add_option("--framework", o->framework, "megatron, fsdp, deepspeed or deepspeed-0.3: how the plan's collectives run (docs/training.md)");
   sub.add_option("--grad-overlap", o->grad_overlap, "on or off: gradient reduction beside the backward (default: the framework's)");
   sub.add_option("--elementwise", o->elementwise, "fused or eager norms and activations (default: the framework's)");
+  sub.add_option("--checkpoint-every", o->checkpoint_every, "Write a checkpoint every N steps: its host traffic and share of wall time")
+      ->check(CLI::Range(1, 1 << 30));
+  sub.add_flag("--checkpoint-unsharded", o->checkpoint_unsharded, "One GPU per box writes the checkpoint (default: every GPU its shard)");
+  sub.add_flag("--checkpoint-async", o->checkpoint_async, "The drive writes overlap the following steps (only the copy to host memory blocks)");
   sub.add_flag("--offload", o->offload, "Optimizer states and step on the CPU (ZeRO-Offload)");
   sub.add_option("--lora-rank", o->lora_rank, "LoRA rank")->check(CLI::Range(1, 1 << 16));
   sub.add_option("--lora-targets", o->lora_targets, "Matrices with adapters, from q,k,v,o,gate,up,down");

@@ -29,6 +29,20 @@ nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
   return j;
 }
 
+std::string checkpoint_text(const work::CheckpointCost& c, int every) {
+  return fmt::format("checkpoint every {} steps: {:.1f} GB ({:.1f} GB per box); GPUs to host memory {:.3g} s over the "
+                     "PCIe tree, to {} {:.3g} s; the step waits {:.3g} s: {:.2f} % of wall time; dataset reads "
+                     "{:.1f} MB per step per box\n",
+                     every, c.bytes / 1e9, c.box_bytes / 1e9, c.d2h_s, c.sink, c.write_s, c.exposed_s, 100 * c.share,
+                     c.read_bytes_per_step / 1e6);
+}
+
+nlohmann::json checkpoint_json(const work::CheckpointCost& c, int every) {
+  return {{"every_steps", every},       {"bytes", c.bytes},     {"box_bytes", c.box_bytes}, {"d2h_s", c.d2h_s},
+          {"write_s", c.write_s},       {"sink", c.sink},       {"exposed_s", c.exposed_s}, {"share", c.share},
+          {"read_bytes_per_step", c.read_bytes_per_step}};
+}
+
 std::string job_choices(const work::Job& job) {
   std::string overlap = job.grad_overlap == work::Switch::kDefault ? "" : job.grad_overlap == work::Switch::kOn ? ", overlap on" : ", overlap off";
   std::string el = job.fused_elementwise == work::Switch::kDefault ? "" : job.fused_elementwise == work::Switch::kOn ? ", fused" : ", eager";

@@ -340,6 +340,7 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
     out.lanes.push_back({n.name, n.part->id, used, avail});
   }
   add_warnings(c, f, out);
+  out.budgets = check_budgets(c);
   return out;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
@@ -99,7 +101,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const Source
 namespace {
 
 NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
-  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label"}, file, "a node");
+  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot"}, file, "a node");
   NodeSpec s;
   s.where = location_of(n, file);
   if (!n["id"]) throw InputError("node without an 'id'", s.where);
@@ -111,6 +113,8 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
   if (n["numa"]) s.numa = as_int(n["numa"], file, "numa");
   if (n["pci_address"]) s.pci_address = as_string(n["pci_address"], file, "pci_address");
   if (n["label"]) s.label = as_string(n["label"], file, "label");
+  if (n["zone"]) s.zone = as_string(n["zone"], file, "zone");
+  if (n["slot"]) s.slot = as_string(n["slot"], file, "slot");
   if (const auto& o = n["overrides"]) {
     if (!o.IsMap()) throw InputError("'overrides' must be a map of figure names to numbers", location_of(o, file));
     for (auto it = o.begin(); it != o.end(); ++it) {
@@ -138,7 +142,7 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
 LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   check_keys(n,
              {"a", "b", "tech", "width", "links", "match", "trace_mm", "material", "efficiency", "root_complex",
-              "trained_gen", "trained_width"},
+              "trained_gen", "trained_width", "connectors", "vias"},
              file, "a link");
   LinkSpec s;
   s.where = location_of(n, file);
@@ -156,7 +160,17 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
     if (s.match != "zip" && s.match != "all")
       throw InputError(fmt::format("'match' must be 'zip' or 'all', not '{}'", s.match), location_of(n["match"], file));
   }
-  if (n["trace_mm"]) s.trace_mm = as_double(n["trace_mm"], file, "trace_mm");
+  if (n["trace_mm"]) {
+    s.trace_mm = as_double(n["trace_mm"], file, "trace_mm");
+    if (*s.trace_mm < 0 || *s.trace_mm > 1e5)
+      throw InputError(fmt::format("'trace_mm' must be 0 to 100000, not {}", *s.trace_mm), location_of(n["trace_mm"], file));
+  }
+  for (const char* key : {"connectors", "vias"})
+    if (n[key]) {
+      int v = as_int(n[key], file, key);
+      if (v < 0 || v > 100) throw InputError(fmt::format("'{}' must be 0 to 100, not {}", key, v), location_of(n[key], file));
+      (std::string(key) == "vias" ? s.vias : s.connectors) = v;
+    }
   if (n["material"]) s.material = as_string(n["material"], file, "material");
   if (n["efficiency"]) {
     double e = as_double(n["efficiency"], file, "efficiency");
@@ -170,13 +184,111 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   return s;
 }
 
+// A user part's field: the catalog name and the factor to it, from the unit its name ends with.
+std::pair<std::string, double> catalog_field(const std::string& key) {
+  static const std::vector<std::tuple<std::string, std::string, double>> units = {
+      {"_GiB", "_bytes", 1073741824.0}, {"_GB", "_bytes", 1e9},       {"_GBps", "_bytes_per_s", 1e9},
+      {"_TBps", "_bytes_per_s", 1e12},  {"_us", "_s", 1e-6},          {"_ns", "_s", 1e-9}};
+  for (const auto& [suffix, to, factor] : units)
+    if (key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return {key.substr(0, key.size() - suffix.size()) + to, factor};
+  return {key, 1.0};
+}
+
+PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
+  if (!n.IsMap()) throw InputError("a part must be a map with 'id' and 'kind'", location_of(n, file));
+  PartSpec p;
+  p.where = location_of(n, file);
+  if (!n["id"]) throw InputError("a part needs an 'id'", p.where);
+  if (!n["kind"]) throw InputError("a part needs a 'kind' (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)", p.where);
+  static const std::set<std::string> plain = {"id", "kind", "like", "name", "vendor", "arch", "pcie", "nvlink", "socket", "network"};
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const YAML::Node& v = it->second;
+    const SourceLocation at = location_of(it->second, file);
+    if (plain.count(key)) {
+      std::string value = as_string(v, file, key);
+      if (key == "id") p.id = value;
+      else if (key == "kind") p.kind = value;
+      else if (key == "like") p.like = value;
+      else p.attributes[key] = value;
+      p.field_where[key] = at;
+      continue;
+    }
+    if (!v.IsScalar())
+      throw InputError(fmt::format("part '{}': figure '{}' must be one number in the unit its name says", p.id, key), at);
+    double x = 0;
+    std::size_t used = 0;
+    try {
+      x = std::stod(v.Scalar(), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != v.Scalar().size() || !std::isfinite(x) || x < 0)
+      throw InputError(fmt::format("part '{}': figure '{}' must be a number of zero or more in the unit its name says, "
+                                   "not '{}'",
+                                   p.id, key, v.Scalar()),
+                       at);
+    auto [field, factor] = catalog_field(key);
+    p.figures[field] = x * factor;
+    p.field_where[field] = at;
+  }
+  return p;
+}
+
+double non_negative(const YAML::Node& n, const std::string& file, const char* key) {
+  double v = as_double(n, file, key);
+  if (v < 0 || v > 1e12) throw InputError(fmt::format("'{}' must be 0 to 1e12, not {}", key, n.Scalar()), location_of(n, file));
+  return v;
+}
+
+BudgetSpec parse_budgets(const YAML::Node& b, const std::string& file) {
+  check_keys(b, {"power", "cooling_zones", "slots", "max_cost_usd", "prices_usd"}, file, "'budgets'");
+  BudgetSpec out;
+  if (b["slots"]) {
+    out.slots = as_int(b["slots"], file, "slots");
+    if (out.slots < 0 || out.slots > 4096)
+      throw InputError(fmt::format("'slots' must be 0 to 4096, not {}", out.slots), location_of(b["slots"], file));
+  }
+  out.where = location_of(b, file);
+  if (const auto& p = b["power"]) {
+    check_keys(p, {"supplies", "supply_w", "redundant"}, file, "'budgets.power'");
+    if (!p["supplies"] || !p["supply_w"])
+      throw InputError("'budgets.power' needs 'supplies' and 'supply_w'", location_of(p, file));
+    out.supplies = as_int(p["supplies"], file, "supplies");
+    out.supply_w = non_negative(p["supply_w"], file, "supply_w");
+    if (p["redundant"]) out.redundant = as_int(p["redundant"], file, "redundant");
+    if (out.supplies < 1 || out.supplies > 1000 || out.redundant < 0 || out.redundant >= out.supplies)
+      throw InputError(fmt::format("'budgets.power': supplies must be 1 to 1000 and redundant 0 to supplies - 1, not {} and {}",
+                                   out.supplies, out.redundant),
+                       location_of(p, file));
+  }
+  if (const auto& z = b["cooling_zones"]) {
+    if (!z.IsSequence()) throw InputError("'cooling_zones' must be a list of {id, capacity_w}", location_of(z, file));
+    for (const auto& e : z) {
+      check_keys(e, {"id", "capacity_w"}, file, "a cooling zone");
+      if (!e["id"] || !e["capacity_w"]) throw InputError("a cooling zone needs 'id' and 'capacity_w'", location_of(e, file));
+      out.cooling_zones.push_back({as_string(e["id"], file, "id"), non_negative(e["capacity_w"], file, "capacity_w"),
+                                   location_of(e, file)});
+    }
+  }
+  if (b["max_cost_usd"]) out.max_cost_usd = non_negative(b["max_cost_usd"], file, "max_cost_usd");
+  if (const auto& p = b["prices_usd"]) {
+    if (!p.IsMap()) throw InputError("'prices_usd' must be a map of part ids to prices", location_of(p, file));
+    for (auto it = p.begin(); it != p.end(); ++it)
+      out.prices_usd[it->first.Scalar()] = non_negative(it->second, file, "prices_usd");
+  }
+  return out;
+}
+
 }  // namespace
 
 ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename) {
   YAML::Node root = detail::load_yaml(yaml_text, filename);
   if (!root.IsMap())
     throw InputError("a chassis file must be a map with 'nodes' and 'links'", location_of(root, filename));
-  check_keys(root, {"name", "description", "sources", "nodes", "links", "network"}, filename, "the chassis");
+  check_keys(root, {"name", "description", "sources", "parts", "nodes", "links", "network", "nccl", "budgets"},
+             filename, "the chassis");
   ChassisSpec spec;
   spec.file = filename;
   if (root["name"]) spec.name = as_string(root["name"], filename, "name");
@@ -201,6 +313,21 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
     if (net["oversubscription"])
       spec.network.oversubscription = as_double(net["oversubscription"], filename, "oversubscription");
   }
+  if (const auto& ps = root["parts"]) {
+    if (!ps.IsSequence()) throw InputError("'parts' must be a list of part definitions", location_of(ps, filename));
+    for (const auto& n : ps) spec.parts.push_back(parse_part_spec(n, filename));
+  }
+  if (const auto& nc = root["nccl"]) {
+    if (!nc.IsMap())
+      throw InputError("'nccl' must be a map of NCCL settings, e.g. {NCCL_P2P_LEVEL: PHB}", location_of(nc, filename));
+    for (auto it = nc.begin(); it != nc.end(); ++it) {
+      if (!it->second.IsScalar())
+        throw InputError(fmt::format("nccl setting '{}' must be a single value", it->first.as<std::string>()),
+                         location_of(it->second, filename));
+      spec.nccl.push_back({it->first.as<std::string>(), it->second.as<std::string>(), location_of(it->first, filename)});
+    }
+  }
+  if (const auto& b = root["budgets"]) spec.budgets = parse_budgets(b, filename);
   if (spec.name.empty()) {
     auto slash = filename.find_last_of('/');
     std::string base = slash == std::string::npos ? filename : filename.substr(slash + 1);
@@ -218,6 +345,18 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
   out << YAML::Key << "name" << YAML::Value << spec.name;
   if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
   if (!spec.sources.empty()) out << YAML::Key << "sources" << YAML::Value << spec.sources;
+  if (!spec.parts.empty()) {
+    out << YAML::Key << "parts" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : spec.parts) {
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "id" << YAML::Value << p.id << YAML::Key << "kind" << YAML::Value << p.kind;
+      if (!p.like.empty()) out << YAML::Key << "like" << YAML::Value << p.like;
+      for (const auto& [k, v] : p.attributes) out << YAML::Key << k << YAML::Value << v;
+      for (const auto& [k, v] : p.figures) out << YAML::Key << k << YAML::Value << v;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : spec.nodes) {
     out << YAML::Flow << YAML::BeginMap;
@@ -226,6 +365,8 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (n.numa) out << YAML::Key << "numa" << YAML::Value << *n.numa;
     if (!n.pci_address.empty()) out << YAML::Key << "pci_address" << YAML::Value << n.pci_address;
     if (!n.label.empty()) out << YAML::Key << "label" << YAML::Value << n.label;
+    if (!n.zone.empty()) out << YAML::Key << "zone" << YAML::Value << n.zone;
+    if (!n.slot.empty()) out << YAML::Key << "slot" << YAML::Value << n.slot;
     if (!n.overrides.empty()) {
       out << YAML::Key << "overrides" << YAML::Value << YAML::BeginMap;
       for (const auto& [k, v] : n.overrides) out << YAML::Key << k << YAML::Value << v;
@@ -247,6 +388,8 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (l.root_complex) out << YAML::Key << "root_complex" << YAML::Value << *l.root_complex;
     if (l.trained_gen) out << YAML::Key << "trained_gen" << YAML::Value << *l.trained_gen;
     if (l.trained_width) out << YAML::Key << "trained_width" << YAML::Value << *l.trained_width;
+    if (l.connectors) out << YAML::Key << "connectors" << YAML::Value << l.connectors;
+    if (l.vias) out << YAML::Key << "vias" << YAML::Value << l.vias;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -255,6 +398,36 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     out << YAML::Key << "boxes" << YAML::Value << spec.network.boxes;
     if (!spec.network.tech.empty()) out << YAML::Key << "tech" << YAML::Value << spec.network.tech;
     out << YAML::Key << "oversubscription" << YAML::Value << spec.network.oversubscription;
+    out << YAML::EndMap;
+  }
+  if (!spec.nccl.empty()) {
+    out << YAML::Key << "nccl" << YAML::Value << YAML::BeginMap;
+    for (const auto& x : spec.nccl) out << YAML::Key << x.name << YAML::Value << x.value;
+    out << YAML::EndMap;
+  }
+  if (!spec.budgets.empty()) {
+    const auto& b = spec.budgets;
+    out << YAML::Key << "budgets" << YAML::Value << YAML::BeginMap;
+    if (b.supplies > 0) {
+      out << YAML::Key << "power" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "supplies" << YAML::Value << b.supplies << YAML::Key << "supply_w" << YAML::Value << b.supply_w;
+      if (b.redundant) out << YAML::Key << "redundant" << YAML::Value << b.redundant;
+      out << YAML::EndMap;
+    }
+    if (!b.cooling_zones.empty()) {
+      out << YAML::Key << "cooling_zones" << YAML::Value << YAML::BeginSeq;
+      for (const auto& z : b.cooling_zones)
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << z.id << YAML::Key << "capacity_w"
+            << YAML::Value << z.capacity_w << YAML::EndMap;
+      out << YAML::EndSeq;
+    }
+    if (b.slots) out << YAML::Key << "slots" << YAML::Value << b.slots;
+    if (b.max_cost_usd) out << YAML::Key << "max_cost_usd" << YAML::Value << *b.max_cost_usd;
+    if (!b.prices_usd.empty()) {
+      out << YAML::Key << "prices_usd" << YAML::Value << YAML::BeginMap;
+      for (const auto& [k, v] : b.prices_usd) out << YAML::Key << k << YAML::Value << v;
+      out << YAML::EndMap;
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "linkwise/util/error.h"
+#include "linkwise/topo/chassis.h"
 #include "linkwise/work/compute.h"
 #include "linkwise/work/memory.h"
 #include "linkwise/work/model.h"
@@ -113,6 +114,19 @@ TEST(WorkMemory, LoraFreezesTheBase) {
   EXPECT_DOUBLE_EQ(r.optimizer, 0);
   EXPECT_NEAR(r.weights, 2 * m.total_params(), 1);
   EXPECT_NEAR(r.lora, 16 * 16777216.0, 1);
+}
+
+TEST(WorkCompute, GemmEfficiencyAtTwoShapes) {
+  // A100 (312 TFLOP/s bf16, 2,039 GB/s, 108 SMs, η 0.85), efficiency = 2mnk / (t · peak), launch excluded.
+  auto c = topo::load_chassis("dgx-a100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  auto eff = [&](double m, double n, double k) { return 2 * m * n * k / ((gemm_time(g, m, n, k) - 3e-6) * g.peak_flops); };
+  // Llama 2 7B MLP up-projection, 8 sequences of 4096 tokens: 32768 x 11008 x 4096: 128 · 86 = 11,008 tiles
+  // in ceil(11008/108) = 102 waves: q = 11008/11016 = 0.99927, efficiency 0.85 · 0.99927 = 0.8494.
+  EXPECT_NEAR(eff(32768, 11008, 4096), 0.85 * 11008 / 11016, 1e-9);
+  // A thin one, one 2048-token sequence through a TP=8 shard of the attention output (2048 x 512 x 4096):
+  // 8 · 4 = 32 tiles on 108 SMs, one wave a third full: q = 32/108, efficiency 0.85 · 0.2963 = 0.2519.
+  EXPECT_NEAR(eff(2048, 512, 4096), 0.85 * 32 / 108, 1e-9);
 }
 
 TEST(WorkMemory, Fp8LoraBaseOf70bModel) {

@@ -68,6 +68,12 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
                   p.sp = sp == 1;
                   if (order > 0) p.order = orders[(tp > 1 && dp > 1) ? order : 2];
                   out.push_back(p);
+                  // HSDP: ZeRO-3 sharded within one box's DP ranks, replicated across boxes.
+                  int box_shard = per_box / tp;
+                  if (wide && zero == 3 && box_shard > 1 && dp > box_shard && dp % box_shard == 0 && p.order == "tp,dp,pp") {
+                    p.shard = box_shard;
+                    out.push_back(p);
+                  }
                 }
             }
           }
@@ -168,13 +174,15 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   score.reserve(fitting.size());
   for (int i = 0; i < static_cast<int>(fitting.size()); ++i)
     score.push_back({sm.estimate(fitting[i].plan, jobs[fitting[i].job]).step_time_s, i});
-  int keep = std::min<int>(score.size(), std::max(o.top, o.simulate_top) + 16);
-  std::partial_sort(score.begin(), score.begin() + keep, score.end());
+  const int keep = std::max(o.top, o.simulate_top) + 16;
+  std::sort(score.begin(), score.end());
   std::vector<StepResult> est;
-  for (int i = 0; i < keep; ++i) {  // variants that change nothing (e.g. selective recompute with fused attention) once
+  for (std::size_t i = 0; i < score.size() && static_cast<int>(est.size()) < keep; ++i) {
     auto e = sm.estimate(fitting[score[i].second].plan, jobs[fitting[score[i].second].job]);
+    // the same step and memory under another name (placement orders that move nothing, recompute modes
+    // fused attention makes equal): shown once
     bool same = false;
-    for (const auto& x : est) same = same || (x.plan.str() == e.plan.str() && std::abs(x.step_time_s - e.step_time_s) <= 1e-12 * e.step_time_s &&
+    for (const auto& x : est) same = same || (std::abs(x.step_time_s - e.step_time_s) <= 1e-9 * e.step_time_s &&
                                               std::abs(x.memory.total - e.memory.total) <= 1e-3 * e.memory.total);
     if (!same) est.push_back(e);
   }

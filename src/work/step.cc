@@ -56,6 +56,8 @@ std::vector<int> first_group(const Placement& pl, GroupKind g) {
     case GroupKind::kEp: return pl.ep_group(0, 0, 0);
     case GroupKind::kDp: return pl.dp_group(0, 0);
     case GroupKind::kStagePair: return pl.pp > 1 ? std::vector<int>{pl.node(0, 0, 0), pl.node(0, 0, 1)} : std::vector<int>{};
+    case GroupKind::kShard: return pl.shard_group(0, 0, 0);
+    case GroupKind::kReplica: return pl.replica_group(0, 0, 0);
   }
   return {};
 }
@@ -83,7 +85,7 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   double head = head_compute(m, job, p, gpu);
   r.head_f = head / 3, r.head_b = head - r.head_f;
   StepTraffic t = step_traffic(m, job, p, sh, r.lc);
-  auto time = [&](const Coll& c) { return impl.time(first_group(pl, c.group), c.op, c.bytes); };
+  auto time = [&](const Coll& c) { return c.host_s + impl.time(first_group(pl, c.group), c.op, c.bytes); };
   auto sum = [&](const std::vector<Coll>& cs) {
     double s = 0;
     for (const Coll& c : cs) s += time(c);
@@ -103,6 +105,8 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   }
   r.zero_after_b = sum(t.after_b);
   r.zero_b += r.zero_after_b;
+  r.zero_after_f = sum(t.after_f);
+  r.zero_f += r.zero_after_f;
   r.p2p = sum(t.boundary);
   if (t.buckets > 0) {
     r.bucket = time(t.bucket);
@@ -178,11 +182,11 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
   // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves exposed
   // already counts: a layer takes compute + max(exposed collective, σ·a).
-  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
+  double cont_f = std::max(0.0, r.slow_f - (r.zero_f - r.zero_after_f)), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;
-  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.dp : 1), sm.gpu());
+  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu());
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);

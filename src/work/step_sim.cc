@@ -79,6 +79,22 @@ Groups representative(const topo::Chassis& c, const Plan& p, const Placement& pl
   return out;
 }
 
+// DP-like groups of one (tp rank, stage): the DP group, or with HSDP its dp/shard shard groups and its
+// shard replica groups (block k of each kind).
+int blocks(const Plan& p) { return p.zero >= 3 && p.shard > 0 && p.shard < p.dp ? p.dp / p.shard : 1; }
+// Shard blocks with a simulated TP group in them (the others repeat them in other boxes).
+bool simulated_block(const Plan& p, const std::vector<std::pair<int, int>>& tp_groups, GroupKind g, int blk) {
+  if (g != GroupKind::kShard) return true;
+  for (auto [d, s] : tp_groups)
+    if (d / p.shard == blk) return true;
+  return false;
+}
+std::vector<int> dp_like_group(const Placement& pl, const Plan& p, GroupKind g, int t, int blk, int s) {
+  if (g == GroupKind::kShard) return pl.shard_group(t, blk, s);
+  if (g == GroupKind::kReplica) return blk < p.shard ? pl.replica_group(t, blk, s) : std::vector<int>{};
+  return blk == 0 ? pl.dp_group(t, s) : std::vector<int>{};
+}
+
 struct LayerSpec {
   const Plan& p;
   const Placement& pl;
@@ -118,24 +134,28 @@ double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool 
   }
   if (with_zero) {
     for (int s : x.groups.stages)
-      for (int t = 0; t < x.p.tp; ++t) {
-        auto dpg = x.pl.dp_group(t, s);
-        int prev = -1;
-        for (const Coll& c : backward ? x.t.beside_b : x.t.beside_f) {
-          int id = b.coll(dpg, c.op, c.bytes, c.kind, prev >= 0 ? std::vector<int>{prev} : std::vector<int>{});
-          if (id >= 0) prev = id;
+      for (int t = 0; t < x.p.tp; ++t)
+        for (int blk = 0; blk < blocks(x.p); ++blk) {  // one chain per DP group (per shard group with HSDP)
+          int prev = -1;
+          for (const Coll& c : backward ? x.t.beside_b : x.t.beside_f) {
+            if (!simulated_block(x.p, x.groups.tp, c.group, blk)) continue;
+            auto g = dp_like_group(x.pl, x.p, c.group, t, blk, s);
+            int id = b.coll(g, c.op, c.bytes, c.kind, prev >= 0 ? std::vector<int>{prev} : std::vector<int>{});
+            if (id >= 0) prev = id;
+          }
         }
-      }
   }
   return b.run(occurrences, use);
 }
 
-// One collective run by every DP group of the simulated stages at once.
+// One collective run by every DP group (or shard group, or replica group) of the simulated stages at once.
 double dp_run(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Groups& groups, const Coll& c,
               double occurrences, std::map<int, ResUse>* use) {
   Builder b{impl, {}, {}};
   for (int s : groups.stages)
-    for (int t = 0; t < p.tp; ++t) b.coll(pl.dp_group(t, s), c.op, c.bytes, c.kind, {});
+    for (int t = 0; t < p.tp; ++t)
+      for (int blk = 0; blk < blocks(p); ++blk)
+        if (simulated_block(p, groups.tp, c.group, blk)) b.coll(dp_like_group(pl, p, c.group, t, blk, s), c.op, c.bytes, c.kind, {});
   return b.run(occurrences, use);
 }
 
@@ -163,8 +183,10 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_tp);
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, t_all - t_ep);
   }
-  for (const Coll& c : t.after_b) r.zero_after_b += dp_run(impl, p, pl, groups, c, occ, &r.use);
+  for (const Coll& c : t.after_b) r.zero_after_b += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
   r.zero_b += r.zero_after_b;
+  for (const Coll& c : t.after_f) r.zero_after_f += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
+  r.zero_f += r.zero_after_f;
   for (const Coll& c : t.boundary) {
     if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0 sends its shard
       Builder b{impl, {}, {}};
@@ -192,7 +214,7 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
                      std::map<int, ResUse>* use) {
   const auto& c = impl.chassis;
   int box = c.node(pl.gpus.front()).box;
-  double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.dp : 1);
+  double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.shard_size() : 1);
   std::vector<int> gpus;  // the first box's GPUs that offload
   std::map<int, double> cpu_params;
   for (int n : pl.gpus)

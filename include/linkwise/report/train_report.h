@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "linkwise/work/checkpoint.h"
 #include "linkwise/work/search.h"
 
 namespace linkwise::report {
@@ -14,6 +15,10 @@ namespace linkwise::report {
 /// paying; or that per-GPU throughput holds.
 std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest_gpus);
 nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v);
+
+/// "checkpoint every 1000 steps: 94.3 GB (11.8 GB per box) ...": the checkpoint's host traffic.
+std::string checkpoint_text(const work::CheckpointCost& c, int every);
+nlohmann::json checkpoint_json(const work::CheckpointCost& c, int every);
 
 /// "fsdp, recompute selective, overlap on[, offload]": the job choices a searched plan was scored with.
 std::string job_choices(const work::Job& job);

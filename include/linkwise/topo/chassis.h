@@ -9,7 +9,9 @@
 //   for (int g : chassis.gpus()) fmt::print("{}\n", chassis.node(g).name);
 #pragma once
 
+#include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -35,6 +37,8 @@ struct Node {
   int pcie_uplink = -1;      ///< the PCIe link to pcie_parent, or -1
   std::string pci_address;
   std::string label;
+  std::string zone;          ///< cooling zone id, or ""
+  std::string slot;          ///< card slot, or ""
   SourceLocation where;
 
   /// A figure of the part, with this node's override applied.
@@ -53,6 +57,8 @@ struct Link {
   int trained_gen = 0;       ///< generation the link trained at (probe), 0 = as designed
   int trained_width = 0;     ///< width the link trained at (probe), 0 = as designed
   int spec_link = -1;        ///< index in spec().links of the line that made it; -1 for network links
+  int connectors = 0;        ///< connectors the channel crosses (channel loss)
+  int vias = 0;              ///< extra via transitions (channel loss)
   SourceLocation where;
 
   hw::LinkFamily family() const { return tech->family; }
@@ -98,7 +104,7 @@ class Chassis {
   int find_display(const std::string& name) const;
 
  private:
-  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int);
+  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int, bool);
   std::string name_, description_;
   ChassisSpec spec_;
   int boxes_ = 1;
@@ -108,15 +114,18 @@ class Chassis {
   std::vector<int> gpus_;
   std::vector<int> display_index_;  ///< per node: index among nodes of its kind
   std::unordered_map<std::string, int> by_name_;
+  std::shared_ptr<std::deque<hw::Part>> own_parts_;  ///< parts the file defined; nodes point into it
 };
 
 /// Checks a spec against the catalog and builds the chassis. `boxes` > 0 replaces spec.network.boxes.
 /// Throws InputError naming the file, line and value for: unknown parts or technologies, links to
 /// missing nodes, widths the technology does not allow, more lanes or NVLink ports than a part has,
 /// GPUs connected to nothing, duplicate ids, PCIe links that form a loop, a box without a CPU, CPUs not
-/// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU.
+/// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU; and, unless
+/// `enforce_budgets` is false, any budget check_budgets() (topo/budget.h) finds exceeded: root-complex
+/// and socket lanes, power, heat, cost, channel loss, retimer generation.
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog = hw::Catalog::builtin(),
-                      int boxes = 0);
+                      int boxes = 0, bool enforce_budgets = true);
 
 /// Loads a preset by id, or a chassis YAML file by path. Throws InputError for neither.
 Chassis load_chassis(const std::string& preset_or_path, int boxes = 0);

@@ -30,6 +30,8 @@ struct NodeSpec {
   std::map<std::string, double> overrides;  ///< replaces the part's figures, by field name
   std::string pci_address;                  ///< optional, e.g. "0000:1b:00.0" (probe output)
   std::string label;                        ///< optional free text (slot name, board position)
+  std::string zone;                         ///< cooling zone id (budgets.cooling_zones), or ""
+  std::string slot;                         ///< the card slot it occupies (budgets.slots), or ""
   SourceLocation where;
 };
 
@@ -45,6 +47,8 @@ struct LinkSpec {
   std::optional<int> root_complex;   ///< links from one CPU with the same number share a host bridge
   std::optional<int> trained_gen;    ///< probe: generation the link trained at, when below `tech`
   std::optional<int> trained_width;  ///< probe: width the link trained at, when below `width`
+  int connectors = 0;                ///< connectors the channel crosses (CEM slot, MCIO), for channel loss
+  int vias = 0;                      ///< via transitions beyond the two package breakouts, for channel loss
   SourceLocation where;
 };
 
@@ -56,6 +60,45 @@ struct NetworkSpec {
   SourceLocation where;
 };
 
+/// A part the chassis file defines itself (`parts:`), optionally starting from a catalog part
+/// (`like:`) and changing only what differs. Figures are in the unit their name says; names ending
+/// `_GiB`, `_GB`, `_GBps`, `_TBps`, `_us`, `_ns` are converted to the catalog's `_bytes`,
+/// `_bytes_per_s` and `_s` figures.
+struct PartSpec {
+  std::string id, kind, like;
+  std::map<std::string, double> figures;            ///< catalog field name -> value (converted)
+  std::map<std::string, std::string> attributes;    ///< name, vendor, arch, pcie, nvlink, socket, network
+  std::map<std::string, SourceLocation> field_where;  ///< where each figure or attribute was written
+  SourceLocation where;
+};
+
+/// One NCCL setting a chassis file gives (`nccl: {NCCL_P2P_LEVEL: PHB}`), applied by the collectives
+/// model (linkwise/comm/transport.h) before any given on the command line.
+struct NcclSettingSpec {
+  std::string name, value;
+  SourceLocation where;
+};
+
+/// What the box must fit in: power supplies, cooling zones, price (docs/chassis-format.md, Budgets).
+struct CoolingZoneSpec {
+  std::string id;
+  double capacity_w = 0;  ///< heat the zone's fans or cold plates remove at sustained load
+  SourceLocation where;
+};
+struct BudgetSpec {
+  int supplies = 0;        ///< power supplies fitted (0: power not checked)
+  double supply_w = 0;     ///< output of one supply, watts
+  int redundant = 0;       ///< supplies held in reserve (N+1: 1); usable = (supplies - redundant) x supply_w
+  std::vector<CoolingZoneSpec> cooling_zones;
+  int slots = 0;                             ///< card slots the box has (0: not checked)
+  std::optional<double> max_cost_usd;        ///< price ceiling of the parts
+  std::map<std::string, double> prices_usd;  ///< part id -> unit price, USD
+  SourceLocation where;
+  bool empty() const {
+    return supplies == 0 && cooling_zones.empty() && slots == 0 && !max_cost_usd && prices_usd.empty();
+  }
+};
+
 struct ChassisSpec {
   std::string name;
   std::string description;
@@ -63,6 +106,9 @@ struct ChassisSpec {
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   NetworkSpec network;
+  std::vector<NcclSettingSpec> nccl;  ///< NCCL settings the machine runs with, in file order
+  std::vector<PartSpec> parts;        ///< parts the file defines (nodes may name them like catalog parts)
+  BudgetSpec budgets;
   std::string file;  ///< the file it was read from, or "" for code
 };
 

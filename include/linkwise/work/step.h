@@ -109,6 +109,8 @@ class StepModel {
   const std::vector<std::string>& notes() const { return notes_; }
 
   struct Impl;
+  /// The collective caches and chassis resources (opaque; work/ uses it for host traffic).
+  Impl* impl() { return impl_.get(); }
 
  private:
   const topo::Chassis& chassis_;
