@@ -182,11 +182,4 @@ std::string topo_dot(const topo::Chassis& c) {
   return out + "}\n";
 }
 
-std::string presets_text() {
-  Table t;
-  t.header({"preset", "description"});
-  for (const auto& p : topo::presets()) t.row({p.id, p.description});
-  return t.render();
-}
-
 }  // namespace linkwise::report
