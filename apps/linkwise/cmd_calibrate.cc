@@ -31,15 +31,13 @@ Handler setup_calibrate(CLI::App& sub) {
     measure::CalibrateOptions opts;
     opts.threshold_pct = o->threshold;
     auto cal = measure::calibrate(chassis, file, opts);
-    nlohmann::json j = report::calibrate_json(cal);
-    std::string out = o->json ? "" : report::calibrate_text(cal);
+    std::optional<measure::Fit> fit;
     if (o->fit) {
-      auto fit = measure::fit_efficiencies(chassis, cal);
-      write_file_atomic(o->output, topo::chassis_spec_to_yaml(fit.spec));
-      out += report::fit_text(fit, o->output);
-      j["fit"] = report::fit_json(fit, o->output);
+      fit = measure::fit_efficiencies(chassis, cal);
+      write_file_atomic(o->output, topo::chassis_spec_to_yaml(fit->spec));
     }
-    emit(o->json ? j.dump(2) + "\n" : out, "");
+    const measure::Fit* f = fit ? &*fit : nullptr;
+    emit(o->json ? report::calibrate_json(cal, f, o->output).dump(2) + "\n" : report::calibrate_text(cal, f, o->output), "");
     return o->strict && cal.flagged > 0 ? 1 : 0;
   };
 }

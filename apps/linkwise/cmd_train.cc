@@ -45,7 +45,7 @@ int run_train(const TrainOpts& o) {
   check_combinations(o);
   if (o.validation) {
     auto rows = work::run_validation();
-    emit(o.json ? work::validation_json(rows).dump(2) + "\n" : work::validation_markdown(rows), o.output);
+    emit(o.json ? report::validation_json(rows).dump(2) + "\n" : report::validation_markdown(rows), o.output);
     return 0;
   }
   auto r = work::run_train(o.req);

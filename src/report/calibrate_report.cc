@@ -30,9 +30,7 @@ std::string gpus_text(const std::vector<int>& g) {
   return fmt::format("{}", fmt::join(s, ","));
 }
 
-}  // namespace
-
-std::string calibrate_text(const measure::Calibration& cal) {
+std::string calibrate_text_only(const measure::Calibration& cal) {
   Table t;
   t.header({"#", "kind", "chassis", "GPUs", "what", "size", "measured GB/s", "predicted GB/s", "error", "flag", "source"});
   std::string missing;
@@ -57,7 +55,7 @@ std::string calibrate_text(const measure::Calibration& cal) {
   return o;
 }
 
-nlohmann::json calibrate_json(const measure::Calibration& cal) {
+nlohmann::json calibrate_json_only(const measure::Calibration& cal) {
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : cal.entries) {
     nlohmann::json j = measure::to_json(e.measured);
@@ -93,6 +91,20 @@ nlohmann::json fit_json(const measure::Fit& fit, const std::string& output) {
                      {"fitted_efficiency", x.fitted_efficiency}, {"figures", x.figures}, {"implied", x.implied},
                      {"spread_pct", x.spread_pct}, {"links", x.links}, {"tech_links", x.tech_links}});
   return {{"techs", techs}, {"warnings", fit.warnings}, {"output", output}};
+}
+
+}  // namespace
+
+std::string calibrate_text(const measure::Calibration& cal, const measure::Fit* fit, const std::string& output) {
+  std::string out = calibrate_text_only(cal);
+  if (fit) out += fit_text(*fit, output);
+  return out;
+}
+
+nlohmann::json calibrate_json(const measure::Calibration& cal, const measure::Fit* fit, const std::string& output) {
+  nlohmann::json j = calibrate_json_only(cal);
+  if (fit) j["fit"] = fit_json(*fit, output);
+  return j;
 }
 
 }  // namespace linkwise::report

@@ -9,10 +9,10 @@
 
 namespace linkwise::report {
 
-std::string calibrate_text(const measure::Calibration& cal);
-nlohmann::json calibrate_json(const measure::Calibration& cal);
-/// The fit, saying it was written to `output`.
-std::string fit_text(const measure::Fit& fit, const std::string& output);
-nlohmann::json fit_json(const measure::Fit& fit, const std::string& output);
+/// Each figure against its prediction; with `fit` (--fit), the fitted efficiencies, written to `output`.
+std::string calibrate_text(const measure::Calibration& cal, const measure::Fit* fit = nullptr,
+                           const std::string& output = "");
+nlohmann::json calibrate_json(const measure::Calibration& cal, const measure::Fit* fit = nullptr,
+                              const std::string& output = "");
 
 }  // namespace linkwise::report

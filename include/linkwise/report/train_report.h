@@ -16,6 +16,9 @@ nlohmann::json train_json(const work::TrainResult& r);
 /// One step's report: breakdown, throughput, memory and up to `max_links` busiest links.
 std::string step_text(const work::StepResult& r, int max_links);
 nlohmann::json step_json(const work::StepResult& r);
+/// The validation cases (`linkwise train --validation`): a Markdown table as docs/VALIDATION.md holds it, and JSON.
+std::string validation_markdown(const std::vector<work::ValidationRow>& rows);
+nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows);
 /// The error printed when a plan given explicitly does not fit ("; FILE not written" when `output` is set).
 std::string does_not_fit_message(const work::StepResult& best, const std::string& output);
 
