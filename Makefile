@@ -2,16 +2,23 @@
 #   make run   installs missing Debian packages, builds in Release into build/, runs the main job:
 #              a LoRA fine-tune of Llama 3 70B on the training appliance, its best plan and bottleneck
 #   make test  the same, then runs the whole test suite through CTest
+# More checks (each in its own build directory; CUDA, NCCL, MPI and benchmarks off):
+#   make test-sanitize  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-sanitize/)
+#   make test-debug     the test suite of a Debug build, assertions on (build-debug/)
+#   make fuzz           builds the libFuzzer targets with clang++ (build-fuzz/), runs each FUZZ_SECONDS
 BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 600
+# The extra builds need no GPU parts and no benchmarks.
+CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINKWISE_BENCH=OFF
 
 # Debian 12 packages the build needs. CUDA, NCCL and OpenMPI are optional and detected.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench clean test-sanitize test-debug fuzz
 
 all: build
 
@@ -36,8 +43,33 @@ run: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
+test-sanitize: deps
+	cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DLINKWISE_SANITIZE=ON $(CHECK_FLAGS) $(CMAKE_FLAGS)
+	cmake --build build-sanitize -j$(JOBS)
+	cd build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j$(JOBS)
+
+test-debug: deps
+	cmake -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug $(CHECK_FLAGS) $(CMAKE_FLAGS)
+	cmake --build build-debug -j$(JOBS)
+	cd build-debug && ctest --output-on-failure -j$(JOBS)
+
 bench: build
 	./$(BUILD_DIR)/bench/linkwise_bench
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# libFuzzer targets (clang++ only), each run for FUZZ_SECONDS from a copy of its seed corpus; inputs that
+# crash are left in build-fuzz/ as crash-*.
+fuzz:
+	@command -v clang++ >/dev/null || { echo "make fuzz needs clang++ (apt-get install clang)"; exit 1; }
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DLINKWISE_FUZZ=ON -DLINKWISE_TESTS=OFF $(CHECK_FLAGS) $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j$(JOBS)
+	for t in chassis_yaml model_yaml measurement_json nccl_xml sysfs_tree; do \
+	  mkdir -p build-fuzz/corpus/$$t && cp -n fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ ; \
+	  (cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -max_len=65536 corpus/$$t) || exit 1; \
+	done

@@ -96,8 +96,10 @@ int run_probe(const ProbeOpts& o) {
   // Outputs are produced in full before any is written, and each is written atomically.
   std::string yaml = o.output.empty() ? "" : topo::chassis_spec_to_yaml(spec);
   std::string xml = o.nccl_out.empty() ? "" : probe::export_nccl_topology(topo::build_chassis(spec));
-  if (!o.output.empty()) write_file_atomic(o.output, yaml);
-  if (!o.nccl_out.empty()) write_file_atomic(o.nccl_out, xml);
+  std::vector<std::pair<std::string, std::string>> files;  // all written or none
+  if (!o.output.empty()) files.emplace_back(o.output, yaml);
+  if (!o.nccl_out.empty()) files.emplace_back(o.nccl_out, xml);
+  write_files_atomic(files);
   emit(printed, "");
   return code;
 }

@@ -16,6 +16,7 @@ Handler setup_collective(CLI::App& sub);
 Handler setup_train(CLI::App& sub);
 Handler setup_bench(CLI::App& sub);
 Handler setup_calibrate(CLI::App& sub);
+Handler setup_serve(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -26,6 +27,7 @@ const std::vector<Command>& commands() {
       {"collective", "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
        setup_collective},
       {"train", "Training step time, breakdown, memory, busiest links and time to train of a job and plan", setup_train},
+      {"serve", "Serving latency, throughput, KV cache, links and cold start of a model on a chassis", setup_serve},
       {"bench", "Measure host-device, peer and collective bandwidth on this machine's GPUs", setup_bench},
       {"calibrate", "Hold measured figures against the model; fit link efficiencies", setup_calibrate},
   };

@@ -33,7 +33,7 @@ int gpu_node(const topo::Chassis& c, int k, const Measurement& m) {
   if (k < 0 || k >= static_cast<int>(g.size()))
     throw InputError(fmt::format("measurements[{}]: GPU{} is not in chassis '{}', which has {} GPU(s)",
                                  m.where.column - 1, k, c.name(), g.size()),
-                     {m.where.file, 0, 0});
+                     {m.where.file, m.where.line, 0});
   return g[k];
 }
 
@@ -268,7 +268,7 @@ Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
         it = models.emplace(m.chassis, std::make_unique<Model>(topo::load_chassis(m.chassis))).first;
       } catch (const InputError& err) {
         throw InputError(fmt::format("measurements[{}]: 'chassis': {}", m.where.column - 1, err.what()),
-                         {m.where.file, 0, 0});
+                         {m.where.file, m.where.line, 0});
       }
     }
     Model& md = *it->second;

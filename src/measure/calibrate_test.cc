@@ -89,7 +89,7 @@ TEST(MeasureCalibrate, UnknownGpuIsAnInputError) {
     calibrate(c, one(R"({"kind": "h2d", "gpus": [8], "measured_GBps": 50})"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "t.json: measurements[0]: GPU8 is not in chassis 'dgx-h100', which has 8 GPU(s)");
+    EXPECT_STREQ(e.what(), "t.json:1: measurements[0]: GPU8 is not in chassis 'dgx-h100', which has 8 GPU(s)");
   }
 }
 
@@ -186,7 +186,7 @@ TEST(MeasureCalibrate, AnEntrysOwnChassisThatDoesNotLoadNamesTheEntry) {
                         {"kind": "h2d", "gpus": [0], "chassis": "nope", "measured_GBps": 50})"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "t.json: measurements[1]: 'chassis': 'nope' is neither a preset nor a chassis file "
+    EXPECT_STREQ(e.what(), "t.json:2: measurements[1]: 'chassis': 'nope' is neither a preset nor a chassis file "
                            "(linkwise presets lists the presets)");
   }
 }

@@ -7,6 +7,7 @@
 
 #include "linkwise/measure/nccl_bench.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::measure {
@@ -20,7 +21,7 @@ double number(const std::string& key, const std::string& v) {
     if (used == v.size() && std::isfinite(x)) return x;
   } catch (const std::exception&) {
   }
-  throw InputError(fmt::format("fake GPU spec: '{}' needs a number, not '{}'", key, v));
+  throw InputError(fmt::format("fake GPU spec: '{}' needs a number, not '{}'", key, limits::quote_value(v)));
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -45,7 +46,14 @@ FakeGpuSpec parse_fake_spec(const std::string& text) {
   for (const auto& item : split(text, ',')) {
     auto eq = item.find('=');
     std::string k = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (k == "gpus") f.gpus = static_cast<int>(number(k, v));
+    if (k == "gpus") {
+      // Checked as a number before it becomes an int (1e20 cast to int is undefined; it printed -2147483648).
+      double g = number(k, v);
+      if (g < 0 || g > 64 || g != std::floor(g))
+        throw InputError(fmt::format("fake GPU spec: 'gpus' must be a whole number from 0 to 64, not '{}'",
+                                     limits::quote_value(v)));
+      f.gpus = static_cast<int>(g);
+    }
     else if (k == "name") f.name = v;
     else if (k == "h2d") f.h2d_GBps = number(k, v);
     else if (k == "d2h") f.d2h_GBps = number(k, v);

@@ -9,6 +9,7 @@
 
 #include "linkwise/comm/collective.h"
 #include "linkwise/hw/catalog.h"
+#include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::measure {
@@ -25,10 +26,63 @@ using nlohmann::json;
 const std::set<std::string> kKnownKeys = {"kind", "gpus", "op", "algo", "engine", "peer_access", "bytes",
                                           "measured_GBps", "metric", "tech", "width", "chassis", "source", "note"};
 
-[[noreturn]] void bad(const std::string& file, std::size_t i, const std::string& msg) {
-  SourceLocation where{file, 0, 0};
-  throw InputError(fmt::format("measurements[{}]: {}", i, msg), where);
+// The 1-based line of each element of the top-level "measurements" array, found by a scan of the text
+// that skips strings (nlohmann::json keeps no positions). Empty when the text has no such array.
+std::vector<int> entry_lines(const std::string& text) {
+  std::vector<int> lines;
+  int line = 1, depth = 0;
+  bool in_array = false, want_element = false, after_key = false;
+  std::string last_string;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    if (in_array && want_element && depth == 2 && c != ']') {
+      lines.push_back(line);
+      want_element = false;
+    }
+    if (c == '"') {
+      std::size_t start = ++i;
+      while (i < text.size() && text[i] != '"') {
+        if (text[i] == '\\') ++i;
+        else if (text[i] == '\n') ++line;
+        ++i;
+      }
+      if (depth == 1 && !in_array) last_string = text.substr(start, i - start);
+      continue;
+    }
+    if (c == ':' && depth == 1) after_key = last_string == "measurements";
+    else if (c == '{' || c == '[') {
+      if (c == '[' && depth == 1 && after_key && lines.empty()) {
+        in_array = true;
+        want_element = true;
+      }
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+      if (in_array && depth == 1) return lines;
+    } else if (c == ',' && in_array && depth == 2) {
+      want_element = true;
+    } else if (c == ',' && depth == 1) {
+      after_key = false;
+    }
+  }
+  return lines;
 }
+
+// The file being read and its entries' lines, for messages.
+thread_local const std::vector<int>* g_entry_lines = nullptr;
+
+[[noreturn]] void bad(const std::string& file, std::size_t i, const std::string& msg) {
+  int line = g_entry_lines && i < g_entry_lines->size() ? (*g_entry_lines)[i] : 0;
+  throw InputError(fmt::format("measurements[{}]: {}", i, msg), SourceLocation{file, line, 0});
+}
+
+// A JSON value for a message, cut to a readable length.
+std::string shown(const json& v) { return limits::quote_value(v.dump()); }
 
 template <typename T>
 T get(const json& e, const char* key, const std::string& file, std::size_t i, T fallback) {
@@ -36,7 +90,7 @@ T get(const json& e, const char* key, const std::string& file, std::size_t i, T 
   try {
     return e.at(key).get<T>();
   } catch (const json::exception&) {
-    bad(file, i, fmt::format("'{}' has the wrong type: {}", key, e.at(key).dump()));
+    bad(file, i, fmt::format("'{}' has the wrong type: {}", key, shown(e.at(key))));
   }
 }
 
@@ -50,7 +104,7 @@ std::uint64_t get_bytes(const json& e, const std::string& file, std::size_t i) {
   const json& b = e.at("bytes");
   double v = b.is_number() ? b.get<double>() : -1;
   bool whole = b.is_number_unsigned() || (b.is_number_float() && v == std::floor(v) && v < 1.8e19);
-  if (!whole || v <= 0) bad(file, i, fmt::format("'bytes' must be a positive whole number of bytes, not {}", b.dump()));
+  if (!whole || v <= 0) bad(file, i, fmt::format("'bytes' must be a positive whole number of bytes, not {}", shown(b)));
   return b.is_number_unsigned() ? b.get<std::uint64_t>() : static_cast<std::uint64_t>(v);
 }
 
@@ -102,13 +156,28 @@ void check_names(const Measurement& m, const std::string& file, std::size_t i) {
 Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   if (!e.is_object()) bad(file, i, "each entry must be an object");
   Measurement m;
-  m.where = {file, 0, static_cast<int>(i) + 1};
+  m.where = {file, g_entry_lines && i < g_entry_lines->size() ? (*g_entry_lines)[i] : 0, static_cast<int>(i) + 1};
   m.kind = get<std::string>(e, "kind", file, i, "");
   const auto& kinds = measurement_kinds();
   if (m.kind.empty()) bad(file, i, "'kind' is missing");
   if (std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end())
     bad(file, i, fmt::format("unknown kind '{}'; valid: {}", m.kind, join(kinds, ", ")));
-  m.gpus = get<std::vector<int>>(e, "gpus", file, i, {});
+  if (e.contains("gpus")) {
+    // GPU numbers: whole numbers from 0 below limits::kMaxGpuNumber (json's own conversion to int
+    // would wrap 3e10 to -2147483648).
+    const json& g = e.at("gpus");
+    if (!g.is_array()) bad(file, i, fmt::format("'gpus' has the wrong type: {}", shown(g)));
+    if (g.size() > static_cast<std::size_t>(limits::kMaxGpuNumber))
+      bad(file, i, fmt::format("'gpus' lists {} GPUs, more than {}", g.size(), limits::kMaxGpuNumber));
+    for (const auto& x : g) {
+      const double v = x.is_number() ? x.get<double>() : 0.5;
+      if (v != std::floor(v)) bad(file, i, fmt::format("'gpus' has the wrong type: {}", shown(g)));
+      if (v < 0) bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers start at 0", shown(x)));
+      if (v >= limits::kMaxGpuNumber)
+        bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers are below {}", shown(x), limits::kMaxGpuNumber));
+      m.gpus.push_back(static_cast<int>(v));
+    }
+  }
   m.op = get<std::string>(e, "op", file, i, "");
   m.algo = get<std::string>(e, "algo", file, i, "");
   m.engine = get<std::string>(e, "engine", file, i, "ce");
@@ -116,7 +185,13 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   m.bytes = get_bytes(e, file, i);
   m.metric = get<std::string>(e, "metric", file, i, m.kind == "collective" ? "busbw" : "");
   m.tech = get<std::string>(e, "tech", file, i, "");
-  m.width = get<int>(e, "width", file, i, 0);
+  if (e.contains("width")) {
+    const json& w = e.at("width");
+    if (!w.is_number_integer() || w.get<long long>() < 1 || w.get<long long>() > limits::kMaxNetworkPorts)
+      bad(file, i, fmt::format("'width' must be a whole number from 1 to {}, not {}", limits::kMaxNetworkPorts,
+                               shown(w)));
+    m.width = w.get<int>();
+  }
   m.chassis = get<std::string>(e, "chassis", file, i, "");
   m.source = get<std::string>(e, "source", file, i, "");
   m.note = get<std::string>(e, "note", file, i, "");
@@ -139,10 +214,23 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
 MeasurementFile parse_measurements(const std::string& text, const std::string& filename) {
   json j;
   try {
-    j = json::parse(text);
+    // Nesting deeper than limits::kMaxNestingDepth is refused while parsing.
+    j = json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > limits::kMaxNestingDepth)
+        throw InputError(fmt::format("JSON nested deeper than {} levels", limits::kMaxNestingDepth), {filename, 0, 0});
+      return true;
+    });
   } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("not valid JSON: {}", e.what()), {filename, 0, 0});
+    // e.byte is the 1-based offset where parsing stopped: its line.
+    std::size_t at = std::min<std::size_t>(e.byte, text.size());
+    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    throw InputError(fmt::format("not valid JSON: {}", e.what()), {filename, line, 0});
   }
+  const std::vector<int> lines = entry_lines(text);
+  g_entry_lines = &lines;
+  struct Reset {
+    ~Reset() { g_entry_lines = nullptr; }
+  } reset;
   if (!j.is_object() || !j.contains("measurements") || !j["measurements"].is_array())
     throw InputError("expected an object with a 'measurements' array (docs/measure.md)", {filename, 0, 0});
   MeasurementFile f;

@@ -78,6 +78,9 @@ class Folder {
 PortType Folder::bridge_type(const PciDevice& d) {
   if (auto it = types_.find(d.address); it != types_.end()) return it->second;
   PortType t = d.port_type;
+  // Bridges whose parents form a loop (each listed below the other in a copied tree) end the walk here:
+  // the one met again counts as a root port.
+  types_[d.address] = PortType::kRootPort;
   if (t != PortType::kRootPort && t != PortType::kUpstream && t != PortType::kDownstream) {
     // Config space not readable: a bridge on the root bus is a root port, one below a switch's
     // upstream port a downstream port, and any other an upstream port.
@@ -207,7 +210,8 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
   const PciDevice* port = nullptr;
   if (auto it = by_addr_.find(d.parent); it != by_addr_.end()) port = it->second;
   std::string upper;
-  for (const PciDevice* p = port; p && upper.empty();) {
+  std::size_t steps = 0;  // parents can loop in a copied tree: no walk is longer than the device list
+  for (const PciDevice* p = port; p && upper.empty() && steps++ <= by_addr_.size();) {
     if (p->is_bridge() && bridge_type(*p) == PortType::kUpstream)
       if (const auto* n = out_.node_by_address(p->address)) upper = n->id;
     auto it = by_addr_.find(p->parent);

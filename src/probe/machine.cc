@@ -101,7 +101,9 @@ void place_in_tree(PciDevice& d, const std::string& path) {
     }
   }
   if (d.chain.empty() || d.chain.back() != d.address) d.chain.push_back(d.address);
-  if (d.chain.size() >= 2) d.parent = d.chain[d.chain.size() - 2];
+  // A path that names the device above itself (".../0000:17:01.0/0000:17:01.0", possible in a copied
+  // tree) gives it no parent: it would be its own.
+  if (d.chain.size() >= 2 && d.chain[d.chain.size() - 2] != d.address) d.parent = d.chain[d.chain.size() - 2];
 }
 
 void read_ids(const SysfsReader& sys, const std::string& base, PciDevice& d) {

@@ -5,11 +5,13 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
 #include "linkwise/probe/machine.h"
+#include "linkwise/util/limits.h"
 #include "linkwise/probe/nccl_xml.h"
 #include "pci_ids.h"
 #include "spec_util.h"
@@ -248,10 +250,61 @@ void Importer::system(const pt::ptree& sys) {
   detail::fit_capacities(spec, cat_);
 }
 
+// Refuses elements nested deeper than limits::kMaxNestingDepth before the (recursive) XML parser sees
+// them, naming the line. Comments, CDATA, processing instructions and quoted attribute values are
+// skipped; end tags and empty-element tags close what they close.
+void check_xml_depth(const std::string& text, const std::string& filename) {
+  int depth = 0, line = 1;
+  auto skip_to = [&](std::size_t& i, const char* end) {
+    std::size_t at = text.find(end, i);
+    std::size_t stop = at == std::string::npos ? text.size() : at + std::strlen(end);
+    line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(i),
+                                        text.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
+    i = stop;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (c == '\n') ++line;
+    if (c != '<') {
+      ++i;
+      continue;
+    }
+    if (text.compare(i, 4, "<!--") == 0) skip_to(i, "-->");
+    else if (text.compare(i, 9, "<![CDATA[") == 0) skip_to(i, "]]>");
+    else if (text.compare(i, 2, "<?") == 0) skip_to(i, "?>");
+    else if (text.compare(i, 2, "<!") == 0) skip_to(i, ">");
+    else if (text.compare(i, 2, "</") == 0) {
+      --depth;
+      skip_to(i, ">");
+    } else {
+      // A start tag: find its end outside quoted attribute values.
+      const int tag_line = line;
+      std::size_t j = i + 1;
+      char quote = 0;
+      for (; j < text.size(); ++j) {
+        if (text[j] == '\n') ++line;
+        if (quote) {
+          if (text[j] == quote) quote = 0;
+        } else if (text[j] == '"' || text[j] == '\'') {
+          quote = text[j];
+        } else if (text[j] == '>') {
+          break;
+        }
+      }
+      bool empty = j < text.size() && j > i && text[j - 1] == '/';
+      if (!empty && ++depth > limits::kMaxNestingDepth)
+        throw InputError(fmt::format("XML nested deeper than {} elements", limits::kMaxNestingDepth),
+                         {filename, tag_line, 0});
+      i = j + 1;
+    }
+  }
+}
+
 }  // namespace
 
 topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::string& filename, const std::string& name,
                                        std::vector<std::string>* notes) {
+  check_xml_depth(xml_text, filename);
   pt::ptree tree;
   std::istringstream in(xml_text);
   try {

@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 #include "util/embedded.h"
 
@@ -64,7 +65,17 @@ struct Builder {
   std::vector<Link>& links;
 
   std::vector<std::string> local_ids;  // names within one box, for suggestions
+  // Counts `n` more expanded names against the file's budget (limits::kMaxExpandedNames).
+  void spend_names(std::size_t n, const SourceLocation& where) {
+    expanded_names += static_cast<long long>(n);
+    if (expanded_names > limits::kMaxExpandedNames)
+      throw InputError(fmt::format("the chassis expands to more than {} node names and link pairs in all (brace "
+                                   "lists and match: all)",
+                                   limits::kMaxExpandedNames),
+                       where);
+  }
   std::unordered_map<std::string, int>& by_name;
+  long long expanded_names = 0;  // node names and link end pairs the whole file expanded to
 
   int find_local(const std::string& name, int box, int boxes) const {
     auto it = by_name.find(boxes > 1 ? fmt::format("b{}/{}", box, name) : name);
@@ -73,6 +84,7 @@ struct Builder {
 
   void add_nodes(int boxes) {
     std::set<std::string> seen;
+    long long gpus_per_box = 0;
     std::vector<std::pair<std::string, const NodeSpec*>> expanded;
     for (const auto& ns : spec.nodes) {
       auto kind = hw::part_kind_from_string(ns.kind);
@@ -89,12 +101,26 @@ struct Builder {
       } catch (const InputError& e) {
         throw InputError(fmt::format("node '{}': {}", ns.id, e.bare_message()), ns.where);
       }
-      for (const auto& id : expand_pattern(ns.id, ns.where)) {
-        if (!seen.insert(id).second) throw InputError(fmt::format("duplicate node id '{}'", id), ns.where);
+      auto ids = expand_pattern(ns.id, ns.where);
+      spend_names(ids.size(), ns.where);
+      if (expanded.size() + ids.size() > static_cast<std::size_t>(limits::kMaxNodesPerBox))
+        throw InputError(fmt::format("more than {} nodes in one box", limits::kMaxNodesPerBox), ns.where);
+      if (*kind == NodeKind::kGpu) {
+        gpus_per_box += static_cast<long long>(ids.size());
+        if (gpus_per_box > limits::kMaxGpusPerBox)
+          throw InputError(fmt::format("more than {} GPUs in one box", limits::kMaxGpusPerBox), ns.where);
+      }
+      for (const auto& id : ids) {
+        if (!seen.insert(id).second)
+          throw InputError(fmt::format("duplicate node id '{}'", limits::quote_value(id)), ns.where);
         expanded.emplace_back(id, &ns);
         local_ids.push_back(id);
       }
     }
+    if (static_cast<long long>(expanded.size()) * boxes > limits::kMaxMachineNodes)
+      throw InputError(fmt::format("{} boxes of {} nodes are more than the {} nodes one machine may have", boxes,
+                                   expanded.size(), limits::kMaxMachineNodes),
+                       spec.network.where);
     int cpu_order = 0;
     std::vector<int> cpu_numa;
     for (const auto& [id, ns] : expanded)
@@ -132,7 +158,8 @@ struct Builder {
     int i = find_local(id, box, boxes);
     if (i >= 0) return i;
     std::string hint = did_you_mean(id, local_ids);
-    throw InputError(fmt::format("link to node '{}', which does not exist{}", id, hint.empty() ? "" : "; " + hint),
+    throw InputError(fmt::format("link to node '{}', which does not exist{}", limits::quote_value(id),
+                                 hint.empty() ? "" : "; " + hint),
                      ls.where);
   }
 
@@ -169,6 +196,16 @@ struct Builder {
                        ls.where);
   }
 
+  static int max_width(hw::LinkFamily f) {
+    switch (f) {
+      case hw::LinkFamily::kPcie: return limits::kMaxPcieWidth;
+      case hw::LinkFamily::kNvlink: return limits::kMaxNvlinkLinks;
+      case hw::LinkFamily::kSocket: return limits::kMaxSocketLinks;
+      case hw::LinkFamily::kNetwork: return limits::kMaxNetworkPorts;
+    }
+    return limits::kMaxPcieWidth;
+  }
+
   void add_link(int a, int b, const hw::LinkTech& t, const LinkSpec& ls, int spec_link = -1) {
     const Node& na = nodes[a];
     const Node& nb = nodes[b];
@@ -181,6 +218,10 @@ struct Builder {
     l.tech = &t;
     l.width = ls.width > 0 ? ls.width : default_width(t, na, nb);
     if (ls.width < 0) throw InputError(fmt::format("width {} must be positive", ls.width), ls.where);
+    if (int most = max_width(t.family); l.width > most)
+      throw InputError(fmt::format("width {} is more than a {} link may have ({} {})", l.width, t.id, most,
+                                   t.family == hw::LinkFamily::kPcie ? "lanes" : "links"),
+                       ls.where);
     if (!t.widths.empty() && std::find(t.widths.begin(), t.widths.end(), l.width) == t.widths.end()) {
       std::vector<std::string> ws;
       for (int w : t.widths) ws.push_back(fmt::format("x{}", w));
@@ -199,17 +240,24 @@ struct Builder {
   }
 
   void add_links(int boxes) {
+    // Every link line is expanded first, so that the file's budget of names is spent before any link is
+    // made; then the links are made in order.
+    std::vector<const hw::LinkTech*> techs(spec.links.size());
+    std::vector<std::vector<std::pair<std::string, std::string>>> all_pairs(spec.links.size());
     for (std::size_t k = 0; k < spec.links.size(); ++k) {
       const LinkSpec& ls = spec.links[k];
       const hw::LinkTech* t = cat.find_link_tech(ls.tech);
       if (!t) {
         std::string hint = did_you_mean(ls.tech, cat.link_tech_ids());
-        throw InputError(fmt::format("unknown link technology '{}'{}", ls.tech, hint.empty() ? "" : "; " + hint),
+        throw InputError(fmt::format("unknown link technology '{}'{}", limits::quote_value(ls.tech),
+                                     hint.empty() ? "" : "; " + hint),
                          ls.where);
       }
       auto as = expand_pattern(ls.a, ls.where);
       auto bs = expand_pattern(ls.b, ls.where);
-      std::vector<std::pair<std::string, std::string>> pairs;
+      auto& pairs = all_pairs[k];
+      techs[k] = t;
+      spend_names(ls.match == "all" ? as.size() * bs.size() : std::max(as.size(), bs.size()), ls.where);
       if (ls.match == "all") {
         for (const auto& x : as)
           for (const auto& y : bs) pairs.emplace_back(x, y);
@@ -224,9 +272,16 @@ struct Builder {
                                      ls.a, ls.b, as.size(), bs.size()),
                          ls.where);
       }
+    }
+    for (std::size_t k = 0; k < spec.links.size(); ++k) {
+      const LinkSpec& ls = spec.links[k];
+      const auto& pairs = all_pairs[k];
+      if (static_cast<long long>(links.size()) + static_cast<long long>(pairs.size()) * boxes >
+          limits::kMaxMachineLinks)
+        throw InputError(fmt::format("the machine would have more than {} links", limits::kMaxMachineLinks), ls.where);
       for (int box = 0; box < boxes; ++box)
         for (const auto& [x, y] : pairs)
-          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *t, ls, static_cast<int>(k));
+          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *techs[k], ls, static_cast<int>(k));
     }
   }
 

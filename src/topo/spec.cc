@@ -4,7 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cmath>
 
+#include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 #include "util/yaml_util.h"
 
@@ -22,7 +24,7 @@ namespace {
 std::vector<std::string> brace_values(const std::string& body, const std::string& pattern,
                                       const SourceLocation& where) {
   auto bad = [&](const std::string& why) {
-    throw InputError(fmt::format("bad pattern '{}': {}", pattern, why), where);
+    throw InputError(fmt::format("bad pattern '{}': {}", limits::quote_value(pattern), why), where);
   };
   std::vector<std::string> out;
   auto dots = body.find("..");
@@ -32,6 +34,8 @@ std::vector<std::string> brace_values(const std::string& body, const std::string
       auto comma = body.find(',', start);
       std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (item.empty()) bad("empty item in {x,y}");
+      if (static_cast<long long>(out.size()) >= limits::kMaxExpandedNames)
+        bad(fmt::format("expands to more than {} names", limits::kMaxExpandedNames));
       out.push_back(item);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -52,7 +56,8 @@ std::vector<std::string> brace_values(const std::string& body, const std::string
   int lo = number(lo_s), hi = number(hi_s), rep = number(rep_s);
   if (hi < lo) bad(fmt::format("range {}..{} runs backwards", lo, hi));
   if (rep < 1) bad("repeat count must be at least 1");
-  if (static_cast<long>(hi - lo + 1) * rep > 100000) bad("expands to more than 100000 names");
+  if (static_cast<long long>(hi - lo + 1) * rep > limits::kMaxExpandedNames)
+    bad(fmt::format("expands to more than {} names", limits::kMaxExpandedNames));
   for (int i = lo; i <= hi; ++i)
     for (int r = 0; r < rep; ++r) out.push_back(std::to_string(i));
   return out;
@@ -61,20 +66,33 @@ std::vector<std::string> brace_values(const std::string& body, const std::string
 }  // namespace
 
 std::vector<std::string> expand_pattern(const std::string& pattern, const SourceLocation& where) {
-  auto open = pattern.find('{');
-  if (open == std::string::npos) {
-    if (pattern.find('}') != std::string::npos)
-      throw InputError(fmt::format("bad pattern '{}': '}}' without '{{'", pattern), where);
-    return {pattern};
+  // Left to right, one brace at a time: the names so far times the brace's values, never more than
+  // limits::kMaxExpandedNames in all (a product of braces is bounded as a whole, not brace by brace).
+  std::vector<std::string> out = {""};
+  std::size_t pos = 0;
+  int braces = 0;
+  auto bad = [&](const std::string& why) {
+    throw InputError(fmt::format("bad pattern '{}': {}", limits::quote_value(pattern), why), where);
+  };
+  for (;;) {
+    const auto open = pattern.find('{', pos);
+    const std::string literal = pattern.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
+    if (literal.find('}') != std::string::npos) bad("'}' without '{'");
+    for (auto& o : out) o += literal;
+    if (open == std::string::npos) break;
+    const auto close = pattern.find('}', open);
+    if (close == std::string::npos) bad("'{' without '}'");
+    if (++braces > limits::kMaxPatternBraces) bad(fmt::format("more than {} braces", limits::kMaxPatternBraces));
+    const auto values = brace_values(pattern.substr(open + 1, close - open - 1), pattern, where);
+    if (static_cast<long long>(out.size()) * static_cast<long long>(values.size()) > limits::kMaxExpandedNames)
+      bad(fmt::format("expands to more than {} names", limits::kMaxExpandedNames));
+    std::vector<std::string> next;
+    next.reserve(out.size() * values.size());
+    for (const auto& o : out)
+      for (const auto& v : values) next.push_back(o + v);
+    out.swap(next);
+    pos = close + 1;
   }
-  auto close = pattern.find('}', open);
-  if (close == std::string::npos)
-    throw InputError(fmt::format("bad pattern '{}': '{{' without '}}'", pattern), where);
-  std::string head = pattern.substr(0, open);
-  std::vector<std::string> tails = expand_pattern(pattern.substr(close + 1), where);
-  std::vector<std::string> out;
-  for (const auto& v : brace_values(pattern.substr(open + 1, close - open - 1), pattern, where))
-    for (const auto& t : tails) out.push_back(head + v + t);
   return out;
 }
 
@@ -103,6 +121,13 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
       if (v < 0 || (positive && v == 0) || v > 1e15)
         throw InputError(fmt::format("override '{}' must be {}, not {}", key, v > 1e15 ? "at most 1e15" : positive ? "positive" : "zero or more",
                                      it->second.Scalar()),
+                         location_of(it->second, file));
+      // Counts (lanes, ports, links) are whole numbers no part comes near limits::kMaxCountFigure of.
+      const bool count = key == "pcie_width" || key == "pcie_lanes" || key == "lanes" || key == "ports" ||
+                         key == "nvlink_links";
+      if (count && (v != std::floor(v) || v > limits::kMaxCountFigure))
+        throw InputError(fmt::format("override '{}' is a count: a whole number up to {}, not {}", key,
+                                     limits::kMaxCountFigure, limits::quote_value(it->second.Scalar())),
                          location_of(it->second, file));
       s.overrides[key] = v;
     }

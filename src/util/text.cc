@@ -1,6 +1,8 @@
 #include "linkwise/util/text.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,10 +10,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <sstream>
 
 #include "linkwise/util/error.h"
+#include "linkwise/util/limits.h"
 #include "util/embedded.h"
 
 namespace linkwise {
@@ -105,31 +108,152 @@ std::string format_size_bytes(std::uint64_t bytes) {
   return fmt::format("{}{}", bytes, suffixes[i]);
 }
 
-void write_file_atomic(const std::string& path, std::string_view contents) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw RuntimeError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw RuntimeError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    }
+namespace {
+
+// What a path is, for messages: "a directory", "a FIFO", ...
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string folder_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// An output target: a regular file or nothing yet. A symbolic link is followed, so the file it names is
+// replaced and the link stays. Throws InputError for anything else.
+std::string output_target(const std::string& path) {
+  if (path.empty()) throw InputError("an output path is empty");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    auto real = std::filesystem::weakly_canonical(path, ec);
+    if (!ec) return output_target(real.string());
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw InputError(fmt::format("cannot write '{}': it is {}; outputs are regular files only", path,
+                                 kind_of(st.st_mode)));
+  return path;
+}
+
+struct TempFile {
+  std::string target, tmp;
+};
+
+// Writes `contents` into a new temporary file beside `target`, fsynced; throws RuntimeError.
+TempFile write_temp(const std::string& target, std::string_view contents) {
+  std::string tmp = target + ".tmp.XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw RuntimeError(fmt::format("cannot write '{}': {}", target, std::strerror(errno)));
+  auto fail = [&](int err) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw RuntimeError(fmt::format("cannot write '{}': {}", target, std::strerror(err)));
+  };
+  // mkstemp makes the file 0600: give it the mode of the file it replaces, else 0666 less the umask.
+  struct stat st {};
+  mode_t mode;
+  if (::stat(target.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (::fchmod(fd, mode) != 0) fail(errno);
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : EIO);
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail(errno);
+  if (::close(fd) != 0) {
     int err = errno;
-    std::remove(tmp.c_str());
-    throw RuntimeError(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+    ::unlink(tmp.c_str());
+    throw RuntimeError(fmt::format("cannot write '{}': {}", target, std::strerror(err)));
+  }
+  return {target, tmp};
+}
+
+void sync_folder(const std::string& path) {
+  int dfd = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);  // best effort: some file systems refuse fsync on a directory
+  ::close(dfd);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view contents) {
+  write_files_atomic({{path, std::string(contents)}});
+}
+
+void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every target is checked, then every file written to a temporary beside it; only when all of them
+  // are on disk are they renamed into place.
+  std::vector<std::string> targets;
+  for (const auto& [path, text] : files) targets.push_back(output_target(path));
+  std::vector<TempFile> temps;
+  try {
+    for (std::size_t i = 0; i < files.size(); ++i) temps.push_back(write_temp(targets[i], files[i].second));
+  } catch (...) {
+    for (const auto& t : temps) ::unlink(t.tmp.c_str());
+    throw;
+  }
+  for (std::size_t i = 0; i < temps.size(); ++i) {
+    if (std::rename(temps[i].tmp.c_str(), temps[i].target.c_str()) != 0) {
+      int err = errno;
+      for (std::size_t j = i; j < temps.size(); ++j) ::unlink(temps[j].tmp.c_str());
+      throw RuntimeError(fmt::format("cannot write '{}': {}", temps[i].target, std::strerror(err)));
+    }
+    sync_folder(temps[i].target);
   }
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Opened without blocking (a FIFO would wait for a writer), then refused unless a regular file, and
+  // read no further than the size limit (a file that grows while read is cut there and refused).
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(fmt::format("cannot read '{}': it is {}; inputs are regular files only", path,
+                                 kind_of(st.st_mode)));
+  }
+  auto too_big = [&] {
+    ::close(fd);
+    return InputError(fmt::format("cannot read '{}': larger than the {} MiB input limit", path,
+                                  limits::kMaxInputBytes >> 20));
+  };
+  if (static_cast<std::uintmax_t>(st.st_size) > limits::kMaxInputBytes) throw too_big();
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
+    }
+    if (n == 0) break;
+    if (out.size() + static_cast<std::size_t>(n) > limits::kMaxInputBytes) throw too_big();
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
@@ -140,6 +264,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   }
   return out;
 }
+
+namespace limits {
+std::string quote_value(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return fmt::format("{}... ({} characters)", text.substr(0, max), text.size());
+}
+}  // namespace limits
 
 namespace detail {
 const EmbeddedFile* find_embedded(std::string_view path) {

@@ -79,6 +79,7 @@ void validate_model(const Model& m, const std::function<SourceLocation(const cha
   need(m.top_k >= 1 && m.top_k <= m.experts, "top_k",
        fmt::format("'top_k' ({}) must be between 1 and 'experts' ({})", m.top_k, m.experts));
   positive(m.seq, "seq");
+  need(m.max_context >= 0, "max_context", fmt::format("'max_context' must be positive, not {}", m.max_context));
 }
 
 Model parse_model(const std::string& text, const std::string& file) {
@@ -86,7 +87,7 @@ Model parse_model(const std::string& text, const std::string& file) {
   YAML::Node n = load_yaml(text, file);
   check_keys(n,
              {"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_ffn",
-              "vocab", "experts", "top_k", "tied_embeddings", "dropout", "seq"},
+              "vocab", "experts", "top_k", "tied_embeddings", "dropout", "seq", "max_context"},
              file, "a model");
   Model m;
   m.file = file;
@@ -120,6 +121,7 @@ Model parse_model(const std::string& text, const std::string& file) {
   num("experts", m.experts, false);
   num("top_k", m.top_k, false);
   num("seq", m.seq, false);
+  num("max_context", m.max_context, false);
   flag("gated_ffn", m.gated_ffn);
   flag("tied_embeddings", m.tied_embeddings);
   flag("dropout", m.dropout);

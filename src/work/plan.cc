@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
 #include <sstream>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::work {
@@ -88,16 +91,28 @@ Plan parse_plan(const std::string& text) {
       p.sp = v == "on";
     } else {
       std::string hint = did_you_mean(k, keys);
-      throw InputError(fmt::format("--plan: unknown key '{}' (keys: {}){}", k, join(keys, ", "),
+      throw InputError(fmt::format("--plan: unknown key '{}' (keys: {}){}", limits::quote_value(k), join(keys, ", "),
                                    hint.empty() ? "" : "; " + hint));
     }
   }
+  // Products of the sizes stay within limits::kMaxPlanGpus, so no count derived from them overflows.
+  auto product = [&](std::initializer_list<int> xs) {
+    std::int64_t r = 1;
+    for (int x : xs) r = limits::checked_mul(r, x).value_or(limits::kMaxPlanGpus + 1);
+    return r;
+  };
+  if (product({p.tp, p.pp, p.dp}) > limits::kMaxPlanGpus)
+    throw InputError(fmt::format("--plan: tp·pp·dp = {}·{}·{} is more than {} GPUs", p.tp, p.pp, p.dp,
+                                 limits::kMaxPlanGpus));
+  if (product({p.tp, p.ep}) > limits::kMaxPlanGpus || product({p.pp, p.vpp}) > limits::kMaxPlanGpus ||
+      product({std::max(1, p.micro_batch), p.dp}) > limits::kMaxPlanGpus)
+    throw InputError(fmt::format("--plan: tp·ep, pp·vpp and mb·dp must each be at most {}", limits::kMaxPlanGpus));
   return p;
 }
 
 int micro_batches(const Plan& plan, const Job& job) {
   int mb = plan.micro_batch > 0 ? plan.micro_batch : job.micro_batch;
-  return job.global_batch / (mb * plan.dp);
+  return static_cast<int>(job.global_batch / (static_cast<std::int64_t>(mb) * plan.dp));
 }
 
 std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus_available) {
@@ -116,10 +131,10 @@ std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus
   if (m.experts % p.ep != 0) return fmt::format("ep={} does not divide the {} experts of {}", p.ep, m.experts, m.id);
   if (p.dp % p.ep != 0) return fmt::format("ep={} does not divide dp={}", p.ep, p.dp);
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
-  if (job.global_batch % (mb * p.dp) != 0)
+  if (job.global_batch % (static_cast<std::int64_t>(mb) * p.dp) != 0)
     return fmt::format("the global batch ({} sequences) is not a multiple of micro-batch × dp = {} × {}",
                        job.global_batch, mb, p.dp);
-  int micro = job.global_batch / (mb * p.dp);
+  int micro = static_cast<int>(job.global_batch / (static_cast<std::int64_t>(mb) * p.dp));
   if (p.vpp > 1 && micro % p.pp != 0)
     return fmt::format("the interleaved schedule needs the {} micro-batches to be a multiple of pp={}", micro, p.pp);
   return "";

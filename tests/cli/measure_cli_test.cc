@@ -109,19 +109,19 @@ TEST(MeasureCli, CalibrateBadEntriesNameTheFileEntryAndKey) {
   };
   auto r = run_cli("calibrate dgx-h100 " + write("p.json", R"({"kind": "p2p", "gpus": [0, 0], "measured_GBps": 5})"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/p.json: measurements[0]: 'gpus' lists GPU 0 twice: [0,0]\n");
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/p.json:1: measurements[0]: 'gpus' lists GPU 0 twice: [0,0]\n");
   r = run_cli("calibrate dgx-h100 " + write("op.json", R"({"kind": "h2d", "gpus": [0], "measured_GBps": 5},
       {"kind": "collective", "op": "xx", "gpus": [0, 1], "measured_GBps": 100})"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/op.json: measurements[1]: 'op': unknown collective operation 'xx'; "
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/op.json:2: measurements[1]: 'op': unknown collective operation 'xx'; "
                    "valid: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n");
   r = run_cli("calibrate dgx-h100 " + write("w.json", R"({"kind": "link", "tech": "pcie5", "width": 3, "measured_GBps": 5})"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/w.json: measurements[0]: 'width' 3 is not allowed for pcie5 (allowed: "
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/w.json:1: measurements[0]: 'width' 3 is not allowed for pcie5 (allowed: "
                    "x1, x2, x4, x8, x16)\n");
   r = run_cli("calibrate dgx-h100 " + write("c.json", R"({"kind": "h2d", "gpus": [0], "chassis": "nope", "measured_GBps": 5})"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/c.json: measurements[0]: 'chassis': 'nope' is neither a preset nor a "
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/c.json:1: measurements[0]: 'chassis': 'nope' is neither a preset nor a "
                    "chassis file (linkwise presets lists the presets)\n");
   r = run_cli("calibrate dgx-h100 " + dir);
   EXPECT_EQ(r.exit_code, 2);
@@ -204,7 +204,7 @@ TEST(MeasureCli, CalibrateBadInput) {
   std::ofstream(dir + "/bad.json") << R"({"measurements": [{"kind": "h2d", "gpus": [0]}]})";
   r = run_cli("calibrate dgx-h100 " + dir + "/bad.json");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/bad.json: measurements[0]: 'measured_GBps' is missing\n");
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/bad.json:1: measurements[0]: 'measured_GBps' is missing\n");
 }
 
 TEST(MeasureCli, CalibrateStrictExitsOneWhenFlagged) {

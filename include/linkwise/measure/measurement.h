@@ -43,7 +43,7 @@ struct Measurement {
   std::string source;
   std::string note;
   nlohmann::json extra;      ///< keys not listed above, kept as they were
-  SourceLocation where;      ///< file and entry number (as line 0, column = index + 1)
+  SourceLocation where;      ///< file, the entry's line (0 if unknown) and its index + 1 as column
 };
 
 struct MeasurementFile {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace linkwise {
@@ -26,11 +27,18 @@ std::uint64_t parse_size_bytes(std::string_view text, std::string_view what = "s
 /// Formats a byte count the way nccl-tests' users read it: 8, 64K, 8M, 8G (exact powers), else bytes.
 std::string format_size_bytes(std::uint64_t bytes);
 
-/// Writes `contents` to `path` atomically: a temporary file in the same folder, then rename().
-/// Throws RuntimeError naming the path if it cannot be written; never leaves a partial file at `path`.
+/// Writes `contents` to `path` atomically: a temporary file in the same folder, fsynced, then rename()
+/// and an fsync of the folder. Throws InputError when `path` exists and is not a regular file (a
+/// directory, FIFO or device is never replaced), RuntimeError naming the path if it cannot be written;
+/// never leaves a partial file at `path`.
 void write_file_atomic(const std::string& path, std::string_view contents);
 
-/// Reads a whole file; throws InputError naming the path if it cannot be read.
+/// Writes several files, all or none: every target is checked and every file written to a temporary
+/// first; the renames happen only when all are on disk. Same errors as write_file_atomic.
+void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files);
+
+/// Reads a whole regular file of at most limits::kMaxInputBytes; throws InputError naming the path if it
+/// cannot be read, is not a regular file (a directory, FIFO, /dev/zero: refused before reading) or is larger.
 std::string read_file(const std::string& path);
 
 /// Joins strings with a separator.

@@ -43,6 +43,7 @@ struct Model {
   bool tied_embeddings = false;
   bool dropout = false;  ///< trained with dropout (GPT-2/3); adds masks to the activations
   int seq = 2048;        ///< default training sequence length
+  int max_context = 0;   ///< positions the model accepts when serving (prompt + output); 0 = seq
   std::string file;      ///< the file it came from
 
   bool moe() const { return experts > 1; }

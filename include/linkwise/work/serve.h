@@ -1,0 +1,197 @@
+// Serving a model on a chassis: continuous batching with chunked prefill, KV-cache admission,
+// tensor and pipeline parallelism over the chassis links, cold start from the box's NVMe drives.
+//
+// A replica is tp x pp GPUs (stage s holds layers [s·L/pp, (s+1)·L/pp) split tp ways); `replicas`
+// copies share the box and the clients evenly. Each engine step (vLLM V1, SGLang and TensorRT-LLM
+// schedule the same way) batches one token of every decoding sequence with up to B - D prompt
+// tokens of waiting requests (chunked prefill, B the token budget, D the decoding sequences). One
+// step on one GPU of stage s, M = D + C tokens (C prompt tokens), with the roofline of the shared
+// compute model (work/compute.h: peak P, GEMM efficiency η, memory bandwidth W):
+//
+//   t_linear  = max( M · 2·N_active/(tp·pp) / (P·η),  weight bytes of the GPU / (W·η_mem) )
+//   t_attn    = max( 4·(a/tp)·d·(D·ctx_dec + C·ctx_pre)·L_s / (P·η·φ),  KV bytes read / (W·η_mem) )
+//   t_comm    = 2·L_s · all-reduce(M·h·2 bytes)   (comm::Communicator::predict: ring/tree latency
+//   terms,
+//                                                  the chassis path: NVLink, PCIe P2P or through
+//                                                  the host)
+//   t_kernels = L_s · kernels per layer · gap     (one CUDA graph of the step)
+//   step      = t_linear + t_attn + t_elementwise + t_kernels + t_comm + the framework's per-step
+//   overhead
+//
+// Decode reads every weight once per step and every active sequence's KV cache (KV bytes per token
+// and layer: 2·g·d·bytes, g KV heads — grouped-query attention), so it is memory-bound until
+// M·2·N/bytes reaches P·η/W FLOP per byte; a prompt chunk of thousands of tokens is compute-bound.
+// Mixture-of-experts reads only the experts its M tokens visit: E·(1 - (1 - k/E)^M) of E. Pipeline
+// stages pass M·h·2 bytes (send/recv) and run pp micro-batches of D/pp sequences in flight: ITL =
+// pp · max_s t_s + Σ sends.
+//
+// Memory per GPU (vLLM's accounting): weights, the activation peak of a B-token step, the runtime
+// (CUDA context, graphs, NCCL buffers) and the share the engine leaves free (1 -
+// gpu_memory_utilization); the rest is KV cache. Admission: a request holds (input·(1 - hit) +
+// output) tokens of KV cache (the hit fraction of the prompt is a shared prefix held once); no more
+// sequences run than fit, and no more than the engine's max_num_seqs. The rest wait (closed loop)
+// or, with KV offload, keep their cache in host memory and bring it over the GPU's PCIe link every
+// step.
+//
+// Closed loop (N clients, each sends its next request when the last ends) and open loop (R
+// requests/s) are solved as a steady state: throughput X, decoding sequences D = X·(O-1)·τ, prompt
+// tokens per step C = X·P·τ, step time τ = step(D, C), TTFT = prefill steps · step(D, chunk) +
+// queueing, E2E = TTFT + (O-1)·τ, and Little's law n = X·E2E closes the loop (docs/serving.md).
+//
+//   auto chassis = linkwise::topo::load_chassis("inference-appliance");
+//   linkwise::work::ServeOptions o;
+//   o.tp = 4; o.input = 8192; o.output = 512; o.concurrency = 32;
+//   auto r = linkwise::work::serve(chassis, linkwise::work::find_model("llama3.1-70b"), o);
+//   fmt::print("TTFT {:.2f} s, ITL {:.1f} ms\n", r.point.ttft_s, 1e3 * r.point.itl_s);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "linkwise/work/model.h"
+
+namespace linkwise::topo {
+class Chassis;
+}
+
+namespace linkwise::work {
+
+/// Number format of weights or of the KV cache: bf16 (2 bytes), fp8 (1 byte), int4 (weights only:
+/// 4 bits plus one bf16 scale per group of 128, AWQ/GPTQ's layout).
+enum class NumberFormat { kBf16, kFp8, kInt4 };
+const char* to_string(NumberFormat f);
+/// "bf16" / "fp8" / "int4"; InputError naming `flag` otherwise.
+NumberFormat parse_number_format(const std::string& s, const std::string& flag = "--precision");
+double bytes_per_value(NumberFormat f);
+
+/// How weights reach the GPUs at start: read into the page cache and copied (safetensors' default),
+/// or DMA'd from the drives straight into GPU memory (GPUDirect Storage).
+enum class LoadPath { kPageCache, kGds };
+
+struct ServeOptions {
+  int tp = 1, pp = 1;
+  int replicas = 0;                ///< 0: as many as the GPUs hold
+  std::vector<std::string> gpus;   ///< "GPU0", "gpu3", ...; empty: every GPU of the chassis
+  int input = 1024, output = 256;  ///< tokens per request
+  int concurrency = 0;             ///< closed loop clients (0 with rate 0: 1 client)
+  double rate = 0;                 ///< open loop requests/s
+  NumberFormat precision = NumberFormat::kBf16;
+  NumberFormat kv_precision = NumberFormat::kBf16;
+  bool kv_precision_given =
+      false;              ///< false: the KV cache takes `precision` (int4 weights: bf16 KV)
+  double prefix_hit = 0;  ///< fraction of each prompt found in the prefix cache
+  bool expert_parallel =
+      false;  ///< MoE: experts spread whole over the tp GPUs, tokens sent by all-to-all
+  bool kv_offload = false;  ///< KV cache beyond GPU memory lives in host memory
+  LoadPath load = LoadPath::kPageCache;
+  int lora_rank = 0;  ///< > 0: report the swap time of one adapter of this rank (all matrices)
+  int max_batched_tokens = 0;  ///< B; 0: the engine's default for the GPU
+  int max_seqs = 0;            ///< 0: the engine's default for the GPU
+};
+
+/// Memory of one GPU, bytes.
+struct ServeMemory {
+  double capacity = 0, weights = 0, kv_cache = 0, activations = 0, runtime = 0, reserved = 0;
+  double kv_bytes_per_token = 0;        ///< per GPU (its layers and KV heads)
+  double kv_bytes_per_token_model = 0;  ///< whole model, one replica
+  double kv_tokens = 0;                 ///< tokens of KV cache one replica holds
+  bool fits = false;
+};
+
+/// One step's time on the slowest GPU, split by what bounds each part (seconds).
+struct StepTime {
+  double total = 0, compute = 0, memory = 0, comm = 0, kernels = 0, overhead = 0, offload = 0,
+         pp_send = 0;
+  double flops = 0, bytes = 0;  ///< per GPU
+};
+
+/// One operating point (one concurrency or rate), per box unless said otherwise.
+struct ServePoint {
+  int concurrency = 0;  ///< clients (closed loop) or the sequences in flight (open loop)
+  double rate = 0;      ///< offered requests/s (open loop), else 0
+  double running = 0;   ///< sequences batched per replica
+  double ttft_s = 0, itl_s = 0, e2e_s = 0, queue_s = 0;
+  double output_tokens_per_s = 0, tokens_per_s_per_user = 0, requests_per_s = 0;
+  double comm_fraction = 0;  ///< share of a decode step on links
+  StepTime decode;           ///< the mean step
+  bool kv_full = false;      ///< admission capped by KV-cache memory
+  bool overloaded = false;   ///< open loop: the offered rate exceeds what the box completes
+  std::string bound;         ///< "memory", "compute", "link", "overhead", "kv-cache", "offload"
+};
+
+struct LoadTime {
+  double seconds = 0;
+  double bytes_from_drives = 0, bytes_to_gpus = 0;
+  int drives = 0;
+  std::string bottleneck;  ///< "nvme0 read", "nvsw... uplink", "cpu0->gpu1", ...
+  std::vector<std::string> notes;
+};
+
+/// A point where the concurrency curve bends.
+struct Bend {
+  int concurrency = 0;
+  std::string what;  ///< "KV cache full", "compute bound", "link bound"
+};
+
+struct ServeResult {
+  std::string model, chassis, gpu_part;
+  int tp = 1, pp = 1, replicas = 1, gpus = 1;
+  std::string weights_format, kv_format, engine;
+  ServeMemory memory;
+  int max_concurrency_fit = 0;  ///< sequences of input+output the box admits at once (all replicas)
+  ServePoint point;
+  std::vector<ServePoint> sweep;
+  std::vector<Bend> bends;
+  LoadTime load;
+  double lora_swap_s = 0, lora_bytes = 0;
+  std::string comm_link;       ///< the link the TP all-reduce waits on, e.g. "gpu0->cpu0"
+  std::string comm_algorithm;  ///< "ring/LL", ...
+  double allreduces_per_token = 0,
+         allreduce_bytes_per_token = 0;  ///< per decoded token, per sequence
+  std::string bottleneck;
+  std::vector<std::string> notes;
+};
+
+/// A serving deployment on a chassis. Construction checks the options (InputError naming the flag:
+/// TP that does not divide the heads, a context longer than the model allows, a model that does not
+/// fit) and builds the communicators once; points are then cheap.
+class ServeModel {
+ public:
+  ServeModel(const topo::Chassis& chassis, Model model, ServeOptions options);
+  ~ServeModel();
+  ServeModel(ServeModel&&) noexcept;
+
+  /// N clients in a closed loop.
+  ServePoint closed_loop(int concurrency) const;
+  /// R requests/s arriving.
+  ServePoint open_loop(double rate) const;
+  /// One engine step on one replica: D decoding sequences at mean context `ctx_decode`, C prompt
+  /// tokens at mean context `ctx_prefill`.
+  StepTime step(double decoding, double ctx_decode, double prefill_tokens,
+                double ctx_prefill) const;
+  /// Cold start: weights from the NVMe drives into every GPU.
+  LoadTime load_time() const;
+
+  const ServeMemory& memory() const;
+  int max_concurrency_fit() const;
+  /// Everything for the options' own point (closed loop at options.concurrency or open loop at
+  /// rate).
+  ServeResult result() const;
+  /// Closed-loop points at each concurrency and where the curve bends.
+  void sweep(const std::vector<int>& concurrencies, ServeResult* r) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One call: the options' point, plus a concurrency sweep when `sweep` is not empty.
+ServeResult serve(const topo::Chassis& chassis, const Model& model, const ServeOptions& options,
+                  const std::vector<int>& sweep = {});
+
+/// The concurrencies `--sweep concurrency` visits: 1, 2, 4, ... up to `max`.
+std::vector<int> sweep_concurrencies(int max = 256);
+
+}  // namespace linkwise::work

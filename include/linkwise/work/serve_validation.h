@@ -1,0 +1,44 @@
+// Serving predictions against published measurements (vLLM, TensorRT-LLM, SGLang and NIM benchmark
+// pages).
+//
+// Each case names the machine (a preset, and the GPUs used), the model, the deployment (tp,
+// precision), the load (concurrency, input and output tokens) and what was measured (TTFT, ITL,
+// output tokens/s); run_serve_validation() predicts the same with work::serve() and reports the
+// error. Nothing is fitted per case. docs/VALIDATION.md holds the table `linkwise serve
+// --validation` prints.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "linkwise/work/serve.h"
+
+namespace linkwise::work {
+
+struct ServeCase {
+  std::string name;
+  std::string source;    ///< page, table and row
+  std::string chassis;   ///< preset
+  std::string model;     ///< model preset
+  ServeOptions options;  ///< gpus, tp, precision, input, output, concurrency
+  std::string command;   ///< what was run to measure it
+  double ttft_s = 0, itl_s = 0, output_tokens_per_s = 0;  ///< measured; 0 = not reported
+};
+
+struct ServeValidationRow {
+  ServeCase c;
+  ServePoint predicted;
+  double ttft_error = 0, itl_error = 0,
+         throughput_error = 0;  ///< (predicted - measured) / measured
+};
+
+std::vector<ServeCase> serve_validation_cases();
+std::vector<ServeValidationRow> run_serve_validation();
+/// The table and the median |error| of each metric.
+std::string serve_validation_markdown(const std::vector<ServeValidationRow>& rows);
+nlohmann::json serve_validation_json(const std::vector<ServeValidationRow>& rows);
+/// Median of |errors| over the rows that report the metric: 0 ttft, 1 itl, 2 throughput.
+double serve_validation_median(const std::vector<ServeValidationRow>& rows, int metric);
+
+}  // namespace linkwise::work

@@ -1,0 +1,306 @@
+// The steady state of continuous batching under a closed or open loop, the concurrency sweep and
+// the result of ServeModel (docs/serving.md, "The scheduler's steady state").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+#include "linkwise/work/memory.h"
+#include "linkwise/work/serve.h"
+#include "work/serve_impl.h"
+
+namespace linkwise::work {
+
+namespace {
+
+std::string classify(const StepTime& t) {
+  double host = t.kernels + t.overhead;
+  double best = std::max({t.memory, t.compute, t.comm, host, t.offload});
+  if (best == t.offload) return "offload";
+  if (best == t.comm) return "link";
+  if (best == t.compute) return "compute";
+  if (best == t.memory) return "memory";
+  return "overhead";
+}
+
+}  // namespace
+
+// The steady state at X requests/s per replica with n sequences admitted: the step time tau is the
+// fixed point of tau = 1 / ((1 - rho)/t_decode(D) + X·k), D = min(n, X·(O-1)·tau) (Little's law
+// over the decode phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below
+// it rises to the least fixed point; rho >= 1 means prompts arrive faster than the engine takes
+// them.
+ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
+  const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
+  const double O = opt.output;
+  const double B = engine.max_batched_tokens;
+  const double ctx_d = opt.input + O / 2;                   // mean context of a decoding sequence
+  const double ctx_p = opt.input * opt.prefix_hit + P / 2;  // mean prefix of a prompt token
+  Eval e;
+  double tau = 0, D = 0, t_pf = 0, k = 1;
+  StepTime pf, dec;
+  for (int it = 0; it < 100; ++it) {
+    D = O > 1 ? std::min(n, X * (O - 1) * tau) : 0;
+    double others = n > 1 ? D * (n - 1) / n : 0;  // sequences decoding beside a prompt
+    // The prompt in chunks of the budget left beside the decoding sequences, the last one shorter.
+    double left = std::max(1.0, B - std::round(others));
+    double full = std::floor(P / left), rem = P - full * left;
+    k = full + (rem > 0 ? 1 : 0);
+    StepTime pf_full = full > 0 ? step(others, ctx_d, left, ctx_p) : StepTime{};
+    StepTime pf_rem = rem > 0 ? step(others, ctx_d, rem, ctx_p) : StepTime{};
+    pf = StepTime{};
+    for (auto [dst, a, b] : {std::tuple{&pf.compute, pf_full.compute, pf_rem.compute},
+                             std::tuple{&pf.memory, pf_full.memory, pf_rem.memory},
+                             std::tuple{&pf.comm, pf_full.comm, pf_rem.comm},
+                             std::tuple{&pf.kernels, pf_full.kernels, pf_rem.kernels},
+                             std::tuple{&pf.overhead, pf_full.overhead, pf_rem.overhead},
+                             std::tuple{&pf.pp_send, pf_full.pp_send, pf_rem.pp_send},
+                             std::tuple{&pf.flops, pf_full.flops, pf_rem.flops},
+                             std::tuple{&pf.bytes, pf_full.bytes, pf_rem.bytes}})
+      *dst = (full * a + b) / k;  // the mean prompt step
+    dec = step(std::max(D, O > 1 ? 1.0 : 0.0), ctx_d, 0, 0);
+    pf.offload = dec.offload = offload_time(n, ctx_d);
+    pf.total = pf.compute + pf.memory + pf.comm + pf.kernels + pf.overhead + pf.offload;
+    dec.total += dec.offload;
+    t_pf = k * pf.total;
+    e.rho = X * t_pf;
+    if (e.rho >= 1) return e;  // infeasible
+    double next = 1 / ((1 - e.rho) / dec.total + X * k);
+    bool done = std::abs(next - tau) <= 1e-9 * next;
+    tau = next;
+    if (done) break;
+  }
+  e.feasible = true;
+  e.tau = tau;
+  e.D = D;
+  // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding), and
+  // the wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
+  double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
+  double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
+  e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
+  e.e2e = e.ttft + (O - 1) * tau;
+  // The mean step: prompt steps are X·k·tau of all steps, decode steps the rest.
+  double w = std::min(1.0, X * k * tau);
+  StepTime& m = e.mean;
+  for (auto [dst, a, b] :
+       {std::tuple{&m.compute, pf.compute, dec.compute},
+        std::tuple{&m.memory, pf.memory, dec.memory}, std::tuple{&m.comm, pf.comm, dec.comm},
+        std::tuple{&m.kernels, pf.kernels, dec.kernels},
+        std::tuple{&m.overhead, pf.overhead, dec.overhead},
+        std::tuple{&m.offload, pf.offload, dec.offload},
+        std::tuple{&m.pp_send, pf.pp_send, dec.pp_send}, std::tuple{&m.flops, pf.flops, dec.flops},
+        std::tuple{&m.bytes, pf.bytes, dec.bytes}})
+    *dst = w * a + (1 - w) * b;
+  m.total = m.compute + m.memory + m.comm + m.kernels + m.overhead + m.offload;
+  return e;
+}
+
+// Closed loop: the X with X · e2e(X) = n (Little's law over the admitted sequences), by bisection;
+// X · e2e(X) rises with X.
+ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out) const {
+  Eval e0 = evaluate(0, n);
+  double lo = 0, hi = n / e0.e2e;
+  Eval best = e0;
+  double X = 0;
+  for (int it = 0; it < 60; ++it) {
+    double mid = 0.5 * (lo + hi);
+    Eval e = evaluate(mid, n);
+    if (e.feasible && mid * e.e2e <= n) {
+      lo = mid;
+      best = e;
+      X = mid;
+    } else {
+      hi = mid;
+    }
+    if (hi - lo <= 1e-9 * hi) break;
+  }
+  *X_out = X;
+  return best;
+}
+
+// clients > 0: closed loop with that many clients per replica; else open loop at `rate` per
+// replica.
+ServePoint ServeModel::Impl::solve(double clients, double rate) const {
+  const double O = opt.output;
+  const double cap = opt.kv_offload ? engine.max_seqs : fit_replica;
+  double n = 0, X = 0;
+  bool overloaded = false;
+  Eval e;
+  if (clients > 0) {
+    n = std::min(clients, cap);
+    e = closed(n, &X);
+  } else {
+    X = rate;
+    n = 1;
+    for (int it = 0; it < 100; ++it) {
+      e = evaluate(X, n);
+      double next = e.feasible ? X * e.e2e : 2 * cap;
+      if (next > cap) {
+        overloaded = true;
+        break;
+      }
+      bool done = std::abs(next - n) <= 1e-9 * next;
+      n = next;
+      if (done) break;
+    }
+    if (overloaded) {  // the box runs full: as many sequences as it admits, the rest queue
+      n = cap;
+      e = closed(n, &X);
+    }
+  }
+  ServePoint p;
+  p.running = n;
+  p.decode = e.mean;
+  p.itl_s = O > 1 ? e.tau : 0;
+  p.ttft_s = e.ttft;
+  p.e2e_s = e.e2e;
+  if (clients > n) {  // the rest wait for a free slot: Little's law over all clients
+    double client_e2e = clients / X;
+    p.queue_s = client_e2e - e.e2e;
+    p.ttft_s += p.queue_s;
+    p.e2e_s = client_e2e;
+    p.kv_full = !opt.kv_offload || n >= engine.max_seqs;
+  }
+  if (overloaded) p.kv_full = n >= fit_replica;
+  p.overloaded = overloaded;
+  p.requests_per_s = X * replicas;
+  p.output_tokens_per_s = X * O * replicas;
+  p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : O / p.e2e_s;
+  p.comm_fraction = e.mean.total > 0 ? e.mean.comm / e.mean.total : 0;
+  p.bound = p.kv_full ? "kv-cache" : classify(e.mean);
+  return p;
+}
+
+ServePoint ServeModel::closed_loop(int concurrency) const {
+  if (concurrency < 1)
+    throw InputError(fmt::format("--concurrency must be at least 1, not {}", concurrency));
+  ServePoint p = impl_->solve(static_cast<double>(concurrency) / impl_->replicas, 0);
+  p.concurrency = concurrency;
+  return p;
+}
+
+ServePoint ServeModel::open_loop(double rate) const {
+  if (!(rate > 0) || !std::isfinite(rate))
+    throw InputError(fmt::format("--rate must be positive, not {}", rate));
+  ServePoint p = impl_->solve(0, rate / impl_->replicas);
+  p.rate = rate;
+  p.concurrency = static_cast<int>(std::ceil(p.running * impl_->replicas));
+  return p;
+}
+
+LoadTime ServeModel::load_time() const { return impl_->load(); }
+
+void ServeModel::Impl::describe(ServeResult* r) const {
+  const Model& m = model;
+  r->model = m.id;
+  r->chassis = chassis.name();
+  r->gpu_part = gpu.part;
+  r->tp = opt.tp;
+  r->pp = opt.pp;
+  r->replicas = replicas;
+  r->gpus = replicas * opt.tp * opt.pp;
+  r->weights_format = to_string(opt.precision);
+  r->kv_format = to_string(opt.kv_precision);
+  r->engine = fmt::format(
+      "continuous batching, chunked prefill of {} tokens per step, at most {} sequences",
+      engine.max_batched_tokens, engine.max_seqs);
+  r->memory = mem;
+  r->max_concurrency_fit = fit_box;
+  r->notes = notes;
+  if (opt.tp > 1) {
+    r->allreduces_per_token = opt.expert_parallel ? m.layers : 2.0 * m.layers;
+    r->allreduce_bytes_per_token = 2.0 * m.hidden;
+    double D = std::max(1.0, r->point.decode.total > 0 ? r->point.running : 1.0);
+    collective(*reps[0].tp[0], comm::Op::kAllReduce, D * m.hidden * 2.0, &r->comm_link,
+               &r->comm_algorithm);
+  } else if (opt.pp > 1) {
+    std::string algo;
+    collective(*reps[0].pp[0], comm::Op::kSendRecv, m.hidden * 2.0, &r->comm_link, &algo);
+    r->comm_algorithm = "send/recv";
+  }
+  if (opt.lora_rank > 0) {
+    LoraSpec spec;
+    spec.rank = opt.lora_rank;
+    spec.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+    r->lora_bytes = 2 * lora_params(m, spec);  // bf16 adapters
+    // Each GPU takes its 1/(tp·pp) share from host memory over its own PCIe link, all at once.
+    r->lora_swap_s = r->lora_bytes / (opt.tp * opt.pp) / h2d_bytes_per_s();
+  }
+}
+
+namespace {
+
+std::string bottleneck_text(const ServeResult& r, const ServePoint& p) {
+  const auto& t = p.decode;
+  if (p.overloaded)
+    return fmt::format(
+        "overloaded: the box completes {:.2f} requests/s; requests beyond that queue without bound",
+        p.requests_per_s);
+  if (p.bound == "kv-cache")
+    return fmt::format(
+        "KV cache: {} sequences fit at once ({:.1f} GiB of KV cache per GPU); the other clients "
+        "wait",
+        r.max_concurrency_fit, r.memory.kv_cache / kGiB);
+  if (p.bound == "link")
+    return fmt::format("links: {:.0f}% of each decode step is {} over {}{}", 100 * p.comm_fraction,
+                       r.tp > 1 ? "tensor-parallel all-reduces" : "pipeline sends", r.comm_link,
+                       r.comm_algorithm.empty() ? "" : " (" + r.comm_algorithm + ")");
+  if (p.bound == "compute")
+    return fmt::format(
+        "compute: {:.0f} TFLOP per GPU per step (prompt chunks and {:.0f} decoding sequences)",
+        t.flops / 1e12, p.running);
+  if (p.bound == "memory")
+    return fmt::format(
+        "memory bandwidth: each decode step reads {:.1f} GB per GPU (weights and KV cache)",
+        t.bytes / 1e9);
+  if (p.bound == "offload")
+    return "KV offload: the KV cache of sequences beyond GPU memory crosses PCIe every step";
+  return "kernel launches and the engine's per-step overhead";
+}
+
+}  // namespace
+
+ServeResult ServeModel::result() const {
+  ServeResult r;
+  const auto& o = impl_->opt;
+  r.point = o.rate > 0 ? open_loop(o.rate) : closed_loop(std::max(1, o.concurrency));
+  impl_->describe(&r);
+  r.load = load_time();
+  r.bottleneck = bottleneck_text(r, r.point);
+  return r;
+}
+
+void ServeModel::sweep(const std::vector<int>& cs, ServeResult* r) const {
+  r->sweep.clear();
+  r->bends.clear();
+  bool kv = false, compute = false, link = false;
+  for (int c : cs) {
+    ServePoint p = closed_loop(c);
+    if (!kv && p.kv_full) {
+      r->bends.push_back({c, "KV cache full"});
+      kv = true;
+    }
+    if (!compute && p.decode.compute > p.decode.memory) {
+      r->bends.push_back({c, "compute bound"});
+      compute = true;
+    }
+    if (!link && p.decode.comm > std::max(p.decode.compute, p.decode.memory)) {
+      r->bends.push_back({c, "link bound"});
+      link = true;
+    }
+    r->sweep.push_back(std::move(p));
+  }
+}
+
+ServeResult serve(const topo::Chassis& chassis, const Model& model, const ServeOptions& options,
+                  const std::vector<int>& sweep) {
+  ServeModel sm(chassis, model, options);
+  ServeResult r = sm.result();
+  if (!sweep.empty()) sm.sweep(sweep, &r);
+  return r;
+}
+
+}  // namespace linkwise::work

@@ -1,0 +1,186 @@
+#include "linkwise/work/serve_validation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "linkwise/topo/chassis.h"
+
+namespace linkwise::work {
+
+namespace {
+
+ServeCase make(std::string name, std::string source, std::string chassis, std::string gpus,
+               std::string model, int tp, NumberFormat precision, int input, int output,
+               int concurrency, std::string command, double ttft_ms, double itl_ms,
+               double tokens_per_s) {
+  ServeCase c;
+  c.name = std::move(name);
+  c.source = std::move(source);
+  c.chassis = std::move(chassis);
+  c.model = std::move(model);
+  c.options.tp = tp;
+  c.options.replicas = 1;
+  for (std::size_t pos = 0; pos < gpus.size();) {
+    std::size_t next = gpus.find(',', pos);
+    if (next == std::string::npos) next = gpus.size();
+    c.options.gpus.push_back(gpus.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  c.options.precision = precision;
+  c.options.input = input;
+  c.options.output = output;
+  c.options.concurrency = concurrency;
+  c.command = std::move(command);
+  c.ttft_s = ttft_ms / 1e3;
+  c.itl_s = itl_ms / 1e3;
+  c.output_tokens_per_s = tokens_per_s;
+  return c;
+}
+
+double err(double predicted, double measured) {
+  return measured > 0 ? (predicted - measured) / measured : 0;
+}
+
+}  // namespace
+
+std::vector<ServeCase> serve_validation_cases() {
+  const auto bf16 = NumberFormat::kBf16, fp8 = NumberFormat::kFp8;
+  const std::string nim =
+      "NVIDIA NIM for LLMs benchmarking guide, Performance "
+      "(docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance)";
+  const std::string nim_cmd =
+      "genai-perf / AIPerf profile, synthetic prompts, --concurrency N, fixed input/output lengths";
+  const std::string m7 =
+      "M. Rahman, 'Benchmarking Mistral-7B on RTX 4090: vLLM Concurrency, Latency, and Capacity "
+      "Planning' "
+      "(mushfiqrahman.dev), Part 1 table, workload A 256 in / 128 out";
+  const std::string m7_cmd =
+      "vllm bench serve, mistralai/Mistral-7B-Instruct-v0.3 (bf16), 300 prompts, request rate inf, "
+      "--max-concurrency N";
+  auto rtx = [&](int c, double ttft_ms, double tok_s) {
+    return make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128, c={}", c),
+                m7 + fmt::format(", max concurrency {}", c), "workstation-rtx4090", "GPU0",
+                "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
+  };
+  const std::string trt =
+      "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (commit 00f37686), Throughput "
+      "Measurements, H100 SXM 80GB (DGX H100), FP8 (nvidia/*-FP8 ModelOpt checkpoints)";
+  const std::string trt_cmd =
+      "trtllm-bench throughput --backend pytorch, prepare_dataset.py token-norm-dist with stdev 0 (all requests "
+      "queued at once: the engine runs as many as fit), total output tokens/s";
+  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input, int output, int requests,
+                     double tok_s) {
+    return make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input, output),
+                trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output), "dgx-h100",
+                tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests, trt_cmd, 0, 0, tok_s);
+  };
+  return {
+      trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
+      trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 1000, 1000, 3000, 4205),
+      trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 5000, 500, 1500, 898),
+      trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 3000, 15220),
+      trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 3000, 17660),
+      rtx(4, 63, 210),
+      rtx(8, 79, 377),
+      rtx(16, 155, 644),
+      rtx(32, 362, 975),
+      rtx(48, 667, 1190),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 500/2000, c=1",
+           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 500/2000, concurrency 1",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 500, 2000, 1, nim_cmd, 47.77, 18.91,
+           52.85),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=1",
+           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 1",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 1, nim_cmd, 406.77, 18.58,
+           51.67),
+      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=25",
+           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 25",
+           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 25, nim_cmd, 688.69, 38.75,
+           623.4),
+  };
+}
+
+std::vector<ServeValidationRow> run_serve_validation() {
+  std::vector<ServeValidationRow> rows;
+  for (auto& c : serve_validation_cases()) {
+    auto chassis = topo::load_chassis(c.chassis);
+    ServeModel sm(chassis, find_model(c.model), c.options);
+    ServeValidationRow r;
+    r.predicted = sm.closed_loop(c.options.concurrency);
+    r.ttft_error = err(r.predicted.ttft_s, c.ttft_s);
+    r.itl_error = err(r.predicted.itl_s, c.itl_s);
+    r.throughput_error = err(r.predicted.output_tokens_per_s, c.output_tokens_per_s);
+    r.c = std::move(c);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+double serve_validation_median(const std::vector<ServeValidationRow>& rows, int metric) {
+  std::vector<double> e;
+  for (const auto& r : rows) {
+    double measured = metric == 0 ? r.c.ttft_s : metric == 1 ? r.c.itl_s : r.c.output_tokens_per_s;
+    if (measured <= 0) continue;
+    e.push_back(std::abs(metric == 0   ? r.ttft_error
+                         : metric == 1 ? r.itl_error
+                                       : r.throughput_error));
+  }
+  if (e.empty()) return 0;
+  std::sort(e.begin(), e.end());
+  std::size_t n = e.size();
+  return n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
+}
+
+std::string serve_validation_markdown(const std::vector<ServeValidationRow>& rows) {
+  auto cell = [](double pred, double meas, double scale, const char* fmtspec) {
+    if (meas <= 0) return fmt::format(fmt::runtime(std::string(fmtspec) + " / not published"), pred * scale);
+    return fmt::format(fmt::runtime(std::string(fmtspec) + " / " + fmtspec + " ({:+.0f}%)"),
+                       pred * scale, meas * scale, 100 * (pred - meas) / meas);
+  };
+  std::string out =
+      "| case | machine | TTFT ms predicted / measured | ITL ms | output tok/s | bound |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    const auto& p = r.predicted;
+    out += fmt::format("| {} | {} {} | {} | {} | {} | {} |\n", r.c.name, r.c.chassis,
+                       fmt::format("{}", fmt::join(r.c.options.gpus, ",")),
+                       cell(p.ttft_s, r.c.ttft_s, 1e3, "{:.1f}"),
+                       cell(p.itl_s, r.c.itl_s, 1e3, "{:.2f}"),
+                       cell(p.output_tokens_per_s, r.c.output_tokens_per_s, 1, "{:.0f}"), p.bound);
+  }
+  out += fmt::format("\nmedian |error|: TTFT {:.1f}%, ITL {:.1f}%, output tokens/s {:.1f}%\n",
+                     100 * serve_validation_median(rows, 0), 100 * serve_validation_median(rows, 1),
+                     100 * serve_validation_median(rows, 2));
+  out += "\nsources and commands:\n";
+  for (const auto& r : rows)
+    out += fmt::format("- {}: {}; measured with: {}\n", r.c.name, r.c.source, r.c.command);
+  return out;
+}
+
+nlohmann::json serve_validation_json(const std::vector<ServeValidationRow>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& r : rows) {
+    j.push_back({{"case", r.c.name},
+                 {"source", r.c.source},
+                 {"command", r.c.command},
+                 {"chassis", r.c.chassis},
+                 {"model", r.c.model},
+                 {"measured",
+                  {{"ttft_s", r.c.ttft_s},
+                   {"itl_s", r.c.itl_s},
+                   {"output_tokens_per_s", r.c.output_tokens_per_s}}},
+                 {"predicted",
+                  {{"ttft_s", r.predicted.ttft_s},
+                   {"itl_s", r.predicted.itl_s},
+                   {"output_tokens_per_s", r.predicted.output_tokens_per_s}}},
+                 {"error",
+                  {{"ttft", r.ttft_error},
+                   {"itl", r.itl_error},
+                   {"output_tokens_per_s", r.throughput_error}}}});
+  }
+  return j;
+}
+
+}  // namespace linkwise::work

@@ -1,0 +1,132 @@
+// linkwise serve: real output, the JSON fields, the sweep and the exact messages and exit code 2
+// for bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_runner.h"
+
+namespace linkwise::testing {
+namespace {
+
+TEST(ServeCli, JsonFields) {
+  auto r = run_cli(
+      "serve inference-appliance --model llama3.1-70b --tp 4 --input 8192 --output 512 "
+      "--concurrency 32 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"ttft_s", "itl_s", "e2e_s", "output_tokens_per_s", "requests_per_s",
+                        "kv_cache_GiB", "load_time_s"})
+    EXPECT_GT(j[k].get<double>(), 0) << k;
+  EXPECT_EQ(j["concurrency"], 32);
+  EXPECT_GT(j["max_concurrency_fit"].get<int>(), 0);
+  EXPECT_GE(j["comm_fraction"].get<double>(), 0);
+  EXPECT_LE(j["comm_fraction"].get<double>(), 1);
+  EXPECT_FALSE(j["bottleneck"].get<std::string>().empty());
+  EXPECT_EQ(j["comm_link"], "gpu0->cpu0");
+  EXPECT_EQ(j["tp"], 4);
+  EXPECT_EQ(j["replicas"], 1);
+  // Little's law: 32 users, each one request per e2e.
+  EXPECT_NEAR(j["requests_per_s"].get<double>() * j["e2e_s"].get<double>(), 32, 0.5);
+}
+
+TEST(ServeCli, TextReport) {
+  auto r = run_cli(
+      "serve inference-appliance --model qwen2.5-coder-32b --tp 2 --concurrency 1 --lora-rank 16");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"2 replicas of tp 2", "time to first token", "inter-token latency",
+                        "memory per GPU", "KV cache per token", "links: gpu0->cpu0",
+                        "cold start:", "LoRA adapter swap", "bottleneck: "})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(ServeCli, SweepShowsTheBends) {
+  auto r = run_cli(
+      "serve dgx-h100 --model llama3.1-70b --tp 8 --input 8192 --output 512 --sweep concurrency "
+      "--json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["sweep"].size(), 9u);  // 1, 2, 4, ..., 256
+  EXPECT_EQ(j["sweep"][8]["concurrency"], 256);
+  double prev = 0;
+  for (const auto& p : j["sweep"]) {
+    EXPECT_GE(p["output_tokens_per_s"].get<double>(), prev * 0.99);
+    prev = p["output_tokens_per_s"].get<double>();
+  }
+  ASSERT_FALSE(j["bends"].empty());
+  auto t = run_cli(
+      "serve dgx-h100 --model llama3.1-70b --tp 8 --input 8192 --output 512 --sweep concurrency");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("bends at "), std::string::npos) << t.out;
+}
+
+TEST(ServeCli, OpenLoop) {
+  auto r = run_cli("serve dgx-h100 --model llama3.1-8b --replicas 8 --rate 10 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["requests_per_s"].get<double>(), 10, 1e-6);
+  EXPECT_FALSE(j["overloaded"].get<bool>());
+}
+
+TEST(ServeCli, ContextLongerThanTheModelAllows) {
+  auto r = run_cli(
+      "serve inference-appliance --model qwen2.5-coder-32b --tp 2 --input 32000 --output 1000");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--input 32000 + --output 1000 = 33000 tokens exceeds the 32768-token "
+                       "context of qwen2.5-coder-32b"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ServeCli, TpNotDividingTheHeads) {
+  auto r = run_cli("serve inference-appliance --model qwen2.5-coder-32b --tp 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tp 3 does not divide the 40 attention heads of qwen2.5-coder-32b"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(ServeCli, WritesTheReportToAFileOnlyWhenItRuns) {
+  std::string dir = temp_dir();
+  auto r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --json -o " +
+                   dir + "/s.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  r = run_cli("serve inference-appliance --model llama3.1-70b --gpus GPU0 -o " + dir + "/bad.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(run_cli("topo " + dir + "/bad.json").exit_code, 0);  // no file was written
+}
+
+TEST(ServeCli, ModelThatCannotFit) {
+  auto r = run_cli("serve inference-appliance --model llama3.1-70b --gpus GPU0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("llama3.1-70b does not fit on h100-pcie with tp 1 x pp 1 in bf16"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ServeCli, BadFlags) {
+  auto r = run_cli("serve inference-appliance --model llama3.1-8b --precision fp4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--precision must be bf16, fp8 or int4, not 'fp4'"), std::string::npos)
+      << r.err;
+  r = run_cli("serve inference-appliance --model llama3.1-8b --gpus ,,");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpus: ',,' names no GPU"), std::string::npos) << r.err;
+  r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --rate 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
+}
+
+TEST(ServeCli, Validation) {
+  auto r = run_cli("serve --validation --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j.size(), 2u);
+  for (const auto& row : j) EXPECT_FALSE(row["source"].get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace linkwise::testing
