@@ -211,6 +211,7 @@ std::vector<std::string> Catalog::link_tech_ids() const {
 
 EntryFigures describe(const Catalog& cat, const std::string& id) {
   EntryFigures e;
+  e.id = id;
   auto add = [&](const std::string& field, const Figure& f) {
     if (!f.source.empty()) e.figures.emplace_back(field, f);  // a figure this entry does not carry: left out
   };

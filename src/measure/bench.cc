@@ -128,11 +128,12 @@ Measurement from_copy(const CopyResult& c, const CopyOptions& o) {
 nlohmann::json sweep_json(const NcclSweep& s) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : s.rows)
-    rows.push_back({{"size", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
-                    {"root", r.root}, {"time_us", {r.time_us[0], r.time_us[1]}}, {"algbw", {r.algbw[0], r.algbw[1]}},
-                    {"busbw", {r.busbw[0], r.busbw[1]}}, {"wrong", {r.wrong[0], r.wrong[1]}}});
-  return {{"op", to_string(s.op)}, {"nranks", s.nranks}, {"nccl_version", s.nccl_version}, {"rows", rows},
-          {"avg_busbw", s.avg_busbw}, {"wrong_total", s.wrong_total}, {"columns", "[out-of-place, in-place]"}};
+    rows.push_back({{"bytes", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
+                    {"root", r.root}, {"time_us", {r.time_us[0], r.time_us[1]}},
+                    {"algbw_GBps", {r.algbw[0], r.algbw[1]}}, {"busbw_GBps", {r.busbw[0], r.busbw[1]}},
+                    {"wrong", {r.wrong[0], r.wrong[1]}}});
+  return {{"op", to_string(s.op)}, {"ranks", s.nranks}, {"nccl_version", s.nccl_version}, {"rows", rows},
+          {"avg_busbw_GBps", s.avg_busbw}, {"wrong_total", s.wrong_total}, {"columns", "[out-of-place, in-place]"}};
 }
 
 nlohmann::json sustained_json(const SustainedResult& s) {
@@ -150,7 +151,7 @@ nlohmann::json sustained_json(const SustainedResult& s) {
   }
   return {{"kind", s.options.kind}, {"gpu", s.options.gpu}, {"engine", to_string(s.options.engine)},
           {"bytes", s.options.bytes}, {"duration_s", s.options.duration_s}, {"points", pts},
-          {"first_GBps", s.first_GBps}, {"last_GBps", s.last_GBps}, {"drop_pct", s.drop_pct},
+          {"first_GBps", s.first_GBps}, {"last_GBps", s.last_GBps}, {"drop", s.drop_pct / 100},
           {"slows_down", s.slows_down}, {"telemetry_note", s.telemetry_note}};
 }
 
@@ -189,6 +190,7 @@ MeasurementFile bench_measurements(const BenchReport& r) {
   f.extra["latency_us"] = lat;
   if (r.sustained) f.extra["sustained"] = sustained_json(*r.sustained);
   f.extra["notes"] = r.notes;
+  f.extra["schema_version"] = 1;  // docs/json.md (report::kSchemaVersion)
   return f;
 }
 
@@ -257,7 +259,7 @@ BenchOptions bench_options(const BenchFlags& f) {
   static const std::vector<std::string> parts = {"host", "local", "peer", "latency", "nccl"};
   for (const auto& s : split(f.skip)) {
     if (std::find(parts.begin(), parts.end(), s) == parts.end())
-      throw InputError(fmt::format("--skip: unknown part '{}'; valid: {}", s, join(parts, ", ")));
+      throw InputError(fmt::format("--skip: unknown part '{}'; valid: {}", s, fmt::to_string(fmt::join(parts, ", "))));
     (s == "host" ? o.host : s == "local" ? o.local : s == "peer" ? o.peer : s == "latency" ? o.latency : o.nccl) = false;
   }
   o.ops.clear();

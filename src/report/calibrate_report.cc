@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 #include "linkwise/util/text.h"
 
@@ -61,14 +62,14 @@ nlohmann::json calibrate_json_only(const measure::Calibration& cal) {
     nlohmann::json j = measure::to_json(e.measured);
     j["chassis"] = e.chassis;
     j["predicted_GBps"] = e.predicted_GBps ? nlohmann::json(*e.predicted_GBps) : nlohmann::json();
-    j["error_pct"] = e.predicted_GBps ? nlohmann::json(e.error_pct) : nlohmann::json();
+    j["error"] = e.predicted_GBps ? nlohmann::json(e.error_pct / 100) : nlohmann::json();  // a fraction
     j["flagged"] = e.flagged;
     j["bound"] = e.bound;
     j["method"] = e.method;
     entries.push_back(j);
   }
-  return {{"chassis", cal.chassis}, {"threshold_pct", cal.threshold_pct}, {"predicted", cal.predicted},
-          {"flagged", cal.flagged}, {"bounds", cal.bounds}, {"entries", entries}};
+  // Which entries are predicted, flagged or bounds: each entry says (lists, not counts).
+  return {{"chassis", cal.chassis}, {"threshold", cal.threshold_pct / 100}, {"entries", entries}};
 }
 
 std::string fit_text(const measure::Fit& fit, const std::string& output) {
@@ -89,7 +90,7 @@ nlohmann::json fit_json(const measure::Fit& fit, const std::string& output) {
   for (const auto& x : fit.techs)
     techs.push_back({{"tech", x.tech}, {"catalog_efficiency", x.catalog_efficiency},
                      {"fitted_efficiency", x.fitted_efficiency}, {"figures", x.figures}, {"implied", x.implied},
-                     {"spread_pct", x.spread_pct}, {"links", x.links}, {"tech_links", x.tech_links}});
+                     {"spread", x.spread_pct / 100}, {"links", x.links}, {"tech_links", x.tech_links}});
   return {{"techs", techs}, {"warnings", fit.warnings}, {"output", output}};
 }
 
@@ -104,7 +105,7 @@ std::string calibrate_text(const measure::Calibration& cal, const measure::Fit* 
 nlohmann::json calibrate_json(const measure::Calibration& cal, const measure::Fit* fit, const std::string& output) {
   nlohmann::json j = calibrate_json_only(cal);
   if (fit) j["fit"] = fit_json(*fit, output);
-  return j;
+  return with_schema(std::move(j));
 }
 
 }  // namespace linkwise::report

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 #include "linkwise/topo/chassis.h"
 
@@ -19,7 +20,7 @@ nlohmann::json catalog_json(const hw::Catalog& cat) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& x : cat.link_techs()) j.push_back({{"id", x.id}, {"kind", "link"}, {"name", x.name}});
   for (const auto& p : cat.parts()) j.push_back({{"id", p.id}, {"kind", hw::to_string(p.kind)}, {"name", p.name}});
-  return j;
+  return with_schema({{"entries", j}});
 }
 
 std::string entry_text(const hw::EntryFigures& e) {
@@ -31,10 +32,10 @@ std::string entry_text(const hw::EntryFigures& e) {
 }
 
 nlohmann::json entry_json(const hw::EntryFigures& e) {
-  nlohmann::json j;
-  for (const auto& [field, f] : e.figures) j[field] = {{"value", f.value}, {"source", f.source}};
-  for (const auto& [k, v] : e.attributes) j[k] = v;
-  return j;
+  nlohmann::json figures = nlohmann::json::object(), attributes = nlohmann::json::object();
+  for (const auto& [field, f] : e.figures) figures[field] = {{"value", f.value}, {"source", f.source}};
+  for (const auto& [k, v] : e.attributes) attributes[k] = v;
+  return with_schema({{"id", e.id}, {"figures", figures}, {"attributes", attributes}});
 }
 
 std::string presets_text() {
@@ -47,7 +48,7 @@ std::string presets_text() {
 nlohmann::json presets_json() {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& p : topo::presets()) j.push_back({{"id", p.id}, {"description", p.description}});
-  return j;
+  return with_schema({{"presets", j}});
 }
 
 }  // namespace linkwise::report

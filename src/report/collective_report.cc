@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
 namespace linkwise::report {
@@ -37,7 +38,7 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
                          {"bottlenecks", p.bottlenecks},
                          {"saturated_resources", p.saturated}});
   }
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string collective_text(const comm::SweepResult& r) {

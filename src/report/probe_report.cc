@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 #include "linkwise/report/topo_report.h"
 
@@ -92,7 +93,7 @@ nlohmann::json probe_json(const Machine& m, const Discovery& d) {
   for (const auto& dev : m.devices)
     for (const auto& n : dev.notes) notes.push_back(dev.address + ": " + n);
   j["notes"] = notes;
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string check_text(const CheckReport& r) {
@@ -111,9 +112,7 @@ std::string check_text(const CheckReport& r) {
 
 nlohmann::json check_json(const CheckReport& r) {
   nlohmann::json j;
-  j["healthy"] = r.healthy();
-  j["faults"] = r.count(Severity::kFault);
-  j["warnings"] = r.count(Severity::kWarning);
+  j["healthy"] = r.healthy();  // the findings say which are faults and warnings (lists, not counts)
   j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings)
     j["findings"].push_back({{"severity", to_string(f.severity)},
@@ -122,7 +121,7 @@ nlohmann::json check_json(const CheckReport& r) {
                              {"slot_path", f.slot_path},
                              {"message", f.message},
                              {"advice", f.advice}});
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string imported_text(const topo::Chassis& chassis, const topo::TopoAnalysis& a,

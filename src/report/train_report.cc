@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
 namespace linkwise::report {
@@ -164,7 +165,7 @@ nlohmann::json train_json(const work::TrainResult& r) {
       j["scaling"].push_back({{"gpus", p.gpus}, {"fits", true}, {"plan", p.best.plan.str()},
                               {"tokens_per_s", p.best.tokens_per_s}, {"efficiency", p.efficiency}, {"mfu", p.best.mfu}});
     }
-    return j;
+    return with_schema(std::move(j));
   }
   if (r.search) {
     const auto& s = *r.search;
@@ -182,7 +183,7 @@ nlohmann::json train_json(const work::TrainResult& r) {
     j["tokens"] = r.tokens;
     j["run_time_s"] = r.run_time_s;
   }
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string does_not_fit_message(const work::StepResult& best, const std::string& output) {
@@ -206,7 +207,7 @@ nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows) {
     j.push_back({{"case", r.c.name}, {"gpus", r.c.plan.gpus()}, {"plan", r.c.plan.str()}, {"metric", r.c.metric},
                  {"measured", r.c.measured}, {"predicted", r.predicted}, {"error", r.error}, {"source", r.c.source}, {"open", r.c.open},
                  {"step_time_s", r.step.step_time_s}, {"mfu", r.step.mfu}});
-  return j;
+  return with_schema({{"cases", j}});
 }
 
 }  // namespace linkwise::report

@@ -104,6 +104,7 @@ class Catalog {
 /// One catalog entry's figures with their sources (those it carries) and its non-numeric attributes,
 /// as `linkwise catalog ID` shows them.
 struct EntryFigures {
+  std::string id;
   std::vector<std::pair<std::string, Figure>> figures;
   std::vector<std::pair<std::string, std::string>> attributes;
 };
