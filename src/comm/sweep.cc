@@ -130,7 +130,7 @@ SweepResult predict_sweep(const SweepRequest& o) {
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
   auto chassis = topo::load_chassis(o.chassis, o.nodes);
-  Communicator comm(chassis, parse_gpu_list(o.gpus, chassis));
+  Communicator comm(chassis, parse_gpu_list(o.gpus, chassis), nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(comm.ranks().size());
   r.chassis = chassis.name();
   r.ranks = n;
