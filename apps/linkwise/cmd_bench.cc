@@ -1,119 +1,20 @@
 // linkwise bench: measure host-device, peer and collective bandwidth on this machine's GPUs.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <sstream>
-
 #include "commands.h"
 #include "linkwise/comm/sweep.h"
 #include "linkwise/measure/bench.h"
-#include "linkwise/measure/fake_gpu.h"
+#include "linkwise/report/bench_report.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::cli {
 
-namespace {
-
-struct BenchFlags {
-  std::string gpus, sizes = "64M", engines = "ce,sm", skip, ops = "all_reduce";
-  int samples = 3, loops = 16;
-  comm::SweepFlags sweep{"8", "128M", {}, {}};
-  int iters = 20, warmup = 5, check = 1;
-  std::string sustained, sustained_kind = "h2d", sustained_size = "256M", sustained_engine = "ce";
-  int sustained_gpu = 0;
-  std::string machine, output, fake;
-  bool json = false;
-};
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-measure::CopyEngine parse_engine(const std::string& e) {
-  if (e == "ce") return measure::CopyEngine::kCe;
-  if (e == "sm") return measure::CopyEngine::kSm;
-  throw InputError(fmt::format("unknown copy engine '{}'; valid: ce, sm", e));
-}
-
-std::vector<int> parse_gpus(const std::string& list) {
-  std::vector<int> out;
-  for (const auto& g : split(list)) {
-    std::size_t used = 0;
-    int d = -1;
-    try {
-      d = std::stoi(g, &used);
-    } catch (const std::exception&) {
-    }
-    if (used != g.size() || d < 0) throw InputError(fmt::format("--gpus: '{}' is not a GPU number", g));
-    if (std::find(out.begin(), out.end(), d) != out.end())
-      throw InputError(fmt::format("--gpus: GPU {} is listed twice in '{}'", d, list));
-    out.push_back(d);
-  }
-  return out;
-}
-
-measure::SustainedOptions sustained_options(const BenchFlags& f, const std::vector<int>& gpus) {
-  measure::SustainedOptions s;
-  s.duration_s = measure::parse_duration_s(f.sustained);
-  measure::check_sustained_kind(f.sustained_kind);
-  s.kind = f.sustained_kind;
-  s.bytes = parse_size_bytes(f.sustained_size, "--sustained-size");
-  s.engine = parse_engine(f.sustained_engine);
-  if (f.sustained_gpu < 0) throw InputError(fmt::format("--sustained-gpu: '{}' is not a GPU number", f.sustained_gpu));
-  if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), f.sustained_gpu) == gpus.end())
-    throw InputError(fmt::format("--sustained-gpu: GPU {} is not among --gpus {}", f.sustained_gpu, f.gpus));
-  s.gpu = f.sustained_gpu;
-  s.interval_s = std::min(1.0, s.duration_s / 10);
-  return s;
-}
-
-// Every flag is checked here, before a GPU is looked for: bad input exits 2 on any machine.
-measure::BenchOptions options(const BenchFlags& f) {
-  measure::BenchOptions o;
-  o.gpus = parse_gpus(f.gpus);
-  o.copy.sizes.clear();
-  for (const auto& s : split(f.sizes)) o.copy.sizes.push_back(parse_size_bytes(s, "--sizes"));
-  if (o.copy.sizes.empty()) throw InputError("--sizes: give at least one size");
-  o.copy.engines.clear();
-  for (const auto& e : split(f.engines)) o.copy.engines.push_back(parse_engine(e));
-  if (o.copy.engines.empty()) throw InputError("--engines: give at least one of ce, sm");
-  o.copy.samples = f.samples;
-  o.copy.loops = f.loops;
-  static const std::vector<std::string> parts = {"host", "local", "peer", "latency", "nccl"};
-  for (const auto& s : split(f.skip)) {
-    if (std::find(parts.begin(), parts.end(), s) == parts.end())
-      throw InputError(fmt::format("--skip: unknown part '{}'; valid: {}", s, join(parts, ", ")));
-    (s == "host" ? o.host : s == "local" ? o.local : s == "peer" ? o.peer : s == "latency" ? o.latency : o.nccl) = false;
-  }
-  o.ops.clear();
-  for (const auto& op : split(f.ops)) {
-    if (op == "all") {
-      o.ops = comm::all_ops();
-      break;
-    }
-    o.ops.push_back(comm::parse_op(op));
-  }
-  auto& n = o.nccl_options;
-  n.sizes = comm::sweep_sizes(f.sweep);
-  n.min_bytes = n.sizes.front();
-  n.max_bytes = parse_size_bytes(f.sweep.max, "-e/--maxbytes");
-  n.iters = f.iters;
-  n.warmup = f.warmup;
-  n.check = f.check != 0;
-  if (!f.sustained.empty()) o.sustained = sustained_options(f, o.gpus);
-  o.machine = f.machine;
-  return o;
-}
-
-}  // namespace
-
 Handler setup_bench(CLI::App& sub) {
-  auto f = std::make_shared<BenchFlags>();
+  struct Flags : measure::BenchFlags {
+    std::string output, fake;
+    bool json = false;
+  };
+  auto f = std::make_shared<Flags>();
   sub.add_option("--gpus", f->gpus, "CUDA devices to measure, e.g. 0,1 (default: all)");
   sub.add_option("--sizes", f->sizes, "Copy sizes, e.g. 4M,64M,256M (default 64M, as nvbandwidth)");
   sub.add_option("--engines", f->engines, "Copy engines: ce (cudaMemcpyAsync), sm (copy kernel)");
@@ -144,44 +45,12 @@ Handler setup_bench(CLI::App& sub) {
     for (const auto* opt : held)
       if (opt->count() > 0 && f->sustained.empty())
         throw InputError(fmt::format("{} needs --sustained DURATION", opt->get_name()));
-    auto o = options(*f);
-    std::unique_ptr<measure::CudaApi> cuda;
-    measure::FakeCuda* fake = nullptr;
-    if (!f->fake.empty()) {
-      auto fc = std::make_unique<measure::FakeCuda>(measure::parse_fake_spec(f->fake));
-      fake = fc.get();
-      cuda = std::move(fc);
-    } else {
-      cuda = measure::make_cuda_api();
-    }
-    if (!cuda) throw RuntimeError("no GPU found: linkwise was built without CUDA");
-    std::string why;
-    if (cuda->device_count(&why) == 0) throw RuntimeError("no GPU found: " + why);
-    measure::ProcessGroup group;
-    if (measure::launched_by_mpirun()) {
-      auto g = measure::mpi_process_group(&why);
-      if (!g) throw RuntimeError(why);
-      group = *g;
-    }
-    std::unique_ptr<measure::NcclApi> nccl;
-    std::string nccl_why;
-    if (o.nccl) {
-      if (fake) nccl = std::make_unique<measure::FakeNccl>(*fake);
-      else nccl = measure::make_nccl_api(*cuda, &nccl_why);
-    }
-    std::unique_ptr<measure::GpuTelemetry> telemetry;
-    std::string tel_why;
-    if (o.sustained) {
-      if (fake) telemetry = std::make_unique<measure::FakeTelemetry>();
-      else telemetry = measure::make_nvml_telemetry(&tel_why);
-    }
-    auto report = measure::run_bench(*cuda, nccl.get(), telemetry.get(), o, group);
-    if (o.nccl && !nccl) report.notes.push_back("collectives skipped: " + nccl_why);
-    if (report.sustained && !telemetry) report.sustained->telemetry_note = "no telemetry: " + tel_why;
-    auto file = measure::bench_measurements(report);
+    auto o = measure::bench_options(*f);
+    auto [result, group] = measure::bench_this_machine(o, f->fake);
+    auto file = measure::bench_measurements(result);
     std::string json = measure::to_json(file).dump(2) + "\n";
     if (group.rank == 0) {
-      emit(f->json ? json : measure::bench_text(report), "");
+      emit(f->json ? json : report::bench_text(result), "");
       if (!f->output.empty()) write_file_atomic(f->output, json);
     }
     group.finalize();

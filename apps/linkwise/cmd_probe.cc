@@ -8,7 +8,7 @@
 #include "linkwise/probe/discover.h"
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/probe/nvml.h"
-#include "linkwise/probe/probe_report.h"
+#include "linkwise/report/probe_report.h"
 #include "linkwise/report/topo_report.h"
 #include "linkwise/topo/analysis.h"
 #include "linkwise/topo/chassis.h"
@@ -57,15 +57,8 @@ std::pair<probe::Machine, probe::Discovery> read_this_machine(const ProbeOpts& o
 std::string chassis_summary(const topo::ChassisSpec& spec, const std::vector<std::string>& notes, bool json) {
   auto chassis = topo::build_chassis(spec);
   auto analysis = topo::analyse(chassis);
-  if (json) {
-    auto j = report::topo_json(chassis, analysis);
-    j["notes"] = notes;
-    return j.dump(2) + "\n";
-  }
-  std::string s = report::topo_text(chassis, analysis);
-  if (!notes.empty()) s += "Notes:\n";
-  for (const auto& n : notes) s += "  " + n + "\n";
-  return s;
+  return json ? report::imported_json(chassis, analysis, notes).dump(2) + "\n"
+              : report::imported_text(chassis, analysis, notes);
 }
 
 int run_probe(const ProbeOpts& o) {
@@ -94,10 +87,10 @@ int run_probe(const ProbeOpts& o) {
         co.expect = &expected;
       }
       auto r = probe::check(m, d, co);
-      printed = o.json ? probe::check_json(r).dump(2) + "\n" : probe::probe_text(m, d) + "\n" + probe::check_text(r);
+      printed = o.json ? report::check_json(r).dump(2) + "\n" : report::probe_text(m, d) + "\n" + report::check_text(r);
       code = r.healthy() ? 0 : 1;
     } else {
-      printed = o.json ? probe::probe_json(m, d).dump(2) + "\n" : probe::probe_text(m, d);
+      printed = o.json ? report::probe_json(m, d).dump(2) + "\n" : report::probe_text(m, d);
     }
   }
   // Outputs are produced in full before any is written, and each is written atomically.

@@ -1,13 +1,9 @@
 // linkwise presets | catalog | topo
-#include <fmt/format.h>
-
 #include "commands.h"
 #include "linkwise/hw/catalog.h"
-#include "linkwise/report/table.h"
+#include "linkwise/report/catalog_report.h"
 #include "linkwise/report/topo_report.h"
 #include "linkwise/topo/analysis.h"
-#include "linkwise/util/error.h"
-#include "linkwise/util/text.h"
 
 namespace linkwise::cli {
 
@@ -15,13 +11,7 @@ Handler setup_presets(CLI::App& sub) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "Print as JSON");
   return [json] {
-    if (*json) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& p : topo::presets()) j.push_back({{"id", p.id}, {"description", p.description}});
-      emit(j.dump(2) + "\n", "");
-    } else {
-      emit(report::presets_text(), "");
-    }
+    emit(*json ? report::presets_json().dump(2) + "\n" : report::presets_text(), "");
     return 0;
   };
 }
@@ -36,49 +26,12 @@ Handler setup_catalog(CLI::App& sub) {
   sub.add_flag("--json", o->json, "Print as JSON");
   return [o] {
     const auto& cat = hw::Catalog::builtin();
-    nlohmann::json j;
-    report::Table t;
     if (o->id.empty()) {
-      t.header({"id", "kind", "name"});
-      for (const auto& x : cat.link_techs()) {
-        t.row({x.id, std::string("link/") + hw::to_string(x.family), x.name});
-        j.push_back({{"id", x.id}, {"kind", "link"}, {"name", x.name}});
-      }
-      for (const auto& p : cat.parts()) {
-        t.row({p.id, hw::to_string(p.kind), p.name});
-        j.push_back({{"id", p.id}, {"kind", hw::to_string(p.kind)}, {"name", p.name}});
-      }
+      emit(o->json ? report::catalog_json(cat).dump(2) + "\n" : report::catalog_text(cat), "");
     } else {
-      t.header({"field", "value", "source"});
-      auto add = [&](const std::string& field, const hw::Figure& f) {
-        if (f.source.empty()) return;  // a figure this entry does not carry
-        t.row({field, fmt::format("{:g}", f.value), f.source});
-        j[field] = {{"value", f.value}, {"source", f.source}};
-      };
-      if (const auto* x = cat.find_link_tech(o->id)) {
-        add("transfer_rate_GTps", x->transfer_rate_GTps);
-        add("encoding", x->encoding);
-        add("unit_bytes_per_s", x->unit_bytes_per_s);
-        add("efficiency", x->efficiency);
-        add("latency_s", x->latency_s);
-        add("duplex_efficiency", x->duplex_efficiency);
-      } else {
-        if (!cat.find_part(o->id)) {
-          std::vector<std::string> ids = cat.part_ids();
-          for (const auto& id : cat.link_tech_ids()) ids.push_back(id);
-          std::string hint = did_you_mean(o->id, ids);
-          throw InputError(fmt::format("'{}' is neither a catalog part nor a link technology{}", o->id,
-                                       hint.empty() ? " (linkwise catalog lists them)" : "; " + hint));
-        }
-        const auto& p = cat.part(o->id);
-        for (const auto& [field, f] : p.figures) add(field, f);
-        for (const auto& [k, v] : p.attributes) {
-          t.row({k, v, ""});
-          j[k] = v;
-        }
-      }
+      auto e = hw::describe(cat, o->id);
+      emit(o->json ? report::entry_json(e).dump(2) + "\n" : report::entry_text(e), "");
     }
-    emit(o->json ? j.dump(2) + "\n" : t.render(), "");
     return 0;
   };
 }

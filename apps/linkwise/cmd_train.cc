@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -181,7 +182,7 @@ int run_train(const TrainOpts& o) {
   check_combinations(o);
   if (o.validation) {
     auto rows = work::run_validation();
-    emit(o.json ? work::validation_json(rows).dump(2) + "\n" : work::validation_markdown(rows), o.output);
+    emit(o.json ? report::validation_json(rows).dump(2) + "\n" : report::validation_markdown(rows), o.output);
     return 0;
   }
   if (o.chassis.empty()) throw InputError("train needs a CHASSIS (a preset name or a chassis file)");
@@ -211,7 +212,7 @@ int run_train(const TrainOpts& o) {
     auto verdict = work::scaling_verdict(pts);
     text += report::scaling_verdict_text(verdict, pts.empty() ? 0 : pts.back().gpus);
     j["verdict"] = report::scaling_verdict_json(verdict);
-    emit(o.json ? j.dump(2) + "\n" : text, o.output);
+    emit(o.json ? report::with_schema(j).dump(2) + "\n" : text, o.output);
     return 0;
   }
   work::StepResult best;
@@ -266,14 +267,14 @@ int run_train(const TrainOpts& o) {
     j["run_time_s"] = t;
   }
   if (!best.memory.fits) {  // an explicit plan that does not fit: the report on stdout, no output file
-    if (o.output.empty()) emit(o.json ? j.dump(2) + "\n" : text, "");
+    if (o.output.empty()) emit(o.json ? report::with_schema(j).dump(2) + "\n" : text, "");
     std::fflush(stdout);
     fmt::print(stderr, "linkwise: error: plan {} does not fit: it needs {:.1f} GiB per GPU of {:.1f} GiB{}\n",
                best.plan.str(), gib(best.memory.total), gib(best.memory.capacity),
                o.output.empty() ? "" : fmt::format("; {} not written", o.output));
     return 2;
   }
-  emit(o.json ? j.dump(2) + "\n" : text, o.output);
+  emit(o.json ? report::with_schema(j).dump(2) + "\n" : text, o.output);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // One thin executable over linkwise::core: a table of subcommands (commands.cc), errors mapped to
 // exit codes here and nowhere else: 0 ok, 1 runtime failure, 2 bad input.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       std::string hint = did_you_mean(argv[1], names);
       fmt::print(stderr, "linkwise: unknown command '{}'{}\n", argv[1],
-                 hint.empty() ? "; commands: " + join(names, ", ") : "; " + hint);
+                 hint.empty() ? "; commands: " + fmt::to_string(fmt::join(names, ", ")) : "; " + hint);
       return 2;
     }
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
@@ -41,7 +42,7 @@ Op parse_op(const std::string& name) {
   }
   std::string hint = did_you_mean(name, valid);
   throw InputError(fmt::format("unknown collective operation '{}'{}; valid: {}", name,
-                               hint.empty() ? "" : " (" + hint + ")", join(valid, ", ")));
+                               hint.empty() ? "" : " (" + hint + ")", fmt::to_string(fmt::join(valid, ", "))));
 }
 
 Algo parse_algo(const std::string& name) {
@@ -56,7 +57,7 @@ Algo parse_algo(const std::string& name) {
     if (s == n) return a;
     valid.push_back(s);
   }
-  throw InputError(fmt::format("unknown algorithm '{}'; valid: {}", name, join(valid, ", ")));
+  throw InputError(fmt::format("unknown algorithm '{}'; valid: {}", name, fmt::to_string(fmt::join(valid, ", "))));
 }
 
 int dtype_bytes(const std::string& name) {
@@ -74,7 +75,7 @@ int dtype_bytes(const std::string& name) {
   }
   std::string hint = did_you_mean(name, valid);
   throw InputError(fmt::format("unknown data type '{}'{}; valid: {}", name, hint.empty() ? "" : " (" + hint + ")",
-                               join(valid, ", ")));
+                               fmt::to_string(fmt::join(valid, ", "))));
 }
 
 const char* to_string(Op op) {

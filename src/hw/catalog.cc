@@ -298,4 +298,32 @@ std::vector<std::string> Catalog::link_tech_ids() const {
   return out;
 }
 
+EntryFigures describe(const Catalog& cat, const std::string& id) {
+  EntryFigures e;
+  e.id = id;
+  auto add = [&](const std::string& field, const Figure& f) {
+    if (!f.source.empty()) e.figures.emplace_back(field, f);  // a figure this entry does not carry: left out
+  };
+  if (const auto* x = cat.find_link_tech(id)) {
+    add("transfer_rate_GTps", x->transfer_rate_GTps);
+    add("encoding", x->encoding);
+    add("unit_bytes_per_s", x->unit_bytes_per_s);
+    add("efficiency", x->efficiency);
+    add("latency_s", x->latency_s);
+    add("duplex_efficiency", x->duplex_efficiency);
+    return e;
+  }
+  if (!cat.find_part(id)) {
+    std::vector<std::string> ids = cat.part_ids();
+    for (const auto& t : cat.link_tech_ids()) ids.push_back(t);
+    std::string hint = did_you_mean(id, ids);
+    throw InputError(fmt::format("'{}' is neither a catalog part nor a link technology{}", id,
+                                 hint.empty() ? " (linkwise catalog lists them)" : "; " + hint));
+  }
+  const auto& p = cat.part(id);
+  for (const auto& [field, f] : p.figures) add(field, f);
+  for (const auto& [k, v] : p.attributes) e.attributes.emplace_back(k, v);
+  return e;
+}
+
 }  // namespace linkwise::hw

@@ -4,8 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
+#include "linkwise/measure/fake_gpu.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
 
 namespace linkwise::measure {
 
@@ -100,6 +104,220 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
     r.sustained = run_sustained(cuda, telemetry, so);
   }
   return r;
+}
+
+namespace {
+
+Measurement from_copy(const CopyResult& c, const CopyOptions& o) {
+  Measurement m;
+  m.kind = c.kind;
+  if (c.kind == "h2d") m.gpus = {c.dst};
+  else if (c.kind == "d2h" || c.kind == "bidir" || c.kind == "d2d_local") m.gpus = {c.src};
+  else m.gpus = {c.src, c.dst};
+  m.engine = to_string(c.engine);
+  m.peer_access = c.peer_access;
+  m.bytes = c.bytes;
+  m.measured_GBps = c.GBps.median;
+  m.source = fmt::format("linkwise bench: median of {} samples of {} copies", o.samples, o.loops);
+  m.extra = {{"min_GBps", c.GBps.min}, {"max_GBps", c.GBps.max}};
+  if (!c.direction_GBps.empty()) m.extra["direction_GBps"] = c.direction_GBps;
+  if (c.kind == "p2p" || c.kind == "p2p_bidir") m.peer_access = c.peer_access;
+  return m;
+}
+
+nlohmann::json sweep_json(const NcclSweep& s) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : s.rows)
+    rows.push_back({{"bytes", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
+                    {"root", r.root}, {"time_us", {r.time_us[0], r.time_us[1]}},
+                    {"algbw_GBps", {r.algbw[0], r.algbw[1]}}, {"busbw_GBps", {r.busbw[0], r.busbw[1]}},
+                    {"wrong", {r.wrong[0], r.wrong[1]}}});
+  return {{"op", to_string(s.op)}, {"ranks", s.nranks}, {"nccl_version", s.nccl_version}, {"rows", rows},
+          {"avg_busbw_GBps", s.avg_busbw}, {"wrong_total", s.wrong_total}, {"columns", "[out-of-place, in-place]"}};
+}
+
+nlohmann::json sustained_json(const SustainedResult& s) {
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    nlohmann::json j = {{"t_s", p.t_s}, {"GBps", p.GBps}};
+    if (p.telemetry) {
+      auto put = [&](const char* k, double v) { j[k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+      put("temp_c", p.telemetry->temp_c);
+      put("sm_clock_mhz", p.telemetry->sm_clock_mhz);
+      put("mem_clock_mhz", p.telemetry->mem_clock_mhz);
+      put("power_w", p.telemetry->power_w);
+    }
+    pts.push_back(j);
+  }
+  return {{"kind", s.options.kind}, {"gpu", s.options.gpu}, {"engine", to_string(s.options.engine)},
+          {"bytes", s.options.bytes}, {"duration_s", s.options.duration_s}, {"points", pts},
+          {"first_GBps", s.first_GBps}, {"last_GBps", s.last_GBps}, {"drop", s.drop_pct / 100},
+          {"slows_down", s.slows_down}, {"telemetry_note", s.telemetry_note}};
+}
+
+}  // namespace
+
+MeasurementFile bench_measurements(const BenchReport& r) {
+  MeasurementFile f;
+  f.machine = r.machine;
+  f.tool = "linkwise bench 0.1.0";
+  for (const auto* list : {&r.host, &r.local, &r.peer_on, &r.peer_off})
+    for (const auto& c : *list) f.measurements.push_back(from_copy(c, r.copy));
+  for (const auto& s : r.nccl) {
+    if (s.nranks < 2 || s.rows.empty()) continue;
+    const auto& row = s.rows.back();
+    Measurement m;
+    m.kind = "collective";
+    m.op = to_string(s.op);
+    for (int i = 0; i < s.nranks; ++i) m.gpus.push_back(i);
+    m.bytes = row.size_bytes;
+    m.measured_GBps = row.busbw[0];
+    m.metric = "busbw";
+    m.source = fmt::format("linkwise bench: nccl-tests method, out-of-place, NCCL {}", s.nccl_version);
+    f.measurements.push_back(m);
+  }
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : r.devices)
+    devs.push_back({{"index", d.index}, {"name", d.name}, {"pci_bus_id", d.pci_bus_id}, {"sm_count", d.sm_count},
+                    {"memory_bytes", d.memory_bytes}, {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}});
+  f.extra["devices"] = devs;
+  nlohmann::json nccl = nlohmann::json::array();
+  for (const auto& s : r.nccl) nccl.push_back(sweep_json(s));
+  f.extra["nccl"] = nccl;
+  nlohmann::json lat = nlohmann::json::array();
+  for (const auto* list : {&r.latency_on, &r.latency_off})
+    for (const auto& l : *list) lat.push_back({{"src", l.src}, {"dst", l.dst}, {"peer_access", l.peer_access}, {"us", l.us}});
+  f.extra["latency_us"] = lat;
+  if (r.sustained) f.extra["sustained"] = sustained_json(*r.sustained);
+  f.extra["notes"] = r.notes;
+  f.extra["schema_version"] = 1;  // docs/json.md (report::kSchemaVersion)
+  return f;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+CopyEngine parse_engine(const std::string& e) {
+  if (e == "ce") return CopyEngine::kCe;
+  if (e == "sm") return CopyEngine::kSm;
+  throw InputError(fmt::format("unknown copy engine '{}'; valid: ce, sm", e));
+}
+
+std::vector<int> parse_gpus(const std::string& list) {
+  std::vector<int> out;
+  for (const auto& g : split(list)) {
+    std::size_t used = 0;
+    int d = -1;
+    try {
+      d = std::stoi(g, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != g.size() || d < 0) throw InputError(fmt::format("--gpus: '{}' is not a GPU number", g));
+    if (std::find(out.begin(), out.end(), d) != out.end())
+      throw InputError(fmt::format("--gpus: GPU {} is listed twice in '{}'", d, list));
+    out.push_back(d);
+  }
+  return out;
+}
+
+SustainedOptions sustained_options(const BenchFlags& f, const std::vector<int>& gpus) {
+  SustainedOptions s;
+  s.duration_s = parse_duration_s(f.sustained);
+  check_sustained_kind(f.sustained_kind);
+  s.kind = f.sustained_kind;
+  s.bytes = parse_size_bytes(f.sustained_size, "--sustained-size");
+  s.engine = parse_engine(f.sustained_engine);
+  if (f.sustained_gpu < 0) throw InputError(fmt::format("--sustained-gpu: '{}' is not a GPU number", f.sustained_gpu));
+  if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), f.sustained_gpu) == gpus.end())
+    throw InputError(fmt::format("--sustained-gpu: GPU {} is not among --gpus {}", f.sustained_gpu, f.gpus));
+  s.gpu = f.sustained_gpu;
+  s.interval_s = std::min(1.0, s.duration_s / 10);
+  return s;
+}
+
+}  // namespace
+
+BenchOptions bench_options(const BenchFlags& f) {
+  BenchOptions o;
+  o.gpus = parse_gpus(f.gpus);
+  o.copy.sizes.clear();
+  for (const auto& s : split(f.sizes)) o.copy.sizes.push_back(parse_size_bytes(s, "--sizes"));
+  if (o.copy.sizes.empty()) throw InputError("--sizes: give at least one size");
+  o.copy.engines.clear();
+  for (const auto& e : split(f.engines)) o.copy.engines.push_back(parse_engine(e));
+  if (o.copy.engines.empty()) throw InputError("--engines: give at least one of ce, sm");
+  o.copy.samples = f.samples;
+  o.copy.loops = f.loops;
+  static const std::vector<std::string> parts = {"host", "local", "peer", "latency", "nccl"};
+  for (const auto& s : split(f.skip)) {
+    if (std::find(parts.begin(), parts.end(), s) == parts.end())
+      throw InputError(fmt::format("--skip: unknown part '{}'; valid: {}", s, fmt::to_string(fmt::join(parts, ", "))));
+    (s == "host" ? o.host : s == "local" ? o.local : s == "peer" ? o.peer : s == "latency" ? o.latency : o.nccl) = false;
+  }
+  o.ops.clear();
+  for (const auto& op : split(f.ops)) {
+    if (op == "all") {
+      o.ops = comm::all_ops();
+      break;
+    }
+    o.ops.push_back(comm::parse_op(op));
+  }
+  auto& n = o.nccl_options;
+  n.sizes = comm::sweep_sizes(f.sweep);
+  n.min_bytes = n.sizes.front();
+  n.max_bytes = parse_size_bytes(f.sweep.max, "-e/--maxbytes");
+  n.iters = f.iters;
+  n.warmup = f.warmup;
+  n.check = f.check != 0;
+  if (!f.sustained.empty()) o.sustained = sustained_options(f, o.gpus);
+  o.machine = f.machine;
+  return o;
+}
+
+
+BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec) {
+  std::unique_ptr<CudaApi> cuda;
+  FakeCuda* fake = nullptr;
+  if (!fake_spec.empty()) {
+    auto fc = std::make_unique<FakeCuda>(parse_fake_spec(fake_spec));
+    fake = fc.get();
+    cuda = std::move(fc);
+  } else {
+    cuda = make_cuda_api();
+  }
+  if (!cuda) throw RuntimeError("no GPU found: linkwise was built without CUDA");
+  std::string why;
+  if (cuda->device_count(&why) == 0) throw RuntimeError("no GPU found: " + why);
+  BenchRun run;
+  if (launched_by_mpirun()) {
+    auto g = mpi_process_group(&why);
+    if (!g) throw RuntimeError(why);
+    run.group = *g;
+  }
+  std::unique_ptr<NcclApi> nccl;
+  std::string nccl_why;
+  if (o.nccl) {
+    if (fake) nccl = std::make_unique<FakeNccl>(*fake);
+    else nccl = make_nccl_api(*cuda, &nccl_why);
+  }
+  std::unique_ptr<GpuTelemetry> telemetry;
+  std::string tel_why;
+  if (o.sustained) {
+    if (fake) telemetry = std::make_unique<FakeTelemetry>();
+    else telemetry = make_nvml_telemetry(&tel_why);
+  }
+  run.report = run_bench(*cuda, nccl.get(), telemetry.get(), o, run.group);
+  if (o.nccl && !nccl) run.report.notes.push_back("collectives skipped: " + nccl_why);
+  if (run.report.sustained && !telemetry) run.report.sustained->telemetry_note = "no telemetry: " + tel_why;
+  return run;
 }
 
 }  // namespace linkwise::measure

@@ -1,6 +1,7 @@
 #include "linkwise/measure/calibrate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -302,7 +303,7 @@ std::string label(const CalibrationEntry& e, std::size_t i) {
   const auto& m = e.measured;
   std::vector<std::string> g;
   for (int x : m.gpus) g.push_back(fmt::format("GPU{}", x));
-  return fmt::format("measurements[{}] ({}{}{}, {:.4g} GB/s)", i, m.kind, g.empty() ? "" : " ", join(g, "-"),
+  return fmt::format("measurements[{}] ({}{}{}, {:.4g} GB/s)", i, m.kind, g.empty() ? "" : " ", fmt::to_string(fmt::join(g, "-")),
                      m.measured_GBps);
 }
 
@@ -371,7 +372,7 @@ Fit fit_efficiencies(const topo::Chassis& chassis, const Calibration& cal) {
   }
   if (implied.empty())
     throw InputError(fmt::format("nothing to fit on '{}': no plausible copy-engine link figure was predicted on it{}",
-                                 chassis.name(), fit.warnings.empty() ? "" : " (" + join(fit.warnings, "; ") + ")"));
+                                 chassis.name(), fit.warnings.empty() ? "" : " (" + fmt::to_string(fmt::join(fit.warnings, "; ")) + ")"));
   const auto& cat = hw::Catalog::builtin();
   std::map<int, double> eff;
   for (const auto& [tech, v] : implied) {

@@ -1,6 +1,7 @@
 #include "linkwise/measure/measurement.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -149,7 +150,7 @@ void check_names(const Measurement& m, const std::string& file, std::size_t i) {
   if (!t->widths.empty() && std::find(t->widths.begin(), t->widths.end(), m.width) == t->widths.end()) {
     std::vector<std::string> ws;
     for (int w : t->widths) ws.push_back(fmt::format("x{}", w));
-    bad(file, i, fmt::format("'width' {} is not allowed for {} (allowed: {})", m.width, t->id, join(ws, ", ")));
+    bad(file, i, fmt::format("'width' {} is not allowed for {} (allowed: {})", m.width, t->id, fmt::to_string(fmt::join(ws, ", "))));
   }
 }
 
@@ -161,7 +162,7 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   const auto& kinds = measurement_kinds();
   if (m.kind.empty()) bad(file, i, "'kind' is missing");
   if (std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end())
-    bad(file, i, fmt::format("unknown kind '{}'; valid: {}", m.kind, join(kinds, ", ")));
+    bad(file, i, fmt::format("unknown kind '{}'; valid: {}", m.kind, fmt::to_string(fmt::join(kinds, ", "))));
   if (e.contains("gpus")) {
     // GPU numbers: whole numbers from 0 below limits::kMaxGpuNumber (json's own conversion to int
     // would wrap 3e10 to -2147483648).

@@ -1,6 +1,7 @@
 #include "linkwise/measure/sustained.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +49,7 @@ const std::vector<std::string>& sustained_kinds() {
 void check_sustained_kind(const std::string& kind) {
   const auto& k = sustained_kinds();
   if (std::find(k.begin(), k.end(), kind) == k.end())
-    throw InputError(fmt::format("--sustained-kind: unknown kind '{}'; valid: {}", kind, join(k, ", ")));
+    throw InputError(fmt::format("--sustained-kind: unknown kind '{}'; valid: {}", kind, fmt::to_string(fmt::join(k, ", "))));
 }
 
 namespace {

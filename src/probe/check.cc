@@ -216,34 +216,4 @@ CheckReport check(const Machine& m, const Discovery& d, const CheckOptions& opti
   return r;
 }
 
-std::string check_text(const CheckReport& r) {
-  std::string s;
-  for (const auto& f : r.findings) {
-    s += fmt::format("{:<7} {}: {}\n", to_string(f.severity), f.kind, f.message);
-    if (!f.slot_path.empty()) s += fmt::format("        at {}\n", f.slot_path);
-    if (!f.advice.empty()) s += fmt::format("        -> {}\n", f.advice);
-  }
-  int unchecked = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(),
-                                                 [](const Finding& f) { return f.kind == "design-not-checked"; }));
-  s += fmt::format("{}: {} fault(s), {} warning(s){}\n", r.healthy() ? "HEALTHY" : "UNHEALTHY", r.count(Severity::kFault),
-                   r.count(Severity::kWarning), unchecked ? fmt::format(", {} design item(s) not checked", unchecked) : "");
-  return s;
-}
-
-nlohmann::json check_json(const CheckReport& r) {
-  nlohmann::json j;
-  j["healthy"] = r.healthy();
-  j["faults"] = r.count(Severity::kFault);
-  j["warnings"] = r.count(Severity::kWarning);
-  j["findings"] = nlohmann::json::array();
-  for (const auto& f : r.findings)
-    j["findings"].push_back({{"severity", to_string(f.severity)},
-                             {"kind", f.kind},
-                             {"address", f.address},
-                             {"slot_path", f.slot_path},
-                             {"message", f.message},
-                             {"advice", f.advice}});
-  return j;
-}
-
 }  // namespace linkwise::probe

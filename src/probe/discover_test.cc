@@ -48,6 +48,13 @@ Discovery probe_fixture(const SysfsFixture& fx, NvmlApi* nvml, Machine* out = nu
   return d;
 }
 
+// The findings, one line each, for a failing expectation's message.
+std::string findings_text(const CheckReport& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += std::string(to_string(f.severity)) + " " + f.kind + ": " + f.message + "\n";
+  return s;
+}
+
 TEST(ProbeDiscoverTest, PcieServerHasThePresetsMatrix) {
   SysfsFixture fx(linkwise::testing::temp_dir());
   testing::build_pcie_server(fx);
@@ -107,9 +114,9 @@ TEST(ProbeCheckTest, HealthyServerHasNoFaults) {
   Machine m;
   auto d = probe_fixture(fx, nullptr, &m);
   auto r = check(m, d);
-  EXPECT_TRUE(r.healthy()) << check_text(r);
+  EXPECT_TRUE(r.healthy()) << findings_text(r);
   EXPECT_EQ(r.count(Severity::kFault), 0);
-  ASSERT_EQ(r.count(Severity::kWarning), 5) << check_text(r);
+  ASSERT_EQ(r.count(Severity::kWarning), 5) << findings_text(r);
   EXPECT_EQ(r.findings[0].kind, "link-speed-idle");
   for (int i = 1; i < 5; ++i) EXPECT_EQ(r.findings[i].kind, "gpu-nic-not-under-switch");
   EXPECT_EQ(r.findings[0].address, "0000:1b:00.0");
@@ -135,8 +142,8 @@ TEST(ProbeCheckTest, FindsExactlyThePlantedFaults) {
       "link-below-max " + testing::dgx_gpu_address(5), "acs-redirect 0000:32:00.0",
       "nvlink-down " + testing::dgx_gpu_address(3), "nvlink-errors " + testing::dgx_gpu_address(6),
       "iommu-translated "};
-  EXPECT_EQ(faults, planted) << check_text(r);
-  EXPECT_EQ(r.count(Severity::kWarning), 0) << check_text(r);
+  EXPECT_EQ(faults, planted) << findings_text(r);
+  EXPECT_EQ(r.count(Severity::kWarning), 0) << findings_text(r);
   for (const auto& f : r.findings)
     if (f.kind == "link-below-max") {
       EXPECT_EQ(f.slot_path, "pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:00.0/0000:a3:00.0");

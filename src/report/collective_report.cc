@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
 namespace linkwise::report {
@@ -38,7 +39,7 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
                          {"saturated_resources", p.saturated},
                          {"choice", p.choice}});
   }
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string collective_text(const comm::SweepResult& r) {

@@ -1,5 +1,7 @@
 #include "linkwise/report/serve_report.h"
 
+#include "linkwise/report/json.h"
+
 #include <fmt/format.h>
 
 #include <sstream>
@@ -92,7 +94,7 @@ nlohmann::json serve_json(const work::ServeResult& r) {
     for (const auto& b : r.bends)
       j["bends"].push_back({{"concurrency", b.concurrency}, {"what", b.what}});
   }
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string serve_text(const work::ServeResult& r) {

@@ -4,8 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <sstream>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
 namespace linkwise::report {
@@ -77,7 +83,7 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
       for (const auto& p : g.nics) nics.push_back(fmt::format("{} {} {:.1f}", p.name, p.cls, gb(p.bytes_per_s)));
       for (const auto& p : g.nvmes) nvmes.push_back(fmt::format("{} {} {:.1f}", p.name, p.cls, gb(p.bytes_per_s)));
       auto brief = [](const std::vector<std::string>& v) {
-        if (v.size() <= 2) return join(v, ", ");
+        if (v.size() <= 2) return fmt::to_string(fmt::join(v, ", "));
         return v[0] + ", " + v[1] + fmt::format(", +{}", v.size() - 2);
       };
       t.row({g.name, g.cpu.empty() ? "-" : g.cpu, fmt::format("{:.1f}", gb(g.host_bytes_per_s)), brief(nics),
@@ -156,11 +162,20 @@ nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {
   j["warnings"] = json::array();
   for (const auto& w : a.warnings) j["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   j["budgets"] = budget_json(a.budgets);
-  return j;
+  return with_schema(std::move(j));
 }
 
 std::string topo_dot(const topo::Chassis& c) {
-  std::string out = fmt::format("graph \"{}\" {{\n  node [fontname=\"Helvetica\"];\n", c.name());
+  // Boost.Graph writes the DOT (write_graphviz_dp) and quotes every name and label, so a name holding
+  // '"' or spaces still gives valid DOT.
+  struct Vertex {
+    std::string name, shape, label;
+  };
+  struct Edge {
+    std::string color, label;
+  };
+  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Vertex, Edge>;
+  G g(c.nodes().size());
   for (const auto& n : c.nodes()) {
     const char* shape = "box";
     switch (n.kind) {
@@ -173,24 +188,29 @@ std::string topo_dot(const topo::Chassis& c) {
       case topo::NodeKind::kNvme: shape = "cylinder"; break;
       case topo::NodeKind::kRetimer: shape = "point"; break;
     }
-    out += fmt::format("  \"{}\" [shape={}, label=\"{}\\n{}\"];\n", n.name, shape, n.name, n.part->id);
+    g[n.index] = {n.name, shape, n.name + "\\n" + n.part->id};
   }
   for (const auto& l : c.links()) {
     const char* color = l.family() == hw::LinkFamily::kNvlink   ? "forestgreen"
                         : l.family() == hw::LinkFamily::kPcie   ? "steelblue"
                         : l.family() == hw::LinkFamily::kSocket ? "firebrick"
                                                                 : "gray40";
-    out += fmt::format("  \"{}\" -- \"{}\" [color={}, label=\"{} x{}\"];\n", c.node(l.a).name, c.node(l.b).name,
-                       color, l.tech->id, l.width);
+    boost::add_edge(l.a, l.b, Edge{color, fmt::format("{} x{}", l.tech->id, l.width)}, g);
   }
-  return out + "}\n";
-}
-
-std::string presets_text() {
-  Table t;
-  t.header({"preset", "description"});
-  for (const auto& p : topo::presets()) t.row({p.id, p.description});
-  return t.render();
+  boost::dynamic_properties dp;
+  dp.property("node_id", boost::get(&Vertex::name, g));
+  dp.property("shape", boost::get(&Vertex::shape, g));
+  dp.property("label", boost::get(&Vertex::label, g));
+  dp.property("color", boost::get(&Edge::color, g));
+  dp.property("label", boost::get(&Edge::label, g));
+  std::ostringstream out;
+  boost::write_graphviz_dp(out, g, dp);
+  // The writer names every graph G: the chassis' name instead, escaped the same way, and a font for all.
+  std::string dot = out.str();
+  const std::string head = "graph G {\n";
+  if (dot.rfind(head, 0) == 0)
+    dot.replace(0, head.size(), "graph " + boost::escape_dot_string(c.name()) + " {\n  node [fontname=Helvetica];\n");
+  return dot;
 }
 
 }  // namespace linkwise::report

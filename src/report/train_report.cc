@@ -1,5 +1,7 @@
 #include "linkwise/report/train_report.h"
 
+#include "linkwise/report/json.h"
+
 #include <fmt/format.h>
 
 namespace linkwise::report {
@@ -56,6 +58,24 @@ std::string search_notes_text(const work::SearchResult& r) {
   if (!r.passed_over.empty())
     s += fmt::format("passed over {}: communication-bound, and a plan within 5 % of it is not\n", r.passed_over);
   return s;
+}
+
+std::string validation_markdown(const std::vector<work::ValidationRow>& rows) {
+  std::string s = "| case | GPUs | plan | metric | measured | predicted | error | source |\n|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    s += fmt::format("| {}{} | {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.c.name, r.c.open ? " (open)" : "",
+                     r.c.plan.gpus(),
+                     r.c.plan.str(), r.c.metric, r.c.measured, r.predicted, 100 * r.error, r.c.source);
+  return s;
+}
+
+nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& r : rows)
+    j.push_back({{"case", r.c.name}, {"gpus", r.c.plan.gpus()}, {"plan", r.c.plan.str()}, {"metric", r.c.metric},
+                 {"measured", r.c.measured}, {"predicted", r.predicted}, {"error", r.error}, {"source", r.c.source}, {"open", r.c.open},
+                 {"step_time_s", r.step.step_time_s}, {"mfu", r.step.mfu}});
+  return with_schema({{"cases", j}});
 }
 
 }  // namespace linkwise::report

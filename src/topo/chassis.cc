@@ -1,6 +1,7 @@
 #include "linkwise/topo/chassis.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <boost/pending/disjoint_sets.hpp>
@@ -311,7 +312,7 @@ struct Builder {
     if (!t.widths.empty() && std::find(t.widths.begin(), t.widths.end(), l.width) == t.widths.end()) {
       std::vector<std::string> ws;
       for (int w : t.widths) ws.push_back(fmt::format("x{}", w));
-      throw InputError(fmt::format("width {} is not allowed for {} (allowed: {})", l.width, t.id, join(ws, ", ")),
+      throw InputError(fmt::format("width {} is not allowed for {} (allowed: {})", l.width, t.id, fmt::to_string(fmt::join(ws, ", "))),
                        ls.where);
     }
     l.efficiency = ls.efficiency.value_or(t.efficiency.value);

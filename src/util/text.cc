@@ -1,6 +1,7 @@
 #include "linkwise/util/text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,7 +70,7 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
   if (best.empty()) return "";
   std::vector<std::string> quoted;
   for (auto& b : best) quoted.push_back("'" + b + "'");
-  return "did you mean " + join(quoted, ", ") + "?";
+  return "did you mean " + fmt::to_string(fmt::join(quoted, ", ")) + "?";
 }
 
 std::uint64_t parse_size_bytes(std::string_view text, std::string_view what) {
@@ -257,12 +258,7 @@ std::string read_file(const std::string& path) {
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
+  return fmt::to_string(fmt::join(parts, sep));
 }
 
 namespace limits {

@@ -1,6 +1,7 @@
 #include "linkwise/work/job.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -80,7 +81,7 @@ E parse_enum(const std::string& s, const char* what, std::initializer_list<E> al
     names.push_back(to_string(e));
   }
   std::string hint = did_you_mean(s, names);
-  throw InputError(fmt::format("unknown {} '{}' (one of: {}){}", what, s, join(names, ", "),
+  throw InputError(fmt::format("unknown {} '{}' (one of: {}){}", what, s, fmt::to_string(fmt::join(names, ", ")),
                                hint.empty() ? "" : "; " + hint));
 }
 }  // namespace
@@ -122,7 +123,7 @@ void validate_job(const Job& job) {
     if (job.lora.targets.empty()) throw InputError("--lora-targets needs at least one of q,k,v,o,gate,up,down");
     for (const auto& t : job.lora.targets)
       if (std::find(known.begin(), known.end(), t) == known.end())
-        throw InputError(fmt::format("unknown LoRA target '{}' (one of: {})", t, join(known, ", ")));
+        throw InputError(fmt::format("unknown LoRA target '{}' (one of: {})", t, fmt::to_string(fmt::join(known, ", "))));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "linkwise/work/model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -149,7 +150,7 @@ Model find_model(const std::string& id_or_path) {
   for (const auto& m : model_presets()) ids.push_back(m.id);
   std::string hint = did_you_mean(id_or_path, ids);
   throw InputError(fmt::format("'{}' is neither a model preset nor a model file{}", id_or_path,
-                               hint.empty() ? " (presets: " + join(ids, ", ") + ")" : "; " + hint));
+                               hint.empty() ? " (presets: " + fmt::to_string(fmt::join(ids, ", ")) + ")" : "; " + hint));
 }
 
 }  // namespace linkwise::work

@@ -3,6 +3,7 @@
 #include "linkwise/work/framework.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -66,7 +67,7 @@ Plan parse_plan(const std::string& text) {
     if (sorted != std::vector<std::string>{"dp", "pp", "tp"})
       throw InputError(fmt::format("--plan: 'order' must name tp, dp and pp once each, innermost first "
                                    "(e.g. order=dp,tp,pp), not '{}'", tail));
-    p.order = join(dims, ",");
+    p.order = fmt::to_string(fmt::join(dims, ","));
     std::size_t end = at + 6 + p.order.size();
     rest = rest.substr(0, at) + (end < rest.size() ? rest.substr(end + 1) : "");
   }
@@ -77,7 +78,7 @@ Plan parse_plan(const std::string& text) {
     if (part.empty()) continue;
     auto eq = part.find('=');
     if (eq == std::string::npos)
-      throw InputError(fmt::format("--plan: expected key=value, not '{}' (keys: {})", part, join(keys, ", ")));
+      throw InputError(fmt::format("--plan: expected key=value, not '{}' (keys: {})", part, fmt::to_string(fmt::join(keys, ", "))));
     std::string k = part.substr(0, eq), v = part.substr(eq + 1);
     if (std::find(seen.begin(), seen.end(), k) != seen.end())
       throw InputError(fmt::format("--plan: '{}' is given twice in '{}'", k, text));
@@ -95,7 +96,7 @@ Plan parse_plan(const std::string& text) {
       p.sp = v == "on";
     } else {
       std::string hint = did_you_mean(k, keys);
-      throw InputError(fmt::format("--plan: unknown key '{}' (keys: {}){}", limits::quote_value(k), join(keys, ", "),
+      throw InputError(fmt::format("--plan: unknown key '{}' (keys: {}){}", limits::quote_value(k), fmt::to_string(fmt::join(keys, ", ")),
                                    hint.empty() ? "" : "; " + hint));
     }
   }

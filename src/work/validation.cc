@@ -237,22 +237,4 @@ std::vector<ValidationRow> run_validation(const std::string& filter) {
   return rows;
 }
 
-std::string validation_markdown(const std::vector<ValidationRow>& rows) {
-  std::string s = "| case | GPUs | plan | metric | measured | predicted | error | source |\n|---|---|---|---|---|---|---|---|\n";
-  for (const auto& r : rows)
-    s += fmt::format("| {}{} | {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.c.name, r.c.open ? " (open)" : "",
-                     r.c.plan.gpus(),
-                     r.c.plan.str(), r.c.metric, r.c.measured, r.predicted, 100 * r.error, r.c.source);
-  return s;
-}
-
-nlohmann::json validation_json(const std::vector<ValidationRow>& rows) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& r : rows)
-    j.push_back({{"case", r.c.name}, {"gpus", r.c.plan.gpus()}, {"plan", r.c.plan.str()}, {"metric", r.c.metric},
-                 {"measured", r.c.measured}, {"predicted", r.predicted}, {"error", r.error}, {"source", r.c.source}, {"open", r.c.open},
-                 {"step_time_s", r.step.step_time_s}, {"mfu", r.step.mfu}});
-  return j;
-}
-
 }  // namespace linkwise::work

@@ -18,6 +18,13 @@ nlohmann::json topo_matrix(const std::string& chassis) {
   return nlohmann::json::parse(r.out)["matrix"];
 }
 
+// The findings of a --check --json document that are faults.
+int faults(const nlohmann::json& doc) {
+  int n = 0;
+  for (const auto& f : doc["findings"]) n += f["severity"] == "fault";
+  return n;
+}
+
 TEST(ProbeCliTest, WritesAChassisWhoseTopoMatrixIsTheMachines) {
   SysfsFixture fx(temp_dir());
   probe::testing::build_pcie_server(fx);
@@ -51,7 +58,7 @@ TEST(ProbeCliTest, CheckFindsThePlantedFaultsAndExitsOne) {
   EXPECT_EQ(j.exit_code, 1);
   auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["healthy"], false);
-  EXPECT_EQ(doc["faults"], 3);
+  EXPECT_EQ(faults(doc), 3);
 }
 
 TEST(ProbeCliTest, HealthyBoxMatchingItsDesignExitsZero) {
@@ -93,7 +100,7 @@ TEST(ProbeCliTest, WhatTheProbeCannotSeeIsNotCheckedNotAFault) {
   auto j = run_cli("probe --check --json --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(j.exit_code, 0);
   auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["faults"], 0);
+  EXPECT_EQ(faults(doc), 0);
   int not_checked = 0;
   for (const auto& f : doc["findings"]) not_checked += f["kind"] == "design-not-checked" && f["severity"] == "info";
   EXPECT_EQ(not_checked, 2);
@@ -198,7 +205,7 @@ TEST(ProbeCliTest, AssumedLinkSpeedIsNotCheckedAgainstTheDesign) {
   auto j = run_cli("probe --check --json --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(j.exit_code, 0);
   auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["faults"], 0);
+  EXPECT_EQ(faults(doc), 0);
   for (const auto& f : doc["findings"])
     if (f["message"].get<std::string>().find("PCIe link of NIC0") != std::string::npos)
       EXPECT_EQ(f["severity"], "info");

@@ -98,7 +98,7 @@ TEST(TopoCliTest, CatalogShowsSources) {
   r = run_cli("catalog h100-sxm --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_FALSE(j["bf16_dense_tflops"]["source"].get<std::string>().empty());
+  EXPECT_FALSE(j["figures"]["bf16_dense_tflops"]["source"].get<std::string>().empty());
 }
 
 }  // namespace

@@ -133,4 +133,14 @@ class Catalog {
   std::vector<ChannelBudget> channels_;
 };
 
+/// One catalog entry's figures with their sources (those it carries) and its non-numeric attributes,
+/// as `linkwise catalog ID` shows them.
+struct EntryFigures {
+  std::string id;
+  std::vector<std::pair<std::string, Figure>> figures;
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+/// The figures of link technology or part `id`. Throws InputError naming the closest ids when it is neither.
+EntryFigures describe(const Catalog& catalog, const std::string& id);
+
 }  // namespace linkwise::hw

@@ -3,13 +3,14 @@
 //   linkwise::measure::FakeCuda cuda(linkwise::measure::parse_fake_spec("gpus=2,p2p=370"));
 //   linkwise::measure::FakeNccl nccl(cuda);
 //   auto report = linkwise::measure::run_bench(cuda, &nccl, nullptr, {}, {});
-//   fmt::print("{}", linkwise::measure::bench_text(report));
+//   fmt::print("{}", linkwise::report::bench_text(report));   // linkwise/report/bench_report.h
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "linkwise/comm/sweep.h"
 #include "linkwise/measure/copy_bench.h"
 #include "linkwise/measure/launch.h"
 #include "linkwise/measure/measurement.h"
@@ -27,6 +28,21 @@ struct BenchOptions {
   std::optional<SustainedOptions> sustained;
   std::string machine;  ///< free text written into the measurement file
 };
+
+/// `linkwise bench`'s flags as given: comma-separated lists, sizes as nccl-tests reads them (8, 64M).
+struct BenchFlags {
+  std::string gpus, sizes = "64M", engines = "ce,sm", skip, ops = "all_reduce";
+  int samples = 3, loops = 16;
+  comm::SweepFlags sweep{"8", "128M", {}, {}};  ///< -b, -e, -f
+  int iters = 20, warmup = 5, check = 1;        ///< nccl-tests -n, -w, -c
+  std::string sustained, sustained_kind = "h2d", sustained_size = "256M", sustained_engine = "ce";
+  int sustained_gpu = 0;
+  std::string machine;
+};
+
+/// The options `flags` ask for, every flag checked (InputError naming it) before a GPU is looked for,
+/// so that bad input is refused the same way on any machine.
+BenchOptions bench_options(const BenchFlags& flags);
 
 struct BenchReport {
   std::string machine;
@@ -46,9 +62,17 @@ struct BenchReport {
 BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, const BenchOptions& o,
                       const ProcessGroup& group);
 
-/// The readable report: host-device table, peer matrices as p2pBandwidthLatencyTest prints them
-/// (diagonal: local copy), latency matrices, nccl-tests tables, the sustained run.
-std::string bench_text(const BenchReport& r);
+/// What a bench run on this machine measured, and the process group it ran in (only rank 0 prints;
+/// finalize() it after printing).
+struct BenchRun {
+  BenchReport report;
+  ProcessGroup group;
+};
+/// `linkwise bench`: the GPUs (simulated ones from `fake_spec`, measure/fake_gpu.h, when it is not
+/// empty; else CUDA's), NCCL and telemetry where they load (a note says why a part was skipped), the
+/// process group under mpirun, then run_bench(). Throws RuntimeError when there is no GPU.
+BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec);
+
 /// The measurement file calibrate reads, with the full results in its extra sections
 /// ("devices", "nccl", "latency_us", "sustained").
 MeasurementFile bench_measurements(const BenchReport& r);

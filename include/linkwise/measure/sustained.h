@@ -2,12 +2,14 @@
 // catch a sealed box that slows down as it warms up.
 //
 // The run is cut into windows of about `interval_s` of GPU time. Each window is one timed set of
-// copies (copy_bench.h) whose loop count is chosen from the previous window's rate; after each window
-// the GPU's telemetry is read. The clock is the GPU's own (sum of the windows' event times), so a run
-// lasts `duration_s` of transfer time.
+// copies (copy_bench.h): the first runs 4 loops, each later one as many as the previous window's time
+// per loop fits in `interval_s`; after each window the GPU's telemetry is read. The clock is the GPU's
+// own (the sum of the windows' event times), so a run lasts `duration_s` of transfer time, whatever
+// the host does meanwhile.
 //
-// Verdict: the median bandwidth of the last quarter of the windows against the first quarter; a drop
-// of more than `slowdown_pct` (default 5%) reports "slows down".
+// Verdict: the median bandwidth of the last quarter of the windows (at least one window) against the
+// first quarter, drop = (first - last) / first; with at least 4 windows, a drop of more than
+// `slowdown_pct` (default 5%) reports "slows down". Fewer windows never do.
 #pragma once
 
 #include <cstdint>

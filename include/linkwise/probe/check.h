@@ -75,8 +75,5 @@ struct DesignScope {
 std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed,
                                          const DesignScope& scope = {});
 
-/// Readable report and JSON ({healthy, faults, warnings, findings: [...]}).
-std::string check_text(const CheckReport& r);
-nlohmann::json check_json(const CheckReport& r);
 
 }  // namespace linkwise::probe

@@ -1,5 +1,6 @@
 // What `linkwise probe` reads from a machine: the PCIe tree, CPU sockets and NUMA nodes, the IOMMU mode
-// and NVLinks, as plain facts. to_chassis_spec() (probe/discover.h) turns them into a chassis.
+// and NVLinks, as plain facts. discover() (probe/discover.h) turns them into a chassis spec and the
+// links it found; check() (probe/check.h) holds them against what they should be.
 //
 // Sources (all below the SysfsReader's folders):
 //   bus/pci/devices/<addr>/{vendor,device,class,numa_node}                  ids and NUMA node

@@ -15,7 +15,5 @@ std::string topo_text(const topo::Chassis& chassis, const topo::TopoAnalysis& a)
 nlohmann::json topo_json(const topo::Chassis& chassis, const topo::TopoAnalysis& a);
 /// The chassis as a Graphviz DOT graph, links labelled with technology and width.
 std::string topo_dot(const topo::Chassis& chassis);
-/// One line per preset.
-std::string presets_text();
 
 }  // namespace linkwise::report

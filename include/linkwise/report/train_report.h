@@ -7,6 +7,7 @@
 
 #include "linkwise/work/checkpoint.h"
 #include "linkwise/work/search.h"
+#include "linkwise/work/validation.h"
 
 namespace linkwise::report {
 
@@ -24,5 +25,10 @@ nlohmann::json checkpoint_json(const work::CheckpointCost& c, int every);
 std::string job_choices(const work::Job& job);
 /// Lines under the ranking: why #1 beats #2, and a communication-bound plan passed over.
 std::string search_notes_text(const work::SearchResult& r);
+
+/// The validation cases (`linkwise train --validation`): a Markdown table as docs/VALIDATION.md holds
+/// it, and JSON ({schema_version, cases: [...]}).
+std::string validation_markdown(const std::vector<work::ValidationRow>& rows);
+nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows);
 
 }  // namespace linkwise::report

@@ -42,7 +42,5 @@ struct ValidationRow {
 std::vector<ValidationCase> validation_cases();
 /// Runs every case (or those whose name contains `filter`).
 std::vector<ValidationRow> run_validation(const std::string& filter = "");
-std::string validation_markdown(const std::vector<ValidationRow>& rows);
-nlohmann::json validation_json(const std::vector<ValidationRow>& rows);
 
 }  // namespace linkwise::work

@@ -1,14 +1,17 @@
+#include "linkwise/report/bench_report.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "linkwise/measure/bench.h"
 #include "linkwise/report/table.h"
 #include "linkwise/util/text.h"
 
-namespace linkwise::measure {
+namespace linkwise::report {
+
+using namespace measure;  // the benchmark's result types, read here
 
 namespace {
 
@@ -16,7 +19,7 @@ std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.2f}", v) :
 
 std::string host_text(const BenchReport& r) {
   if (r.host.empty()) return "";
-  report::Table t;
+  Table t;
   t.header({"GPU", "engine", "size", "h2d", "d2h", "bidir", "bidir h2d", "bidir d2h"});
   std::map<std::tuple<int, std::string, std::uint64_t>, std::map<std::string, const CopyResult*>> rows;
   for (const auto& c : r.host) rows[{c.kind == "h2d" ? c.dst : c.src, to_string(c.engine), c.bytes}][c.kind] = &c;
@@ -89,14 +92,14 @@ std::string peer_text(const BenchReport& r) {
 
 std::string local_text(const BenchReport& r) {
   if (r.local.empty()) return "";
-  report::Table t;
+  Table t;
   t.header({"GPU", "engine", "size", "local copy GB/s"});
   for (const auto& c : r.local) t.row({std::to_string(c.src), to_string(c.engine), format_size_bytes(c.bytes), num(c.GBps.median)});
   return "Device-local copy (bytes copied per second; each byte is read and written)\n" + t.render() + "\n";
 }
 
 std::string sustained_text(const SustainedResult& s) {
-  report::Table t;
+  Table t;
   t.header({"t (s)", "GB/s", "temp (C)", "SM MHz", "mem MHz", "power (W)"});
   for (const auto& p : s.points) {
     auto f = [&](double TelemetrySample::*m, const char* spec) {
@@ -131,90 +134,4 @@ std::string bench_text(const BenchReport& r) {
   return o;
 }
 
-namespace {
-
-Measurement from_copy(const CopyResult& c, const CopyOptions& o) {
-  Measurement m;
-  m.kind = c.kind;
-  if (c.kind == "h2d") m.gpus = {c.dst};
-  else if (c.kind == "d2h" || c.kind == "bidir" || c.kind == "d2d_local") m.gpus = {c.src};
-  else m.gpus = {c.src, c.dst};
-  m.engine = to_string(c.engine);
-  m.peer_access = c.peer_access;
-  m.bytes = c.bytes;
-  m.measured_GBps = c.GBps.median;
-  m.source = fmt::format("linkwise bench: median of {} samples of {} copies", o.samples, o.loops);
-  m.extra = {{"min_GBps", c.GBps.min}, {"max_GBps", c.GBps.max}};
-  if (!c.direction_GBps.empty()) m.extra["direction_GBps"] = c.direction_GBps;
-  if (c.kind == "p2p" || c.kind == "p2p_bidir") m.peer_access = c.peer_access;
-  return m;
-}
-
-nlohmann::json sweep_json(const NcclSweep& s) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : s.rows)
-    rows.push_back({{"size", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
-                    {"root", r.root}, {"time_us", {r.time_us[0], r.time_us[1]}}, {"algbw", {r.algbw[0], r.algbw[1]}},
-                    {"busbw", {r.busbw[0], r.busbw[1]}}, {"wrong", {r.wrong[0], r.wrong[1]}}});
-  return {{"op", to_string(s.op)}, {"nranks", s.nranks}, {"nccl_version", s.nccl_version}, {"rows", rows},
-          {"avg_busbw", s.avg_busbw}, {"wrong_total", s.wrong_total}, {"columns", "[out-of-place, in-place]"}};
-}
-
-nlohmann::json sustained_json(const SustainedResult& s) {
-  nlohmann::json pts = nlohmann::json::array();
-  for (const auto& p : s.points) {
-    nlohmann::json j = {{"t_s", p.t_s}, {"GBps", p.GBps}};
-    if (p.telemetry) {
-      auto put = [&](const char* k, double v) { j[k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-      put("temp_c", p.telemetry->temp_c);
-      put("sm_clock_mhz", p.telemetry->sm_clock_mhz);
-      put("mem_clock_mhz", p.telemetry->mem_clock_mhz);
-      put("power_w", p.telemetry->power_w);
-    }
-    pts.push_back(j);
-  }
-  return {{"kind", s.options.kind}, {"gpu", s.options.gpu}, {"engine", to_string(s.options.engine)},
-          {"bytes", s.options.bytes}, {"duration_s", s.options.duration_s}, {"points", pts},
-          {"first_GBps", s.first_GBps}, {"last_GBps", s.last_GBps}, {"drop_pct", s.drop_pct},
-          {"slows_down", s.slows_down}, {"telemetry_note", s.telemetry_note}};
-}
-
-}  // namespace
-
-MeasurementFile bench_measurements(const BenchReport& r) {
-  MeasurementFile f;
-  f.machine = r.machine;
-  f.tool = "linkwise bench 0.1.0";
-  for (const auto* list : {&r.host, &r.local, &r.peer_on, &r.peer_off})
-    for (const auto& c : *list) f.measurements.push_back(from_copy(c, r.copy));
-  for (const auto& s : r.nccl) {
-    if (s.nranks < 2 || s.rows.empty()) continue;
-    const auto& row = s.rows.back();
-    Measurement m;
-    m.kind = "collective";
-    m.op = to_string(s.op);
-    for (int i = 0; i < s.nranks; ++i) m.gpus.push_back(i);
-    m.bytes = row.size_bytes;
-    m.measured_GBps = row.busbw[0];
-    m.metric = "busbw";
-    m.source = fmt::format("linkwise bench: nccl-tests method, out-of-place, NCCL {}", s.nccl_version);
-    f.measurements.push_back(m);
-  }
-  nlohmann::json devs = nlohmann::json::array();
-  for (const auto& d : r.devices)
-    devs.push_back({{"index", d.index}, {"name", d.name}, {"pci_bus_id", d.pci_bus_id}, {"sm_count", d.sm_count},
-                    {"memory_bytes", d.memory_bytes}, {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}});
-  f.extra["devices"] = devs;
-  nlohmann::json nccl = nlohmann::json::array();
-  for (const auto& s : r.nccl) nccl.push_back(sweep_json(s));
-  f.extra["nccl"] = nccl;
-  nlohmann::json lat = nlohmann::json::array();
-  for (const auto* list : {&r.latency_on, &r.latency_off})
-    for (const auto& l : *list) lat.push_back({{"src", l.src}, {"dst", l.dst}, {"peer_access", l.peer_access}, {"us", l.us}});
-  f.extra["latency_us"] = lat;
-  if (r.sustained) f.extra["sustained"] = sustained_json(*r.sustained);
-  f.extra["notes"] = r.notes;
-  return f;
-}
-
-}  // namespace linkwise::measure
+}  // namespace linkwise::report

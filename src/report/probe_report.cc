@@ -1,12 +1,17 @@
-#include "linkwise/probe/probe_report.h"
+#include "linkwise/report/probe_report.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
+#include "linkwise/report/topo_report.h"
 
-namespace linkwise::probe {
+namespace linkwise::report {
+
+using namespace probe;  // the discovery's types, read here
 
 namespace {
 
@@ -28,7 +33,7 @@ std::string probe_text(const Machine& m, const Discovery& d) {
   std::string s;
   s += fmt::format("CPU: {} socket(s){}{}\n", m.sockets.size(), m.cpu_model.empty() ? "" : ", " + m.cpu_model,
                    m.numa_socket.empty() ? "" : fmt::format(", {} NUMA node(s)", m.numa_socket.size()));
-  report::Table t;
+  Table t;
   t.header({"node", "kind", "part", "pci", "above", "link now", "link max", "slot path"});
   for (const auto& n : d.nodes) {
     const auto* l = uplink_of(d, n.id);
@@ -88,7 +93,50 @@ nlohmann::json probe_json(const Machine& m, const Discovery& d) {
   for (const auto& dev : m.devices)
     for (const auto& n : dev.notes) notes.push_back(dev.address + ": " + n);
   j["notes"] = notes;
+  return with_schema(std::move(j));
+}
+
+std::string check_text(const CheckReport& r) {
+  std::string s;
+  for (const auto& f : r.findings) {
+    s += fmt::format("{:<7} {}: {}\n", to_string(f.severity), f.kind, f.message);
+    if (!f.slot_path.empty()) s += fmt::format("        at {}\n", f.slot_path);
+    if (!f.advice.empty()) s += fmt::format("        -> {}\n", f.advice);
+  }
+  int unchecked = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(),
+                                                 [](const Finding& f) { return f.kind == "design-not-checked"; }));
+  s += fmt::format("{}: {} fault(s), {} warning(s){}\n", r.healthy() ? "HEALTHY" : "UNHEALTHY", r.count(Severity::kFault),
+                   r.count(Severity::kWarning), unchecked ? fmt::format(", {} design item(s) not checked", unchecked) : "");
+  return s;
+}
+
+nlohmann::json check_json(const CheckReport& r) {
+  nlohmann::json j;
+  j["healthy"] = r.healthy();  // the findings say which are faults and warnings (lists, not counts)
+  j["findings"] = nlohmann::json::array();
+  for (const auto& f : r.findings)
+    j["findings"].push_back({{"severity", to_string(f.severity)},
+                             {"kind", f.kind},
+                             {"address", f.address},
+                             {"slot_path", f.slot_path},
+                             {"message", f.message},
+                             {"advice", f.advice}});
+  return with_schema(std::move(j));
+}
+
+std::string imported_text(const topo::Chassis& chassis, const topo::TopoAnalysis& a,
+                          const std::vector<std::string>& notes) {
+  std::string s = topo_text(chassis, a);
+  if (!notes.empty()) s += "Notes:\n";
+  for (const auto& n : notes) s += "  " + n + "\n";
+  return s;
+}
+
+nlohmann::json imported_json(const topo::Chassis& chassis, const topo::TopoAnalysis& a,
+                             const std::vector<std::string>& notes) {
+  auto j = topo_json(chassis, a);
+  j["notes"] = notes;
   return j;
 }
 
-}  // namespace linkwise::probe
+}  // namespace linkwise::report
