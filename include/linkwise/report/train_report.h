@@ -1,4 +1,4 @@
-// Renders training results that are new to `linkwise train`: the scaling verdict.
+// Renders `linkwise train`: the setup, plan search, step breakdown, memory, links, scaling and checkpoint.
 // Rendering only: every number comes from work::scaling_verdict().
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #include "linkwise/work/checkpoint.h"
 #include "linkwise/work/search.h"
+#include "linkwise/work/train_run.h"
 #include "linkwise/work/validation.h"
 
 namespace linkwise::report {
@@ -30,5 +31,17 @@ std::string search_notes_text(const work::SearchResult& r);
 /// it, and JSON ({schema_version, cases: [...]}).
 std::string validation_markdown(const std::vector<work::ValidationRow>& rows);
 nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows);
+
+/// One step: time breakdown, memory per GPU, the `max_links` busiest links and the bottleneck.
+std::string step_text(const work::StepResult& r, int max_links);
+nlohmann::json step_json(const work::StepResult& r);
+
+/// The whole `linkwise train` report: text (tables) or JSON (with schema_version).
+std::string train_text(const work::TrainResult& r);
+nlohmann::json train_json(const work::TrainResult& r);
+/// train_json(r).dump(2) + "\n" when `json`, else train_text(r).
+std::string train_output(const work::TrainResult& r, bool json);
+/// "plan ... does not fit: it needs X GiB per GPU of Y GiB[; FILE not written]" (no prefix, no newline).
+std::string train_does_not_fit(const work::TrainResult& r, const std::string& output);
 
 }  // namespace linkwise::report
