@@ -1,101 +1,24 @@
 // linkwise serve: latency, throughput, memory, links and cold start of a model served on a chassis.
-#include <fmt/format.h>
-
-#include <sstream>
-
+// Flags -> work::ServeRunOptions -> work::run_serve -> report::serve_output.
 #include "commands.h"
 #include "linkwise/report/serve_report.h"
-#include "linkwise/topo/chassis.h"
-#include "linkwise/util/error.h"
-#include "linkwise/work/serve.h"
-#include "linkwise/work/serve_validation.h"
+#include "linkwise/work/serve_run.h"
 
 namespace linkwise::cli {
 
 namespace {
 
-struct ServeOpts {
-  std::string chassis, model, gpus, precision = "bf16", kv_precision, sweep, load = "page-cache",
-                                    output, arrivals;
-  int tp = 1, pp = 1, replicas = 0, input = 1024, out_tokens = 256, concurrency = 0, lora_rank = 0;
-  int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
-  double rate = 0, prefix_hit = 0;
-  bool json = false, expert_parallel = false, kv_offload = false, validation = false,
-       no_chunked_prefill = false;
+struct ServeFlags {
+  work::ServeRunOptions opts;
+  bool json = false;
+  std::string output;
 };
-
-work::ServeOptions make_options(const ServeOpts& o) {
-  work::ServeOptions s;
-  s.tp = o.tp;
-  s.pp = o.pp;
-  s.replicas = o.replicas;
-  std::stringstream ss(o.gpus);
-  for (std::string g; std::getline(ss, g, ',');)
-    if (!g.empty()) s.gpus.push_back(g);
-  if (!o.gpus.empty() && s.gpus.empty())
-    throw InputError(fmt::format(
-        "--gpus: '{}' names no GPU; give e.g. 0,1 or 0-3, or leave --gpus out for every GPU",
-        o.gpus));
-  s.input = o.input;
-  s.output = o.out_tokens;
-  s.concurrency = o.concurrency;
-  s.rate = o.rate;
-  if (!o.arrivals.empty()) s.arrivals = work::parse_arrivals(o.arrivals, "--arrivals");
-  s.precision = work::parse_number_format(o.precision, "--precision");
-  if (!o.kv_precision.empty()) {
-    s.kv_precision = work::parse_number_format(o.kv_precision, "--kv-precision");
-    s.kv_precision_given = true;
-  }
-  s.prefix_hit = o.prefix_hit;
-  s.expert_parallel = o.expert_parallel;
-  s.kv_offload = o.kv_offload;
-  if (o.load == "gds")
-    s.load = work::LoadPath::kGds;
-  else if (o.load != "page-cache")
-    throw InputError(fmt::format("--load must be page-cache or gds, not '{}'", o.load));
-  s.lora_rank = o.lora_rank;
-  s.max_batched_tokens = o.max_batched_tokens;
-  s.max_seqs = o.max_seqs;
-  s.chunked_prefill = !o.no_chunked_prefill;
-  return s;
-}
-
-int run_serve(const ServeOpts& o) {
-  if (o.validation) {
-    if (!o.chassis.empty() || !o.model.empty())
-      throw InputError(
-          "--validation runs each published case on its own machine; it takes no CHASSIS or "
-          "--model");
-    auto rows = work::run_serve_validation();
-    emit(o.json ? work::serve_validation_json(rows).dump(2) + "\n"
-                : work::serve_validation_markdown(rows),
-         o.output);
-    return 0;
-  }
-  if (o.chassis.empty())
-    throw InputError("serve needs a CHASSIS (a preset name or a chassis file)");
-  if (o.model.empty())
-    throw InputError("serve needs --model (a preset such as llama3.1-70b, or a model YAML file)");
-  if (!o.sweep.empty() && o.sweep != "concurrency")
-    throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
-  if (!o.sweep.empty() && o.rate > 0)
-    throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
-  auto chassis = topo::load_chassis(o.chassis);
-  auto model = work::find_model(o.model);
-  std::vector<int> points =
-      o.sweep.empty() ? std::vector<int>{} : work::sweep_concurrencies(o.sweep_max);
-  auto r = work::serve(chassis, model, make_options(o), points);
-  std::string text = o.json
-                         ? report::serve_json(r).dump(2) + "\n"
-                         : (points.empty() ? report::serve_text(r) : report::serve_sweep_text(r));
-  emit(text, o.output);
-  return 0;
-}
 
 }  // namespace
 
 Handler setup_serve(CLI::App& sub) {
-  auto o = std::make_shared<ServeOpts>();
+  auto f = std::make_shared<ServeFlags>();
+  work::ServeRunOptions* o = &f->opts;
   sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file");
   sub.add_option("--model", o->model,
                  "Model preset (llama3.1-70b, llama3.1-8b, qwen2.5-coder-32b, ...) or YAML file");
@@ -106,7 +29,7 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 16));
   sub.add_option("--gpus", o->gpus, "GPUs to use, e.g. 0,1 or 0-3 or GPU0,GPU1 (default: all)");
   sub.add_option("--input", o->input, "Prompt tokens per request")->check(CLI::Range(1, 1 << 24));
-  sub.add_option("--output", o->out_tokens, "Output tokens per request")
+  sub.add_option("--output", o->output, "Output tokens per request")
       ->check(CLI::Range(1, 1 << 24));
   sub.add_option("--concurrency", o->concurrency,
                  "Closed loop: this many users, each sending its next request when the last ends")
@@ -144,10 +67,13 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 16));
   sub.add_flag("--validation", o->validation,
                "Compare predictions with published serving measurements (docs/VALIDATION.md)");
-  sub.add_flag("--json", o->json, "Print as JSON");
-  sub.add_option("-o,--output-file", o->output,
+  sub.add_flag("--json", f->json, "Print as JSON");
+  sub.add_option("-o,--output-file", f->output,
                  "Write to this file (atomically) instead of standard output");
-  return [o] { return run_serve(*o); };
+  return [f] {
+    emit(report::serve_output(work::run_serve(f->opts), f->json), f->output);
+    return 0;
+  };
 }
 
 }  // namespace linkwise::cli

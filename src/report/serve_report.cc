@@ -189,4 +189,60 @@ std::string serve_sweep_text(const work::ServeResult& r) {
   return o.str();
 }
 
+std::string serve_validation_markdown(const std::vector<work::ServeValidationRow>& rows) {
+  auto cell = [](double pred, double meas, double scale, const char* fmtspec) {
+    if (meas <= 0) return fmt::format(fmt::runtime(std::string(fmtspec) + " / not published"), pred * scale);
+    return fmt::format(fmt::runtime(std::string(fmtspec) + " / " + fmtspec + " ({:+.0f}%)"),
+                       pred * scale, meas * scale, 100 * (pred - meas) / meas);
+  };
+  std::string out =
+      "| case | machine | TTFT ms predicted / measured | ITL ms | output tok/s | bound |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    const auto& p = r.predicted;
+    out += fmt::format("| {} | {} {} | {} | {} | {} | {} |\n", r.c.name, r.c.chassis,
+                       fmt::format("{}", fmt::join(r.c.options.gpus, ",")),
+                       cell(p.ttft_s, r.c.ttft_s, 1e3, "{:.1f}"),
+                       cell(p.itl_s, r.c.itl_s, 1e3, "{:.2f}"),
+                       cell(p.output_tokens_per_s, r.c.output_tokens_per_s, 1, "{:.0f}"), p.bound);
+  }
+  out += fmt::format("\nmedian |error|: TTFT {:.1f}%, ITL {:.1f}%, output tokens/s {:.1f}%\n",
+                     100 * work::serve_validation_median(rows, 0), 100 * work::serve_validation_median(rows, 1),
+                     100 * work::serve_validation_median(rows, 2));
+  out += "\nsources and commands:\n";
+  for (const auto& r : rows)
+    out += fmt::format("- {}: {}; measured with: {}\n", r.c.name, r.c.source, r.c.command);
+  return out;
+}
+
+nlohmann::json serve_validation_json(const std::vector<work::ServeValidationRow>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& r : rows) {
+    j.push_back({{"case", r.c.name},
+                 {"source", r.c.source},
+                 {"command", r.c.command},
+                 {"chassis", r.c.chassis},
+                 {"model", r.c.model},
+                 {"measured",
+                  {{"ttft_s", r.c.ttft_s},
+                   {"itl_s", r.c.itl_s},
+                   {"output_tokens_per_s", r.c.output_tokens_per_s}}},
+                 {"predicted",
+                  {{"ttft_s", r.predicted.ttft_s},
+                   {"itl_s", r.predicted.itl_s},
+                   {"output_tokens_per_s", r.predicted.output_tokens_per_s}}},
+                 {"error",
+                  {{"ttft", r.ttft_error},
+                   {"itl", r.itl_error},
+                   {"output_tokens_per_s", r.throughput_error}}}});
+  }
+  return j;
+}
+
+std::string serve_output(const work::ServeRun& run, bool json) {
+  if (run.validation) return json ? serve_validation_json(run.rows).dump(2) + "\n" : serve_validation_markdown(run.rows);
+  if (json) return serve_json(run.result).dump(2) + "\n";
+  return run.sweep ? serve_sweep_text(run.result) : serve_text(run.result);
+}
+
 }  // namespace linkwise::report

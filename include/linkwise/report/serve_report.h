@@ -6,6 +6,8 @@
 #include <string>
 
 #include "linkwise/work/serve.h"
+#include "linkwise/work/serve_run.h"
+#include "linkwise/work/serve_validation.h"
 
 namespace linkwise::report {
 
@@ -18,5 +20,13 @@ std::string serve_sweep_text(const work::ServeResult& r);
 /// max_concurrency_fit, comm_fraction, load_time_s, bottleneck, and the rest (sweep when there is
 /// one).
 nlohmann::json serve_json(const work::ServeResult& r);
+
+/// The serving validation cases (`linkwise serve --validation`): the table and the median |error|
+/// of each metric, as docs/VALIDATION.md holds it; and JSON, one object per case.
+std::string serve_validation_markdown(const std::vector<work::ServeValidationRow>& rows);
+nlohmann::json serve_validation_json(const std::vector<work::ServeValidationRow>& rows);
+
+/// The whole `linkwise serve` output: validation, sweep or single prediction, as text or JSON.
+std::string serve_output(const work::ServeRun& run, bool json);
 
 }  // namespace linkwise::report

@@ -35,9 +35,6 @@ struct ServeValidationRow {
 
 std::vector<ServeCase> serve_validation_cases();
 std::vector<ServeValidationRow> run_serve_validation();
-/// The table and the median |error| of each metric.
-std::string serve_validation_markdown(const std::vector<ServeValidationRow>& rows);
-nlohmann::json serve_validation_json(const std::vector<ServeValidationRow>& rows);
 /// Median of |errors| over the rows that report the metric: 0 ttft, 1 itl, 2 throughput.
 double serve_validation_median(const std::vector<ServeValidationRow>& rows, int metric);
 

@@ -1,0 +1,38 @@
+// One call behind `linkwise serve`: the command's options in, the prediction (or the validation
+// cases) out. The CLI fills ServeRunOptions from its flags; report::serve_output renders the result.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "linkwise/work/serve.h"
+#include "linkwise/work/serve_validation.h"
+
+namespace linkwise::work {
+
+struct ServeRunOptions {
+  std::string chassis, model;  ///< preset names or files ("" only with validation)
+  std::string gpus;            ///< "0,1", "0-3", "GPU0,GPU1" or "" for all
+  std::string precision = "bf16", kv_precision;  ///< kv_precision "" : the default for the weights
+  std::string load = "page-cache";               ///< page-cache or gds
+  std::string arrivals;                          ///< "" : the default of the loop
+  std::string sweep;                             ///< "" or "concurrency"
+  int tp = 1, pp = 1, replicas = 0, input = 1024, output = 256, concurrency = 0, lora_rank = 0;
+  int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
+  double rate = 0, prefix_hit = 0;
+  bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
+};
+
+struct ServeRun {
+  bool validation = false;
+  std::vector<ServeValidationRow> rows;  ///< validation
+  bool sweep = false;                    ///< result holds a concurrency sweep
+  ServeResult result;                    ///< not validation
+};
+
+/// Parses the textual options into ServeOptions; throws InputError naming the flag and value.
+ServeOptions make_serve_options(const ServeRunOptions& options);
+/// Checks the combination, then runs the validation cases or serve() (with the sweep when asked).
+ServeRun run_serve(const ServeRunOptions& options);
+
+}  // namespace linkwise::work
