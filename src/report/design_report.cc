@@ -5,6 +5,7 @@
 #include <map>
 
 #include "linkwise/report/budget_report.h"
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
 namespace linkwise::report {
@@ -167,7 +168,7 @@ nlohmann::json design_json(const design::DesignResult& r) {
   for (const auto& x : r.relaxations)
     j["relaxations"].push_back({{"budget", x.budget}, {"excluded", x.excluded}, {"best_candidate", x.best_candidate},
                                 {"objective", x.objective}, {"needed", x.needed}, {"limit", x.limit}, {"unit", x.unit}});
-  return j;
+  return with_schema(std::move(j));
 }
 
 }  // namespace linkwise::report
