@@ -29,6 +29,7 @@ Handler setup_collective(CLI::App& sub) {
                  "auto (what NCCL's tuner would pick: ring, tree, nvls; direct for alltoall and sendrecv), ring, tree, "
                  "nvls, direct, hierarchical (default auto)");
   add_nodes_flag(sub, o->nodes);
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_flag("--json", opts->json, "Print as JSON");
   sub.add_option("-o,--output", opts->output, "Write to this file (atomically) instead of standard output");
   return [=] {
