@@ -16,11 +16,12 @@ namespace {
 
 struct ServeOpts {
   std::string chassis, model, gpus, precision = "bf16", kv_precision, sweep, load = "page-cache",
-                                    output;
+                                    output, arrivals;
   int tp = 1, pp = 1, replicas = 0, input = 1024, out_tokens = 256, concurrency = 0, lora_rank = 0;
   int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
   double rate = 0, prefix_hit = 0;
-  bool json = false, as_designed = false, expert_parallel = false, kv_offload = false, validation = false;
+  bool json = false, as_designed = false, expert_parallel = false, kv_offload = false, validation = false,
+       no_chunked_prefill = false;
 };
 
 work::ServeOptions make_options(const ServeOpts& o) {
@@ -39,6 +40,7 @@ work::ServeOptions make_options(const ServeOpts& o) {
   s.output = o.out_tokens;
   s.concurrency = o.concurrency;
   s.rate = o.rate;
+  if (!o.arrivals.empty()) s.arrivals = work::parse_arrivals(o.arrivals, "--arrivals");
   s.precision = work::parse_number_format(o.precision, "--precision");
   if (!o.kv_precision.empty()) {
     s.kv_precision = work::parse_number_format(o.kv_precision, "--kv-precision");
@@ -54,6 +56,7 @@ work::ServeOptions make_options(const ServeOpts& o) {
   s.lora_rank = o.lora_rank;
   s.max_batched_tokens = o.max_batched_tokens;
   s.max_seqs = o.max_seqs;
+  s.chunked_prefill = !o.no_chunked_prefill;
   return s;
 }
 
@@ -112,6 +115,9 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--rate", o->rate, "Open loop: requests per second arriving")
       ->check(CLI::PositiveNumber);
+  sub.add_option("--arrivals", o->arrivals,
+                 "Closed loop: burst (clients start together, equal lengths: benchmark clients; "
+                 "default) or poisson (independent arrivals)");
   sub.add_option("--precision", o->precision, "Weights: bf16, fp8 or int4 (AWQ/GPTQ, group 128)");
   sub.add_option("--kv-precision", o->kv_precision,
                  "KV cache: bf16 or fp8 (default: fp8 with fp8 weights, else bf16)");
@@ -132,6 +138,8 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 24));
   sub.add_option("--max-seqs", o->max_seqs, "Most sequences per engine step (default: vLLM's)")
       ->check(CLI::Range(1, 1 << 20));
+  sub.add_flag("--no-chunked-prefill", o->no_chunked_prefill,
+               "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it");
   sub.add_option("--sweep", o->sweep,
                  "concurrency: the latency/throughput curve from 1 user up, and where it bends");
   sub.add_option("--sweep-max", o->sweep_max, "Highest concurrency of the sweep")

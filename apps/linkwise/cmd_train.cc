@@ -13,6 +13,8 @@
 #include "linkwise/util/text.h"
 #include "linkwise/work/search.h"
 #include "linkwise/work/validation.h"
+#include "linkwise/report/train_report.h"
+#include "linkwise/work/checkpoint.h"
 
 namespace linkwise::cli {
 
@@ -21,6 +23,9 @@ namespace {
 struct TrainOpts {
   std::string chassis, model = "", mode = "pretrain", precision = "auto", recompute = "selective";
   std::string plan = "auto", lora_targets = "q,k,v,o", output, tokens;
+  std::string framework = "megatron", grad_overlap = "default", elementwise = "default", base_weights = "auto";
+  int checkpoint_every = 0;
+  bool checkpoint_unsharded = false, checkpoint_async = false;
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool json = false, as_designed = false, scaling = false, offload = false, no_flash = false, validation = false;
   CLI::App* app = nullptr;  ///< to tell which flags were given
@@ -42,7 +47,7 @@ void check_combinations(const TrainOpts& o) {
     throw InputError("--scaling searches the best plan at each GPU count itself; it takes no --plan");
   if (o.scaling && o.given("--top")) throw InputError("--scaling shows one plan per GPU count; it takes no --top");
   if (o.mode != "lora")
-    for (const char* f : {"--lora-rank", "--lora-targets"})
+    for (const char* f : {"--lora-rank", "--lora-targets", "--base-weights"})
       if (o.given(f)) throw InputError(fmt::format("{} applies only with --mode lora", f));
 }
 
@@ -143,12 +148,12 @@ std::string header_text(const work::StepModel& sm) {
   for (const auto& n : sm.notes()) notes += "note: " + n + "\n";
   if (auto links = topo::link_rates_note(sm.chassis()); !links.empty()) notes += "note: " + links + "\n";
   return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
-                     "({:.2f}M tokens), recompute {}{}{}\n{}\n",
+                     "({:.2f}M tokens), recompute {}{}{}, {}\n{}\n",
                      m.name, m.total_params() / 1e9, sm.chassis().name(), sm.chassis().gpus().size(), sm.gpu().part,
                      mode, work::to_string(j.precision), j.seq, j.global_batch,
                      static_cast<double>(j.global_batch) * j.seq / 1e6, work::to_string(j.recompute),
                      j.flash_attention ? ", fused attention" : "", j.offload_optimizer ? ", optimizer offloaded to CPU" : "",
-                     notes);
+                     work::to_string(j.framework), notes);
 }
 
 work::Job make_job(const TrainOpts& o) {
@@ -161,6 +166,10 @@ work::Job make_job(const TrainOpts& o) {
   j.global_batch = o.global_batch;
   j.flash_attention = !o.no_flash;
   j.offload_optimizer = o.offload;
+  j.framework = work::parse_framework(o.framework);
+  j.base_weights = work::parse_base_weights(o.base_weights);
+  j.grad_overlap = work::parse_switch(o.grad_overlap, "--grad-overlap", "on", "off");
+  j.fused_elementwise = work::parse_switch(o.elementwise, "--elementwise", "fused", "eager");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -201,13 +210,21 @@ int run_train(const TrainOpts& o) {
                               {"tokens_per_s", p.best.tokens_per_s}, {"efficiency", p.efficiency}, {"mfu", p.best.mfu}});
     }
     text += t.render();
+    auto verdict = work::scaling_verdict(pts);
+    text += report::scaling_verdict_text(verdict, pts.empty() ? 0 : pts.back().gpus);
+    j["verdict"] = report::scaling_verdict_json(verdict);
     emit(o.json ? j.dump(2) + "\n" : text, o.output);
     return 0;
   }
   work::StepResult best;
   if (o.plan == "auto") {
-    work::SearchOptions so;
+    work::SearchOptions so = work::SearchOptions::everything();
     so.top = o.top;
+    if (o.given("--recompute")) so.recompute.clear();
+    if (o.given("--offload")) so.offload.clear();
+    if (o.given("--framework")) so.frameworks.clear();
+    if (o.given("--grad-overlap")) so.grad_overlap.clear();
+    if (o.given("--elementwise")) so.elementwise.clear();
     auto r = work::search_plans(sm, so);
     best = r.best.front();
     report::Table t;
@@ -217,17 +234,28 @@ int run_train(const TrainOpts& o) {
     for (std::size_t i = 0; i < r.best.size(); ++i) {
       const auto& x = r.best[i];
       t.row({std::to_string(i + 1), x.plan.str(), fmt::format("{:.4g}", x.step_time_s), fmt::format("{:.0f}", x.tokens_per_s),
-             pct(x.mfu), fmt::format("{:.1f}", gib(x.memory.total)), x.simulated ? "simulated" : "estimated"});
+             pct(x.mfu), fmt::format("{:.1f}", gib(x.memory.total)),
+             report::job_choices(x.job) + (x.simulated ? ", simulated" : ", estimated")});
       j["ranking"].push_back({{"plan", x.plan.str()}, {"step_time_s", x.step_time_s}, {"tokens_per_s", x.tokens_per_s},
-                              {"mfu", x.mfu}, {"memory_per_gpu_GiB", gib(x.memory.total)}, {"simulated", x.simulated}});
+                              {"mfu", x.mfu}, {"memory_per_gpu_GiB", gib(x.memory.total)}, {"simulated", x.simulated},
+                              {"job", report::job_choices(x.job)}});
     }
     text += fmt::format("plan search: {} plans enumerated, {} can run, {} fit in memory; best {}:\n", r.candidates,
                         r.runnable, r.fitting, r.best.size());
-    text += t.render() + "\n";
+    text += t.render();
+    text += report::search_notes_text(r);
+    j["why_first"] = r.best.size() > 1 ? work::why_first_beats_second(r.best[0], r.best[1]) : "";
+    j["passed_over"] = r.passed_over;
+    text += "\n";
   } else {
     best = sm.simulate(work::parse_plan(o.plan));
   }
   text += step_text(best, 8);
+  if (o.checkpoint_every > 0) {
+    auto ck = work::checkpoint_cost(sm, best, o.checkpoint_every, !o.checkpoint_unsharded, o.checkpoint_async);
+    text += report::checkpoint_text(ck, o.checkpoint_every);
+    j["checkpoint"] = report::checkpoint_json(ck, o.checkpoint_every);
+  }
   nlohmann::json s = to_json(best);
   for (auto it = s.begin(); it != s.end(); ++it) j[it.key()] = it.value();
   j["chassis"] = chassis.name();
@@ -266,9 +294,17 @@ Handler setup_train(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 24));
   sub.add_option("--recompute", o->recompute, "Activation recomputation: none, selective or full");
   sub.add_flag("--no-flash-attention", o->no_flash, "Unfused attention: the s x s scores are stored and moved");
+  sub.add_option("--framework", o->framework, "megatron, fsdp or deepspeed: how the plan's collectives run (docs/training.md)");
+  sub.add_option("--grad-overlap", o->grad_overlap, "on or off: gradient reduction beside the backward (default: the framework's)");
+  sub.add_option("--elementwise", o->elementwise, "fused or eager norms and activations (default: the framework's)");
+  sub.add_option("--checkpoint-every", o->checkpoint_every, "Write a checkpoint every N steps: its host traffic and share of wall time")
+      ->check(CLI::Range(1, 1 << 30));
+  sub.add_flag("--checkpoint-unsharded", o->checkpoint_unsharded, "One GPU per box writes the checkpoint (default: every GPU its shard)");
+  sub.add_flag("--checkpoint-async", o->checkpoint_async, "The drive writes overlap the following steps (only the copy to host memory blocks)");
   sub.add_flag("--offload", o->offload, "Optimizer states and step on the CPU (ZeRO-Offload)");
   sub.add_option("--lora-rank", o->lora_rank, "LoRA rank")->check(CLI::Range(1, 1 << 16));
   sub.add_option("--lora-targets", o->lora_targets, "Matrices with adapters, from q,k,v,o,gate,up,down");
+  sub.add_option("--base-weights", o->base_weights, "LoRA's frozen base: bf16, fp8 or nf4 (QLoRA); default fp8 for fp8 jobs");
   sub.add_option("--plan", o->plan, "tp=..,pp=..,dp=..,zero=..[,ep=..,vpp=..,mb=..,sp=off,order=dp,tp,pp] or auto");
   sub.add_option("--top", o->top, "Plans listed by --plan auto")->check(CLI::Range(1, 100));
   sub.add_option("--tokens", o->tokens, "Tokens to train: prints the run's wall-clock time (e.g. 1e12)")

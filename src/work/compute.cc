@@ -7,6 +7,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
+#include "linkwise/work/framework.h"
 #include "linkwise/work/memory.h"
 
 namespace linkwise::work {
@@ -30,6 +31,9 @@ bool pre_ampere(const std::string& arch) { return arch == "volta" || arch == "tu
 // FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, section 4.1) against ~85% for
 // large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75.
 constexpr double kFlashFactor = 0.75;
+// FlashAttention-2 on H100 SXM: "up to 335 TFLOPs/s" forward (Dao 2023, section 4.1) of its 989 dense bf16:
+// 0.34 of the Hopper peak (it issues Ampere-style mma.sync, not Hopper's wgmma). derived: 335 / 989.
+constexpr double kFa2OnHopper = 0.34;
 // Backward of fused attention: 5 matmuls against the forward's 2 (Dao 2023, algorithm 2).
 constexpr double kFlashBackwardFlops = 2.5;
 // Per-kernel launch and tail overhead. derived: estimate, CUDA kernel launch latency is 2-5 us
@@ -78,10 +82,13 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
     throw InputError(fmt::format("{} has no fp16_dense_tflops figure in the catalog", g.part));
   }
   g.peak_flops = tf * 1e12;
+  g.fp8 = precision == Precision::kFp8;
+  g.half_peak_flops = g.fp8 ? gpu.fig("bf16_dense_tflops", tf) * 1e12 : g.peak_flops;
   g.memory_bytes_per_s = gpu.fig("memory_bytes_per_s", 1e12);
   g.memory_bytes = gpu.fig("memory_bytes", 80.0 * (1ull << 30));
   g.sms = static_cast<int>(gpu.fig("sm_count", 100));
-  g.gemm_efficiency = gemm_efficiency_for(gpu.part->attr("arch"));
+  g.arch = gpu.part->attr("arch");
+  g.gemm_efficiency = gemm_efficiency_for(g.arch);
   if (pre_ampere(gpu.part->attr("arch"))) g.tile_m = kVoltaTileM;
   return g;
 }
@@ -117,7 +124,28 @@ namespace {
 
 struct Dims {
   double S, s, h, d, a, g, f, t, sp, count;
+  double norm_bytes = 4;  ///< per element: one fused norm reads 2 and writes 2 bytes
+  double act_bytes = 6;   ///< per element of f: gated activation read 4, write 2 (GeLU: 4)
 };
+
+// Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU kernels): a
+// norm reads and writes once (4 bytes), SwiGLU reads gate and up and writes once (6). Eager PyTorch (the
+// RMSNorm of Hugging Face's LlamaRMSNorm and torchtitan's RMSNorm: cast to fp32, pow, mean, multiply by
+// rsqrt, cast back, multiply by the weight: 6 + 8 + 4 + 8 + 6 + 4 = 36 bytes); eager SwiGLU is silu(gate)
+// (read 2, write 2) then a product (read 4, write 2): 10. LayerNorm is one kernel in eager PyTorch too
+// (torch.nn.LayerNorm), as is GeLU. Models with gated MLPs are taken to use RMSNorm (the Llama family).
+constexpr double kEagerRmsNormBytes = 36, kEagerSwigluBytes = 10;
+
+// fp8 training (Transformer Engine, docs "Using FP8 with Transformer Engine"): only the linear layers' GEMMs
+// run in fp8; each GEMM input is cast from bf16 (read 2 bytes, write 1), and in training the cast also
+// writes the transposed copy the weight-gradient GEMM needs (cast_transpose: 4 bytes per element; LoRA has
+// no weight gradient of the base: 3). Fused attention stays in 16-bit (TE's fp8 attention is opt-in).
+double fp8_cast_bytes(const Job& job) { return job.mode == Mode::kLora ? 3 : 4; }
+
+GpuSpec half_precision(GpuSpec g) {
+  g.peak_flops = g.half_peak_flops > 0 ? g.half_peak_flops : g.peak_flops;
+  return g;
+}
 
 // Attention block forward: QKV projection, attention core, output projection, norm, residual (seconds).
 double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, bool core_only,
@@ -125,12 +153,15 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double core_flops = 4 * x.S * x.s * x.a / x.t * x.d;
   double core;
   if (job.flash_attention) {
-    core = core_flops / (gpu.peak_flops * gpu.gemm_efficiency * kFlashFactor) + kLaunchS;
+    bool fa2_on_hopper = (gpu.arch == "hopper") && !framework_traits(job, Plan{}).hopper_attention;
+    double eff = fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
+    core = core_flops / (half_precision(gpu).peak_flops * eff) + kLaunchS;
   } else {
     double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices
     double scores = heads * x.s * x.s;
     double softmax = memory_time(gpu, 4 * scores) + (m.dropout ? memory_time(gpu, 5 * scores) : 0);
-    core = gemm_time(gpu, x.s, x.s, x.d, heads) + gemm_time(gpu, x.s, x.d, x.s, heads) + softmax;
+    GpuSpec half = half_precision(gpu);
+    core = gemm_time(half, x.s, x.s, x.d, heads) + gemm_time(half, x.s, x.d, x.s, heads) + softmax;
     *mem += softmax;
   }
   *flops += core_flops;
@@ -138,12 +169,13 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
   double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
-  double elementwise = memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  double elementwise = memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  if (gpu.fp8) elementwise += memory_time(gpu, fp8_cast_bytes(job) * x.S * (x.h + x.a * x.d / x.t));  // QKV and proj inputs
   *mem += elementwise;
   return core + proj + elementwise;
 }
 
-double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* flops, double* mem) {
+double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, double* flops, double* mem) {
   double up_n = (m.gated_ffn ? 2 : 1) * x.f / x.t;
   double tokens = x.S * m.top_k;
   double per_expert = tokens / x.count;  // tokens each local expert sees (x.count local experts)
@@ -153,8 +185,9 @@ double mlp_forward(const Model& m, const GpuSpec& gpu, const Dims& x, double* fl
     t += gemm_time(gpu, x.S, m.experts, x.h);  // router
     *flops += 2 * x.S * x.h * m.experts;
   }
-  double act_bytes = (m.gated_ffn ? 6 : 4) * tokens * x.f / x.t;
-  double elementwise = memory_time(gpu, act_bytes) + memory_time(gpu, (4 + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+  double act_bytes = (m.gated_ffn ? x.act_bytes : 4) * tokens * x.f / x.t;
+  double elementwise = memory_time(gpu, act_bytes) + memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+  if (gpu.fp8) elementwise += memory_time(gpu, fp8_cast_bytes(job) * (x.S * x.h + tokens * x.f / x.t));  // up and down inputs
   *mem += elementwise;
   return t + elementwise;
 }
@@ -167,10 +200,11 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
          static_cast<double>(m.heads), static_cast<double>(m.kv_heads), static_cast<double>(m.ffn),
          static_cast<double>(p.tp), (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
+  if (!framework_traits(job, p).fused_elementwise && m.gated_ffn) x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
   LayerCompute c;
   double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
   c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);
-  c.mlp_f = mlp_forward(m, gpu, x, &mlp_flops, &c.mem_f);
+  c.mlp_f = mlp_forward(m, job, gpu, x, &mlp_flops, &c.mem_f);
   double core_f = attention_forward(m, job, gpu, x, true, &core_flops, &core_mem);
   c.flops_f = attn_flops + mlp_flops;
   // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen weights
@@ -183,9 +217,16 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   c.flops_b = wfactor * (attn_flops - core_flops + mlp_flops) +
               (job.flash_attention ? kFlashBackwardFlops : 2.0) * core_flops;
   c.mem_b = 2 * c.mem_f;  // element-wise backward moves twice the forward bytes (header note)
+  if (lora && job.base_weights == BaseWeights::kNf4) {
+    // QLoRA dequantizes each frozen NF4 weight to bf16 before its GEMM, in the forward and again for the
+    // input gradient (Dettmers et al. 2023, section 3): read 0.52 bytes, write 2, per parameter.
+    double layer_w = (m.attention_params() + m.experts * m.expert_params()) / (p.tp * p.ep);
+    double t = memory_time(gpu, (base_weight_bytes(job) + 2) * layer_w);
+    c.attn_f += t, c.attn_b += t, c.mem_f += t, c.mem_b += t;
+  }
   if (lora) {  // adapters: rank-r matmuls on the targeted matrices, forward + 2x backward
     double per_token = 2 * lora_params(m, job.lora) / m.layers / p.tp;
-    double t = 3 * x.S * per_token / (gpu.peak_flops * gpu.gemm_efficiency) +
+    double t = 3 * x.S * per_token / (half_precision(gpu).peak_flops * gpu.gemm_efficiency) +
                6 * kLaunchS * job.lora.targets.size();
     c.attn_b += t * 2 / 3;
     c.attn_f += t / 3;

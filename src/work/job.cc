@@ -37,6 +37,39 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+const char* to_string(Framework f) {
+  switch (f) {
+    case Framework::kMegatron: return "megatron";
+    case Framework::kFsdp: return "fsdp";
+    case Framework::kDeepSpeed: return "deepspeed";
+  }
+  return "?";
+}
+
+const char* to_string(BaseWeights b) {
+  switch (b) {
+    case BaseWeights::kAuto: return "auto";
+    case BaseWeights::kBf16: return "bf16";
+    case BaseWeights::kFp8: return "fp8";
+    case BaseWeights::kNf4: return "nf4";
+  }
+  return "?";
+}
+
+// Frozen base weights per parameter. fp8: one byte (Transformer Engine fp8 primary weights; the transposed
+// copy the input-gradient GEMM needs on Hopper is made per layer in the backward and not kept). NF4: 4 bits
+// plus the double-quantized block constants, 0.127 bits per parameter (Dettmers et al. 2023, QLoRA,
+// section 3, "Double Quantization"): (4 + 0.127) / 8 bytes.
+double base_weight_bytes(const Job& job) {
+  BaseWeights b = job.base_weights;
+  if (b == BaseWeights::kAuto) b = job.precision == Precision::kFp8 ? BaseWeights::kFp8 : BaseWeights::kBf16;
+  switch (b) {
+    case BaseWeights::kFp8: return 1;
+    case BaseWeights::kNf4: return (4 + 0.127) / 8;
+    default: return 2;
+  }
+}
+
 namespace {
 template <typename E>
 E parse_enum(const std::string& s, const char* what, std::initializer_list<E> all) {
@@ -60,6 +93,21 @@ Precision parse_precision(const std::string& s) {
 }
 Recompute parse_recompute(const std::string& s) {
   return parse_enum(s, "recompute mode", {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
+}
+
+Framework parse_framework(const std::string& s) {
+  return parse_enum(s, "framework", {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed});
+}
+
+BaseWeights parse_base_weights(const std::string& s) {
+  return parse_enum(s, "base weight format", {BaseWeights::kAuto, BaseWeights::kBf16, BaseWeights::kFp8, BaseWeights::kNf4});
+}
+
+Switch parse_switch(const std::string& s, const char* flag, const char* on, const char* off) {
+  if (s == "default") return Switch::kDefault;
+  if (s == on) return Switch::kOn;
+  if (s == off) return Switch::kOff;
+  throw InputError(fmt::format("{} must be {} or {}, not '{}'", flag, on, off, s));
 }
 
 void validate_job(const Job& job) {

@@ -79,8 +79,10 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
   for (int stage : {0, p.pp - 1}) {
     MemoryBreakdown r;
     double params = stage_params(m, p, stage);
-    double w_div = p.zero >= 3 ? p.dp : 1, g_div = p.zero >= 2 ? p.dp : 1, o_div = p.zero >= 1 ? p.dp : 1;
-    double wbytes = kWeightBytes + (job.precision == Precision::kFp8 ? kFp8CopyBytes : 0);
+    const double sd = p.shard_size();  // HSDP shards over its shard group only
+    double w_div = p.zero >= 3 ? sd : 1, g_div = p.zero >= 2 ? sd : 1, o_div = p.zero >= 1 ? sd : 1;
+    double wbytes = job.mode == Mode::kLora ? base_weight_bytes(job)
+                                            : kWeightBytes + (job.precision == Precision::kFp8 ? kFp8CopyBytes : 0);
     r.weights = params * wbytes / w_div;
     double trainable = params;
     if (job.mode == Mode::kLora) {

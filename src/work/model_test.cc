@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "linkwise/util/error.h"
+#include "linkwise/topo/chassis.h"
 #include "linkwise/work/compute.h"
 #include "linkwise/work/memory.h"
 #include "linkwise/work/model.h"
@@ -113,6 +114,40 @@ TEST(WorkMemory, LoraFreezesTheBase) {
   EXPECT_DOUBLE_EQ(r.optimizer, 0);
   EXPECT_NEAR(r.weights, 2 * m.total_params(), 1);
   EXPECT_NEAR(r.lora, 16 * 16777216.0, 1);
+}
+
+TEST(WorkCompute, GemmEfficiencyAtTwoShapes) {
+  // A100 (312 TFLOP/s bf16, 2,039 GB/s, 108 SMs, η 0.85), efficiency = 2mnk / (t · peak), launch excluded.
+  auto c = topo::load_chassis("dgx-a100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  auto eff = [&](double m, double n, double k) { return 2 * m * n * k / ((gemm_time(g, m, n, k) - 3e-6) * g.peak_flops); };
+  // Llama 2 7B MLP up-projection, 8 sequences of 4096 tokens: 32768 x 11008 x 4096: 128 · 86 = 11,008 tiles
+  // in ceil(11008/108) = 102 waves: q = 11008/11016 = 0.99927, efficiency 0.85 · 0.99927 = 0.8494.
+  EXPECT_NEAR(eff(32768, 11008, 4096), 0.85 * 11008 / 11016, 1e-9);
+  // A thin one, one 2048-token sequence through a TP=8 shard of the attention output (2048 x 512 x 4096):
+  // 8 · 4 = 32 tiles on 108 SMs, one wave a third full: q = 32/108, efficiency 0.85 · 0.2963 = 0.2519.
+  EXPECT_NEAR(eff(2048, 512, 4096), 0.85 * 32 / 108, 1e-9);
+}
+
+TEST(WorkMemory, Fp8LoraBaseOf70bModel) {
+  // Llama 2 70B, LoRA, tp=8 (pp=1: the one stage holds both embedding tables). Per layer on one GPU:
+  // attention 8192·(64·128 + 2·8·128) + 64·128·8192 = 150,994,944 / 8 = 18,874,368; MLP 3·8192·28672 =
+  // 704,643,072 / 8 = 88,080,384; norms 2·8192 = 16,384: 106,971,136; 80 layers 8,557,690,880; embedding
+  // and output tables 2·32000·8192 / 8 = 65,536,000, final norm 8192: 8,623,235,072 parameters.
+  // fp8 base: 1 byte each (8.03 GiB); bf16: 2 (16.06 GiB); NF4 with double quantization: 4.127 bits.
+  Model m = find_model("llama2-70b");
+  Plan p = parse_plan("tp=8");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 4096, j.global_batch = 8, j.precision = Precision::kFp8;
+  const double params = 8623235072.0;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, params, 1);
+  j.precision = Precision::kBf16;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, 2 * params, 1);
+  j.base_weights = BaseWeights::kNf4;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, 4.127 / 8 * params, 1);
+  // Adapters (rank 16 on q, k, v, o) keep 16 bytes per parameter whatever the base: per layer 16·(8192 +
+  // 8192) + 2·16·(8192 + 1024) + 16·(8192 + 8192) = 819,200, / 8 per GPU, x 80 layers = 8,192,000.
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).lora, 16 * 8192000.0, 1);
 }
 
 TEST(WorkPlan, ParseAndProblems) {

@@ -1,5 +1,7 @@
 #include "linkwise/work/plan.h"
 
+#include "linkwise/work/framework.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@ std::string Plan::str() const {
   if (vpp > 1) s += fmt::format(",vpp={}", vpp);
   if (!sp && tp > 1) s += ",sp=off";
   if (micro_batch > 0) s += fmt::format(",mb={}", micro_batch);
+  if (shard > 0) s += fmt::format(",shard={}", shard);
   if (order != "tp,dp,pp") s += ",order=" + order;
   return s;
 }
@@ -67,7 +70,7 @@ Plan parse_plan(const std::string& text) {
     std::size_t end = at + 6 + p.order.size();
     rest = rest.substr(0, at) + (end < rest.size() ? rest.substr(end + 1) : "");
   }
-  static const std::vector<std::string> keys = {"tp", "pp", "dp", "ep", "zero", "vpp", "sp", "mb", "order"};
+  static const std::vector<std::string> keys = {"tp", "pp", "dp", "ep", "zero", "vpp", "sp", "mb", "shard", "order"};
   std::vector<std::string> seen;
   if (text.find("order=") != std::string::npos) seen.push_back("order");
   for (const auto& part : split(rest, ',')) {
@@ -86,6 +89,7 @@ Plan parse_plan(const std::string& text) {
     else if (k == "zero") p.zero = parse_count(k, v, 0, 3);
     else if (k == "vpp") p.vpp = parse_count(k, v, 1, 1 << 10);
     else if (k == "mb") p.micro_batch = parse_count(k, v, 1, 1 << 20);
+    else if (k == "shard") p.shard = parse_count(k, v, 1, 1 << 20);
     else if (k == "sp") {
       if (v != "on" && v != "off") throw InputError(fmt::format("--plan: 'sp' must be on or off, not '{}'", v));
       p.sp = v == "on";
@@ -134,6 +138,9 @@ std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus
   if (job.global_batch % (static_cast<std::int64_t>(mb) * p.dp) != 0)
     return fmt::format("the global batch ({} sequences) is not a multiple of micro-batch × dp = {} × {}",
                        job.global_batch, mb, p.dp);
+  if (p.shard > 0 && (p.zero < 3 || p.dp % p.shard != 0 || p.shard >= p.dp))
+    return fmt::format("shard={} needs zero=3 and a shard group that divides dp={} and is smaller", p.shard, p.dp);
+  if (std::string why = framework_problem(job, p); !why.empty()) return why;
   int micro = static_cast<int>(job.global_batch / (static_cast<std::int64_t>(mb) * p.dp));
   if (p.vpp > 1 && micro % p.pp != 0)
     return fmt::format("the interleaved schedule needs the {} micro-batches to be a multiple of pp={}", micro, p.pp);
@@ -156,6 +163,19 @@ std::vector<int> Placement::ep_group(int tp_r, int block, int pp_r) const {
   return g;
 }
 
+std::vector<int> Placement::shard_group(int tp_r, int block, int pp_r) const {
+  int n = shard > 0 ? shard : dp;
+  std::vector<int> g;
+  for (int d = block * n; d < (block + 1) * n; ++d) g.push_back(node(tp_r, d, pp_r));
+  return g;
+}
+std::vector<int> Placement::replica_group(int tp_r, int j, int pp_r) const {
+  int n = shard > 0 ? shard : dp;
+  std::vector<int> g;
+  for (int d = j; d < dp; d += n) g.push_back(node(tp_r, d, pp_r));
+  return g;
+}
+
 Placement place(const Plan& plan, const topo::Chassis& chassis) {
   const auto& all = chassis.gpus();
   if (plan.gpus() > static_cast<int>(all.size()))
@@ -163,7 +183,7 @@ Placement place(const Plan& plan, const topo::Chassis& chassis) {
                                  all.size()));
   Placement pl;
   pl.gpus.assign(all.begin(), all.begin() + plan.gpus());
-  pl.tp = plan.tp, pl.pp = plan.pp, pl.dp = plan.dp, pl.ep = plan.ep;
+  pl.tp = plan.tp, pl.pp = plan.pp, pl.dp = plan.dp, pl.ep = plan.ep, pl.shard = plan.shard;
   pl.stride.assign(3, 1);
   int s = 1;
   for (const auto& d : split(plan.order, ',')) {

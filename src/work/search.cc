@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "linkwise/topo/chassis.h"
@@ -27,8 +28,25 @@ int gpus_per_box(const topo::Chassis& c) {
 
 }  // namespace
 
-std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int per_box) {
+SearchOptions SearchOptions::everything() {
+  SearchOptions o;
+  o.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  o.offload = {false, true};
+  o.frameworks = {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed};
+  o.grad_overlap = {Switch::kOff, Switch::kOn};
+  o.elementwise = {Switch::kOn, Switch::kOff};
+  o.wide = true;
+  return o;
+}
+
+std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int per_box, bool wide) {
   std::vector<Plan> out;
+  const std::vector<int> mbs = wide ? std::vector<int>{1, 2, 4, 8, 16, 32, 64} : std::vector<int>{1, 2, 4, 8};
+  // Wide: every interleaving depth up to 8 that divides the layers per stage (Megatron-LM's
+  // --num-layers-per-virtual-pipeline-stage), and the placement orders tp,dp,pp (Megatron's default),
+  // dp,tp,pp and tp,pp,dp (--use-tp-pp-dp-mapping).
+  const std::vector<int> vpps = wide ? std::vector<int>{1, 2, 3, 4, 6, 8} : std::vector<int>{1, 2};
+  static const char* orders[] = {"tp,dp,pp", "dp,tp,pp", "tp,pp,dp"};
   for (int tp : divisors(gpus)) {
     if (tp > per_box || m.heads % tp != 0) continue;
     for (int pp : divisors(gpus / tp)) {
@@ -38,13 +56,25 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
         if (ep > 1 && (!m.moe() || m.experts % ep != 0)) continue;
         for (int zero = 0; zero <= 3; ++zero) {
           if (zero > 0 && dp == 1) continue;
-          for (int mb : {1, 2, 4, 8}) {
+          for (int mb : mbs) {
             if (job.global_batch % (mb * dp) != 0) continue;
-            for (int vpp : {1, 2}) {
-              if (vpp > 1 && pp == 1) continue;
-              Plan p;
-              p.tp = tp, p.pp = pp, p.dp = dp, p.ep = ep, p.zero = zero, p.micro_batch = mb, p.vpp = vpp;
-              out.push_back(p);
+            for (int vpp : vpps) {
+              if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
+              int n_orders = !wide ? 1 : (tp > 1 && dp > 1 ? 2 : 1) + (pp > 1 && dp > 1 ? 1 : 0);
+              for (int sp = 1; sp >= (wide && tp > 1 ? 0 : 1); --sp)
+                for (int order = 0; order < n_orders; ++order) {
+                  Plan p;
+                  p.tp = tp, p.pp = pp, p.dp = dp, p.ep = ep, p.zero = zero, p.micro_batch = mb, p.vpp = vpp;
+                  p.sp = sp == 1;
+                  if (order > 0) p.order = orders[(tp > 1 && dp > 1) ? order : 2];
+                  out.push_back(p);
+                  // HSDP: ZeRO-3 sharded within one box's DP ranks, replicated across boxes.
+                  int box_shard = per_box / tp;
+                  if (wide && zero == 3 && box_shard > 1 && dp > box_shard && dp % box_shard == 0 && p.order == "tp,dp,pp") {
+                    p.shard = box_shard;
+                    out.push_back(p);
+                  }
+                }
             }
           }
         }
@@ -54,27 +84,80 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
   return out;
 }
 
+bool communication_bound(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  return b.exposed_comm_s + b.contention_s > 0.5 * b.compute_s;
+}
+
+std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
+  const Breakdown &x = a.breakdown, &y = b.breakdown;
+  std::vector<std::pair<double, std::string>> d = {
+      {x.compute_s - y.compute_s, "compute"},
+      {x.tp_s - y.tp_s, "exposed tensor-parallel collectives"},
+      {x.ep_s - y.ep_s, "exposed expert all-to-alls"},
+      {x.pp_s - y.pp_s, "pipeline sends"},
+      {x.dp_s - y.dp_s, "exposed data-parallel gradient sync"},
+      {x.zero_s - y.zero_s, "exposed ZeRO gathers and scatters"},
+      {x.bubble_s - y.bubble_s, "pipeline bubble"},
+      {x.contention_s - y.contention_s, "compute slowed by NCCL kernels"},
+      {x.io_s - y.io_s, "host offload traffic"}};
+  std::sort(d.begin(), d.end(), [](const auto& p, const auto& q) { return std::abs(p.first) > std::abs(q.first); });
+  std::string s = fmt::format("#1 is {:.3g} s faster than #2: ", b.step_time_s - a.step_time_s);
+  int shown = 0;
+  for (const auto& [delta, what] : d) {
+    if (shown == 2 || std::abs(delta) < 1e-3 * std::max(a.step_time_s, 1e-9)) break;
+    s += fmt::format("{}{:.3g} s {} {}", shown ? ", " : "", std::abs(delta), delta < 0 ? "less" : "more", what);
+    ++shown;
+  }
+  if (shown == 0) s += "the same terms within 0.1 %";
+  return s;
+}
+
 SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   const auto& c = sm.chassis();
   int gpus = o.gpus > 0 ? o.gpus : static_cast<int>(c.gpus().size());
   if (gpus > static_cast<int>(c.gpus().size()))
     throw InputError(fmt::format("{} GPUs asked for but {} has {}", gpus, c.name(), c.gpus().size()));
   SearchResult r;
-  std::vector<Plan> fitting;
-  for (const Plan& p : candidate_plans(sm.model(), sm.job(), gpus, gpus_per_box(c))) {
-    ++r.candidates;
-    std::string why = plan_problem(p, sm.model(), sm.job(), gpus);
-    if (!why.empty()) {
-      r.rejected[why.substr(0, why.find(' ', why.find(' ') + 1))]++;
-      continue;
+  // Job variants: every combination of the choices left open.
+  std::vector<Job> jobs;
+  {
+    auto or_job = [](const auto& v, auto own) { return v.empty() ? std::vector<decltype(own)>{own} : v; };
+    const Job& base = sm.job();
+    for (Recompute rc : or_job(o.recompute, base.recompute))
+      for (bool off : or_job(o.offload, base.offload_optimizer))
+        for (Framework fw : or_job(o.frameworks, base.framework))
+          for (Switch ov : or_job(o.grad_overlap, base.grad_overlap))
+            for (Switch el : or_job(o.elementwise, base.fused_elementwise)) {
+              Job j = base;
+              j.recompute = rc, j.offload_optimizer = off, j.framework = fw, j.grad_overlap = ov, j.fused_elementwise = el;
+              jobs.push_back(j);
+            }
+  }
+  struct Fit {
+    Plan plan;
+    int job;
+  };
+  std::vector<Fit> fitting;
+  const auto plans = candidate_plans(sm.model(), sm.job(), gpus, gpus_per_box(c), o.wide);
+  for (const Plan& p : plans) {
+    // plan_problem depends on the job only through the framework (fsdp has no ZeRO-1): check per job.
+    for (int ji = 0; ji < static_cast<int>(jobs.size()); ++ji) {
+      const Job& job = jobs[ji];
+      ++r.candidates;
+      std::string why = plan_problem(p, sm.model(), job, gpus);
+      if (!why.empty()) {
+        r.rejected[why.substr(0, why.find(' ', why.find(' ') + 1))]++;
+        continue;
+      }
+      ++r.runnable;
+      auto mem = memory_per_gpu(sm.model(), job, p, sm.gpu().memory_bytes);
+      if (r.least_memory_plan.empty() || mem.total < r.least_memory_bytes)
+        r.least_memory_bytes = mem.total, r.least_memory_plan = p.str();
+      if (!mem.fits) continue;
+      ++r.fitting;
+      fitting.push_back({p, ji});
     }
-    ++r.runnable;
-    auto mem = memory_per_gpu(sm.model(), sm.job(), p, sm.gpu().memory_bytes);
-    if (r.least_memory_plan.empty() || mem.total < r.least_memory_bytes)
-      r.least_memory_bytes = mem.total, r.least_memory_plan = p.str();
-    if (!mem.fits) continue;
-    ++r.fitting;
-    fitting.push_back(p);
   }
   if (r.runnable == 0)
     throw InputError(fmt::format("no plan of {} GPUs can run {} (the layer count {} and {} heads leave no "
@@ -86,13 +169,37 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
         "against {:.1f} GiB; try more GPUs (--nodes), --mode lora, --recompute full or --offload",
         sm.model().id, gpus, c.name(), r.least_memory_bytes / (1ull << 30), r.least_memory_plan,
         sm.gpu().memory_bytes / (1ull << 30)));
+  // Closed-form scores; keep the best few per job variant in a bounded list.
+  std::vector<std::pair<double, int>> score;  // (step time, index into fitting)
+  score.reserve(fitting.size());
+  for (int i = 0; i < static_cast<int>(fitting.size()); ++i)
+    score.push_back({sm.estimate(fitting[i].plan, jobs[fitting[i].job]).step_time_s, i});
+  const int keep = std::max(o.top, o.simulate_top) + 16;
+  std::sort(score.begin(), score.end());
   std::vector<StepResult> est;
-  for (const Plan& p : fitting) est.push_back(sm.estimate(p));
-  std::sort(est.begin(), est.end(), [](const StepResult& a, const StepResult& b) { return a.step_time_s < b.step_time_s; });
+  for (std::size_t i = 0; i < score.size() && static_cast<int>(est.size()) < keep; ++i) {
+    auto e = sm.estimate(fitting[score[i].second].plan, jobs[fitting[score[i].second].job]);
+    // the same step and memory under another name (placement orders that move nothing, recompute modes
+    // fused attention makes equal): shown once
+    bool same = false;
+    for (const auto& x : est) same = same || (std::abs(x.step_time_s - e.step_time_s) <= 1e-9 * e.step_time_s &&
+                                              std::abs(x.memory.total - e.memory.total) <= 1e-3 * e.memory.total);
+    if (!same) est.push_back(e);
+  }
   int k = std::min<int>(o.simulate_top, est.size());
   std::vector<StepResult> sim;
-  for (int i = 0; i < k; ++i) sim.push_back(sm.simulate(est[i].plan));
-  std::sort(sim.begin(), sim.end(), [](const StepResult& a, const StepResult& b) { return a.step_time_s < b.step_time_s; });
+  for (int i = 0; i < k; ++i) sim.push_back(sm.simulate(est[i].plan, est[i].job));
+  auto faster = [](const StepResult& a, const StepResult& b) { return a.step_time_s < b.step_time_s; };
+  std::sort(sim.begin(), sim.end(), faster);
+  // Never first a communication-bound plan when one within 5 % of its step time is not.
+  if (!sim.empty() && communication_bound(sim.front())) {
+    for (std::size_t i = 1; i < sim.size(); ++i)
+      if (!communication_bound(sim[i]) && sim[i].step_time_s <= 1.05 * sim.front().step_time_s) {
+        r.passed_over = sim.front().plan.str();
+        std::rotate(sim.begin(), sim.begin() + i, sim.begin() + i + 1);
+        break;
+      }
+  }
   r.best = sim;
   for (int i = k; i < static_cast<int>(est.size()) && static_cast<int>(r.best.size()) < o.top; ++i) r.best.push_back(est[i]);
   if (static_cast<int>(r.best.size()) > std::max(o.top, k)) r.best.resize(std::max(o.top, k));
@@ -123,6 +230,45 @@ std::vector<ScalingPoint> scaling(StepModel& sm, int simulate_top) {
   }
   (void)base_gpus;
   return out;
+}
+
+namespace {
+std::vector<std::pair<double, std::string>> terms(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  double T = r.step_time_s > 0 ? r.step_time_s : 1;
+  return {{b.tp_s / T, "tensor-parallel collectives"}, {b.ep_s / T, "expert all-to-alls"},
+          {b.pp_s / T, "pipeline sends"},              {b.dp_s / T, "data-parallel gradient sync"},
+          {b.zero_s / T, "ZeRO weight gathers and gradient scatters"}, {b.bubble_s / T, "the pipeline bubble"},
+          {b.contention_s / T, "NCCL kernels slowing the compute beside them"}, {b.io_s / T, "host offload traffic"}};
+}
+}  // namespace
+
+ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
+  ScalingVerdict v;
+  const ScalingPoint* prev = nullptr;
+  double worst = -0.02;
+  for (const auto& p : pts) {
+    if (!p.fits) continue;
+    if (prev) {
+      double change = (p.best.tokens_per_s / p.gpus) / (prev->best.tokens_per_s / prev->gpus) - 1;
+      if (v.stops_paying == 0 && p.best.tokens_per_s <= prev->best.tokens_per_s) v.stops_paying = p.gpus;
+      if (change < worst) {
+        worst = change;
+        v.from = prev->gpus, v.to = p.gpus, v.per_gpu_change = change;
+        auto a = terms(prev->best), b = terms(p.best);
+        double grew = -1;
+        for (std::size_t i = 0; i < a.size(); ++i)
+          if (b[i].first - a[i].first > grew)
+            grew = b[i].first - a[i].first, v.term = b[i].second, v.term_share_from = a[i].first, v.term_share_to = b[i].first;
+        v.link = v.tech = "";
+        v.link_busy = 0;
+        if (!p.best.links.empty())
+          v.link = p.best.links.front().link, v.tech = p.best.links.front().tech, v.link_busy = p.best.links.front().busy_fraction;
+      }
+    }
+    prev = &p;
+  }
+  return v;
 }
 
 }  // namespace linkwise::work

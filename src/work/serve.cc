@@ -36,6 +36,24 @@ NumberFormat parse_number_format(const std::string& s, const std::string& flag) 
   throw InputError(fmt::format("{} must be bf16, fp8 or int4, not '{}'", flag, s));
 }
 
+const char* to_string(Arrivals a) {
+  switch (a) {
+    case Arrivals::kBurst:
+      return "burst";
+    case Arrivals::kPoisson:
+      return "poisson";
+    case Arrivals::kDefault:
+      break;
+  }
+  return "default";
+}
+
+Arrivals parse_arrivals(const std::string& s, const std::string& flag) {
+  if (s == "burst") return Arrivals::kBurst;
+  if (s == "poisson") return Arrivals::kPoisson;
+  throw InputError(fmt::format("{} must be burst or poisson, not '{}'", flag, s));
+}
+
 double bytes_per_value(NumberFormat f) {
   switch (f) {
     case NumberFormat::kBf16:
@@ -124,6 +142,16 @@ void ServeModel::Impl::validate() {
         fmt::format("--rate must be a positive number of requests/s, not {}", opt.rate));
   if (opt.concurrency > 0 && opt.rate > 0)
     throw InputError("--concurrency (closed loop) and --rate (open loop) exclude each other");
+  if (!opt.chunked_prefill && opt.max_batched_tokens > 0 &&
+      opt.input * (1 - opt.prefix_hit) > opt.max_batched_tokens)
+    throw InputError(fmt::format(
+        "--no-chunked-prefill: a prompt of {} tokens does not fit the {}-token budget of a step "
+        "(--max-batched-tokens)",
+        opt.input, opt.max_batched_tokens));
+  if (opt.rate > 0 && opt.arrivals == Arrivals::kBurst)
+    throw InputError(
+        "--arrivals burst describes a closed loop's clients; an open loop (--rate) arrives as "
+        "poisson");
   if (!(opt.prefix_hit >= 0 && opt.prefix_hit < 1))
     throw InputError(
         fmt::format("--prefix-cache must be a hit fraction in [0, 1), not {}", opt.prefix_hit));

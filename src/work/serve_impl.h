@@ -112,8 +112,11 @@ struct ServeModel::Impl {
     double tau = 0, ttft = 0, e2e = 0, D = 0, rho = 0;
     StepTime mean;
   };
-  Eval evaluate(double X, double n) const;
-  Eval closed(double n, double* X) const;
+  /// burst: the n clients of a closed loop arrive phase-locked (ServeOptions::arrivals).
+  Eval evaluate(double X, double n, bool burst) const;
+  Eval closed(double n, double* X, bool burst) const;
+  bool burst_arrivals() const;
+  double burst_ttft(double n, double P, double D, double ctx_d, double ctx_p) const;
   ServePoint solve(double clients, double rate) const;
   LoadTime load() const;
   void describe(ServeResult* r) const;

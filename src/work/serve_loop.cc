@@ -28,12 +28,48 @@ std::string classify(const StepTime& t) {
 
 }  // namespace
 
+// TTFT of a phase-locked closed loop (docs/serving.md, "Arrivals"): n clients that start together
+// with equal prompt (P) and output lengths finish and come back in the order the engine took their
+// prompts. The engine (vLLM V1, vllm/v1/core/sched/scheduler.py) gives each step's token budget B
+// first to the running sequences (one token each) and then to the waiting prompts in arrival order,
+// the last one chunked, up to max_num_seqs; so a cohort's n·P prompt tokens run as a train of steps
+// of c = B - (decoding sequences) prompt tokens each.
+//  - n·P <= c: the whole cohort fits one step. All n finish in the same step and come back to an
+//    idle engine: TTFT = one step of n·P prompt tokens and no decodes.
+//  - otherwise each client comes back during the step after its last token and waits for that
+//    step to end (the engine scheduled it before the request arrived); its prompt then completes
+//    ceil(P / c) train steps later, at the same offset in the next cycle's train as in the last.
+//    The step it waits for is the train step of the prompts ahead of it, or, for the prompts of
+//    the train's first step, a decode step: TTFT = wait + ceil(P / c) train steps. Without chunked
+//    prefill (TensorRT-LLM's default) a train step holds floor(c / P) whole prompts (at least one)
+//    and a prompt completes in one. The client's own re-send latency is left out (no public source
+//    quantifies it; it only shortens the wait for the running step).
+double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
+                                    double ctx_p) const {
+  const double B = engine.max_batched_tokens;
+  double decoding = std::min(D, std::max(0.0, n - 1));
+  double c = std::max(1.0, B - std::round(decoding));
+  const double offload = offload_time(n, ctx_d);
+  if (n * P <= c) return step(0, ctx_d, n * P, ctx_p).total + offload;
+  // Prompts of one train step (whole ones without chunking), the train step, and the steps from a
+  // prompt's first to its last token.
+  double per_step = std::max(1.0, std::floor(c / P));
+  double t_train =
+      step(decoding, ctx_d, opt.chunked_prefill ? c : per_step * P, ctx_p).total + offload;
+  double own = opt.chunked_prefill ? std::ceil(P / c) : 1;
+  // The first step's prompts come back during a decode step (the train of the cycle before has
+  // ended), the others during the train step of the prompts ahead of them.
+  double first = std::min(n, per_step) / n;
+  double t_dec = step(std::max(1.0, D), ctx_d, 0, 0).total + offload;
+  return first * t_dec + (1 - first) * t_train + own * t_train;
+}
+
 // The steady state at X requests/s per replica with n sequences admitted: the step time tau is the
 // fixed point of tau = 1 / ((1 - rho)/t_decode(D) + X·k), D = min(n, X·(O-1)·tau) (Little's law
 // over the decode phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below
 // it rises to the least fixed point; rho >= 1 means prompts arrive faster than the engine takes
 // them.
-ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
+ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst) const {
   const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
   const double O = opt.output;
   const double B = engine.max_batched_tokens;
@@ -46,7 +82,8 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
     D = O > 1 ? std::min(n, X * (O - 1) * tau) : 0;
     double others = n > 1 ? D * (n - 1) / n : 0;  // sequences decoding beside a prompt
     // The prompt in chunks of the budget left beside the decoding sequences, the last one shorter.
-    double left = std::max(1.0, B - std::round(others));
+    // Without chunked prefill the prompt runs whole in one step.
+    double left = opt.chunked_prefill ? std::max(1.0, B - std::round(others)) : P;
     double full = std::floor(P / left), rem = P - full * left;
     k = full + (rem > 0 ? 1 : 0);
     StepTime pf_full = full > 0 ? step(others, ctx_d, left, ctx_p) : StepTime{};
@@ -76,11 +113,16 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
   e.feasible = true;
   e.tau = tau;
   e.D = D;
-  // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding), and
-  // the wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
-  double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
-  double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
-  e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
+  if (burst && n > 1) {
+    e.ttft = burst_ttft(n, P, D, ctx_d, ctx_p);
+  } else {
+    // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding),
+    // and the wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's
+    // time).
+    double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
+    double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
+    e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
+  }
   e.e2e = e.ttft + (O - 1) * tau;
   // The mean step: prompt steps are X·k·tau of all steps, decode steps the rest.
   double w = std::min(1.0, X * k * tau);
@@ -100,14 +142,14 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n) const {
 
 // Closed loop: the X with X · e2e(X) = n (Little's law over the admitted sequences), by bisection;
 // X · e2e(X) rises with X.
-ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out) const {
-  Eval e0 = evaluate(0, n);
+ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out, bool burst) const {
+  Eval e0 = evaluate(0, n, burst);
   double lo = 0, hi = n / e0.e2e;
   Eval best = e0;
   double X = 0;
   for (int it = 0; it < 60; ++it) {
     double mid = 0.5 * (lo + hi);
-    Eval e = evaluate(mid, n);
+    Eval e = evaluate(mid, n, burst);
     if (e.feasible && mid * e.e2e <= n) {
       lo = mid;
       best = e;
@@ -121,6 +163,8 @@ ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out) const {
   return best;
 }
 
+bool ServeModel::Impl::burst_arrivals() const { return opt.arrivals != Arrivals::kPoisson; }
+
 // clients > 0: closed loop with that many clients per replica; else open loop at `rate` per
 // replica.
 ServePoint ServeModel::Impl::solve(double clients, double rate) const {
@@ -131,12 +175,12 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
   Eval e;
   if (clients > 0) {
     n = std::min(clients, cap);
-    e = closed(n, &X);
+    e = closed(n, &X, burst_arrivals());
   } else {
     X = rate;
     n = 1;
     for (int it = 0; it < 100; ++it) {
-      e = evaluate(X, n);
+      e = evaluate(X, n, false);
       double next = e.feasible ? X * e.e2e : 2 * cap;
       if (next > cap) {
         overloaded = true;
@@ -148,7 +192,7 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
     }
     if (overloaded) {  // the box runs full: as many sequences as it admits, the rest queue
       n = cap;
-      e = closed(n, &X);
+      e = closed(n, &X, false);  // arrivals of an open loop stay independent
     }
   }
   ServePoint p;
@@ -205,8 +249,13 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   r->weights_format = to_string(opt.precision);
   r->kv_format = to_string(opt.kv_precision);
   r->engine = fmt::format(
-      "continuous batching, chunked prefill of {} tokens per step, at most {} sequences",
-      engine.max_batched_tokens, engine.max_seqs);
+      "continuous batching, {} of {} tokens per step, at most {} sequences{}",
+      opt.chunked_prefill ? "chunked prefill" : "whole prompts", engine.max_batched_tokens,
+      engine.max_seqs,
+      opt.rate > 0 ? "; poisson arrivals"
+                   : (burst_arrivals() ? "; burst arrivals (clients in phase)" : "; poisson arrivals"));
+  r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
+  r->chunked_prefill = opt.chunked_prefill;
   r->memory = mem;
   r->max_concurrency_fit = fit_box;
   r->notes = notes;

@@ -227,11 +227,58 @@ TEST(Serve, PrefixCacheCutsPrefillAndSharesKv) {
   o.input = 32768;
   o.output = 256;
   o.concurrency = 8;
+  o.arrivals = Arrivals::kPoisson;  // a prompt's own prefill: a tenth of the tokens to compute
   ServeModel cold(chassis, find_model("llama3.1-70b"), o);
   o.prefix_hit = 0.9;
   ServeModel warm(chassis, find_model("llama3.1-70b"), o);
   EXPECT_LT(warm.closed_loop(8).ttft_s, 0.3 * cold.closed_loop(8).ttft_s);
   EXPECT_GT(warm.max_concurrency_fit(), 3 * cold.max_concurrency_fit());
+  // Phase-locked clients share their prefill steps with the others' prompts: the cut is smaller
+  // (cold: wait + 5 steps of 8185 tokens; warm: wait + 1 such step, each token attending to a
+  // longer prefix), but still more than half.
+  o.arrivals = Arrivals::kBurst;
+  ServeModel warm_b(chassis, find_model("llama3.1-70b"), o);
+  o.prefix_hit = 0;
+  ServeModel cold_b(chassis, find_model("llama3.1-70b"), o);
+  EXPECT_LT(warm_b.closed_loop(8).ttft_s, 0.5 * cold_b.closed_loop(8).ttft_s);
+}
+
+TEST(Serve, BurstOfOneWaveIsOneStep) {
+  // Mistral 7B bf16 on an RTX 4090, 4 clients of 256 + 128 tokens, started together: 4 x 256 =
+  // 1024 prompt tokens fit vLLM's 2048-token budget, so the cohort's prompts run in one step and
+  // all four finish and come back together to an idle engine. TTFT = one step of 1024 prompt
+  // tokens (mean prefix 128) and no decodes.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.input = 256;
+  o.output = 128;
+  o.concurrency = 4;
+  ServeModel sm(chassis, find_model("mistral-7b"), o);
+  double t = sm.step(0, 256 + 64, 1024, 128).total;
+  EXPECT_NEAR(sm.closed_loop(4).ttft_s, t, 1e-9 * t);
+}
+
+TEST(Serve, BurstTrainWithoutChunking) {
+  // Llama 3.3 70B fp8 TP2 on two H100 SXM, 5000 + 500 tokens, 5 clients started together, whole
+  // prompts per step (no chunked prefill): 8192 - 4 decoding >= 5000 but < 2 x 5000, so each train
+  // step carries one prompt beside the 4 other sequences decoding. The first prompt of the train
+  // comes back during a decode step, the other 4 during the step of the prompt ahead:
+  // TTFT = (1/5) t_decode + (4/5) t_train + t_train, t_train = step(4 decoding, 5000 tokens).
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o;
+  o.tp = 2;
+  o.gpus = {"GPU0", "GPU1"};
+  o.precision = NumberFormat::kFp8;
+  o.input = 5000;
+  o.output = 500;
+  o.concurrency = 5;
+  o.chunked_prefill = false;
+  ServeModel sm(chassis, find_model("llama3.1-70b"), o);
+  double ctx_d = 5000 + 250;
+  double train = sm.step(4, ctx_d, 5000, 2500).total, dec = sm.step(5, ctx_d, 0, 0).total;
+  double want = dec / 5 + 0.8 * train + train;
+  // D (decoding in the steady state) is a little under 5: 1% covers the decode step's share.
+  EXPECT_NEAR(sm.closed_loop(5).ttft_s, want, 0.01 * want);
 }
 
 TEST(Serve, KvOffloadRunsMoreSequencesOverPcie) {
@@ -303,8 +350,9 @@ TEST(Serve, BadInput) {
 
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
-  // tokens/s within 15% up to 8 users, and its median within 15% (from 16 users on the RTX 4090 the
-  // open TTFT gap adds 20-51%). TTFT is reported, not bounded.
+  // tokens/s within 15% up to 8 users, and its median within 10% (from 16 users on the RTX 4090 the
+  // open TTFT gap adds 18-43%). TTFT is bounded where the clients' arrivals are the model's (burst:
+  // the NIM rows, within 25%); the RTX 4090 rows' TTFT gap is open (docs/VALIDATION.md).
   auto rows = run_serve_validation();
   ASSERT_GE(rows.size(), 8u);
   int tp = 0, pcie_only = 0;
@@ -314,13 +362,15 @@ TEST(Serve, ValidationHoldsOnItlAndThroughput) {
     EXPECT_FALSE(r.c.command.empty());
     if (r.c.itl_s > 0) EXPECT_LE(std::abs(r.itl_error), 0.15);
     if (r.c.options.concurrency <= 8) EXPECT_LE(std::abs(r.throughput_error), 0.15);
+    if (r.c.ttft_s > 0 && r.c.options.arrivals != Arrivals::kPoisson)
+      EXPECT_LE(std::abs(r.ttft_error), 0.25);
     tp += r.c.options.tp > 1;
     pcie_only += r.c.chassis == "workstation-rtx4090";
   }
   EXPECT_GE(tp, 2);
   EXPECT_GE(pcie_only, 2);
   EXPECT_LE(serve_validation_median(rows, 1), 0.10);
-  EXPECT_LE(serve_validation_median(rows, 2), 0.15);
+  EXPECT_LE(serve_validation_median(rows, 2), 0.10);
 }
 
 }  // namespace

@@ -59,10 +59,18 @@ std::vector<ServeCase> serve_validation_cases() {
   const std::string m7_cmd =
       "vllm bench serve, mistralai/Mistral-7B-Instruct-v0.3 (bf16), 300 prompts, request rate inf, "
       "--max-concurrency N";
-  auto rtx = [&](int c, double ttft_ms, double tok_s) {
-    return make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128, c={}", c),
-                m7 + fmt::format(", max concurrency {}", c), "workstation-rtx4090", "GPU0",
-                "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
+  // The page's req/s and output tok/s give 100 output tokens per request on every row (210 / 2.09
+  // ... 1190 / 11.87), not the 128 asked for: vllm bench serve sends no ignore_eos unless told
+  // (--ignore-eos, off by default, vllm/benchmarks/serve.py), so requests end at EOS with lengths
+  // that differ. derived: the mean output is the row's tok/s / req/s; lengths that differ keep the
+  // closed loop from phase-locking, so these rows run with poisson arrivals.
+  auto rtx = [&](int c, double ttft_ms, double tok_s, double req_s) {
+    int out = static_cast<int>(std::lround(tok_s / req_s));
+    ServeCase r = make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128 (mean {} out), c={}", out, c),
+                       m7 + fmt::format(", max concurrency {} ({} req/s)", c, req_s), "workstation-rtx4090",
+                       "GPU0", "mistral-7b", 1, bf16, 256, out, c, m7_cmd, ttft_ms, 0, tok_s);
+    r.options.arrivals = Arrivals::kPoisson;
+    return r;
   };
   const std::string trt =
       "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (commit 00f37686), Throughput "
@@ -72,9 +80,28 @@ std::vector<ServeCase> serve_validation_cases() {
       "queued at once: the engine runs as many as fit), total output tokens/s";
   auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input, int output, int requests,
                      double tok_s) {
-    return make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input, output),
-                trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output), "dgx-h100",
-                tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests, trt_cmd, 0, 0, tok_s);
+    ServeCase r =
+        make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input, output),
+             trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output), "dgx-h100",
+             tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests, trt_cmd, 0, 0, tok_s);
+    // The LLM API leaves chunked prefill off (tensorrt_llm/llmapi/llm_args.py, enable_chunked_prefill
+    // = False) and the page's llm_options.yml does not turn it on.
+    r.options.chunked_prefill = false;
+    return r;
+  };
+  // NIM serves Llama 3.3 70B fp8 on H100 with its TensorRT-LLM backend (NIM for LLMs 1.0.0,
+  // "Optimization": optimized TensorRT-LLM engines per GPU, a generic backend only where none
+  // exists), which leaves chunked prefill off by default (enable_chunked_prefill = False,
+  // tensorrt_llm/llmapi/llm_args.py). AIPerf/genai-perf clients send fixed lengths from N clients
+  // that start together: burst arrivals (the default of a closed loop).
+  auto nim_row = [&](int input, int output, int c, double ttft_ms, double itl_ms, double tok_s) {
+    ServeCase r = make(
+        fmt::format("NIM Llama 3.3 70B fp8 TP2 H100, {}/{}, c={}", input, output, c),
+        nim + fmt::format(", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, {}/{}, concurrency {}", input,
+                          output, c),
+        "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, input, output, c, nim_cmd, ttft_ms, itl_ms, tok_s);
+    r.options.chunked_prefill = false;
+    return r;
   };
   return {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
@@ -82,23 +109,16 @@ std::vector<ServeCase> serve_validation_cases() {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 5000, 500, 1500, 898),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 3000, 15220),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 3000, 17660),
-      rtx(4, 63, 210),
-      rtx(8, 79, 377),
-      rtx(16, 155, 644),
-      rtx(32, 362, 975),
-      rtx(48, 667, 1190),
-      make("NIM Llama 3.3 70B fp8 TP2 H100, 500/2000, c=1",
-           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 500/2000, concurrency 1",
-           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 500, 2000, 1, nim_cmd, 47.77, 18.91,
-           52.85),
-      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=1",
-           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 1",
-           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 1, nim_cmd, 406.77, 18.58,
-           51.67),
-      make("NIM Llama 3.3 70B fp8 TP2 H100, 5000/500, c=25",
-           nim + ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 25",
-           "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, 5000, 500, 25, nim_cmd, 688.69, 38.75,
-           623.4),
+      rtx(4, 63, 210, 2.09),
+      rtx(8, 79, 377, 3.78),
+      rtx(16, 155, 644, 6.44),
+      rtx(32, 362, 975, 9.73),
+      rtx(48, 667, 1190, 11.87),
+      nim_row(500, 2000, 1, 47.77, 18.91, 52.85),
+      nim_row(5000, 500, 1, 406.77, 18.58, 51.67),
+      nim_row(5000, 500, 5, 546.7, 21.83, 218.48),
+      nim_row(5000, 500, 25, 688.69, 38.75, 623.4),
+      nim_row(5000, 500, 50, 834.51, 59.73, 814.37),
   };
 }
 

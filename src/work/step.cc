@@ -30,24 +30,36 @@ std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, 
   return times.emplace(key, std::make_pair(pr.time_s, pr.busbw_Bps)).first->second;
 }
 
-void contention_periods(StepModel::Impl& impl, const Job& job, const Plan& p, const Placement& pl,
-                        const GpuSpec& gpu, const Shape& sh, Periods& r) {
-  if (p.dp < 2) return;
-  auto dpg = pl.dp_group(0, 0);
+void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl, const GpuSpec& gpu,
+                        Periods& r) {
   double mu_f = r.lc.forward() > 0 ? r.lc.mem_f / r.lc.forward() : 0;
   double mu_b = r.lc.backward() > 0 ? r.lc.mem_b / r.lc.backward() : 0;
-  if (p.zero >= 3) {  // weights gathered beside the forward and the backward, gradients scattered beside the backward
-    auto [ag, ag_bw] = impl.timed(dpg, Op::kAllGather, 2 * sh.layer_weights);
-    r.slow_f = comm_kernel_slowdown(gpu, ag_bw, mu_f) * ag;
-    r.slow_b = comm_kernel_slowdown(gpu, ag_bw, mu_b) * ag;
-    if (job.mode != Mode::kLora) {
-      auto [rs, rs_bw] = impl.timed(dpg, Op::kReduceScatter, 2 * sh.layer_trainable);
-      r.slow_b += comm_kernel_slowdown(gpu, rs_bw, mu_b) * rs;
+  auto lost = [&](const std::vector<Coll>& cs, double mu) {
+    double s = 0;
+    for (const Coll& c : cs) {
+      auto [a, bw] = impl.timed(first_group(pl, c.group), c.op, c.bytes);
+      s += comm_kernel_slowdown(gpu, bw, mu) * a;
     }
-  } else {  // gradient buckets beside the last micro-batch's backward
-    auto [c, bw] = impl.timed(dpg, p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter, 2 * sh.layer_trainable);
+    return s;
+  };
+  r.slow_f = lost(t.beside_f, mu_f);  // ZeRO-3: beside the forward and the backward of every micro-batch
+  r.slow_b = lost(t.beside_b, mu_b);
+  if (t.buckets > 0) {  // gradient buckets beside the last micro-batch's backward
+    auto [c, bw] = impl.timed(first_group(pl, t.bucket.group), t.bucket.op, t.bucket.bytes);
     r.dp_sigma = c > 0 ? comm_kernel_slowdown(gpu, bw, mu_b) : 0;
   }
+}
+
+std::vector<int> first_group(const Placement& pl, GroupKind g) {
+  switch (g) {
+    case GroupKind::kTp: return pl.tp_group(0, 0);
+    case GroupKind::kEp: return pl.ep_group(0, 0, 0);
+    case GroupKind::kDp: return pl.dp_group(0, 0);
+    case GroupKind::kStagePair: return pl.pp > 1 ? std::vector<int>{pl.node(0, 0, 0), pl.node(0, 0, 1)} : std::vector<int>{};
+    case GroupKind::kShard: return pl.shard_group(0, 0, 0);
+    case GroupKind::kReplica: return pl.replica_group(0, 0, 0);
+  }
+  return {};
 }
 
 Shape shape_of(const Model& m, const Job& job, const Plan& p) {
@@ -72,38 +84,36 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   r.lc = layer_compute(m, job, p, gpu);
   double head = head_compute(m, job, p, gpu);
   r.head_f = head / 3, r.head_b = head - r.head_f;
-  auto tpg = pl.tp_group(0, 0);
-  if (p.tp > 1) {
-    r.tp_f = p.sp ? 2 * impl.time(tpg, Op::kAllGather, sh.act_bytes) + 2 * impl.time(tpg, Op::kReduceScatter, sh.act_bytes)
-                  : 2 * impl.time(tpg, Op::kAllReduce, sh.act_bytes);
-    r.tp_b = r.tp_f;
+  StepTraffic t = step_traffic(m, job, p, sh, r.lc);
+  auto time = [&](const Coll& c) { return impl.time(first_group(pl, c.group), c.op, c.bytes); };
+  auto sum = [&](const std::vector<Coll>& cs) {
+    double s = 0;
+    for (const Coll& c : cs) s += time(c);
+    return s;
+  };
+  for (bool backward : {false, true}) {
+    double tp = 0, ep = 0;
+    for (const PathItem& it : backward ? t.backward : t.forward) {
+      if (it.is_compute()) continue;
+      (it.coll.group == GroupKind::kEp ? ep : tp) += time(it.coll);
+    }
+    double compute = backward ? r.lc.backward() : r.lc.forward();
+    double beside = sum(backward ? t.beside_b : t.beside_f);
+    (backward ? r.tp_b : r.tp_f) = tp;
+    (backward ? r.ep_b : r.ep_f) = ep;
+    (backward ? r.zero_b : r.zero_f) = std::max(0.0, beside - (compute + tp + ep));
   }
-  if (p.ep > 1) {
-    double per_rank = sh.act_bytes * m.top_k / ((p.sp && p.tp > 1) ? p.tp : 1);
-    r.ep_f = 2 * impl.time(pl.ep_group(0, 0, 0), Op::kAllToAll, per_rank);
-    r.ep_b = r.ep_f;
+  r.zero_after_b = sum(t.after_b);
+  r.zero_b += r.zero_after_b;
+  r.p2p = sum(t.boundary);
+  if (t.buckets > 0) {
+    r.bucket = time(t.bucket);
+    r.buckets = t.buckets;
+    r.bucket_overlap = t.bucket_overlap;
   }
-  if (job.recompute == Recompute::kFull) r.tp_b += r.tp_f, r.ep_b += r.ep_f;
-  auto dpg = pl.dp_group(0, 0);
-  if (p.zero >= 3 && p.dp > 1) {
-    double ag = impl.time(dpg, Op::kAllGather, 2 * sh.layer_weights);
-    double rs = job.mode == Mode::kLora ? 0 : impl.time(dpg, Op::kReduceScatter, 2 * sh.layer_trainable);
-    r.zero_f = std::max(0.0, ag - (r.lc.forward() + r.tp_f + r.ep_f));
-    r.zero_b = std::max(0.0, ag + rs - (r.lc.backward() + r.tp_b + r.ep_b));
-  }
-  if (p.pp > 1) {
-    auto a = pl.node(0, 0, 0), b = pl.node(0, 0, 1);
-    r.p2p = impl.time({a, b}, Op::kSendRecv, sh.act_bytes / p.tp);
-    if (!p.sp && p.tp > 1) r.p2p += impl.time(tpg, Op::kAllGather, sh.act_bytes);
-  }
-  if (p.dp > 1 && p.zero < 3) {
-    Op op = p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter;
-    r.bucket = impl.time(dpg, op, 2 * sh.layer_trainable);
-    r.buckets = sh.layers_per_stage;
-    if (p.zero >= 1) r.param_gather = impl.time(dpg, Op::kAllGather, 2 * sh.layer_trainable * sh.layers_per_stage);
-  }
+  if (t.param_gather.bytes > 0) r.param_gather = time(t.param_gather);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, nullptr);
-  contention_periods(impl, job, p, pl, gpu, sh, r);
+  contention_periods(impl, t, pl, gpu, r);
   return r;
 }
 
@@ -155,10 +165,9 @@ std::string bottleneck_line(const StepResult& r) {
 
 }  // namespace
 
-StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, const Shape& sh, const Periods& r,
-                   bool simulated) {
+StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, const Plan& p, const Shape& sh,
+                   const Periods& r, bool simulated) {
   const Model& m = sm.model();
-  const Job& job = sm.job();
   StepResult out;
   out.chassis = impl.chassis.name();
   out.model = m.id;
@@ -171,11 +180,11 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
   // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves exposed
   // already counts: a layer takes compute + max(exposed collective, σ·a).
-  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - r.zero_b);
+  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;
-  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.dp : 1), sm.gpu());
+  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu());
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);
@@ -183,10 +192,13 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Plan& p, co
   PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
   b.bubble_s = pipe.bubble_s;
   b.pp_s = pipe.p2p_s;
-  b.dp_s = dp_tail_s(r.buckets, r.bucket, t_b / std::max(1.0, L));
+  // Buckets filled in backward order, each after 1/n of the last micro-batch's backward; without overlap
+  // they all wait for the backward's end.
+  double interval = r.bucket_overlap ? t_b / std::max(1, r.buckets) : 0;
+  b.dp_s = dp_tail_s(r.buckets, r.bucket, interval);
   b.contention_s = mm * L * (cont_f + cont_b);
-  if (r.buckets > 1 && r.dp_sigma > 0) {  // buckets 2..n run beside the backward of the layers before them
-    double hidden = (r.buckets - 1) * std::min(r.bucket, t_b / std::max(1.0, L));
+  if (r.bucket_overlap && r.buckets > 1 && r.dp_sigma > 0) {  // buckets 2..n run beside the backward
+    double hidden = (r.buckets - 1) * std::min(r.bucket, interval);
     b.contention_s += std::max(0.0, r.dp_sigma * hidden - (b.dp_s - r.bucket));
   }
   if (job.offload_optimizer) {
@@ -248,24 +260,27 @@ StepModel::StepModel(const topo::Chassis& chassis, Model model, Job job)
 StepModel::~StepModel() = default;
 
 namespace {
-void check(const Plan& p, const StepModel& sm) {
-  std::string why = plan_problem(p, sm.model(), sm.job(), static_cast<int>(sm.chassis().gpus().size()));
+void check(const Plan& p, const StepModel& sm, const Job& job) {
+  std::string why = plan_problem(p, sm.model(), job, static_cast<int>(sm.chassis().gpus().size()));
   if (!why.empty()) throw InputError(why);
 }
 }  // namespace
 
-StepResult StepModel::estimate(const Plan& plan) {
-  check(plan, *this);
-  Shape sh = shape_of(model_, job_, plan);
-  Periods r = estimate_periods(*impl_, model_, job_, plan, gpu_, sh);
-  return compose(*impl_, *this, plan, sh, r, false);
+StepResult StepModel::estimate(const Plan& plan) { return estimate(plan, job_); }
+StepResult StepModel::simulate(const Plan& plan) { return simulate(plan, job_); }
+
+StepResult StepModel::estimate(const Plan& plan, const Job& job) {
+  check(plan, *this, job);
+  Shape sh = shape_of(model_, job, plan);
+  Periods r = estimate_periods(*impl_, model_, job, plan, gpu_, sh);
+  return compose(*impl_, *this, job, plan, sh, r, false);
 }
 
-StepResult StepModel::simulate(const Plan& plan) {
-  check(plan, *this);
-  Shape sh = shape_of(model_, job_, plan);
-  Periods r = simulate_periods(*impl_, model_, job_, plan, gpu_, sh);
-  return compose(*impl_, *this, plan, sh, r, true);
+StepResult StepModel::simulate(const Plan& plan, const Job& job) {
+  check(plan, *this, job);
+  Shape sh = shape_of(model_, job, plan);
+  Periods r = simulate_periods(*impl_, model_, job, plan, gpu_, sh);
+  return compose(*impl_, *this, job, plan, sh, r, true);
 }
 
 double time_to_train_s(const StepResult& step, double tokens) {

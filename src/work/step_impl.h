@@ -12,6 +12,7 @@
 #include "linkwise/sim/resources.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/paths.h"
+#include "linkwise/work/framework.h"
 #include "linkwise/work/step.h"
 
 namespace linkwise::work {
@@ -35,6 +36,8 @@ struct Periods {
   double p2p = 0;                                 ///< one stage-boundary transfer
   double bucket = 0;                              ///< one layer's gradient collective over dp
   int buckets = 0;
+  bool bucket_overlap = true;                     ///< buckets beside the last backward, else after it
+  double zero_after_b = 0;                        ///< per layer: gradient collectives after the backward
   double param_gather = 0;                        ///< ZeRO-1/2 weight all-gather after the optimizer
   double d2h = 0, cpu_optimizer = 0, h2d = 0;     ///< offload
   std::map<int, ResUse> use;                      ///< per step, by resource (engine runs only)
@@ -58,6 +61,8 @@ struct StepModel::Impl {
   topo::PathFinder finder;
   std::map<std::vector<int>, std::unique_ptr<comm::Communicator>> comms;
   std::map<std::tuple<std::vector<int>, int, double>, std::pair<double, double>> times;
+  /// Offload: seconds per byte to and from host memory, by the set of GPUs of one box that offload.
+  std::map<std::vector<int>, std::pair<double, double>> offload_per_byte;
 
   /// The communicator of a group (cached); the group has at least 2 GPUs.
   const comm::Communicator& comm(const std::vector<int>& nodes);
@@ -69,10 +74,56 @@ struct StepModel::Impl {
 
 Shape shape_of(const Model& model, const Job& job, const Plan& plan);
 
+/// Which group of a plan a collective runs over.
+enum class GroupKind {
+  kTp,         ///< the TP group of a (dp rank, stage)
+  kEp,         ///< every TP rank's EP group of an EP block (the block synchronises)
+  kDp,         ///< the DP group of a (tp rank, stage)
+  kStagePair,  ///< each TP rank to the same rank of the next stage
+  kShard,      ///< HSDP: the shard group of a (tp rank, dp block, stage)
+  kReplica,    ///< HSDP: the ranks holding the same shard across the shard groups
+};
+
+/// One collective of the step: what every group of its kind runs, `bytes` as nccl-tests counts them.
+struct Coll {
+  GroupKind group = GroupKind::kTp;
+  comm::Op op = comm::Op::kAllReduce;
+  double bytes = 0;
+  const char* kind = "tp";  ///< tp, ep, pp, dp, zero: the breakdown term and the links table's traffic
+};
+
+/// One element of a layer's critical path, per TP group: compute, or a collective it waits for.
+struct PathItem {
+  double compute_s = 0;  ///< > 0: compute of this many seconds; else `coll`
+  const char* name = "";
+  Coll coll;
+  bool is_compute() const { return coll.bytes <= 0; }
+};
+
+/// Every collective of one step, written once: StepModel::estimate times each for one group alone,
+/// StepModel::simulate runs each period's list on the engine with every concurrent group.
+struct StepTraffic {
+  std::vector<PathItem> forward, backward;     ///< one layer, one micro-batch, in order
+  std::vector<Coll> beside_f, beside_b;        ///< ZeRO collectives beside the layer's compute, chained
+  std::vector<Coll> after_b;                   ///< ZeRO gradient collectives after the layer's backward (no overlap)
+  std::vector<Coll> boundary;                  ///< one stage-boundary transfer, in order
+  Coll bucket;                                 ///< one gradient bucket (bytes 0: none)
+  int buckets = 0;                             ///< per step
+  bool bucket_overlap = true;                  ///< buckets start as the backward produces them
+  Coll param_gather;                           ///< ZeRO-1/2 weight all-gather after the optimizer
+};
+
+/// The step's collectives for a plan (docs/training.md, "The step").
+StepTraffic step_traffic(const Model& model, const Job& job, const Plan& plan, const Shape& sh,
+                         const LayerCompute& lc);
+
+/// The first group of a kind (dp rank 0, stage 0, tp rank 0): what estimate() times.
+std::vector<int> first_group(const Placement& pl, GroupKind g);
+
 /// The ZeRO-3 and gradient-bucket collectives' NCCL kernels beside compute: sets slow_f, slow_b and
 /// dp_sigma (compute.h comm_kernel_slowdown), timing each collective of the first group alone.
-void contention_periods(StepModel::Impl& impl, const Job& job, const Plan& plan, const Placement& pl,
-                        const GpuSpec& gpu, const Shape& sh, Periods& r);
+void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl, const GpuSpec& gpu,
+                        Periods& r);
 
 /// Periods with every collective timed for one group alone.
 Periods estimate_periods(StepModel::Impl& impl, const Model& model, const Job& job, const Plan& plan,

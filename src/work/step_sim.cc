@@ -79,69 +79,83 @@ Groups representative(const topo::Chassis& c, const Plan& p, const Placement& pl
   return out;
 }
 
+// DP-like groups of one (tp rank, stage): the DP group, or with HSDP its dp/shard shard groups and its
+// shard replica groups (block k of each kind).
+int blocks(const Plan& p) { return p.zero >= 3 && p.shard > 0 && p.shard < p.dp ? p.dp / p.shard : 1; }
+// Shard blocks with a simulated TP group in them (the others repeat them in other boxes).
+bool simulated_block(const Plan& p, const std::vector<std::pair<int, int>>& tp_groups, GroupKind g, int blk) {
+  if (g != GroupKind::kShard) return true;
+  for (auto [d, s] : tp_groups)
+    if (d / p.shard == blk) return true;
+  return false;
+}
+std::vector<int> dp_like_group(const Placement& pl, const Plan& p, GroupKind g, int t, int blk, int s) {
+  if (g == GroupKind::kShard) return pl.shard_group(t, blk, s);
+  if (g == GroupKind::kReplica) return blk < p.shard ? pl.replica_group(t, blk, s) : std::vector<int>{};
+  return blk == 0 ? pl.dp_group(t, s) : std::vector<int>{};
+}
+
 struct LayerSpec {
-  const Model& m;
-  const Job& job;
   const Plan& p;
   const Placement& pl;
   const Groups& groups;
-  const Shape& sh;
-  const LayerCompute& lc;
+  const StepTraffic& t;
 };
 
-// Adds the MoE all-to-alls of every EP block (each GPU exchanges its tokens with its block).
-void all_to_all(Builder& b, const LayerSpec& x) {
-  if (x.p.ep < 2) return;
-  double per_rank = x.sh.act_bytes * x.m.top_k / ((x.p.sp && x.p.tp > 1) ? x.p.tp : 1);
+// Adds one MoE all-to-all for every EP block (each GPU exchanges its tokens with its block).
+void all_to_all(Builder& b, const LayerSpec& x, const Coll& c) {
   std::map<std::pair<int, int>, std::vector<int>> blocks;  // (block, stage) -> group indices
   for (int gi = 0; gi < static_cast<int>(x.groups.tp.size()); ++gi)
     blocks[{x.groups.tp[gi].first / x.p.ep, x.groups.tp[gi].second}].push_back(gi);
   for (const auto& [key, members] : blocks) {
     std::vector<int> deps, ids;
     for (int gi : members) deps.insert(deps.end(), b.last[gi].begin(), b.last[gi].end());
-    for (int t = 0; t < x.p.tp; ++t) ids.push_back(b.coll(x.pl.ep_group(t, key.first, key.second), Op::kAllToAll, per_rank, "ep", deps));
+    for (int t = 0; t < x.p.tp; ++t) ids.push_back(b.coll(x.pl.ep_group(t, key.first, key.second), c.op, c.bytes, c.kind, deps));
     ids.erase(std::remove(ids.begin(), ids.end(), -1), ids.end());
     for (int gi : members) b.last[gi] = ids.empty() ? b.last[gi] : ids;
   }
 }
 
-// One layer forward (or backward) for every simulated TP group. `with_ep`, `with_zero` add those.
+// One layer forward (or backward) for every simulated TP group, as the step's traffic list gives it.
+// `with_ep`, `with_zero` add the expert all-to-alls and the ZeRO-3 collectives beside the compute.
 double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool with_ep, bool with_zero,
                  double occurrences, std::map<int, ResUse>* use) {
   Builder b{impl, {}, std::vector<std::vector<int>>(x.groups.tp.size())};
-  bool sp = x.p.sp && x.p.tp > 1;
   auto tpg = [&](int gi) { return x.pl.tp_group(x.groups.tp[gi].first, x.groups.tp[gi].second); };
   int groups = static_cast<int>(x.groups.tp.size());
-  // One half-layer for every group: [all-gather] [all-to-all] compute [all-to-all] reduce-scatter (or
-  // all-reduce without SP). The MoE exchange joins whole EP blocks, so each phase runs for all groups.
-  auto each = [&](double seconds, const char* name, bool mlp) {
-    if (sp)
-      for (int gi = 0; gi < groups; ++gi) b.tp(gi, tpg(gi), Op::kAllGather, x.sh.act_bytes);
-    if (mlp && with_ep) all_to_all(b, x);
-    for (int gi = 0; gi < groups; ++gi) b.compute(gi, seconds, name);
-    if (mlp && with_ep) all_to_all(b, x);
-    for (int gi = 0; gi < groups; ++gi) b.tp(gi, tpg(gi), sp ? Op::kReduceScatter : Op::kAllReduce, x.sh.act_bytes);
-  };
-  if (!backward) {
-    each(x.lc.attn_f, "attention forward", false);
-    each(x.lc.mlp_f, "mlp forward", true);
-  } else {
-    if (x.job.recompute == Recompute::kFull) {  // the recomputed forward repeats its collectives
-      each(0, "recompute", false);
-      each(0, "recompute", true);
+  for (const PathItem& it : backward ? x.t.backward : x.t.forward) {
+    if (it.is_compute()) {
+      for (int gi = 0; gi < groups; ++gi) b.compute(gi, it.compute_s, it.name);
+    } else if (it.coll.group == GroupKind::kEp) {
+      if (with_ep) all_to_all(b, x, it.coll);
+    } else {
+      for (int gi = 0; gi < groups; ++gi) b.tp(gi, tpg(gi), it.coll.op, it.coll.bytes);
     }
-    each(x.lc.mlp_b, "mlp backward", true);
-    each(x.lc.attn_b, "attention backward", false);
   }
-  if (with_zero && x.p.zero >= 3 && x.p.dp > 1) {
+  if (with_zero) {
     for (int s : x.groups.stages)
-      for (int t = 0; t < x.p.tp; ++t) {
-        auto dpg = x.pl.dp_group(t, s);
-        int id = b.coll(dpg, Op::kAllGather, 2 * x.sh.layer_weights, "zero", {});
-        if (backward && x.job.mode != Mode::kLora)
-          b.coll(dpg, Op::kReduceScatter, 2 * x.sh.layer_trainable, "zero", id >= 0 ? std::vector<int>{id} : std::vector<int>{});
-      }
+      for (int t = 0; t < x.p.tp; ++t)
+        for (int blk = 0; blk < blocks(x.p); ++blk) {  // one chain per DP group (per shard group with HSDP)
+          int prev = -1;
+          for (const Coll& c : backward ? x.t.beside_b : x.t.beside_f) {
+            if (!simulated_block(x.p, x.groups.tp, c.group, blk)) continue;
+            auto g = dp_like_group(x.pl, x.p, c.group, t, blk, s);
+            int id = b.coll(g, c.op, c.bytes, c.kind, prev >= 0 ? std::vector<int>{prev} : std::vector<int>{});
+            if (id >= 0) prev = id;
+          }
+        }
   }
+  return b.run(occurrences, use);
+}
+
+// One collective run by every DP group (or shard group, or replica group) of the simulated stages at once.
+double dp_run(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Groups& groups, const Coll& c,
+              double occurrences, std::map<int, ResUse>* use) {
+  Builder b{impl, {}, {}};
+  for (int s : groups.stages)
+    for (int t = 0; t < p.tp; ++t)
+      for (int blk = 0; blk < blocks(p); ++blk)
+        if (simulated_block(p, groups.tp, c.group, blk)) b.coll(dp_like_group(pl, p, c.group, t, blk, s), c.op, c.bytes, c.kind, {});
   return b.run(occurrences, use);
 }
 
@@ -155,11 +169,13 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   r.lc = layer_compute(m, job, p, gpu);
   double head = head_compute(m, job, p, gpu);
   r.head_f = head / 3, r.head_b = head - r.head_f;
-  LayerSpec x{m, job, p, pl, groups, sh, r.lc};
+  StepTraffic t = step_traffic(m, job, p, sh, r.lc);
+  LayerSpec x{p, pl, groups, t};
   double occ = static_cast<double>(sh.m) * sh.layers_per_stage;
-  bool ep = p.ep > 1, zero = p.zero >= 3 && p.dp > 1;
+  bool ep = p.ep > 1;
   for (bool backward : {false, true}) {
     double compute = backward ? r.lc.backward() : r.lc.forward();
+    bool zero = !(backward ? t.beside_b : t.beside_f).empty();
     double t_tp = layer_run(impl, x, backward, false, false, (ep || zero) ? 0 : occ, &r.use);
     double t_ep = ep ? layer_run(impl, x, backward, true, false, zero ? 0 : occ, &r.use) : t_tp;
     double t_all = zero ? layer_run(impl, x, backward, ep, true, occ, &r.use) : t_ep;
@@ -167,32 +183,28 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_tp);
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, t_all - t_ep);
   }
-  if (p.pp > 1) {  // one stage boundary: every TP rank of the simulated groups of stage 0 sends its shard
-    Builder b{impl, {}, {}};
-    for (auto [d, s] : groups.tp) {
-      if (s != 0) continue;
-      for (int t = 0; t < p.tp; ++t) b.coll({pl.node(t, d, 0), pl.node(t, d, 1)}, Op::kSendRecv, sh.act_bytes / p.tp, "pp", {});
-    }
-    r.p2p = b.run(2.0 * sh.m * p.vpp, &r.use);
-    if (!p.sp && p.tp > 1) r.p2p += impl.time(pl.tp_group(0, 1), Op::kAllGather, sh.act_bytes);
-  }
-  if (p.dp > 1 && p.zero < 3) {  // one gradient bucket, every DP group of the simulated stages at once
-    Op op = p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter;
-    Builder b{impl, {}, {}};
-    for (int s : groups.stages)
-      for (int t = 0; t < p.tp; ++t) b.coll(pl.dp_group(t, s), op, 2 * sh.layer_trainable, "dp", {});
-    r.buckets = sh.layers_per_stage;
-    r.bucket = b.run(r.buckets, &r.use);
-    if (p.zero >= 1) {
-      Builder a{impl, {}, {}};
-      for (int s : groups.stages)
-        for (int t = 0; t < p.tp; ++t)
-          a.coll(pl.dp_group(t, s), Op::kAllGather, 2 * sh.layer_trainable * sh.layers_per_stage, "zero", {});
-      r.param_gather = a.run(1, &r.use);
+  for (const Coll& c : t.after_b) r.zero_after_b += dp_run(impl, p, pl, groups, c, occ, &r.use);
+  r.zero_b += r.zero_after_b;
+  for (const Coll& c : t.boundary) {
+    if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0 sends its shard
+      Builder b{impl, {}, {}};
+      for (auto [d, s] : groups.tp) {
+        if (s != 0) continue;
+        for (int k = 0; k < p.tp; ++k) b.coll({pl.node(k, d, 0), pl.node(k, d, 1)}, c.op, c.bytes, c.kind, {});
+      }
+      r.p2p += b.run(2.0 * sh.m * p.vpp, &r.use);
+    } else {  // the receiving stage's TP group
+      r.p2p += impl.time(pl.tp_group(0, 1), c.op, c.bytes);
     }
   }
+  if (t.buckets > 0) {
+    r.buckets = t.buckets;
+    r.bucket_overlap = t.bucket_overlap;
+    r.bucket = dp_run(impl, p, pl, groups, t.bucket, r.buckets, &r.use);
+  }
+  if (t.param_gather.bytes > 0) r.param_gather = dp_run(impl, p, pl, groups, t.param_gather, 1, &r.use);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, &r.use);
-  contention_periods(impl, job, p, pl, gpu, sh, r);
+  contention_periods(impl, t, pl, gpu, r);
   return r;
 }
 
@@ -200,16 +212,33 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
                      std::map<int, ResUse>* use) {
   const auto& c = impl.chassis;
   int box = c.node(pl.gpus.front()).box;
-  double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.dp : 1);
+  double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.shard_size() : 1);
+  std::vector<int> gpus;  // the first box's GPUs that offload
   std::map<int, double> cpu_params;
+  for (int n : pl.gpus)
+    if (c.node(n).box == box && c.node(n).cpu >= 0) gpus.push_back(n), cpu_params[c.node(n).cpu] += params;
+  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share it.
+  for (const auto& [cpu, n] : cpu_params)
+    r.cpu_optimizer = std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
+  // One flow per GPU at a time: the makespan is proportional to the bytes, so the estimate keeps the
+  // seconds per byte of each GPU set (the plan search tries offload with thousands of plans).
+  std::sort(gpus.begin(), gpus.end());
+  if (!use) {
+    auto it = impl.offload_per_byte.find(gpus);
+    if (it != impl.offload_per_byte.end()) {
+      r.d2h = it->second.first * 2 * params, r.h2d = it->second.second * 2 * params;
+      return;
+    }
+  }
+  const double bytes = use ? 2 * params : 1e9;  // bf16 gradients down, bf16 weights up
+  double t[2] = {0, 0};
   for (bool to_host : {true, false}) {
     Builder b{impl, {}, {}};
-    for (int n : pl.gpus) {
+    for (int n : gpus) {
       int cpu = c.node(n).cpu;
-      if (c.node(n).box != box || cpu < 0) continue;
       auto path = impl.finder.widest_path(n, cpu, topo::Fabric::kHost);
       sim::FlowSpec f;
-      f.bytes = 2 * params;  // bf16 gradients down, bf16 weights up
+      f.bytes = bytes;
       for (std::size_t i = 0; i < path.links.size(); ++i) {
         int l = path.links[i];
         bool from_a = c.link(l).a == path.nodes[i];
@@ -218,13 +247,15 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
       if (impl.res.memory(cpu) >= 0) f.route.push_back(impl.res.memory(cpu));
       int id = b.g.add_transfer({f}, 0, to_host ? "offload gradients" : "offload weights");
       b.g.task(id).tag = "offload";
-      if (to_host) cpu_params[cpu] += params;
     }
-    (to_host ? r.d2h : r.h2d) = b.run(1, use);
+    t[to_host ? 0 : 1] = b.run(1, use);
   }
-  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share it.
-  for (const auto& [cpu, n] : cpu_params)
-    r.cpu_optimizer = std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
+  if (use) {
+    r.d2h = t[0], r.h2d = t[1];
+  } else {
+    impl.offload_per_byte[gpus] = {t[0] / bytes, t[1] / bytes};
+    r.d2h = t[0] / bytes * 2 * params, r.h2d = t[1] / bytes * 2 * params;
+  }
 }
 
 }  // namespace linkwise::work

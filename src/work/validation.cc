@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "linkwise/topo/chassis.h"
@@ -34,6 +35,8 @@ ValidationCase narayanan(const std::string& size, int heads, int hidden, int lay
   c.plan.tp = tp, c.plan.pp = pp, c.plan.dp = gpus / (tp * pp), c.plan.sp = false, c.plan.micro_batch = 1;
   c.job.seq = 2048, c.job.global_batch = batch, c.job.recompute = Recompute::kFull;
   c.job.flash_attention = false;
+  c.job.precision = Precision::kFp16;  // section 5: "mixed precision" fp16 on A100
+  c.job.framework = Framework::kMegatron;
   c.measured = tflops;
   return c;
 }
@@ -82,6 +85,7 @@ ValidationCase fsdp_case(const std::string& name, const std::string& source, con
   c.boxes = gpus / 8;
   c.plan.dp = gpus, c.plan.zero = 3, c.plan.micro_batch = micro_batch;
   c.job.seq = seq, c.job.global_batch = global_batch, c.job.recompute = rc, c.job.flash_attention = true;
+  c.job.framework = Framework::kFsdp;
   c.measured = tokens_per_gpu;
   return c;
 }
@@ -105,6 +109,57 @@ ValidationCase titan(const std::string& id, int local_batch, Recompute rc, const
                                "checkpointing {}",
                                id, local_batch, ac),
                    m, 64, m.seq, local_batch, 64 * local_batch, rc, wps);
+}
+
+// Narayanan et al. 2021, Table 2 (section 5.2, Figure 10): GPT-3 175B (96 layers, h 12288, 96 heads) at
+// global batch 1536 on 384, 768 and 1536 A100s, PTD-P (model-parallel size 96: t=8, p=12, micro-batch 1)
+// against ZeRO-3 without model parallelism (DeepSpeed, micro-batch 4, 2, 1: one micro-batch per step).
+// fp16, full recomputation, as Table 1.
+ValidationCase table2(bool zero3, int gpus, double tflops) {
+  ValidationCase c = narayanan("175B", 96, 12288, 96, 8, 12, gpus, 1536, tflops);
+  c.name = fmt::format("Narayanan T2 {} {}", zero3 ? "ZeRO-3" : "PTD-P", gpus);
+  c.source = fmt::format("Narayanan et al. 2021, Table 2, {} 174.6B row, {} GPUs", zero3 ? "ZeRO-3 without model parallelism" : "PTD Parallelism", gpus);
+  if (zero3) {
+    c.plan = Plan{};
+    c.plan.dp = gpus, c.plan.zero = 3, c.plan.micro_batch = 1536 / gpus;
+    c.job.framework = Framework::kDeepSpeed;
+  }
+  return c;
+}
+
+// NeMo Framework 24.12 performance summary (docs.nvidia.com/nemo-framework/user-guide/24.12/nemotoolkit/
+// performance/performance_summary.html), "Finetuning" table: LoRA on DGX H100 at FP8, SQuAD packed to 4096
+// tokens, global batch 32, micro-batch 1; NeMo's LoRA defaults (nemo/collections/llm/peft/lora.py: rank
+// 32 on linear_qkv, linear_proj, linear_fc1, linear_fc2). Megatron-core underneath: fused kernels.
+ValidationCase nemo_lora(const std::string& id, int gpus, int tp, int pp, double tokens_per_gpu) {
+  ValidationCase c;
+  c.name = fmt::format("NeMo LoRA {} fp8", id);
+  c.source = fmt::format("NeMo 24.12 performance summary, Finetuning table, {} LoRA row ({} H100, TP {}, PP {})",
+                         id, gpus, tp, pp);
+  c.metric = "tokens/s per GPU";
+  c.model = find_model(id);
+  c.chassis = "dgx-h100";
+  c.boxes = std::max(1, gpus / 8);
+  c.plan.tp = tp, c.plan.pp = pp, c.plan.dp = gpus / (tp * pp), c.plan.micro_batch = 1;
+  c.job.mode = Mode::kLora, c.job.precision = Precision::kFp8, c.job.seq = 4096, c.job.global_batch = 32;
+  c.job.lora.rank = 32, c.job.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  c.job.framework = Framework::kMegatron;
+  c.measured = tokens_per_gpu;
+  return c;
+}
+
+// The same README, table "H100 80GB BF16": MPT models on H100 boxes (dgx-h100), FULL_SHARD, amp_bf16, at
+// 8, 32 and 64 GPUs. MPT-70B: llm-foundry's mpt-70b.yaml (80 layers, d_model 8192, 64 heads).
+ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int gpus, int mb, int accum, bool ckpt,
+                           double tps) {
+  ValidationCase c = fsdp_case(
+      fmt::format("MPT {} H100 seq {} {} GPUs", size, seq, gpus),
+      fmt::format("llm-foundry benchmarking README, H100 80GB BF16 table, {} seq {} {} GPUs row (micro-batch {}, "
+                  "accumulation {}, checkpointing {})",
+                  size, seq, gpus, mb, accum, ckpt ? "True" : "False"),
+      m, gpus, seq, mb, mb * accum * gpus, ckpt ? Recompute::kFull : Recompute::kNone, tps);
+  c.chassis = "dgx-h100";
+  return c;
 }
 
 ValidationCase open_case(ValidationCase c) {
@@ -137,13 +192,29 @@ std::vector<ValidationCase> validation_cases() {
       korthikanti("530B", 128, 20480, 105, 35, 280, false, 49.05),
       korthikanti("1T", 160, 25600, 128, 64, 512, true, 71.49),
       korthikanti("1T", 160, 25600, 128, 64, 512, false, 94.42),
+      table2(false, 384, 153),
+      table2(false, 768, 149),
+      table2(false, 1536, 141),
+      open_case(table2(true, 384, 144)),
+      open_case(table2(true, 768, 88)),
+      open_case(table2(true, 1536, 44)),
+      nemo_lora("llama2-7b", 8, 1, 1, 24824),
+      nemo_lora("llama2-13b", 8, 1, 1, 14629),
+      nemo_lora("llama2-70b", 8, 2, 4, 2621),
       open_case(mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 6, 2, false, 4641)),
       open_case(mosaic("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 2, 3, false, 2262)),
       mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 16, 2, true, 3684),
       mosaic("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 3, 21, true, 916),
+      open_case(mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 8, 6, 1, false, 10643)),
+      mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 8, 16, 2, true, 8611),
+      open_case(mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 64, 2, 1, false, 4800)),
+      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 4096, 8, 10, 3, true, 4717),
+      open_case(mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 8, 3, 21, true, 2002)),
+      open_case(mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 32, 2, 16, true, 882)),
+      open_case(mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 64, 8, 4, true, 1039)),
       open_case(titan("llama2-13b", 2, Recompute::kNone, "none", 2162)),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
-      open_case(titan("llama2-70b", 2, Recompute::kFull, "full", 353)),
+      titan("llama2-70b", 2, Recompute::kFull, "full", 353),
   };
 }
 

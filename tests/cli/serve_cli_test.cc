@@ -118,6 +118,36 @@ TEST(ServeCli, BadFlags) {
   r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --rate 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
+  r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --arrivals steady");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--arrivals must be burst or poisson, not 'steady'"), std::string::npos)
+      << r.err;
+  r = run_cli("serve inference-appliance --model llama3.1-8b --rate 2 --arrivals burst");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("an open loop (--rate) arrives as poisson"), std::string::npos) << r.err;
+  r = run_cli(
+      "serve inference-appliance --model llama3.1-8b --input 9000 --max-batched-tokens 8192 "
+      "--no-chunked-prefill");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("a prompt of 9000 tokens does not fit the 8192-token budget"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(ServeCli, BurstArrivalsWaitForTheCohort) {
+  // 32 equal clients on one RTX 4090: phase-locked (the default) they wait for each other's
+  // prompts; independent (poisson) they mostly find the engine decoding.
+  std::string cmd =
+      "serve workstation-rtx4090 --model mistral-7b --input 256 --output 128 --concurrency 32 "
+      "--json";
+  auto burst = run_cli(cmd), poisson = run_cli(cmd + " --arrivals poisson");
+  ASSERT_EQ(burst.exit_code, 0) << burst.err;
+  ASSERT_EQ(poisson.exit_code, 0) << poisson.err;
+  auto b = nlohmann::json::parse(burst.out), p = nlohmann::json::parse(poisson.out);
+  EXPECT_GT(b["ttft_s"].get<double>(), 2 * p["ttft_s"].get<double>());
+  EXPECT_EQ(b["arrivals"], "burst");
+  EXPECT_EQ(p["arrivals"], "poisson");
+  EXPECT_EQ(b["chunked_prefill"], true);
 }
 
 TEST(ServeCli, Validation) {

@@ -47,6 +47,57 @@ TEST(TrainCli, Scaling) {
   EXPECT_DOUBLE_EQ(j["scaling"][0]["efficiency"].get<double>(), 1.0);
 }
 
+TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
+  // The same Llama 2 7B full fine-tune, Megatron-LM defaults, on the PCIe server and on the NVSwitch box:
+  // on PCIe the 8-GPU plan cannot keep its DP traffic inside one socket and per-GPU throughput falls; the
+  // verdict names the doubling, the term that grew and the busiest link. On the DGX it holds.
+  const char* job = " --model llama2-7b --mode full --seq 4096 --global-batch 64 --scaling";
+  auto pcie = run_cli(std::string("train pcie-8gpu-gen4") + job);
+  ASSERT_EQ(pcie.exit_code, 0) << pcie.err;
+  EXPECT_NE(pcie.out.find("per-GPU throughput falls most from 4 to 8 GPUs"), std::string::npos) << pcie.out;
+  EXPECT_NE(pcie.out.find("busiest link "), std::string::npos) << pcie.out;
+  auto dgx = run_cli(std::string("train dgx-a100") + job);
+  ASSERT_EQ(dgx.exit_code, 0) << dgx.err;
+  EXPECT_NE(dgx.out.find("per-GPU throughput holds within 2 % up to 8 GPUs"), std::string::npos) << dgx.out;
+  auto j = nlohmann::json::parse(run_cli(std::string("train pcie-8gpu-gen4") + job + " --json").out);
+  EXPECT_EQ(j["verdict"]["falls_to"], 8);
+  EXPECT_LT(j["verdict"]["per_gpu_change"].get<double>(), -0.05);
+  EXPECT_FALSE(j["verdict"]["link"].get<std::string>().empty());
+}
+
+TEST(TrainCli, FrameworkFlags) {
+  auto r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=1 --framework fsdp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fsdp has no ZeRO-1"), std::string::npos) << r.err;
+  r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --grad-overlap maybe");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--grad-overlap must be on or off, not 'maybe'"), std::string::npos) << r.err;
+  r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --framework jax");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown framework 'jax'"), std::string::npos) << r.err;
+  // Gradient overlap on hides the DP all-reduce that Megatron's default leaves after the backward.
+  auto off = nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
+                                           "--global-batch 8 --offload --plan dp=8 --json").out);
+  auto on = nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
+                                          "--global-batch 8 --offload --plan dp=8 --grad-overlap on --json").out);
+  EXPECT_LT(on["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>(),
+            off["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>());
+}
+
+TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
+  // GPT-3 175B on 512 A100s: plans x recompute x offload x framework x overlap x fusion.
+  auto r = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["candidates"]["enumerated"].get<long long>(), 800000);
+  EXPECT_EQ(j["why_first"].get<std::string>().rfind("#1 is ", 0), 0u) << j["why_first"];
+  auto t = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --framework megatron --recompute selective");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("plans enumerated"), std::string::npos);
+  EXPECT_NE(t.out.find("#1 is "), std::string::npos);
+  EXPECT_EQ(t.out.find("deepspeed,"), std::string::npos);  // the framework given is not searched
+}
+
 TEST(TrainCli, Validation) {
   auto r = run_cli("train --validation --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -33,6 +33,10 @@ namespace linkwise::work {
 struct GpuSpec {
   std::string part;
   double peak_flops = 0;   ///< dense tensor-core FLOP/s at the job's precision
+  /// 16-bit dense peak: what fused attention and LoRA adapters run at in fp8 jobs (= peak_flops otherwise)
+  double half_peak_flops = 0;
+  bool fp8 = false;        ///< GEMM inputs cast to fp8 (Transformer Engine)
+  std::string arch;        ///< the catalog's architecture: "ampere", "hopper", ...
   double memory_bytes_per_s = 0;
   double memory_bytes = 0;
   int sms = 100;

@@ -31,6 +31,25 @@ Mode parse_mode(const std::string& s);
 Precision parse_precision(const std::string& s);
 Recompute parse_recompute(const std::string& s);
 
+/// The training framework: how it runs the plan's collectives (include/linkwise/work/framework.h).
+enum class Framework { kMegatron, kFsdp, kDeepSpeed };
+/// A behaviour left to the framework's default, or forced on or off.
+enum class Switch { kDefault, kOn, kOff };
+
+/// How LoRA stores the frozen base weights: 16-bit, fp8 (Transformer Engine fp8 primary weights) or 4-bit
+/// NF4 with double-quantized constants (QLoRA, Dettmers et al. 2023). kAuto: fp8 for fp8 jobs, else 16-bit.
+enum class BaseWeights { kAuto, kBf16, kFp8, kNf4 };
+
+const char* to_string(Framework f);
+const char* to_string(BaseWeights b);
+BaseWeights parse_base_weights(const std::string& s);
+/// Bytes per frozen base parameter of a LoRA job (kAuto resolved by the job's precision).
+double base_weight_bytes(const struct Job& job);
+/// "megatron" / "fsdp" / "deepspeed"; InputError otherwise.
+Framework parse_framework(const std::string& s);
+/// "default", `on` or `off` (e.g. "on"/"off", "fused"/"eager") for the flag `flag`; InputError otherwise.
+Switch parse_switch(const std::string& s, const char* flag, const char* on, const char* off);
+
 struct LoraSpec {
   int rank = 16;
   /// Matrices that get adapters: any of q, k, v, o (attention) and gate, up, down (MLP).
@@ -47,6 +66,10 @@ struct Job {
   bool flash_attention = true;  ///< fused attention: no s x s score matrix in memory (Dao et al. 2022)
   bool offload_optimizer = false;  ///< optimizer states and step on the CPU (ZeRO-Offload, Ren et al. 2021)
   LoraSpec lora;
+  Framework framework = Framework::kMegatron;
+  BaseWeights base_weights = BaseWeights::kAuto;  ///< LoRA's frozen base (--base-weights)
+  Switch grad_overlap = Switch::kDefault;       ///< gradient reduction beside the backward (framework default)
+  Switch fused_elementwise = Switch::kDefault;  ///< fused norms/activations (framework default)
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.

@@ -34,6 +34,10 @@ struct Plan {
   bool sp = true;      ///< sequence parallelism with tp > 1
   int vpp = 1;         ///< interleaved pipeline: model chunks per stage
   int micro_batch = 0; ///< sequences per micro-batch; 0 = the job's
+  /// ZeRO-3 shard group (HSDP, PyTorch's HYBRID_SHARD): states sharded over `shard` consecutive DP ranks,
+  /// replicated across the dp/shard groups; 0 = shard over all of dp.
+  int shard = 0;
+  int shard_size() const { return shard > 0 ? shard : dp; }
   std::string order = "tp,dp,pp";
 
   int gpus() const { return tp * pp * dp; }
@@ -65,6 +69,9 @@ struct Placement {
   std::vector<int> tp_group(int dp_r, int pp_r) const;
   std::vector<int> dp_group(int tp_r, int pp_r) const;
   std::vector<int> ep_group(int tp_r, int dp_block, int pp_r) const;  ///< dp ranks [dp_block·ep, +ep)
+  int shard = 0;  ///< HSDP shard group size (0: all of dp)
+  std::vector<int> shard_group(int tp_r, int block, int pp_r) const;  ///< dp ranks [block·shard, +shard)
+  std::vector<int> replica_group(int tp_r, int j, int pp_r) const;    ///< dp ranks j, j+shard, ...
 };
 
 /// Places a plan on the chassis' first plan.gpus() GPUs. Throws InputError when the chassis has fewer.

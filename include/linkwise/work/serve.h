@@ -69,6 +69,16 @@ double bytes_per_value(NumberFormat f);
 /// or DMA'd from the drives straight into GPU memory (GPUDirect Storage).
 enum class LoadPath { kPageCache, kGds };
 
+/// How a closed loop's clients send their requests (docs/serving.md, "Arrivals"). kBurst: all clients
+/// start at once with equal lengths, as benchmark clients do (vllm bench serve --max-concurrency,
+/// genai-perf/AIPerf --concurrency), so the loop stays phase-locked in cohorts; kPoisson: requests
+/// arrive independently (lengths that vary, or an open loop). kDefault: burst for a closed loop,
+/// Poisson for an open one.
+enum class Arrivals { kDefault, kBurst, kPoisson };
+const char* to_string(Arrivals a);
+/// "burst" / "poisson"; InputError naming `flag` otherwise.
+Arrivals parse_arrivals(const std::string& s, const std::string& flag = "--arrivals");
+
 struct ServeOptions {
   int tp = 1, pp = 1;
   int replicas = 0;                ///< 0: as many as the GPUs hold
@@ -76,6 +86,7 @@ struct ServeOptions {
   int input = 1024, output = 256;  ///< tokens per request
   int concurrency = 0;             ///< closed loop clients (0 with rate 0: 1 client)
   double rate = 0;                 ///< open loop requests/s
+  Arrivals arrivals = Arrivals::kDefault;  ///< how a closed loop's requests arrive
   NumberFormat precision = NumberFormat::kBf16;
   NumberFormat kv_precision = NumberFormat::kBf16;
   bool kv_precision_given =
@@ -88,6 +99,9 @@ struct ServeOptions {
   int lora_rank = 0;  ///< > 0: report the swap time of one adapter of this rank (all matrices)
   int max_batched_tokens = 0;  ///< B; 0: the engine's default for the GPU
   int max_seqs = 0;            ///< 0: the engine's default for the GPU
+  /// false: a prompt runs whole in one step (TensorRT-LLM's default: enable_chunked_prefill off);
+  /// true: split over steps in the budget left beside the decoding sequences (vLLM V1)
+  bool chunked_prefill = true;
 };
 
 /// Memory of one GPU, bytes.
@@ -138,6 +152,8 @@ struct ServeResult {
   std::string model, chassis, gpu_part;
   int tp = 1, pp = 1, replicas = 1, gpus = 1;
   std::string weights_format, kv_format, engine;
+  std::string arrivals;         ///< "burst" or "poisson": how the point's requests arrive
+  bool chunked_prefill = true;  ///< prompts split over steps (false: whole prompts per step)
   ServeMemory memory;
   int max_concurrency_fit = 0;  ///< sequences of input+output the box admits at once (all replicas)
   ServePoint point;

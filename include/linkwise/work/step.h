@@ -95,6 +95,11 @@ class StepModel {
   StepResult estimate(const Plan& plan);
   /// Periods run on the engine with concurrent groups sharing links. Throws InputError likewise.
   StepResult simulate(const Plan& plan);
+  /// The same with a variant of job() (another recompute mode, offload, framework or overlap switch; the
+  /// same sequence, batch and precision), sharing this model's collective caches: the plan search's way
+  /// of trying what users can choose.
+  StepResult estimate(const Plan& plan, const Job& job);
+  StepResult simulate(const Plan& plan, const Job& job);
 
   const Model& model() const { return model_; }
   const Job& job() const { return job_; }
@@ -104,6 +109,8 @@ class StepModel {
   const std::vector<std::string>& notes() const { return notes_; }
 
   struct Impl;
+  /// The collective caches and chassis resources (opaque; work/ uses it for host traffic).
+  Impl* impl() { return impl_.get(); }
 
  private:
   const topo::Chassis& chassis_;

@@ -1,0 +1,73 @@
+// What a training framework does with a plan's collectives: the unit of each collective, which of them
+// overlap compute, the gradients' precision on the wire, and whether element-wise work is fused.
+//
+//   megatron   Megatron-LM / Megatron-core. DP gradients in buckets of max(40M, 1M·dp) parameters
+//              (DistributedDataParallelConfig.bucket_size) when --overlap-grad-reduce is on, else one
+//              bucket after the backward (overlap_grad_reduce defaults to False); gradients all-reduced
+//              (or reduce-scattered, distributed optimizer = zero=1) in fp32 for bf16 training
+//              (arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in
+//              fp32"), in fp16 for fp16 training; fused kernels (fused layer norm, bias-GeLU, SwiGLU,
+//              bias-dropout-add, masked softmax); Transformer Engine's cuDNN fused attention (Hopper-native). zero=3 is Megatron-FSDP: one unit per layer, as fsdp.
+//   fsdp       PyTorch FSDP / FSDP2 (torchtitan, llm-foundry). zero=3 is FULL_SHARD with one unit per
+//              transformer block (the wrapping policy of both): all-gather before the forward, again
+//              before the backward (reshard_after_forward), reduce-scatter after it, every micro-batch, on
+//              their own streams beside the compute (backward_prefetch BACKWARD_PRE: one unit ahead);
+//              zero=2 is SHARD_GRAD_OP (gather before the forward, reduce-scatter after the backward, every
+//              micro-batch); zero=0 is DDP (25 MiB buckets, bucket_cap_mb, overlapped with the backward).
+//              FSDP has no ZeRO-1. Gradients reduced in fp32 (torchtitan's mixed_precision_reduce default
+//              "float32"; DDP under torch.autocast keeps fp32 parameters, so fp32 gradients); eager
+//              element-wise work (PyTorch modules without torch.compile: RMSNorm as six kernels,
+//              SwiGLU as two); attention through scaled_dot_product_attention's FlashAttention-2 backend
+//              (PyTorch 2.2 release notes), which on Hopper runs at most 335 TFLOP/s forward (Dao 2023, 4.1).
+//   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3 gathers
+//              each sub-module's weights (every weight matrix; parameters under
+//              stage3_param_persistence_threshold 1e5 stay whole) and reduce-scatters gradients in
+//              buckets of reduce_bucket_size 5e8 elements; overlap_comm defaults to true for stage 3 and
+//              false for stages 0-2 (zero/config.py); stage 2 reduce-scatters every micro-batch's
+//              gradients, stages 0-1 all-reduce at the accumulation boundary; gradients on the wire in
+//              the model's 16-bit type (communication_data_type unset); eager element-wise work and
+//              FlashAttention-2, as with fsdp.
+//
+//   auto t = linkwise::work::framework_traits(job, plan);
+#pragma once
+
+#include <vector>
+
+#include "linkwise/work/job.h"
+#include "linkwise/work/model.h"
+#include "linkwise/work/plan.h"
+
+namespace linkwise::work {
+
+struct FrameworkTraits {
+  Framework framework = Framework::kMegatron;
+  bool grad_overlap = true;        ///< gradient collectives run beside the backward
+  double grad_bytes = 2;           ///< bytes per gradient element on the wire
+  /// Gradient bucket of zero 0-2 in parameters; 0 = one bucket holding every gradient of the stage.
+  double bucket_params = 0;
+  /// zero 0-2: gradients reduced every micro-batch (DeepSpeed stage 2, FSDP SHARD_GRAD_OP), not once.
+  bool reduce_every_micro_batch = false;
+  /// zero=2 that gathers the weights before every micro-batch's forward (FSDP SHARD_GRAD_OP).
+  bool gather_every_micro_batch = false;
+  /// ZeRO-3 gradient reduce-scatter bucket in parameters; 0 = one per gather unit (per layer).
+  double zero3_reduce_bucket_params = 0;
+  bool per_module_gather = false;  ///< ZeRO-3 gathers each weight matrix, not the whole layer
+  bool fused_elementwise = true;
+  /// Fused attention written for Hopper (Transformer Engine's cuDNN kernels, FlashAttention-3 class), or
+  /// FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs Ampere-style MMA
+  /// instructions on Hopper.
+  bool hopper_attention = true;
+};
+
+/// The framework's behaviour for this job and plan, the job's switches applied.
+FrameworkTraits framework_traits(const Job& job, const Plan& plan);
+
+/// Why the framework cannot run the plan ("fsdp has no ZeRO-1 ..."), or "".
+std::string framework_problem(const Job& job, const Plan& plan);
+
+/// Parameters of each ZeRO-3 gather unit of one layer on one GPU (TP/EP shards): the whole layer, or each
+/// weight matrix (attention q, k, v, o, or fused qkv and o for GPT-style models; MLP matrices per local
+/// expert; the router).
+std::vector<double> zero3_units(const Model& model, const Plan& plan, bool per_module);
+
+}  // namespace linkwise::work
