@@ -123,6 +123,7 @@ void Folder::add_cpus() {
                             : m_.cpu_model;
     topo::NodeSpec ns = make_node(n.id, "cpu", part);
     ns.numa = s.numa_nodes.empty() ? i : s.numa_nodes.front();
+    ns.cpulist = s.cpulist;
     ns.label = fmt::format("socket {}{}", s.id, guessed ? "; " + n.description : "");
     out_.spec.nodes.push_back(ns);
     out_.nodes.push_back(n);

@@ -95,7 +95,9 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     m.numa_socket[*node] = socket;
     sockets[socket].id = socket;
     sockets[socket].numa_nodes.push_back(*node);
-    if (sockets[socket].cpulist.empty()) sockets[socket].cpulist = r.text;
+    // Every NUMA node of the socket (several with sub-NUMA clustering), as numactl/taskset take them.
+    auto& cl = sockets[socket].cpulist;
+    cl = cl.empty() ? r.text : cl + "," + r.text;
   }
   if (sockets.empty()) {
     m.notes.push_back("no CPU topology under devices/system/cpu: assuming one socket");

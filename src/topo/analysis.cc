@@ -20,6 +20,7 @@ double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
 std::string cpu_affinity(const Chassis& c, int cpu) {
   if (cpu < 0) return "N/A";
   const Node& n = c.node(cpu);
+  if (!n.cpulist.empty()) return n.cpulist;  // probed: the NUMA nodes' logical CPUs, SMT siblings included
   int cores = static_cast<int>(n.fig("cores"));
   if (cores <= 0) return "N/A";
   int pos = 0;

@@ -146,6 +146,7 @@ struct Builder {
         n.box = box;
         if (n.kind == NodeKind::kCpu) n.numa = cpu_numa[cpu_i++] + box * 1000;
         n.pci_address = ns->pci_address;
+        n.cpulist = ns->cpulist;
         n.label = ns->label;
         n.where = ns->where;
         by_name[n.name] = n.index;

@@ -2,6 +2,8 @@
 // default and the design's with --as-designed.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -108,6 +110,29 @@ TEST(AsBuiltCli, IdleGpuSpeedIsNotRecordedAsTrained) {
   std::string out = temp_dir() + "/idle.yaml";
   ASSERT_EQ(run_cli("probe --sysfs-root " + fx.root() + " -o " + out).exit_code, 0);
   EXPECT_EQ(run_cli("topo " + out).out.find("trained-below-spec"), std::string::npos);
+}
+
+// The CPU Affinity column of a probed box is the probed cpulist of its NUMA node (SMT siblings and all,
+// as numactl --physcpubind and taskset -c take it), not a range made from the part's core count: the
+// fixture gives each socket 4 CPUs, 0-3 and 4-7.
+TEST(AsBuiltCli, ProbedCpuAffinityIsTheNodesCpulist) {
+  std::string box = probed_downtrained_server();
+  auto j = run_json("topo " + box);
+  ASSERT_TRUE(j.contains("gpus")) << j.dump();
+  EXPECT_EQ(j["gpus"][0]["cpu_affinity"], "0-3");
+  EXPECT_EQ(j["gpus"][7]["cpu_affinity"], "4-7");
+  // Anything but a Linux CPU list is an input error (it is printed for numactl).
+  std::ifstream in(box);
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto at = yaml.find("cpulist: 0-3");
+  ASSERT_NE(at, std::string::npos) << yaml;
+  yaml.replace(at, 12, "cpulist: 0-3;x");
+  std::string bad = temp_dir() + "/bad.yaml";
+  std::ofstream(bad) << yaml;
+  auto r = run_cli("topo " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'cpulist' must be a Linux CPU list such as 0-55,112-167, not '0-3;x'"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

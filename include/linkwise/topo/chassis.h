@@ -35,6 +35,7 @@ struct Node {
   int pcie_uplink = -1;      ///< the PCIe link to pcie_parent, or -1
   std::string pci_address;
   std::string label;
+  std::string cpulist;       ///< CPUs: the probed logical CPU list ("0-55,112-167"), or ""
   SourceLocation where;
 
   /// A figure of the part, with this node's override applied.
