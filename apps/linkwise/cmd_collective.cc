@@ -26,10 +26,15 @@ Handler setup_collective(CLI::App& sub) {
   auto* step_opt = sub.add_option("-i,--stepbytes", *step, "Or add this many bytes between rows, e.g. 1M");
   sub.add_option("--dtype", o->dtype, "Element type, nccl-tests names: float, half, bfloat16, double, int8, ...");
   sub.add_option("--algo", o->algo,
-                 "auto (what NCCL's tuner would pick: ring, tree, nvls; direct for alltoall and sendrecv), ring, tree, "
-                 "nvls, direct, hierarchical (default auto)");
+                 "auto (what NCCL's tuner would pick, by its own cost model: ring, tree, nvls; direct for alltoall and "
+                 "sendrecv), best (the fastest schedule the flow model finds among those), ring, tree, nvls, direct, "
+                 "hierarchical (default auto)");
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
+  sub.add_option("--nccl", o->nccl,
+                 std::string("NCCL settings by name, comma-separated, after the chassis file's `nccl:` ones: ") +
+                     comm::nccl_settings_help())
+      ->allow_extra_args(false);
   sub.add_flag("--json", opts->json, "Print as JSON");
   sub.add_option("-o,--output", opts->output, "Write to this file (atomically) instead of standard output");
   return [=] {

@@ -105,7 +105,8 @@ void Communicator::Impl::check_nvls() {
 bool Communicator::Impl::supports(Algo a, Op op) const {
   const int n = static_cast<int>(ranks.size());
   switch (a) {
-    case Algo::kAuto: return true;
+    case Algo::kAuto:
+    case Algo::kBest: return true;
     case Algo::kRing:
       return !rings.empty() && op != Op::kAllToAll && op != Op::kSendRecv;
     case Algo::kTree: return op == Op::kAllReduce;
@@ -124,7 +125,8 @@ bool Communicator::Impl::supports(Algo a, Op op) const {
 std::string Communicator::Impl::why_not(Algo a, Op op) const {
   const bool all_reduce = op == Op::kAllReduce;
   switch (a) {
-    case Algo::kAuto: return {};
+    case Algo::kAuto:
+    case Algo::kBest: return {};
     case Algo::kRing:
       if (op == Op::kAllToAll || op == Op::kSendRecv)
         return fmt::format("ring does not run {} in this model; NCCL runs it as direct peer transfers (--algo direct)",
@@ -146,13 +148,20 @@ std::string Communicator::Impl::why_not(Algo a, Op op) const {
 }
 
 std::span<const Protocol> Communicator::Impl::protocols(Algo a) const {
-  static constexpr Protocol kSimpleOnly[] = {Protocol::kSimple};
-  static constexpr Protocol kAll[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
-  static constexpr Protocol kNoLL128[] = {Protocol::kLL, Protocol::kSimple};
-  if (a == Algo::kNvls) return kSimpleOnly;
-  // NCCL enables LL128 by default only where the intra-node graph is NVLink (tuning.cc, protoEnable).
-  if (intra_nvlink) return kAll;
-  return kNoLL128;
+  return a == Algo::kNvls ? protos_nvls : protos_other;
+}
+
+void Communicator::Impl::setup_protocols() {
+  // NVLS runs Simple only. NCCL enables LL128 by default only where the intra-node graph is NVLink
+  // (tuning.cc, protoEnable). NCCL_PROTO (opt.protocols) narrows either list.
+  auto allowed = [&](Protocol p) {
+    return opt.protocols.empty() || std::find(opt.protocols.begin(), opt.protocols.end(), p) != opt.protocols.end();
+  };
+  protos_nvls.clear();
+  protos_other.clear();
+  if (allowed(Protocol::kSimple)) protos_nvls.push_back(Protocol::kSimple);
+  for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple})
+    if (allowed(p) && (p != Protocol::kLL128 || intra_nvlink)) protos_other.push_back(p);
 }
 
 const Route& Communicator::Impl::full_route(int i, int j) const {
@@ -330,7 +339,8 @@ std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double 
     case Algo::kNvls: nvls_phases(op, S, w, out); break;
     case Algo::kDirect: direct_phases(op, S, w, out); break;
     case Algo::kHierarchical: hierarchical_phases(op, S, w, out); break;
-    case Algo::kAuto: break;
+    case Algo::kAuto:
+    case Algo::kBest: break;
   }
   return out;
 }
@@ -370,7 +380,8 @@ double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
       us = 2 * (kBaseLatRing[pi] + (L - 1) * intra_ring) + ring_lat(2 * (N - 1), 2 * (N - 1));
       break;
     }
-    case Algo::kAuto: break;
+    case Algo::kAuto:
+    case Algo::kBest: break;
   }
   return us * 1e-6;
 }

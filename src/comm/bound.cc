@@ -63,11 +63,9 @@ Bound Communicator::Impl::compute_bound(Op op) const {
   const std::vector<Cut> cuts = this->cuts();
 
   detail::CutFlows flows(*chassis, ranks);
-  // Per cut: seconds per byte of S each term needs; the bound is the worst cut (all-reduce: the sum of
-  // the reduce-scatter and all-gather bounds unless NVLS can reduce in the switches).
-  double worst = 0, rs_worst = 0, ag_worst = 0;
+  // Per cut: seconds per byte of S the operation needs across it; the bound is the worst cut.
+  double worst = 0;
   Bound b;
-  std::string rs_cut, ag_cut;
   for (const auto& cut : cuts) {
     std::vector<char> in_a(n, 0);
     for (int i : cut.a) in_a[i] = 1;
@@ -79,17 +77,13 @@ Bound Communicator::Impl::compute_bound(Op op) const {
     switch (op) {
       case Op::kAllGather: t = std::max(per(na, fab), per(nb, fba)); break;
       case Op::kReduceScatter: t = std::max(per(nb, fab), per(na, fba)); break;
-      case Op::kAllReduce: {
-        if (nvls) {
-          t = std::max(per(1, fab), per(1, fba));
-        } else {
-          double rs = std::max(per(nb, fab), per(na, fba)), ag = std::max(per(na, fab), per(nb, fba));
-          if (rs > rs_worst) rs_worst = rs, rs_cut = cut.name;
-          if (ag > ag_worst) ag_worst = ag, ag_cut = cut.name;
-          continue;
-        }
+      case Op::kAllReduce:
+        // Every rank of B ends with the sum over all ranks of every element, which depends on A's
+        // inputs: however A pre-reduces them, S bytes must cross A -> B, and likewise B -> A. (The
+        // reduce-scatter and all-gather bounds cannot be added: they may be met at different cuts and
+        // the two halves of an all-reduce overlap, as the tree's do.)
+        t = std::max(per(1, fab), per(1, fba));
         break;
-      }
       case Op::kAllToAll: t = std::max(per(na * nb * n, fab), per(na * nb * n, fba)); break;  // |A||B|·S/n each way
       case Op::kBroadcast: t = root_in_a ? per(1, fab) : per(1, fba); break;
       case Op::kReduce: t = root_in_a ? per(1, fba) : per(1, fab); break;
@@ -102,8 +96,19 @@ Bound Communicator::Impl::compute_bound(Op op) const {
     }
   }
   if (op == Op::kAllReduce && !nvls) {
-    worst = rs_worst + ag_worst;
-    b.cut = rs_cut == ag_cut ? rs_cut : rs_cut + " ; " + ag_cut;
+    // Without reduction in the network, every element's sum reaches all n ranks only after at least
+    // 2(n-1) transfers of it (gather to one, spread to the others: the gossip minimum), so 2(n-1)·S
+    // bytes leave the GPUs in all: t >= 2(n-1)·S / Σ_g (g's outgoing link capacity). With an
+    // in-network reduction (NVLS) a rank's one send serves every peer and this does not hold.
+    double out = 0;
+    for (int g : ranks)
+      for (int l : chassis->incident(g)) out += res.capacity[sim::ChassisResources::link_dir(l, chassis->link(l).a == g)];
+    const double agg = out > 0 ? 2.0 * (n - 1) / out : 0;
+    if (agg > worst) {
+      worst = agg;
+      b.cut = "all GPUs' links (2(n-1)·S leave the GPUs)";
+      b.cut_bytes_per_s = out;
+    }
   }
   b.busbw_Bps = worst > 0 ? bus_factor(op, n) / worst : 0;
   if (b.cut_bytes_per_s == 0 && worst > 0) b.cut_bytes_per_s = 1 / worst;

@@ -48,6 +48,7 @@ Algo parse_algo(const std::string& name) {
   static const std::vector<std::pair<std::string, Algo>> names = {
       {"auto", Algo::kAuto}, {"ring", Algo::kRing},     {"tree", Algo::kTree},
       {"nvls", Algo::kNvls}, {"direct", Algo::kDirect}, {"hierarchical", Algo::kHierarchical},
+      {"best", Algo::kBest},
   };
   std::string n = normalise(name);
   std::vector<std::string> valid;
@@ -97,6 +98,7 @@ const char* to_string(Algo a) {
     case Algo::kNvls: return "nvls";
     case Algo::kDirect: return "direct";
     case Algo::kHierarchical: return "hierarchical";
+    case Algo::kBest: return "best";
   }
   return "?";
 }

@@ -45,6 +45,9 @@ Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_no
   m.setup_groups();
   m.search_rings();
   m.check_nvls();
+  m.setup_protocols();
+  m.duplex.assign(chassis.links().size(), 1.0);
+  for (const auto& l : chassis.links()) m.duplex[l.index] = l.tech->duplex_efficiency.value;
 }
 
 Communicator::~Communicator() = default;
@@ -62,6 +65,7 @@ namespace {
 // τ, channels and the saturated resources of one (op, algorithm, protocol).
 Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
   auto phases = m.phases(op, a, p, kReferenceBytes);
+  const auto capacity = m.capacities_for(phases);
   sim::TaskGraph g;
   int prev = -1;
   std::size_t widest = 0, widest_size = 0;
@@ -70,7 +74,7 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
     prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
   }
-  auto r = sim::Engine(m.res.capacity).run(g);
+  auto r = sim::Engine(capacity).run(g);
   Communicator::Impl::Timing t;
   t.tau = r.makespan_s / kReferenceBytes;
   t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
@@ -83,14 +87,15 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
 void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
   const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
-  sim::MaxMinSolver s(m.res.capacity);
+  const auto capacity = m.capacities_for(phases);
+  sim::MaxMinSolver s(capacity);
   if (phase < static_cast<int>(phases.size()))
     for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
   s.solve();
   std::vector<int> sat;
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
-  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return m.res.capacity[x] < m.res.capacity[y]; });
+  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return capacity[x] < capacity[y]; });
   t.bottlenecks.clear();
   for (std::size_t i = 0; i < sat.size() && i < 3; ++i)
     t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
@@ -139,6 +144,50 @@ bool could_beat(const Communicator::Impl& m, Op op, Algo a, double bytes, double
   return false;
 }
 
+// Algo::kAuto: what NCCL's tuner picks by its own cost model (src/graph/tuning.cc, ncclTopoTuneModel;
+// src/enqueue.cc, topoGetAlgoInfo: the least estimated time), then timed by the flow model. NCCL
+// estimates time = latency + S / algbw with algbw = busBw × ratio, ratio n/(2(n-1)) for the ring's
+// all-reduce and 0.5 for the tree, and the tree's busBw 0.92 × the graph's. The graph's busBw is taken
+// from the ring the flow model timed (busBw = 2(n-1)/n / τ_ring); the ring and NVLS estimates are the
+// flow model's own times, which have NCCL's form (latency + bytes / bandwidth).
+void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes, const std::vector<Algo>& algos,
+                    Prediction& best) {
+  const int n = static_cast<int>(m.ranks.size());
+  double best_est = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, std::string>> per_algo;  // each algorithm's best estimate
+  for (Algo a : algos) {
+    double algo_best = std::numeric_limits<double>::infinity();
+    std::string algo_name;
+    for (Protocol p : m.protocols(a)) {
+      const double lat = m.latency(op, a, p);
+      double est = 0;
+      if (a == Algo::kTree && m.supports(Algo::kRing, op) && !m.protocols(Algo::kRing).empty()) {
+        const double tau_ring = timing(m, op, Algo::kRing, Protocol::kSimple).first;
+        const double bus = 2.0 * (n - 1) / n / tau_ring;
+        est = lat + bytes * wire_factor(p) / (0.92 * 0.5 * bus);
+      } else {
+        est = lat + timing(m, op, a, p).first * bytes;
+      }
+      if (est < algo_best) algo_best = est, algo_name = fmt::format("{}/{}", to_string(a), to_string(p));
+      if (est < best_est) {
+        best_est = est;
+        best.algorithm = a;
+        best.protocol = p;
+      }
+    }
+    if (!algo_name.empty()) per_algo.emplace_back(algo_best, algo_name);
+  }
+  auto [tau, channels] = timing(m, op, best.algorithm, best.protocol);
+  best.latency_s = m.latency(op, best.algorithm, best.protocol);
+  best.time_s = best.latency_s + tau * bytes;
+  best.channels = channels;
+  std::sort(per_algo.begin(), per_algo.end());
+  std::string others;
+  for (std::size_t i = 1; i < per_algo.size(); ++i)
+    others += fmt::format("{} {} {:.1f} us", i == 1 ? ";" : ",", per_algo[i].second, per_algo[i].first * 1e6);
+  best.choice = fmt::format("NCCL's tuner model: {} {:.1f} us{}", per_algo.front().second, best_est * 1e6, others);
+}
+
 void check_bytes(double bytes) {
   if (!(bytes > 0) || bytes > 1099511627776.0)
     throw InputError(fmt::format("message size must be 1 byte to 2^40 bytes, not {}", bytes));
@@ -152,41 +201,54 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   if (algo != Algo::kAuto && !m.supports(algo, op))
     throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs ({})", to_string(algo), to_string(op),
                                  m.ranks.size(), m.why_not(algo, op)));
+  if (algo != Algo::kAuto && m.protocols(algo).empty())
+    throw InputError(fmt::format("algorithm '{}' has no protocol left that NCCL_PROTO allows", to_string(algo)));
   std::vector<Algo> algos;
-  if (algo == Algo::kAuto) {
+  if (algo == Algo::kAuto || algo == Algo::kBest) {
     // Only what NCCL's tuner chooses among (src/enqueue.cc): ring, tree and NVLS for the collectives,
     // direct peer transfers for all-to-all and send/recv. Hierarchical, and direct for the other
     // collectives, are this model's extras, used only when asked for by name.
     if (op == Op::kAllToAll || op == Op::kSendRecv) {
       if (m.supports(Algo::kDirect, op)) algos.push_back(Algo::kDirect);
     } else {
+      // NCCL_ALGO (opt.algos) narrows the list as it narrows NCCL's.
       for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls})
-        if (m.supports(a, op)) algos.push_back(a);
+        if (m.supports(a, op) && !m.protocols(a).empty() &&
+            (m.opt.algos.empty() || std::find(m.opt.algos.begin(), m.opt.algos.end(), a) != m.opt.algos.end()))
+          algos.push_back(a);
     }
     if (algos.empty())
       throw InputError(fmt::format("no algorithm can run {} on these {} GPUs ({})", to_string(op), m.ranks.size(),
                                    op == Op::kAllToAll || op == Op::kSendRecv
                                        ? "direct, the only one for it, is limited to 256 ranks"
-                                       : "no ring was found through them"));
+                                       : !m.opt.algos.empty() || !m.opt.protocols.empty()
+                                           ? "none that NCCL_ALGO / NCCL_PROTO allow"
+                                           : "no ring was found through them"));
   } else {
     algos.push_back(algo);
   }
   Prediction best;
   best.time_s = std::numeric_limits<double>::infinity();
-  for (Algo a : algos) {
-    if (algos.size() > 1 && !could_beat(m, op, a, bytes, best.time_s)) continue;
-    for (Protocol p : m.protocols(a)) {
-      auto [tau, channels] = timing(m, op, a, p);
-      double lat = m.latency(op, a, p);
-      double time = lat + tau * bytes;
-      if (time < best.time_s) {
-        best.algorithm = a;
-        best.protocol = p;
-        best.time_s = time;
-        best.latency_s = lat;
-        best.channels = channels;
+  if (algo == Algo::kAuto && algos.size() > 1) {
+    choose_as_nccl(m, op, bytes, algos, best);
+  } else {
+    for (Algo a : algos) {
+      if (algos.size() > 1 && !could_beat(m, op, a, bytes, best.time_s)) continue;
+      for (Protocol p : m.protocols(a)) {
+        auto [tau, channels] = timing(m, op, a, p);
+        double lat = m.latency(op, a, p);
+        double time = lat + tau * bytes;
+        if (time < best.time_s) {
+          best.algorithm = a;
+          best.protocol = p;
+          best.time_s = time;
+          best.latency_s = lat;
+          best.channels = channels;
+        }
       }
     }
+    if (algo == Algo::kBest) best.choice = "the fastest schedule the flow model finds (--algo best)";
+    else if (algo == Algo::kAuto) best.choice = "the only algorithm left: NCCL_ALGO / NCCL_PROTO and the machine allow no other";
   }
   const auto& limits = bottlenecks_of(m, op, best.algorithm);
   best.bottlenecks = limits.bottlenecks;
@@ -210,6 +272,32 @@ Schedule Communicator::schedule(Op op, double bytes, Algo algo) const {
   s.phases = impl_->phases(op, p.algorithm, p.protocol, bytes);
   if (!s.phases.empty()) s.phases.front().latency_s = p.latency_s;
   return s;
+}
+
+std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>& phases) const {
+  std::vector<double> cap = res.capacity;
+  const int L = res.links;
+  std::vector<int> seen(2 * L, -1);  // per link direction: the last phase that loaded it
+  std::vector<char> both(L, 0);
+  for (std::size_t p = 0; p < phases.size(); ++p)
+    for (const auto& f : phases[p].flows)
+      for (std::size_t i = 0; i < f.route.size(); ++i) {
+        const int r = f.route[i];
+        if (r >= 2 * L || (!f.coeff.empty() && f.coeff[i] <= 0)) continue;
+        seen[r] = static_cast<int>(p);
+        if (seen[r ^ 1] == static_cast<int>(p)) both[r / 2] = 1;
+      }
+  // Only where host memory is read or written over the link (SHM): the measured loss is that of DMA to
+  // and from host memory through the root complex (catalog pcie* duplex_efficiency); peer writes
+  // through a switch and GPUDirect RDMA keep the full rate both ways (24 GB/s per HDR NIC each way
+  // on DGX A100, nccl issue 812).
+  const auto& staged = router->host_staged();
+  for (int l = 0; l < L; ++l)
+    if (both[l] && duplex[l] < 1 && (staged[2 * l] || staged[2 * l + 1])) {
+      cap[2 * l] *= duplex[l];
+      cap[2 * l + 1] *= duplex[l];
+    }
+  return cap;
 }
 
 Bound Communicator::bound(Op op) const {

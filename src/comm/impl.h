@@ -66,6 +66,15 @@ struct Communicator::Impl {
   /// Why supports(a, op) is false, as a clause for an error message.
   std::string why_not(Algo a, Op op) const;
   std::span<const Protocol> protocols(Algo a) const;
+  void setup_protocols();                 ///< fills protos_* from intra_nvlink and opt.protocols
+  std::vector<Protocol> protos_nvls, protos_other;
+  /// Per link: the fraction of its rate each direction keeps when both carry traffic (the link
+  /// technology's duplex_efficiency; 1 for NVLink, socket and network links that give none).
+  std::vector<double> duplex;
+  /// The capacities `phases` run at: a link whose two directions both carry flows in some phase, and
+  /// that carries host-staged (SHM) traffic, has both at rate × duplex (docs/collectives.md, "Both
+  /// directions at once").
+  std::vector<double> capacities_for(const std::vector<Phase>& phases) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;
   const detail::Route& full_route(int i, int j) const;  // by rank position; throws if there is no path

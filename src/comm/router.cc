@@ -5,6 +5,8 @@
 #include <queue>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+#include "transport_rules.h"
 
 namespace linkwise::comm::detail {
 
@@ -17,22 +19,11 @@ void Route::append(const Route& o, double scale) {
   }
 }
 
-namespace {
-
-topo::PathType parse_level(const std::string& s) {
-  if (s == "PIX") return topo::PathType::kPix;
-  if (s == "PXB") return topo::PathType::kPxb;
-  if (s == "PHB") return topo::PathType::kPhb;
-  if (s == "NODE") return topo::PathType::kNode;
-  if (s == "SYS") return topo::PathType::kSys;
-  throw InputError("p2p level must be one of PIX, PXB, PHB, NODE, SYS, not '" + s + "'");
-}
-
-}  // namespace
-
 Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options)
     : chassis_(chassis), res_(res), options_(options), finder_(chassis, topo::Rate::kEffective),
-      p2p_level_(parse_level(options.p2p_level)), graph_(finder_.graph()) {
+      graph_(finder_.graph()) {
+  if (!options.p2p_level.empty() && !parse_path_level(options.p2p_level))
+    throw InputError("p2p level must be one of LOC, NVL, PIX, PXB, PHB, NODE, SYS, not '" + options.p2p_level + "'");
   const int n = static_cast<int>(chassis.nodes().size());
   nvswitch_.resize(n);
   for (int v = 0; v < n; ++v) nvswitch_[v] = chassis.node(v).kind == NodeKind::kNvSwitch;
@@ -55,6 +46,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, c
   via_from_.assign(n, -1);
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
+  host_staged_.assign(res.capacity.size(), 0);
 }
 
 double Router::widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual) {
@@ -109,8 +101,20 @@ HopKind Router::kind(int a, int b) {
   auto classify = [&] {
     auto fab = finder_.gpu_fabric(a, b);
     if (fab == topo::Fabric::kAll) return HopKind::kNet;
-    if (fab == topo::Fabric::kNvlink) return HopKind::kNvlink;
-    return finder_.path_class(a, b).type <= p2p_level_ ? HopKind::kPcie : HopKind::kHost;
+    PairFacts f;
+    f.nvlink = fab == topo::Fabric::kNvlink;
+    if (!f.nvlink) f.path = finder_.path_class(a, b).type;
+    f.peer_access = chassis_.node(a).fig("peer_access", 1) > 0.5 && chassis_.node(b).fig("peer_access", 1) > 0.5;
+    const int cpu = chassis_.node(a).cpu;
+    f.amd_cpu = cpu >= 0 && chassis_.node(cpu).part->vendor == "AMD";
+    f.host_gpus = graph_.box(a) < static_cast<int>(box_gpus_.size()) ? box_gpus_[graph_.box(a)] : 0;
+    switch (choose_transport(f, options_)) {
+      case Transport::kP2pNvlink: return HopKind::kNvlink;
+      case Transport::kP2pPcie: return HopKind::kPcie;
+      case Transport::kShm: return HopKind::kHost;
+      case Transport::kNet: return HopKind::kNet;
+    }
+    return HopKind::kHost;
   };
   if (graph_.box(a) != graph_.box(b)) return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
   const int la = gpu_local_[a], lb = gpu_local_[b];
@@ -118,9 +122,9 @@ HopKind Router::kind(int a, int b) {
   const int m = box_gpus_[graph_.box(a)], base = kind_offset_[graph_.box(a)];
   auto& k = kinds_[base + la * m + lb];
   if (k < 0) {
-    // Sharing an NVLink fabric is symmetric: the reverse pair's answer settles NVLink peers.
+    // The transport rules are symmetric: the reverse pair's answer settles this one.
     const auto reverse = kinds_[base + lb * m + la];
-    k = static_cast<signed char>(reverse == static_cast<signed char>(HopKind::kNvlink) ? HopKind::kNvlink : classify());
+    k = reverse >= 0 ? reverse : static_cast<signed char>(classify());
   }
   return static_cast<HopKind>(k);
 }
@@ -159,17 +163,26 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       break;
     }
     case HopKind::kPcie: single(widest(a, b, kFamPcie | kFamSocket, false, residual)); break;
-    case HopKind::kNet: single(widest(a, b, kFamPcie | kFamSocket | kFamNet, true, residual)); break;
+    case HopKind::kNet:
+      if (graph_.box(a) == graph_.box(b)) {
+        net_within_box(a, b, residual, r);
+        break;
+      }
+      single(widest(a, b, kFamPcie | kFamSocket | kFamNet, true, residual));
+      break;
     case HopKind::kHost: {
-      int cpu = chassis_.node(a).cpu;
+      // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
+      // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when the
+      // receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
+      int cpu = chassis_.node(b).cpu;
       int mem = cpu >= 0 ? res_.memory(cpu) : -1;
       if (mem < 0) break;
-      double up = widest(a, cpu, kFamPcie, false, residual);
+      double up = widest(a, cpu, kFamPcie | kFamSocket, false, residual);
       if (path_.empty()) break;
       r.res = path_;
       r.res.push_back(mem);
       const std::size_t up_hops = path_.size();
-      double down = widest(cpu, b, kFamPcie | kFamSocket, false, residual);
+      double down = widest(cpu, b, kFamPcie, false, residual);
       if (path_.empty()) {
         r.res.clear();
         break;
@@ -178,10 +191,35 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.coeff.assign(r.res.size(), 1.0);
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
       r.bytes_per_s = std::min({up, down, residual[mem] / 2});
+      for (int x : r.res) host_staged_[x] = 1;
       break;
     }
   }
   return r;
+}
+
+void Router::net_within_box(int a, int b, const std::vector<double>& residual, Route& r) {
+  // Neither P2P nor SHM (NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, or no peer access and no SHM): NCCL's
+  // NET transport loops through a NIC of the host, the one nearest the sender.
+  int best = -1;
+  std::pair<double, int> near{0, 0};
+  for (int v = 0; v < static_cast<int>(chassis_.nodes().size()); ++v) {
+    if (graph_.box(v) != graph_.box(a) || chassis_.node(v).kind != NodeKind::kNic) continue;
+    auto n = nic_nearness(a, v);
+    if (n.first > near.first || (n.first == near.first && n.second < near.second && n.first > 0)) near = n, best = v;
+  }
+  if (best < 0) return;
+  double up = widest(a, best, kFamPcie | kFamSocket, false, residual);
+  if (path_.empty()) return;
+  r.res = path_;
+  double down = widest(best, b, kFamPcie | kFamSocket, false, residual);
+  if (path_.empty()) {
+    r.res.clear();
+    return;
+  }
+  r.res.insert(r.res.end(), path_.begin(), path_.end());
+  r.coeff.assign(r.res.size(), 1.0);
+  r.bytes_per_s = std::min(up, down);
 }
 
 std::pair<double, int> Router::nic_nearness(int gpu, int nic) {

@@ -2,9 +2,11 @@
 //
 //   NVLink pair (the two GPUs share an NVLink fabric): striped over every parallel NVLink path, each
 //     path's share proportional to its bottleneck (hardware spreads a peer's traffic over all links).
-//   PCIe pair within the p2p level (default PXB): the widest PCIe path, GPU to GPU.
-//   PCIe pair beyond it: staged through the sender's CPU memory: GPU a -> its CPU (written to memory),
-//     memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   The transport follows NCCL's rules (transport_rules.h, linkwise/comm/transport.h):
+//   P2P over PCIe: the widest PCIe path, GPU to GPU.
+//   SHM: staged through the receiver's CPU memory: GPU a -> (socket link) -> b's CPU (written to
+//     memory), memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   NET within a box (P2P and SHM off): GPU a -> the NIC nearest it -> GPU b.
 //   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving through
 //     NICs (GPUDirect RDMA); NVLink is not used.
 // Widest paths maximise the bottleneck residual capacity, fewer hops among equals, over topo::LinkGraph
@@ -48,6 +50,8 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
+  /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
+  const std::vector<char>& host_staged() const { return host_staged_; }
   /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
   /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
   /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
@@ -65,13 +69,14 @@ class Router {
   /// Widest path src -> dst on `residual` less taken_; its resources go to path_ (empty: none).
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
+  /// NET between two GPUs of one box: through the NIC nearest `a`; fills r (left empty: no NIC).
+  void net_within_box(int a, int b, const std::vector<double>& residual, Route& r);
   static long long pair_key(int a, int b) { return static_cast<long long>(a) * 1000003LL + b; }
 
   const topo::Chassis& chassis_;
   const sim::ChassisResources& res_;
   CommOptions options_;
   topo::PathFinder finder_;
-  topo::PathType p2p_level_;
   const topo::LinkGraph& graph_;  // finder_'s: the chassis as one graph, with the pass-through rule
   std::vector<char> nvswitch_;  // per node: an NVSwitch
   // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use
@@ -90,6 +95,7 @@ class Router {
   std::vector<Item> heap_;
   std::vector<int> path_;         // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
+  std::vector<char> host_staged_;  // per resource: carried an SHM route
   std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;   // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck

@@ -131,7 +131,7 @@ SweepResult predict_sweep(const SweepRequest& o) {
   auto sizes = sweep_sizes(o.sweep);
   auto chassis = topo::load_chassis(o.chassis, o.nodes,
                                     o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
-  Communicator comm(chassis, parse_gpu_list(o.gpus, chassis));
+  Communicator comm(chassis, parse_gpu_list(o.gpus, chassis), nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(comm.ranks().size());
   r.chassis = chassis.name();
   r.ranks = n;

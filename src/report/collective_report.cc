@@ -35,7 +35,8 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
                          {"protocol", comm::to_string(p.protocol)},
                          {"ratio_to_bound", row.ratio_to_bound},
                          {"bottlenecks", p.bottlenecks},
-                         {"saturated_resources", p.saturated}});
+                         {"saturated_resources", p.saturated},
+                         {"choice", p.choice}});
   }
   return j;
 }
@@ -64,6 +65,8 @@ std::string collective_text(const comm::SweepResult& r) {
     text += fmt::format("# limited by (largest size): {}{}\n", fmt::join(last.bottlenecks, ", "),
                         more > 0 ? fmt::format(", (+{} more)", more) : "");
   }
+  if (!r.rows.empty() && !r.rows.back().prediction.choice.empty())
+    text += fmt::format("# chosen (largest size): {}\n", r.rows.back().prediction.choice);
   return text;
 }
 

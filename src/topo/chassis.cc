@@ -6,6 +6,7 @@
 #include <boost/pending/disjoint_sets.hpp>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -75,6 +76,88 @@ struct Builder {
                        where);
   }
   std::unordered_map<std::string, int>& by_name;
+  std::map<std::string, const hw::Part*> own;  // parts the file defines (spec.parts)
+
+  /// A part by id: the file's own first, then the catalog's (which throws with suggestions).
+  const hw::Part& part(const std::string& id, NodeKind kind) const {
+    auto it = own.find(id);
+    if (it == own.end()) return cat.part(id, kind);
+    if (it->second->kind != kind)
+      throw InputError(fmt::format("part '{}' is a {}, not a {}", id, hw::to_string(it->second->kind), hw::to_string(kind)));
+    return *it->second;
+  }
+
+  /// Builds spec.parts into `store`, each from its `like:` part (catalog or earlier in the file).
+  void add_parts(std::deque<hw::Part>& store) {
+    for (const auto& ps : spec.parts) {
+      auto kind = hw::part_kind_from_string(ps.kind);
+      auto at = [&](const std::string& field) {
+        auto it = ps.field_where.find(field);
+        return it == ps.field_where.end() ? ps.where : it->second;
+      };
+      if (!kind || *kind == NodeKind::kNetSwitch)
+        throw InputError(fmt::format("part '{}': unknown kind '{}' (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)",
+                                     ps.id, ps.kind),
+                         at("kind"));
+      if (ps.id.empty()) throw InputError("a part needs an 'id'", ps.where);
+      if (cat.find_part(ps.id) || own.count(ps.id))
+        throw InputError(fmt::format("part id '{}' is already {}; give yours another id and 'like: {}'", ps.id,
+                                     own.count(ps.id) ? "defined above" : "in the catalog", ps.id),
+                         at("id"));
+      hw::Part p;
+      if (!ps.like.empty()) {
+        auto it = own.find(ps.like);
+        const hw::Part* base = it != own.end() ? it->second : cat.find_part(ps.like);
+        if (!base) {
+          std::vector<std::string> ids = cat.part_ids(*kind);
+          for (const auto& [id, _] : own) ids.push_back(id);
+          std::string hint = did_you_mean(ps.like, ids);
+          throw InputError(fmt::format("part '{}': 'like: {}' names no part{}", ps.id, ps.like, hint.empty() ? "" : "; " + hint),
+                           at("like"));
+        }
+        if (base->kind != *kind)
+          throw InputError(fmt::format("part '{}' is a {} but 'like: {}' is a {}", ps.id, ps.kind, ps.like,
+                                       hw::to_string(base->kind)),
+                           at("like"));
+        p = *base;
+      }
+      p.id = ps.id;
+      p.kind = *kind;
+      if (p.name.empty()) p.name = ps.id;
+      for (const auto& [k, v] : ps.attributes) {
+        if (k == "name") p.name = v;
+        else if (k == "vendor") p.vendor = v;
+        else {
+          if (k != "arch" && !cat.find_link_tech(v)) {
+            std::string hint = did_you_mean(v, cat.link_tech_ids());
+            throw InputError(fmt::format("part '{}': '{}: {}' names no link technology{}", ps.id, k, v,
+                                         hint.empty() ? "" : "; " + hint),
+                             at(k));
+          }
+          p.attributes[k] = v;
+        }
+      }
+      for (const auto& [field, value] : ps.figures) {
+        if (!ps.like.empty() && !p.has(field)) {
+          std::vector<std::string> fields;
+          for (const auto& [f, _] : p.figures) fields.push_back(f);
+          std::string hint = did_you_mean(field, fields);
+          throw InputError(fmt::format("part '{}' (like: {}) has no figure '{}' -- figures are named with their "
+                                       "unit (_bytes, _bytes_per_s, _s, _w, _tflops, or _GiB, _GB, _GBps, _TBps, _us, "
+                                       "_ns){}",
+                                       ps.id, ps.like, field, hint.empty() ? "" : "; " + hint),
+                           at(field));
+        }
+        const auto loc = at(field);
+        p.figures[field] = {value, fmt::format("chassis file {}:{}", loc.file.empty() ? spec.name : loc.file, loc.line)};
+      }
+      if (*kind == NodeKind::kGpu && p.attr("pcie").empty())
+        throw InputError(fmt::format("part '{}': a GPU needs 'pcie: <link technology>' (or 'like: <catalog GPU>')", ps.id),
+                         ps.where);
+      store.push_back(std::move(p));
+      own[ps.id] = &store.back();
+    }
+  }
   long long expanded_names = 0;  // node names and link end pairs the whole file expanded to
 
   int find_local(const std::string& name, int box, int boxes) const {
@@ -97,7 +180,7 @@ struct Builder {
                          ns.where);
       }
       try {
-        cat.part(ns.part, *kind);
+        part(ns.part, *kind);
       } catch (const InputError& e) {
         throw InputError(fmt::format("node '{}': {}", ns.id, e.bare_message()), ns.where);
       }
@@ -132,7 +215,7 @@ struct Builder {
         n.index = static_cast<int>(nodes.size());
         n.name = boxes > 1 ? fmt::format("b{}/{}", box, id) : id;
         n.kind = *hw::part_kind_from_string(ns->kind);
-        n.part = &cat.part(ns->part, n.kind);
+        n.part = &part(ns->part, n.kind);
         n.overrides = ns->overrides;
         for (const auto& [k, v] : n.overrides)
           if (!n.part->has(k)) {
@@ -525,7 +608,9 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   c.boxes_ = boxes > 0 ? boxes : spec.network.boxes;
   if (c.boxes_ < 1 || c.boxes_ > kMaxBoxes)
     throw InputError(fmt::format("number of boxes must be 1 to {}, not {}", kMaxBoxes, c.boxes_), spec.network.where);
-  Builder b{spec, catalog, c, c.nodes_, c.links_, {}, c.by_name_};
+  Builder b{spec, catalog, c, c.nodes_, c.links_, {}, c.by_name_, {}};
+  c.own_parts_ = std::make_shared<std::deque<hw::Part>>();
+  b.add_parts(*c.own_parts_);
   b.add_nodes(c.boxes_);
   b.add_links(c.boxes_);
   b.add_network(c.boxes_);

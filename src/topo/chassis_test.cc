@@ -171,3 +171,51 @@ TEST(ChassisStructureTest, OverridesMustBePlausible) {
 
 }  // namespace
 }  // namespace linkwise::topo
+
+namespace linkwise::topo {
+namespace {
+
+// A file may define its own parts, starting from a catalog part and changing what differs.
+const char* kOwnParts = R"(parts:
+  - {id: my-gpu, kind: gpu, like: l40s, memory_GiB: 96, peer_access: 0}
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480c}
+  - {id: "gpu{0..1}", kind: gpu, part: my-gpu}
+links:
+  - {a: "gpu{0..1}", b: cpu0, tech: pcie4, width: 16}
+)";
+
+TEST(ChassisPartsTest, OwnPartsStartFromACatalogPart) {
+  auto c = build_chassis(parse_chassis_spec(kOwnParts, "box.yaml"));
+  Chassis copy = c;  // nodes keep pointing at parts that live as long as any copy
+  const auto& g = copy.node(copy.gpus()[0]);
+  EXPECT_EQ(g.part->id, "my-gpu");
+  EXPECT_DOUBLE_EQ(g.fig("memory_bytes"), 96.0 * 1024 * 1024 * 1024);  // _GiB converted
+  EXPECT_DOUBLE_EQ(g.fig("peer_access"), 0);
+  EXPECT_DOUBLE_EQ(g.fig("memory_bytes_per_s"), 864e9);                 // the rest from l40s
+  EXPECT_EQ(g.part->figures.at("memory_bytes").source, "chassis file box.yaml:2");
+  // The spec round-trips with its parts.
+  auto again = build_chassis(parse_chassis_spec(chassis_spec_to_yaml(c.spec()), "again.yaml"));
+  EXPECT_NEAR(again.node(again.gpus()[1]).fig("memory_bytes"), 96.0 * 1024 * 1024 * 1024, 1e3);  // 10 digits
+}
+
+TEST(ChassisPartsTest, BadPartsNameTheLineAndTheValue) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string text = kOwnParts;
+    text.replace(text.find(from), from.size(), to);
+    return build_error(text);
+  };
+  EXPECT_EQ(with("like: l40s", "like: l40x"), "box.yaml:2:35: part 'my-gpu': 'like: l40x' names no part; did you mean 'l40s'?");
+  EXPECT_EQ(with("memory_GiB: 96", "memory_GiB: 96GB"),
+            "box.yaml:2:53: part 'my-gpu': figure 'memory_GiB' must be a number of zero or more in the unit its name "
+            "says, not '96GB'");
+  EXPECT_NE(with("memory_GiB: 96", "memory_GHz: 2").find("box.yaml:2:53: part 'my-gpu' (like: l40s) has no figure 'memory_GHz'"),
+            std::string::npos);
+  EXPECT_EQ(with("id: my-gpu", "id: l40s"),
+            "box.yaml:2:10: part id 'l40s' is already in the catalog; give yours another id and 'like: l40s'");
+  EXPECT_EQ(with("kind: gpu, like", "kind: cpu, like"), "box.yaml:2:35: part 'my-gpu' is a cpu but 'like: l40s' is a gpu");
+  EXPECT_NE(with("part: my-gpu", "part: my-gpx").find("my-gpx"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace linkwise::topo

@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
@@ -182,13 +184,66 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   return s;
 }
 
+// A user part's field: the catalog name and the factor to it, from the unit its name ends with.
+std::pair<std::string, double> catalog_field(const std::string& key) {
+  static const std::vector<std::tuple<std::string, std::string, double>> units = {
+      {"_GiB", "_bytes", 1073741824.0}, {"_GB", "_bytes", 1e9},       {"_GBps", "_bytes_per_s", 1e9},
+      {"_TBps", "_bytes_per_s", 1e12},  {"_us", "_s", 1e-6},          {"_ns", "_s", 1e-9}};
+  for (const auto& [suffix, to, factor] : units)
+    if (key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return {key.substr(0, key.size() - suffix.size()) + to, factor};
+  return {key, 1.0};
+}
+
+PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
+  if (!n.IsMap()) throw InputError("a part must be a map with 'id' and 'kind'", location_of(n, file));
+  PartSpec p;
+  p.where = location_of(n, file);
+  if (!n["id"]) throw InputError("a part needs an 'id'", p.where);
+  if (!n["kind"]) throw InputError("a part needs a 'kind' (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)", p.where);
+  static const std::set<std::string> plain = {"id", "kind", "like", "name", "vendor", "arch", "pcie", "nvlink", "socket", "network"};
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const YAML::Node& v = it->second;
+    const SourceLocation at = location_of(it->second, file);
+    if (plain.count(key)) {
+      std::string value = as_string(v, file, key);
+      if (key == "id") p.id = value;
+      else if (key == "kind") p.kind = value;
+      else if (key == "like") p.like = value;
+      else p.attributes[key] = value;
+      p.field_where[key] = at;
+      continue;
+    }
+    if (!v.IsScalar())
+      throw InputError(fmt::format("part '{}': figure '{}' must be one number in the unit its name says", p.id, key), at);
+    double x = 0;
+    std::size_t used = 0;
+    try {
+      x = std::stod(v.Scalar(), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != v.Scalar().size() || !std::isfinite(x) || x < 0)
+      throw InputError(fmt::format("part '{}': figure '{}' must be a number of zero or more in the unit its name says, "
+                                   "not '{}'",
+                                   p.id, key, v.Scalar()),
+                       at);
+    auto [field, factor] = catalog_field(key);
+    p.figures[field] = x * factor;
+    p.field_where[field] = at;
+  }
+  return p;
+}
+
 }  // namespace
 
 ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename) {
   YAML::Node root = detail::load_yaml(yaml_text, filename);
   if (!root.IsMap())
     throw InputError("a chassis file must be a map with 'nodes' and 'links'", location_of(root, filename));
-  check_keys(root, {"name", "description", "sources", "nodes", "links", "network"}, filename, "the chassis");
+  check_keys(root, {"name", "description", "sources", "parts", "nodes", "links", "network", "nccl"}, filename,
+             "the chassis");
   ChassisSpec spec;
   spec.file = filename;
   if (root["name"]) spec.name = as_string(root["name"], filename, "name");
@@ -213,6 +268,20 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
     if (net["oversubscription"])
       spec.network.oversubscription = as_double(net["oversubscription"], filename, "oversubscription");
   }
+  if (const auto& ps = root["parts"]) {
+    if (!ps.IsSequence()) throw InputError("'parts' must be a list of part definitions", location_of(ps, filename));
+    for (const auto& n : ps) spec.parts.push_back(parse_part_spec(n, filename));
+  }
+  if (const auto& nc = root["nccl"]) {
+    if (!nc.IsMap())
+      throw InputError("'nccl' must be a map of NCCL settings, e.g. {NCCL_P2P_LEVEL: PHB}", location_of(nc, filename));
+    for (auto it = nc.begin(); it != nc.end(); ++it) {
+      if (!it->second.IsScalar())
+        throw InputError(fmt::format("nccl setting '{}' must be a single value", it->first.as<std::string>()),
+                         location_of(it->second, filename));
+      spec.nccl.push_back({it->first.as<std::string>(), it->second.as<std::string>(), location_of(it->first, filename)});
+    }
+  }
   if (spec.name.empty()) {
     auto slash = filename.find_last_of('/');
     std::string base = slash == std::string::npos ? filename : filename.substr(slash + 1);
@@ -230,6 +299,18 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
   out << YAML::Key << "name" << YAML::Value << spec.name;
   if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
   if (!spec.sources.empty()) out << YAML::Key << "sources" << YAML::Value << spec.sources;
+  if (!spec.parts.empty()) {
+    out << YAML::Key << "parts" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : spec.parts) {
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "id" << YAML::Value << p.id << YAML::Key << "kind" << YAML::Value << p.kind;
+      if (!p.like.empty()) out << YAML::Key << "like" << YAML::Value << p.like;
+      for (const auto& [k, v] : p.attributes) out << YAML::Key << k << YAML::Value << v;
+      for (const auto& [k, v] : p.figures) out << YAML::Key << k << YAML::Value << v;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : spec.nodes) {
     out << YAML::Flow << YAML::BeginMap;
@@ -268,6 +349,11 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     out << YAML::Key << "boxes" << YAML::Value << spec.network.boxes;
     if (!spec.network.tech.empty()) out << YAML::Key << "tech" << YAML::Value << spec.network.tech;
     out << YAML::Key << "oversubscription" << YAML::Value << spec.network.oversubscription;
+    out << YAML::EndMap;
+  }
+  if (!spec.nccl.empty()) {
+    out << YAML::Key << "nccl" << YAML::Value << YAML::BeginMap;
+    for (const auto& x : spec.nccl) out << YAML::Key << x.name << YAML::Value << x.value;
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

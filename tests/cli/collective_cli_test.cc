@@ -199,4 +199,25 @@ TEST(CollectiveCli, ManyBoxes) {
 }
 
 }  // namespace
+TEST(CollectiveCli, NcclSettingsAndTheChoice) {
+  // NCCL_P2P_DISABLE=1 on the PCIe server stages every hop through host memory: slower than P2P.
+  auto p2p = run_cli("collective pcie-8gpu-gen4 -b 1G -e 1G --json");
+  auto shm = run_cli("collective pcie-8gpu-gen4 -b 1G -e 1G --json --nccl NCCL_P2P_DISABLE=1");
+  ASSERT_EQ(p2p.exit_code, 0) << p2p.err;
+  ASSERT_EQ(shm.exit_code, 0) << shm.err;
+  EXPECT_NE(p2p.out, shm.out);
+  EXPECT_NE(shm.out.find("\"choice\""), std::string::npos);
+  auto table = run_cli("collective workstation-4gpu-nvlink -b 1G -e 1G");
+  EXPECT_NE(table.out.find("# chosen (largest size): NCCL's tuner model: ring/Simple"), std::string::npos) << table.out;
+  auto best = run_cli("collective workstation-4gpu-nvlink -b 1G -e 1G --algo best");
+  EXPECT_NE(best.out.find("the fastest schedule the flow model finds"), std::string::npos) << best.out;
+  // A setting NCCL does not have, or a value it does not take: the flag, the setting, the value, exit 2.
+  auto bad = run_cli("collective pcie-8gpu-gen4 --nccl NCCL_P2P_LEVEL=PCI");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--nccl: NCCL_P2P_LEVEL=PCI: not a level NCCL has"), std::string::npos) << bad.err;
+  auto unknown = run_cli("collective pcie-8gpu-gen4 --nccl NCCL_FOO=1");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown NCCL setting 'NCCL_FOO'"), std::string::npos) << unknown.err;
+}
+
 }  // namespace linkwise

@@ -82,10 +82,10 @@ TEST(HealthCli, DowntrainedLinkSaysWhatItCostsAnAllReduce) {
   fx.write(fx.device_dir(kGpu0) + "/current_link_width", "8\n");
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 1);
-  // Designed, NCCL's tuner picks ring (busbw 25.0 GB/s: every link x16 at 25.00 GB/s effective); as built,
-  // gpu0's x8 link (12.50 GB/s) makes tree the faster, at algbw 12.5 GB/s (busbw 21.9 = 12.5 x 2 x 7/8).
+  // The ring's slowest link sets busbw: designed 25.00 GB/s (pcie4 x16 at efficiency 0.7935) x duplex
+  // efficiency 0.894 = 22.3 GB/s; as built gpu0's x8 link halves it, 11.2 GB/s: 2.00x the time.
   EXPECT_NE(finding(r.out, "fault   link-below-max: gpu0")
-                .find("; it costs a 1 GiB all-reduce over the 8 GPUs 1.14x (75.2 -> 86.0 ms, busbw 25.0 -> 21.9 GB/s)"),
+                .find("; it costs a 1 GiB all-reduce over the 8 GPUs 2.00x (84.2 -> 168.2 ms, busbw 22.3 -> 11.2 GB/s)"),
             std::string::npos)
       << r.out;
 }

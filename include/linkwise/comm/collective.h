@@ -20,9 +20,11 @@ namespace linkwise::comm {
 
 enum class Op { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
 
-/// kAuto picks per message size among what NCCL's tuner would (comm/predict.h); the others force one
-/// algorithm (kHierarchical, and kDirect for operations other than all-to-all and send/recv, only so).
-enum class Algo { kAuto, kRing, kTree, kNvls, kDirect, kHierarchical };
+/// kAuto picks per message size what NCCL's tuner would pick, by NCCL's own cost model (comm/predict.h),
+/// and the flow model times it; kBest keeps the fastest schedule the flow model finds among the same
+/// algorithms; the others force one algorithm (kHierarchical, and kDirect for operations other than
+/// all-to-all and send/recv, only so).
+enum class Algo { kAuto, kRing, kTree, kNvls, kDirect, kHierarchical, kBest };
 
 /// NCCL's protocols: LL (8-byte lines, 4 bytes of flag), LL128 (120 of 128 bytes), Simple.
 enum class Protocol { kLL, kLL128, kSimple };

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "linkwise/comm/collective.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/sim/engine.h"
 #include "linkwise/sim/resources.h"
 
@@ -73,13 +74,17 @@ struct Prediction {
   /// Up to 3 resources the largest phase saturates, e.g. "gpu0->nvsw0", least capacity first.
   std::vector<std::string> bottlenecks;
   int saturated = 0;                 ///< how many resources that phase saturates in all
+  /// Algo::kAuto and kBest: why this algorithm and protocol, e.g. "NCCL's tuner model: ring/Simple
+  /// 5.1 ms < tree/Simple 9.8 ms"; empty when one was asked for by name.
+  std::string choice;
 };
 
 /// The cut lower bound on a collective's time, as a bus bandwidth independent of size:
 ///   all-gather:      t ≥ max over cuts (A,B) of |A|·S/n / F(A→B)  (and B→A), F = max flow
 ///   reduce-scatter:  t ≥ max over cuts of |B|·S/n / F(A→B)        (A pre-reduces B's shards)
-///   all-reduce:      reduce-scatter bound + all-gather bound; where every rank reaches a switch
-///                    that reduces in-network (NVLink SHARP), the weaker t ≥ S / F(A→B)
+///   all-reduce:      t ≥ S / F(A→B) and S / F(B→A): B's ranks need every element's sum, which
+///                    depends on A's inputs (the reduce-scatter and all-gather bounds are not added:
+///                    their worst cuts may differ and the two halves overlap)
 ///   others:          the same reasoning per op (docs/collectives.md)
 /// Cuts tried: each rank against the rest, each box, NVLink island and CPU socket against the rest,
 /// and halves in rank order; every one gives a valid lower bound, the worst is kept.
@@ -99,10 +104,16 @@ struct Ring {
 
 struct CommOptions {
   int max_channels = 32;             ///< NCCL MAXCHANNELS (src/include/device.h)
-  /// Peer-to-peer only up to this path class ("PXB" as NCCL_P2P_LEVEL's default); beyond it,
-  /// traffic is staged through host memory. One of PIX, PXB, PHB, NODE, SYS.
-  std::string p2p_level = "PXB";
-  bool allow_nvls = true;            ///< consider NVLS where the switches reduce in-network
+  /// Peer-to-peer only up to this path class (NCCL_P2P_LEVEL); beyond it, traffic is staged through
+  /// host memory (SHM). One of LOC, NVL, PIX, PXB, PHB, NODE, SYS; "" = NCCL's default: PXB, or SYS
+  /// on AMD CPUs with at most two GPUs (src/graph/paths.cc, ncclTopoCheckP2p).
+  std::string p2p_level = "";
+  bool allow_nvls = true;            ///< consider NVLS where the switches reduce in-network (NCCL_NVLS_ENABLE)
+  bool p2p_disable = false;          ///< NCCL_P2P_DISABLE=1: no peer-to-peer at all, NVLink included
+  bool shm_disable = false;          ///< NCCL_SHM_DISABLE=1: no staging through host memory (NET instead)
+  std::vector<Algo> algos;           ///< NCCL_ALGO: what auto may pick (empty = every one NCCL has)
+  std::vector<Protocol> protocols;   ///< NCCL_PROTO: protocols allowed (empty = all)
+  int min_channels = 0;              ///< NCCL_MIN_NCHANNELS (no bandwidth effect in this model)
 };
 
 /// A communicator over a set of GPUs of one chassis. Construction searches rings and trees once

@@ -53,6 +53,7 @@ struct SweepRequest {
   std::string op = "all_reduce", dtype = "float", algo = "auto";
   std::optional<std::string> gpus;  ///< "0,1,4-7" or "all"; absent: every GPU
   SweepFlags sweep;
+  std::vector<std::string> nccl;    ///< --nccl NAME=VALUE lists, applied after the chassis file's `nccl:`
 };
 
 /// One size of a sweep.

@@ -9,7 +9,9 @@
 //   for (int g : chassis.gpus()) fmt::print("{}\n", chassis.node(g).name);
 #pragma once
 
+#include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -126,6 +128,7 @@ class Chassis {
   std::vector<int> gpus_;
   std::vector<int> display_index_;  ///< per node: index among nodes of its kind
   std::unordered_map<std::string, int> by_name_;
+  std::shared_ptr<std::deque<hw::Part>> own_parts_;  ///< parts the file defined; nodes point into it
 };
 
 /// Checks a spec against the catalog and builds the chassis. `boxes` > 0 replaces spec.network.boxes.

@@ -59,6 +59,25 @@ struct NetworkSpec {
   SourceLocation where;
 };
 
+/// A part the chassis file defines itself (`parts:`), optionally starting from a catalog part
+/// (`like:`) and changing only what differs. Figures are in the unit their name says; names ending
+/// `_GiB`, `_GB`, `_GBps`, `_TBps`, `_us`, `_ns` are converted to the catalog's `_bytes`,
+/// `_bytes_per_s` and `_s` figures.
+struct PartSpec {
+  std::string id, kind, like;
+  std::map<std::string, double> figures;            ///< catalog field name -> value (converted)
+  std::map<std::string, std::string> attributes;    ///< name, vendor, arch, pcie, nvlink, socket, network
+  std::map<std::string, SourceLocation> field_where;  ///< where each figure or attribute was written
+  SourceLocation where;
+};
+
+/// One NCCL setting a chassis file gives (`nccl: {NCCL_P2P_LEVEL: PHB}`), applied by the collectives
+/// model (linkwise/comm/transport.h) before any given on the command line.
+struct NcclSettingSpec {
+  std::string name, value;
+  SourceLocation where;
+};
+
 struct ChassisSpec {
   std::string name;
   std::string description;
@@ -66,6 +85,8 @@ struct ChassisSpec {
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   NetworkSpec network;
+  std::vector<NcclSettingSpec> nccl;  ///< NCCL settings the machine runs with, in file order
+  std::vector<PartSpec> parts;        ///< parts the file defines (nodes may name them like catalog parts)
   std::string file;  ///< the file it was read from, or "" for code
 };
 

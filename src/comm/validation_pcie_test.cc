@@ -1,0 +1,70 @@
+// Public measurements on PCIe-class machines against the collectives model (docs/VALIDATION.md,
+// "Collectives on PCIe-class machines"). Each chassis is written from spec sheets under
+// examples/validation/; nothing is tuned per row. Rows within the target are held to 10 %; rows the
+// model misses ("open") are held to the figure recorded in VALIDATION.md (1 %) so that a change of
+// the model that moves them is seen and the page updated.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "linkwise/comm/predict.h"
+#include "linkwise/topo/chassis.h"
+
+namespace linkwise::comm {
+namespace {
+
+constexpr double kTarget = 0.10;    // the accuracy target against measurements
+constexpr double kRecorded = 0.01;  // open rows: the recorded prediction
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+topo::Chassis machine(const std::string& file) {
+  return topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) + "/examples/validation/" + file);
+}
+
+double busbw(const topo::Chassis& c, const std::vector<int>& gpus, double bytes) {
+  std::vector<int> nodes;
+  for (int g : gpus) nodes.push_back(c.gpus().at(g));
+  return Communicator(c, nodes).predict(Op::kAllReduce, bytes).busbw_Bps;
+}
+
+TEST(CommValidationPcie, H100PcieNvlinkBridgedPair) {
+  // nccl issue 1161: all_reduce_perf -g 2 on two bridged H100 PCIe, 116.26 GB/s busbw at 4 GiB.
+  // nvlink4-bridge's efficiency was derived from this row (0.388 = 116.3 / 300): not independent.
+  // Model: ring over 12 bridge links, 12 x 25 x 0.388 = 116.4 GB/s per direction, less the latency.
+  auto c = machine("h100-pcie-nvlink-pair.yaml");
+  EXPECT_NEAR(busbw(c, {0, 1}, 4 * kGiB), 116.26e9, 116.26e9 * kTarget);
+}
+
+TEST(CommValidationPcie, A100PcieBridgedPair) {
+  // nccl-tests issue 178: GPUs 0,1 (NV12), busbw 208 GB/s. nvlink3-bridge's efficiency was derived from
+  // it (0.693 = 208 / 300): not independent.
+  auto c = machine("a100-pcie-bridged-pairs.yaml");
+  EXPECT_NEAR(busbw(c, {0, 1}, 8 * kGiB), 208e9, 208e9 * kTarget);
+}
+
+TEST(CommValidationPcie, A100PcieBridgedPairPlusOneThroughHostMemory) {
+  // nccl-tests issue 178: GPUs 0,1,2 (NV12 pair, GPU2 NODE from both): busbw drops to 20 GB/s.
+  // Independent. GPU1 -> GPU2 and GPU2 -> GPU0 are beyond NCCL's P2P level (PXB), so SHM: each ring
+  // crosses GPU2's x16 link in and out with host-memory traffic: 25.0 x 0.894 (pcie4 duplex, assumed
+  // from the Gen5 measurement) = 22.35 GB/s busbw; NCCL's tuner model picks ring (tree: 0.46 of the
+  // graph's bandwidth). Open: +11.8 %; the Gen4 host duplex loss is larger on the A100 hosts of
+  // nvbandwidth issues 11 and 53 (about 0.72), which would give 18 GB/s.
+  auto c = machine("a100-pcie-bridged-pairs.yaml");
+  const double p = busbw(c, {0, 1, 2}, 8 * kGiB);
+  EXPECT_NEAR(p, 22.35e9, 22.35e9 * kRecorded);
+  EXPECT_GT(p, 20e9);
+}
+
+TEST(CommValidationPcie, Rtx5090EightThroughHostMemory) {
+  // nccl issue 1639: 8x RTX 5090 (no peer access) on 2x Xeon 8480+: 28 GB/s busbw with 8 GPUs, 35 with
+  // 4. Independent; layout assumed (four GPUs per socket on root ports). The model is memory-bound:
+  // each socket's memory takes 4 writes and 4 reads of the ring rate, 307.2 GB/s / 8 = 38.4 GB/s.
+  // Open (8 GPUs, +37 %): the CPU's memory is at its peak rate (STREAM-class efficiency is not in the
+  // catalog for want of a source for this CPU), and the issue does not give the PCIe layout.
+  auto c = machine("rtx5090-8gpu-2s.yaml");
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 8 * kGiB), 38.39e9, 38.39e9 * kRecorded);
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3}, 8 * kGiB), 35e9, 35e9 * kTarget);
+}
+
+}  // namespace
+}  // namespace linkwise::comm
