@@ -17,6 +17,7 @@ Handler setup_train(CLI::App& sub);
 Handler setup_bench(CLI::App& sub);
 Handler setup_calibrate(CLI::App& sub);
 Handler setup_serve(CLI::App& sub);
+Handler setup_design(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -30,6 +31,7 @@ const std::vector<Command>& commands() {
       {"serve", "Serving latency, throughput, KV cache, links and cold start of a model on a chassis", setup_serve},
       {"bench", "Measure host-device, peer and collective bandwidth on this machine's GPUs", setup_bench},
       {"calibrate", "Hold measured figures against the model; fit link efficiencies", setup_calibrate},
+      {"design", "Search a design space for the best chassis that fits its budgets, for its workloads", setup_design},
   };
   return table;
 }

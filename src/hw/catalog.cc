@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "linkwise/util/error.h"
@@ -131,7 +132,68 @@ Part parse_part(const YAML::Node& n, const std::string& file) {
   return p;
 }
 
+BoardMaterial parse_material(const YAML::Node& n, const std::string& file) {
+  BoardMaterial m;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    const YAML::Node& v = it->second;
+    if (key == "id") m.id = v.as<std::string>();
+    else if (key == "name") m.name = v.as<std::string>();
+    else if (key == "loss_db_per_mm_8GHz") m.loss_db_per_mm_8GHz = parse_figure(v, file, key);
+    else if (key == "loss_db_per_mm_16GHz") m.loss_db_per_mm_16GHz = parse_figure(v, file, key);
+    else
+      throw InputError(fmt::format("unknown key '{}' in board material '{}'", key, m.id), location_of(it->first, file));
+  }
+  if (m.id.empty()) throw InputError("board material without an id", location_of(n, file));
+  if (m.loss_db_per_mm_8GHz.value <= 0 || m.loss_db_per_mm_16GHz.value < m.loss_db_per_mm_8GHz.value)
+    throw InputError(fmt::format("board material '{}' needs loss_db_per_mm_8GHz > 0 and a 16 GHz loss at least as large",
+                                 m.id),
+                     location_of(n, file));
+  return m;
+}
+
+ChannelBudget parse_channel(const YAML::Node& n, const std::string& file) {
+  ChannelBudget c;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    const YAML::Node& v = it->second;
+    if (key == "tech") c.tech = v.as<std::string>();
+    else if (key == "nyquist_GHz") c.nyquist_GHz = parse_figure(v, file, key);
+    else if (key == "loss_budget_db") c.loss_budget_db = parse_figure(v, file, key);
+    else if (key == "package_db") c.package_db = parse_figure(v, file, key);
+    else if (key == "connector_db") c.connector_db = parse_figure(v, file, key);
+    else if (key == "via_db") c.via_db = parse_figure(v, file, key);
+    else
+      throw InputError(fmt::format("unknown key '{}' in PCIe channel '{}'", key, c.tech), location_of(it->first, file));
+  }
+  if (c.tech.empty() || c.nyquist_GHz.value <= 0 || c.loss_budget_db.value <= 0)
+    throw InputError("a PCIe channel needs tech, nyquist_GHz and loss_budget_db", location_of(n, file));
+  return c;
+}
+
 }  // namespace
+
+double BoardMaterial::loss_db_per_mm_at(double ghz) const {
+  // alpha(f) = c·sqrt(f) + d·f through (8, a8) and (16, a16), with s = sqrt(8):
+  //   a8 = c·s + 8d,  a16 = 4c + 16d  ->  2·a8 - a16 = c·(2s - 4)  ->  c = (2·a8 - a16) / (2s - 4),
+  //   d = (a8 - c·s) / 8. Both clamp at 0 (a material measured as purely dielectric-loss-limited).
+  double a8 = loss_db_per_mm_8GHz.value, a16 = loss_db_per_mm_16GHz.value, s = std::sqrt(8.0);
+  double c = std::max(0.0, (2 * a8 - a16) / (2 * s - 4));
+  double d = std::max(0.0, (a8 - c * s) / 8);
+  return c * std::sqrt(std::max(0.0, ghz)) + d * std::max(0.0, ghz);
+}
+
+const BoardMaterial* Catalog::find_material(const std::string& id) const {
+  for (const auto& m : materials_)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+const ChannelBudget* Catalog::channel_budget(const std::string& tech) const {
+  for (const auto& c : channels_)
+    if (c.tech == tech) return &c;
+  return nullptr;
+}
 
 Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename) {
   YAML::Node root = detail::load_yaml(yaml_text, filename);
@@ -146,6 +208,33 @@ Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename
     cat.parts_.push_back(parse_part(n, filename));
     if (!seen.insert(cat.parts_.back().id).second)
       throw InputError(fmt::format("duplicate catalog id '{}'", cat.parts_.back().id), location_of(n, filename));
+  }
+  for (const auto& n : root["board_materials"]) {
+    cat.materials_.push_back(parse_material(n, filename));
+    if (!seen.insert(cat.materials_.back().id).second)
+      throw InputError(fmt::format("duplicate catalog id '{}'", cat.materials_.back().id), location_of(n, filename));
+  }
+  // Extra figures for parts listed above (kept in their own section of the file).
+  for (const auto& n : root["part_figures"]) {
+    if (!n["part"]) throw InputError("a part_figures entry needs 'part'", location_of(n, filename));
+    std::string id = n["part"].as<std::string>();
+    Part* target = nullptr;
+    for (auto& p : cat.parts_)
+      if (p.id == id) target = &p;
+    if (!target) throw InputError(fmt::format("part_figures names unknown part '{}'", id), location_of(n["part"], filename));
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string key = it->first.as<std::string>();
+      if (key == "part") continue;
+      if (target->has(key))
+        throw InputError(fmt::format("part '{}' already has figure '{}'", id, key), location_of(it->first, filename));
+      target->figures[key] = parse_figure(it->second, filename, key);
+    }
+  }
+  for (const auto& n : root["pcie_channels"]) {
+    cat.channels_.push_back(parse_channel(n, filename));
+    if (!cat.find_link_tech(cat.channels_.back().tech))
+      throw InputError(fmt::format("PCIe channel names unknown link technology '{}'", cat.channels_.back().tech),
+                       location_of(n, filename));
   }
   // Every attribute naming a link technology must name a known one.
   for (const auto& p : cat.parts_)

@@ -21,7 +21,7 @@ std::string host_text(const BenchReport& r) {
   std::map<std::tuple<int, std::string, std::uint64_t>, std::map<std::string, const CopyResult*>> rows;
   for (const auto& c : r.host) rows[{c.kind == "h2d" ? c.dst : c.src, to_string(c.engine), c.bytes}][c.kind] = &c;
   for (const auto& [key, k] : rows) {
-    auto fig = [&](const char* kind) { return k.count(kind) ? num(k.at(kind)->GBps.median) : "-"; };
+    auto fig = [&k = k](const char* kind) { return k.count(kind) ? num(k.at(kind)->GBps.median) : "-"; };
     const CopyResult* b = k.count("bidir") ? k.at("bidir") : nullptr;
     bool dirs = b && b->direction_GBps.size() == 2;
     t.row({std::to_string(std::get<0>(key)), std::get<1>(key), format_size_bytes(std::get<2>(key)), fig("h2d"),

@@ -162,8 +162,8 @@ std::string link_fault_cost(const Discovery& d, const std::string& upper, const 
     topo::ChassisSpec one = d.spec;
     for (std::size_t k = 0; k < one.links.size(); ++k)
       if (k != static_cast<std::size_t>(it - links.begin())) one.links[k].trained_gen.reset(), one.links[k].trained_width.reset();
-    const auto designed = topo::build_chassis(d.spec, hw::Catalog::builtin(), 1, topo::LinkRates::kAsDesigned);
-    const auto built = topo::build_chassis(one, hw::Catalog::builtin(), 1, topo::LinkRates::kAsBuilt);
+    const auto designed = topo::build_chassis(d.spec, hw::Catalog::builtin(), 1, true, topo::LinkRates::kAsDesigned);
+    const auto built = topo::build_chassis(one, hw::Catalog::builtin(), 1, true, topo::LinkRates::kAsBuilt);
     const int n = static_cast<int>(designed.gpus().size());
     if (n < 2) return "";
     constexpr double kBytes = 1024.0 * 1024 * 1024;

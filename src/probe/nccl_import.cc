@@ -217,6 +217,11 @@ void Importer::nvlinks() {
                                                            : "not a GPU or NVSwitch target"));
       continue;
     }
+    // Checked here, before the counts are summed per GPU and switch.
+    if (n.count < 1 || n.count > limits::kMaxNvlinkLinks)
+      throw InputError(fmt::format("<nvlink target=\"{}\">: count {} is not 1 to {}", limits::quote_value(n.raw_target),
+                                   n.count, limits::kMaxNvlinkLinks),
+                       {file_, line_of(text_, "busid=\"" + n.raw_bus + "\"", "target=\"" + n.raw_target + "\""), 0});
     topo::LinkSpec l;
     l.a = n.gpu;
     l.b = other;

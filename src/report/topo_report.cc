@@ -1,5 +1,7 @@
 #include "linkwise/report/topo_report.h"
 
+#include "linkwise/report/budget_report.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -101,6 +103,7 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     out += "\nWarnings\n";
     for (const auto& w : a.warnings) out += fmt::format("  [{}] {}\n", w.kind, w.message);
   }
+  out += budget_text(a.budgets);
   return out;
 }
 
@@ -152,6 +155,7 @@ nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     j["lanes"].push_back({{"node", l.node}, {"part", l.part}, {"used", l.used}, {"available", l.available}});
   j["warnings"] = json::array();
   for (const auto& w : a.warnings) j["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
+  j["budgets"] = budget_json(a.budgets);
   return j;
 }
 

@@ -270,7 +270,7 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
   // Boxes are identical copies on a symmetric network: pairs and per-GPU figures are the same in a copy
   // of two boxes, whose graphs are far smaller than those of hundreds of boxes.
   std::optional<Chassis> two;
-  if (c.boxes() > 2) two = build_chassis(c.spec(), hw::Catalog::builtin(), 2, c.rates());
+  if (c.boxes() > 2) two = build_chassis(c.spec(), hw::Catalog::builtin(), 2, true, c.rates());
   const Chassis& model = two ? *two : c;
   std::optional<PathFinder> model_finder;
   if (two) model_finder.emplace(*two);
@@ -344,6 +344,7 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
     out.lanes.push_back({n.name, n.part->id, used, avail});
   }
   add_warnings(c, f, out);
+  out.budgets = check_budgets(c);
   return out;
 }
 

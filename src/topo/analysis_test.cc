@@ -94,7 +94,7 @@ nodes:
   - {id: nic0, kind: nic, part: connectx-7}
 links:
   - {a: cpu0, b: cpu1, tech: upi-16, links: 2}
-  - {a: "gpu{0..1}", b: cpu0, tech: pcie5, width: 16, root_complex: 0}
+  - {a: "gpu{0..1}", b: cpu0, tech: pcie5, width: 8, root_complex: 0}   # x8 each: one x16 root complex
   - {a: gpu2, b: cpu1, tech: pcie5, width: 16}
   - {a: nic0, b: cpu0, tech: pcie5, width: 16, root_complex: 1}
 )",

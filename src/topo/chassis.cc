@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "linkwise/topo/budget.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 #include "util/embedded.h"
@@ -231,6 +232,8 @@ struct Builder {
         n.pci_address = ns->pci_address;
         n.cpulist = ns->cpulist;
         n.label = ns->label;
+        n.zone = ns->zone;
+        n.slot = ns->slot;
         n.where = ns->where;
         by_name[n.name] = n.index;
         nodes.push_back(std::move(n));
@@ -315,6 +318,8 @@ struct Builder {
     l.efficiency = ls.efficiency.value_or(t.efficiency.value);
     l.trace_mm = ls.trace_mm;
     l.material = ls.material;
+    l.connectors = ls.connectors;
+    l.vias = ls.vias;
     l.root_complex = ls.root_complex.value_or(-1);
     l.trained_gen = ls.trained_gen.value_or(0);
     l.trained_width = ls.trained_width.value_or(0);
@@ -600,7 +605,8 @@ std::string link_rates_note(const Chassis& c) {
                      join(items, ", "));
 }
 
-Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes, LinkRates rates) {
+Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes, bool enforce_budgets,
+                      LinkRates rates) {
   Chassis c;
   c.name_ = spec.name;
   c.description_ = spec.description;
@@ -634,6 +640,7 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   // numa ids of box k were offset to keep boxes apart; show them per box again.
   for (auto& n : c.nodes_)
     if (n.numa >= 1000) n.numa %= 1000;
+  if (enforce_budgets) throw_first_error(check_budgets(c, catalog));
   return c;
 }
 
@@ -663,7 +670,7 @@ ChassisSpec load_spec(const std::string& preset_or_path) {
 }
 
 Chassis load_chassis(const std::string& preset_or_path, int boxes, LinkRates rates) {
-  return build_chassis(load_spec(preset_or_path), hw::Catalog::builtin(), boxes, rates);
+  return build_chassis(load_spec(preset_or_path), hw::Catalog::builtin(), boxes, true, rates);
 }
 
 }  // namespace linkwise::topo

@@ -101,7 +101,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const Source
 namespace {
 
 NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
-  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "cpulist"}, file, "a node");
+  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot", "cpulist"}, file, "a node");
   NodeSpec s;
   s.where = location_of(n, file);
   if (!n["id"]) throw InputError("node without an 'id'", s.where);
@@ -113,6 +113,8 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
   if (n["numa"]) s.numa = as_int(n["numa"], file, "numa");
   if (n["pci_address"]) s.pci_address = as_string(n["pci_address"], file, "pci_address");
   if (n["label"]) s.label = as_string(n["label"], file, "label");
+  if (n["zone"]) s.zone = as_string(n["zone"], file, "zone");
+  if (n["slot"]) s.slot = as_string(n["slot"], file, "slot");
   if (n["cpulist"]) {
     s.cpulist = as_string(n["cpulist"], file, "cpulist");
     // As Linux writes it: ranges and numbers joined by commas, nothing else (it is printed for numactl).
@@ -152,7 +154,7 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
 LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   check_keys(n,
              {"a", "b", "tech", "width", "links", "match", "trace_mm", "material", "efficiency", "root_complex",
-              "trained_gen", "trained_width"},
+              "trained_gen", "trained_width", "connectors", "vias"},
              file, "a link");
   LinkSpec s;
   s.where = location_of(n, file);
@@ -170,7 +172,17 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
     if (s.match != "zip" && s.match != "all")
       throw InputError(fmt::format("'match' must be 'zip' or 'all', not '{}'", s.match), location_of(n["match"], file));
   }
-  if (n["trace_mm"]) s.trace_mm = as_double(n["trace_mm"], file, "trace_mm");
+  if (n["trace_mm"]) {
+    s.trace_mm = as_double(n["trace_mm"], file, "trace_mm");
+    if (*s.trace_mm < 0 || *s.trace_mm > 1e5)
+      throw InputError(fmt::format("'trace_mm' must be 0 to 100000, not {}", *s.trace_mm), location_of(n["trace_mm"], file));
+  }
+  for (const char* key : {"connectors", "vias"})
+    if (n[key]) {
+      int v = as_int(n[key], file, key);
+      if (v < 0 || v > 100) throw InputError(fmt::format("'{}' must be 0 to 100, not {}", key, v), location_of(n[key], file));
+      (std::string(key) == "vias" ? s.vias : s.connectors) = v;
+    }
   if (n["material"]) s.material = as_string(n["material"], file, "material");
   if (n["efficiency"]) {
     double e = as_double(n["efficiency"], file, "efficiency");
@@ -236,14 +248,59 @@ PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
   return p;
 }
 
+double non_negative(const YAML::Node& n, const std::string& file, const char* key) {
+  double v = as_double(n, file, key);
+  if (v < 0 || v > 1e12) throw InputError(fmt::format("'{}' must be 0 to 1e12, not {}", key, n.Scalar()), location_of(n, file));
+  return v;
+}
+
+BudgetSpec parse_budgets(const YAML::Node& b, const std::string& file) {
+  check_keys(b, {"power", "cooling_zones", "slots", "max_cost_usd", "prices_usd"}, file, "'budgets'");
+  BudgetSpec out;
+  if (b["slots"]) {
+    out.slots = as_int(b["slots"], file, "slots");
+    if (out.slots < 0 || out.slots > 4096)
+      throw InputError(fmt::format("'slots' must be 0 to 4096, not {}", out.slots), location_of(b["slots"], file));
+  }
+  out.where = location_of(b, file);
+  if (const auto& p = b["power"]) {
+    check_keys(p, {"supplies", "supply_w", "redundant"}, file, "'budgets.power'");
+    if (!p["supplies"] || !p["supply_w"])
+      throw InputError("'budgets.power' needs 'supplies' and 'supply_w'", location_of(p, file));
+    out.supplies = as_int(p["supplies"], file, "supplies");
+    out.supply_w = non_negative(p["supply_w"], file, "supply_w");
+    if (p["redundant"]) out.redundant = as_int(p["redundant"], file, "redundant");
+    if (out.supplies < 1 || out.supplies > 1000 || out.redundant < 0 || out.redundant >= out.supplies)
+      throw InputError(fmt::format("'budgets.power': supplies must be 1 to 1000 and redundant 0 to supplies - 1, not {} and {}",
+                                   out.supplies, out.redundant),
+                       location_of(p, file));
+  }
+  if (const auto& z = b["cooling_zones"]) {
+    if (!z.IsSequence()) throw InputError("'cooling_zones' must be a list of {id, capacity_w}", location_of(z, file));
+    for (const auto& e : z) {
+      check_keys(e, {"id", "capacity_w"}, file, "a cooling zone");
+      if (!e["id"] || !e["capacity_w"]) throw InputError("a cooling zone needs 'id' and 'capacity_w'", location_of(e, file));
+      out.cooling_zones.push_back({as_string(e["id"], file, "id"), non_negative(e["capacity_w"], file, "capacity_w"),
+                                   location_of(e, file)});
+    }
+  }
+  if (b["max_cost_usd"]) out.max_cost_usd = non_negative(b["max_cost_usd"], file, "max_cost_usd");
+  if (const auto& p = b["prices_usd"]) {
+    if (!p.IsMap()) throw InputError("'prices_usd' must be a map of part ids to prices", location_of(p, file));
+    for (auto it = p.begin(); it != p.end(); ++it)
+      out.prices_usd[it->first.Scalar()] = non_negative(it->second, file, "prices_usd");
+  }
+  return out;
+}
+
 }  // namespace
 
 ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename) {
   YAML::Node root = detail::load_yaml(yaml_text, filename);
   if (!root.IsMap())
     throw InputError("a chassis file must be a map with 'nodes' and 'links'", location_of(root, filename));
-  check_keys(root, {"name", "description", "sources", "parts", "nodes", "links", "network", "nccl"}, filename,
-             "the chassis");
+  check_keys(root, {"name", "description", "sources", "parts", "nodes", "links", "network", "nccl", "budgets"},
+             filename, "the chassis");
   ChassisSpec spec;
   spec.file = filename;
   if (root["name"]) spec.name = as_string(root["name"], filename, "name");
@@ -282,6 +339,7 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
       spec.nccl.push_back({it->first.as<std::string>(), it->second.as<std::string>(), location_of(it->first, filename)});
     }
   }
+  if (const auto& b = root["budgets"]) spec.budgets = parse_budgets(b, filename);
   if (spec.name.empty()) {
     auto slash = filename.find_last_of('/');
     std::string base = slash == std::string::npos ? filename : filename.substr(slash + 1);
@@ -319,6 +377,8 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (n.numa) out << YAML::Key << "numa" << YAML::Value << *n.numa;
     if (!n.pci_address.empty()) out << YAML::Key << "pci_address" << YAML::Value << n.pci_address;
     if (!n.label.empty()) out << YAML::Key << "label" << YAML::Value << n.label;
+    if (!n.zone.empty()) out << YAML::Key << "zone" << YAML::Value << n.zone;
+    if (!n.slot.empty()) out << YAML::Key << "slot" << YAML::Value << n.slot;
     if (!n.cpulist.empty()) out << YAML::Key << "cpulist" << YAML::Value << n.cpulist;
     if (!n.overrides.empty()) {
       out << YAML::Key << "overrides" << YAML::Value << YAML::BeginMap;
@@ -341,6 +401,8 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (l.root_complex) out << YAML::Key << "root_complex" << YAML::Value << *l.root_complex;
     if (l.trained_gen) out << YAML::Key << "trained_gen" << YAML::Value << *l.trained_gen;
     if (l.trained_width) out << YAML::Key << "trained_width" << YAML::Value << *l.trained_width;
+    if (l.connectors) out << YAML::Key << "connectors" << YAML::Value << l.connectors;
+    if (l.vias) out << YAML::Key << "vias" << YAML::Value << l.vias;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -354,6 +416,31 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
   if (!spec.nccl.empty()) {
     out << YAML::Key << "nccl" << YAML::Value << YAML::BeginMap;
     for (const auto& x : spec.nccl) out << YAML::Key << x.name << YAML::Value << x.value;
+    out << YAML::EndMap;
+  }
+  if (!spec.budgets.empty()) {
+    const auto& b = spec.budgets;
+    out << YAML::Key << "budgets" << YAML::Value << YAML::BeginMap;
+    if (b.supplies > 0) {
+      out << YAML::Key << "power" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "supplies" << YAML::Value << b.supplies << YAML::Key << "supply_w" << YAML::Value << b.supply_w;
+      if (b.redundant) out << YAML::Key << "redundant" << YAML::Value << b.redundant;
+      out << YAML::EndMap;
+    }
+    if (!b.cooling_zones.empty()) {
+      out << YAML::Key << "cooling_zones" << YAML::Value << YAML::BeginSeq;
+      for (const auto& z : b.cooling_zones)
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << z.id << YAML::Key << "capacity_w"
+            << YAML::Value << z.capacity_w << YAML::EndMap;
+      out << YAML::EndSeq;
+    }
+    if (b.slots) out << YAML::Key << "slots" << YAML::Value << b.slots;
+    if (b.max_cost_usd) out << YAML::Key << "max_cost_usd" << YAML::Value << *b.max_cost_usd;
+    if (!b.prices_usd.empty()) {
+      out << YAML::Key << "prices_usd" << YAML::Value << YAML::BeginMap;
+      for (const auto& [k, v] : b.prices_usd) out << YAML::Key << k << YAML::Value << v;
+      out << YAML::EndMap;
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

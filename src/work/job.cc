@@ -42,6 +42,7 @@ const char* to_string(Framework f) {
     case Framework::kMegatron: return "megatron";
     case Framework::kFsdp: return "fsdp";
     case Framework::kDeepSpeed: return "deepspeed";
+    case Framework::kDeepSpeed03: return "deepspeed-0.3";
   }
   return "?";
 }
@@ -96,7 +97,8 @@ Recompute parse_recompute(const std::string& s) {
 }
 
 Framework parse_framework(const std::string& s) {
-  return parse_enum(s, "framework", {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed});
+  return parse_enum(s, "framework", {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed,
+                                          Framework::kDeepSpeed03});
 }
 
 BaseWeights parse_base_weights(const std::string& s) {

@@ -85,7 +85,7 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   double head = head_compute(m, job, p, gpu);
   r.head_f = head / 3, r.head_b = head - r.head_f;
   StepTraffic t = step_traffic(m, job, p, sh, r.lc);
-  auto time = [&](const Coll& c) { return impl.time(first_group(pl, c.group), c.op, c.bytes); };
+  auto time = [&](const Coll& c) { return c.host_s + impl.time(first_group(pl, c.group), c.op, c.bytes); };
   auto sum = [&](const std::vector<Coll>& cs) {
     double s = 0;
     for (const Coll& c : cs) s += time(c);
@@ -105,6 +105,8 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   }
   r.zero_after_b = sum(t.after_b);
   r.zero_b += r.zero_after_b;
+  r.zero_after_f = sum(t.after_f);
+  r.zero_f += r.zero_after_f;
   r.p2p = sum(t.boundary);
   if (t.buckets > 0) {
     r.bucket = time(t.bucket);
@@ -180,7 +182,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
   // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves exposed
   // already counts: a layer takes compute + max(exposed collective, σ·a).
-  double cont_f = std::max(0.0, r.slow_f - r.zero_f), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
+  double cont_f = std::max(0.0, r.slow_f - (r.zero_f - r.zero_after_f)), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;

@@ -38,6 +38,7 @@ struct Periods {
   int buckets = 0;
   bool bucket_overlap = true;                     ///< buckets beside the last backward, else after it
   double zero_after_b = 0;                        ///< per layer: gradient collectives after the backward
+  double zero_after_f = 0;                        ///< per layer: blocking gathers of the forward
   double param_gather = 0;                        ///< ZeRO-1/2 weight all-gather after the optimizer
   double d2h = 0, cpu_optimizer = 0, h2d = 0;     ///< offload
   std::map<int, ResUse> use;                      ///< per step, by resource (engine runs only)
@@ -90,6 +91,7 @@ struct Coll {
   comm::Op op = comm::Op::kAllReduce;
   double bytes = 0;
   const char* kind = "tp";  ///< tp, ep, pp, dp, zero: the breakdown term and the links table's traffic
+  double host_s = 0;        ///< host time the framework spends issuing it, on the critical path
 };
 
 /// One element of a layer's critical path, per TP group: compute, or a collective it waits for.
@@ -106,6 +108,7 @@ struct StepTraffic {
   std::vector<PathItem> forward, backward;     ///< one layer, one micro-batch, in order
   std::vector<Coll> beside_f, beside_b;        ///< ZeRO collectives beside the layer's compute, chained
   std::vector<Coll> after_b;                   ///< ZeRO gradient collectives after the layer's backward (no overlap)
+  std::vector<Coll> after_f;                   ///< ZeRO collectives the forward waits for (blocking gathers)
   std::vector<Coll> boundary;                  ///< one stage-boundary transfer, in order
   Coll bucket;                                 ///< one gradient bucket (bytes 0: none)
   int buckets = 0;                             ///< per step

@@ -183,8 +183,10 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_tp);
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, t_all - t_ep);
   }
-  for (const Coll& c : t.after_b) r.zero_after_b += dp_run(impl, p, pl, groups, c, occ, &r.use);
+  for (const Coll& c : t.after_b) r.zero_after_b += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
   r.zero_b += r.zero_after_b;
+  for (const Coll& c : t.after_f) r.zero_after_f += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
+  r.zero_f += r.zero_after_f;
   for (const Coll& c : t.boundary) {
     if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0 sends its shard
       Builder b{impl, {}, {}};

@@ -47,19 +47,24 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   // replicas (PyTorch FSDP HYBRID_SHARD).
   const bool hsdp = p.zero >= 3 && p.shard > 0 && p.shard < p.dp;
   const GroupKind shard_kind = hsdp ? GroupKind::kShard : GroupKind::kDp;
+  // Host time to issue one collective of the shard group (DeepSpeed 0.3: per call and per rank).
+  const double call_s = fw.zero3_call_s + fw.zero3_call_per_rank_s * (hsdp ? p.shard : p.dp);
   auto layer_scatter = [&](const char* kind) {
     if (lora) return;
     int n = 1;
     if (fw.zero3_reduce_bucket_params > 0) n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
-    auto& to = fw.grad_overlap ? t.beside_b : t.after_b;
-    for (int i = 0; i < n; ++i) to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * G / n, kind});
+    auto& to = fw.grad_overlap && !fw.zero3_blocking ? t.beside_b : t.after_b;
+    for (int i = 0; i < n; ++i) to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * G / n, kind, call_s});
     if (hsdp) to.push_back({GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * G / p.shard, kind});
   };
   if (p.dp > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
     for (double u : zero3_units(m, p, fw.per_module_gather)) {
-      Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero"};
-      t.beside_f.push_back(ag);
-      if (p.zero >= 3) t.beside_b.push_back(ag);  // gathered again for the backward (resharded after forward)
+      Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero", call_s};
+      (fw.zero3_blocking ? t.after_f : t.beside_f).push_back(ag);
+      auto& back = fw.zero3_blocking ? t.after_b : t.beside_b;
+      if (p.zero >= 3) back.push_back(ag);  // gathered again for the backward (resharded after forward)
+      if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
+        back.push_back(ag);  // and for the recomputed forward before it
     }
   }
   if (p.dp > 1 && p.zero >= 3) {

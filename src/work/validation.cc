@@ -122,7 +122,7 @@ ValidationCase table2(bool zero3, int gpus, double tflops) {
   if (zero3) {
     c.plan = Plan{};
     c.plan.dp = gpus, c.plan.zero = 3, c.plan.micro_batch = 1536 / gpus;
-    c.job.framework = Framework::kDeepSpeed;
+    c.job.framework = Framework::kDeepSpeed03;  // the DeepSpeed of the paper (April 2021)
   }
   return c;
 }

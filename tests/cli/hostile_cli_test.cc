@@ -51,6 +51,14 @@ TEST(HostileCliTest, OverflowingCountsAreRefused) {
   r = run_cli("train dgx-h100 --model llama3-8b --plan tp=1048576,pp=1048576,dp=1048576");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "linkwise: error: --plan: tp·pp·dp = 1048576·1048576·1048576 is more than 1048576 GPUs\n");
+  r = run_cli("probe --nccl-xml " + write(dir, "nv.xml",
+                                          "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
+                                          "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+                                          "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\">\n"
+                                          "<nvlink target=\"0000:05:00.0\" count=\"2147483647\" tclass=\"0x068000\"/>\n"
+                                          "</gpu>\n</pci>\n</cpu>\n</system>\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/nv.xml:5: <nvlink target=\"0000:05:00.0\">: count 2147483647 is not 1 to 72\n");
   r = run_cli("bench --fake-gpus gpus=1e20");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "linkwise: error: fake GPU spec: 'gpus' must be a whole number from 0 to 64, not '1e20'\n");

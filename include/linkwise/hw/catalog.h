@@ -76,6 +76,30 @@ struct Part {
   std::string attr(const std::string& key) const;
 };
 
+/// A circuit-board or cable material: its insertion loss per millimetre at two frequencies. Loss at
+/// another frequency follows the two-term model of a transmission line, conductor (skin-effect) loss
+/// growing as sqrt(f) and dielectric loss as f:  alpha(f) = c·sqrt(f) + d·f, with c and d fitted
+/// through the two catalog points (loss_db_per_mm_at(), docs/catalog.md).
+struct BoardMaterial {
+  std::string id;            ///< "fr4", "megtron6", "twinax-cable"
+  std::string name;
+  Figure loss_db_per_mm_8GHz;
+  Figure loss_db_per_mm_16GHz;
+  /// Insertion loss per millimetre at `ghz`, dB.
+  double loss_db_per_mm_at(double ghz) const;
+};
+
+/// A PCIe generation's channel: its Nyquist frequency and the insertion loss its receivers recover,
+/// bump to bump, with the share each end's package takes and each connector costs.
+struct ChannelBudget {
+  std::string tech;          ///< link technology id, "pcie5"
+  Figure nyquist_GHz;        ///< half the symbol rate
+  Figure loss_budget_db;     ///< total channel insertion loss allowed at the Nyquist frequency
+  Figure package_db;         ///< one end's package (die bump to ball), charged at each end
+  Figure connector_db;       ///< one connector (CEM slot, MCIO) mated pair
+  Figure via_db;             ///< one via transition
+};
+
 /// The catalog of link technologies and parts.
 class Catalog {
  public:
@@ -96,9 +120,17 @@ class Catalog {
   std::vector<std::string> part_ids(std::optional<PartKind> kind = std::nullopt) const;
   std::vector<std::string> link_tech_ids() const;
 
+  /// Board materials and PCIe channel budgets (the catalog's signal-integrity section).
+  const std::vector<BoardMaterial>& materials() const { return materials_; }
+  const BoardMaterial* find_material(const std::string& id) const;
+  /// The channel budget of a PCIe technology id, or null.
+  const ChannelBudget* channel_budget(const std::string& tech) const;
+
  private:
   std::vector<LinkTech> techs_;
   std::vector<Part> parts_;
+  std::vector<BoardMaterial> materials_;
+  std::vector<ChannelBudget> channels_;
 };
 
 }  // namespace linkwise::hw

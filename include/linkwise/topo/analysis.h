@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/topo/budget.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/paths.h"
 
@@ -76,6 +77,7 @@ struct TopoAnalysis {
   bool bisection_exact = true;
   std::vector<LaneUse> lanes;
   std::vector<Warning> warnings;
+  BudgetReport budgets;                             ///< check_budgets(): lanes, ports, power, heat, cost, signal
 };
 
 struct TopoOptions {

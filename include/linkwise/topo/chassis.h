@@ -38,6 +38,8 @@ struct Node {
   std::string pci_address;
   std::string label;
   std::string cpulist;       ///< CPUs: the probed logical CPU list ("0-55,112-167"), or ""
+  std::string zone;          ///< cooling zone id, or ""
+  std::string slot;          ///< card slot, or ""
   SourceLocation where;
 
   /// A figure of the part, with this node's override applied.
@@ -61,6 +63,8 @@ struct Link {
   bool as_built = false;
   double built_line_bytes_per_s = 0;
   int spec_link = -1;        ///< index in spec().links of the line that made it; -1 for network links
+  int connectors = 0;        ///< connectors the channel crosses (channel loss)
+  int vias = 0;              ///< extra via transitions (channel loss)
   SourceLocation where;
 
   hw::LinkFamily family() const { return tech->family; }
@@ -117,7 +121,7 @@ class Chassis {
   int find_display(const std::string& name) const;
 
  private:
-  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int, LinkRates);
+  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int, bool, LinkRates);
   std::string name_, description_;
   LinkRates rates_ = LinkRates::kAsBuilt;
   ChassisSpec spec_;
@@ -135,10 +139,12 @@ class Chassis {
 /// Throws InputError naming the file, line and value for: unknown parts or technologies, links to
 /// missing nodes, widths the technology does not allow, more lanes or NVLink ports than a part has,
 /// GPUs connected to nothing, duplicate ids, PCIe links that form a loop, a box without a CPU, CPUs not
-/// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU.
+/// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU; and, unless
+/// `enforce_budgets` is false, any budget check_budgets() (topo/budget.h) finds exceeded: root-complex
+/// and socket lanes, power, heat, cost, channel loss, retimer generation.
 /// `rates`: links recorded as trained below their design run at the trained rate (kAsBuilt) or the design's.
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog = hw::Catalog::builtin(),
-                      int boxes = 0, LinkRates rates = LinkRates::kAsBuilt);
+                      int boxes = 0, bool enforce_budgets = true, LinkRates rates = LinkRates::kAsBuilt);
 
 /// Loads a preset by id, or a chassis YAML file by path. Throws InputError for neither.
 Chassis load_chassis(const std::string& preset_or_path, int boxes = 0, LinkRates rates = LinkRates::kAsBuilt);

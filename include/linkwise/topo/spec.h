@@ -33,6 +33,8 @@ struct NodeSpec {
   /// included ("0-55,112-167"; probe output from node*/cpulist); the CPU Affinity column prints it.
   std::string cpulist;
   std::string label;                        ///< optional free text (slot name, board position)
+  std::string zone;                         ///< cooling zone id (budgets.cooling_zones), or ""
+  std::string slot;                         ///< the card slot it occupies (budgets.slots), or ""
   SourceLocation where;
 };
 
@@ -48,6 +50,8 @@ struct LinkSpec {
   std::optional<int> root_complex;   ///< links from one CPU with the same number share a host bridge
   std::optional<int> trained_gen;    ///< probe: generation the link trained at, when below `tech`
   std::optional<int> trained_width;  ///< probe: width the link trained at, when below `width`
+  int connectors = 0;                ///< connectors the channel crosses (CEM slot, MCIO), for channel loss
+  int vias = 0;                      ///< via transitions beyond the two package breakouts, for channel loss
   SourceLocation where;
 };
 
@@ -78,6 +82,26 @@ struct NcclSettingSpec {
   SourceLocation where;
 };
 
+/// What the box must fit in: power supplies, cooling zones, price (docs/chassis-format.md, Budgets).
+struct CoolingZoneSpec {
+  std::string id;
+  double capacity_w = 0;  ///< heat the zone's fans or cold plates remove at sustained load
+  SourceLocation where;
+};
+struct BudgetSpec {
+  int supplies = 0;        ///< power supplies fitted (0: power not checked)
+  double supply_w = 0;     ///< output of one supply, watts
+  int redundant = 0;       ///< supplies held in reserve (N+1: 1); usable = (supplies - redundant) x supply_w
+  std::vector<CoolingZoneSpec> cooling_zones;
+  int slots = 0;                             ///< card slots the box has (0: not checked)
+  std::optional<double> max_cost_usd;        ///< price ceiling of the parts
+  std::map<std::string, double> prices_usd;  ///< part id -> unit price, USD
+  SourceLocation where;
+  bool empty() const {
+    return supplies == 0 && cooling_zones.empty() && slots == 0 && !max_cost_usd && prices_usd.empty();
+  }
+};
+
 struct ChassisSpec {
   std::string name;
   std::string description;
@@ -87,6 +111,7 @@ struct ChassisSpec {
   NetworkSpec network;
   std::vector<NcclSettingSpec> nccl;  ///< NCCL settings the machine runs with, in file order
   std::vector<PartSpec> parts;        ///< parts the file defines (nodes may name them like catalog parts)
+  BudgetSpec budgets;
   std::string file;  ///< the file it was read from, or "" for code
 };
 

@@ -26,7 +26,11 @@
 //              false for stages 0-2 (zero/config.py); stage 2 reduce-scatters every micro-batch's
 //              gradients, stages 0-1 all-reduce at the accumulation boundary; gradients on the wire in
 //              the model's 16-bit type (communication_data_type unset); eager element-wise work and
-//              FlashAttention-2, as with fsdp.
+//              FlashAttention-2, as with fsdp. Under full recomputation each unit is gathered again for
+//              the recomputed forward.
+//   deepspeed-0.3  DeepSpeed 0.3.13-0.4 (before PR #1188, as in Narayanan et al. 2021): as deepspeed, but
+//              every ZeRO-3 all-gather synchronizes the device first (nothing overlaps the compute) and
+//              each collective costs host time per call and per rank (torch.distributed list forms).
 //
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
@@ -57,6 +61,16 @@ struct FrameworkTraits {
   /// FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs Ampere-style MMA
   /// instructions on Hopper.
   bool hopper_attention = true;
+  /// ZeRO-3 collectives the compute waits for: every all-gather synchronizes the device first, so none
+  /// runs beside the compute (DeepSpeed 0.3).
+  bool zero3_blocking = false;
+  /// ZeRO-3 under full recomputation gathers each unit twice in the backward: for the recomputed forward
+  /// (whose forward hooks gather and then release it) and again for the backward (DeepSpeed).
+  bool zero3_regather_for_recompute = false;
+  /// Host time per ZeRO-3 collective, on the critical path: a fixed part per call, and a part per rank
+  /// of the group (the torch.distributed list collectives copy one tensor per rank).
+  double zero3_call_s = 0;
+  double zero3_call_per_rank_s = 0;
 };
 
 /// The framework's behaviour for this job and plan, the job's switches applied.

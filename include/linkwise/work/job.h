@@ -32,7 +32,7 @@ Precision parse_precision(const std::string& s);
 Recompute parse_recompute(const std::string& s);
 
 /// The training framework: how it runs the plan's collectives (include/linkwise/work/framework.h).
-enum class Framework { kMegatron, kFsdp, kDeepSpeed };
+enum class Framework { kMegatron, kFsdp, kDeepSpeed, kDeepSpeed03 };
 /// A behaviour left to the framework's default, or forced on or off.
 enum class Switch { kDefault, kOn, kOff };
 

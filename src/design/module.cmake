@@ -1,0 +1,2 @@
+list(APPEND LINKWISE_SOURCES src/design/space.cc src/design/search.cc)
+list(APPEND LINKWISE_TEST_SOURCES src/design/design_test.cc)
