@@ -20,7 +20,7 @@ struct ServeOpts {
   int tp = 1, pp = 1, replicas = 0, input = 1024, out_tokens = 256, concurrency = 0, lora_rank = 0;
   int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
   double rate = 0, prefix_hit = 0;
-  bool json = false, expert_parallel = false, kv_offload = false, validation = false,
+  bool json = false, as_designed = false, expert_parallel = false, kv_offload = false, validation = false,
        no_chunked_prefill = false;
 };
 
@@ -80,11 +80,13 @@ int run_serve(const ServeOpts& o) {
     throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
   if (!o.sweep.empty() && o.rate > 0)
     throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
-  auto chassis = topo::load_chassis(o.chassis);
+  auto chassis = topo::load_chassis(o.chassis, 0,
+                                    o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   auto model = work::find_model(o.model);
   std::vector<int> points =
       o.sweep.empty() ? std::vector<int>{} : work::sweep_concurrencies(o.sweep_max);
   auto r = work::serve(chassis, model, make_options(o), points);
+  if (auto links = topo::link_rates_note(chassis); !links.empty()) r.notes.push_back(links);
   std::string text = o.json
                          ? report::serve_json(r).dump(2) + "\n"
                          : (points.empty() ? report::serve_text(r) : report::serve_sweep_text(r));
@@ -144,6 +146,7 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 16));
   sub.add_flag("--validation", o->validation,
                "Compare predictions with published serving measurements (docs/VALIDATION.md)");
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_flag("--json", o->json, "Print as JSON");
   sub.add_option("-o,--output-file", o->output,
                  "Write to this file (atomically) instead of standard output");

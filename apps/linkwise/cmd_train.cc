@@ -28,7 +28,7 @@ struct TrainOpts {
   int checkpoint_every = 0;
   bool checkpoint_unsharded = false, checkpoint_async = false;
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
-  bool json = false, scaling = false, offload = false, no_flash = false, validation = false;
+  bool json = false, as_designed = false, scaling = false, offload = false, no_flash = false, validation = false;
   CLI::App* app = nullptr;  ///< to tell which flags were given
   bool given(const char* name) const { return app->count(name) > 0; }
 };
@@ -147,6 +147,7 @@ std::string header_text(const work::StepModel& sm) {
     mode += fmt::format(" rank {} on {}", j.lora.rank, join(j.lora.targets, ","));
   std::string notes;
   for (const auto& n : sm.notes()) notes += "note: " + n + "\n";
+  if (auto links = topo::link_rates_note(sm.chassis()); !links.empty()) notes += "note: " + links + "\n";
   return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
                      "({:.2f}M tokens), recompute {}{}{}, {}\n{}\n",
                      m.name, m.total_params() / 1e9, sm.chassis().name(), sm.chassis().gpus().size(), sm.gpu().part,
@@ -187,7 +188,8 @@ int run_train(const TrainOpts& o) {
   }
   if (o.chassis.empty()) throw InputError("train needs a CHASSIS (a preset name or a chassis file)");
   if (o.model.empty()) throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
-  auto chassis = topo::load_chassis(o.chassis, o.nodes);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes,
+                                    o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   work::StepModel sm(chassis, work::find_model(o.model), make_job(o));
   double tokens = o.tokens.empty() ? 0 : std::stod(o.tokens);
   nlohmann::json j;
@@ -317,6 +319,7 @@ Handler setup_train(CLI::App& sub) {
         }
       });
   add_nodes_flag(sub, o->nodes);
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_flag("--scaling", o->scaling, "Best plan and scaling efficiency from 1 GPU up to the whole chassis");
   sub.add_flag("--validation", o->validation, "Compare predictions with published measurements (docs/VALIDATION.md)");
   sub.add_flag("--json", o->json, "Print as JSON");
