@@ -78,6 +78,31 @@ info nvidia-smi-topo.txt nvidia-smi topo -m
 # The full query: PCIe link generation and width, clocks, power, temperatures. (`-d` takes only some
 # section names and rejects the whole list when one is not among them, so the whole report is kept.)
 info nvidia-smi-q.txt nvidia-smi -q
+# Field health, the sources `probe --check` reads and those it does not read yet: per NVIDIA function the
+# PCIe AER counters (sysfs aer_dev_{correctable,nonfatal,fatal}) and Link Status (LnkSta: BWMgmt+ is a
+# retrained link); ECC and remapped rows, clock throttle reasons, temperature and power against their
+# limits; the fabric manager on NVSwitch systems; XID events in the kernel log. A few seconds in all.
+health_sources() {
+  local d
+  for d in "${HEALTH_SYS:-/sys}"/bus/pci/devices/*; do
+    [ "$(cat "$d/vendor" 2>/dev/null)" = "0x10de" ] || continue
+    echo "== ${d##*/}"
+    for f in aer_dev_correctable aer_dev_nonfatal aer_dev_fatal current_link_speed current_link_width \
+      max_link_speed max_link_width; do
+      [ -r "$d/$f" ] && printf '%s: %s\n' "$f" "$(grep -E 'TOTAL|^[0-9]|GT/s' "$d/$f" | tr '\n' ' ')"
+    done
+    lspci -vv -s "${d##*/}" 2>/dev/null | grep -E 'LnkSta:|Region 1:|BAR 1:' || true
+  done
+}
+export -f health_sources
+info health-pcie.txt bash -c health_sources
+info health-ecc.txt nvidia-smi -q -d ECC
+info health-rows.txt nvidia-smi -q -d ROW_REMAPPER
+info health-throttle.txt nvidia-smi -q -d PERFORMANCE
+info health-temperature.txt nvidia-smi -q -d TEMPERATURE
+info health-power.txt nvidia-smi -q -d POWER
+info health-fabric.txt nvidia-smi -q -d FABRIC
+info health-xid.txt bash -c "dmesg 2>&1 | grep -iE 'NVRM: Xid|AER' | tail -n 50"
 
 if [ -z "${LINKWISE:-}" ]; then
   # Only the executable: no tests or benchmark programs, to keep the build short.
@@ -94,7 +119,8 @@ fi
 if "$LINKWISE" --help 2>/dev/null | grep -qE '^ +probe'; then
   step "probe" 60 bash -c "'$LINKWISE' probe --json > '$OUT/probe.json' && \
     '$LINKWISE' probe --name probed -o '$OUT/probed-chassis.yaml' > '$OUT/probe.txt'"
-  step "probe --check" 60 bash -c "'$LINKWISE' probe --check > '$OUT/probe-check.txt'"
+  step "probe --check" 60 bash -c "'$LINKWISE' probe --check --json > '$OUT/probe-check.json'; \
+    '$LINKWISE' probe --check > '$OUT/probe-check.txt'"
 fi
 
 # Host<->device with the copy engine and a copy kernel at three sizes, device-local copies, NCCL

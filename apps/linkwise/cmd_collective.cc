@@ -30,6 +30,7 @@ Handler setup_collective(CLI::App& sub) {
                  "sendrecv), best (the fastest schedule the flow model finds among those), ring, tree, nvls, direct, "
                  "hierarchical (default auto)");
   add_nodes_flag(sub, o->nodes);
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_option("--nccl", o->nccl,
                  std::string("NCCL settings by name, comma-separated, after the chassis file's `nccl:` ones: ") +
                      comm::nccl_settings_help())

@@ -95,7 +95,13 @@ int run_probe(const ProbeOpts& o) {
   }
   // Outputs are produced in full before any is written, and each is written atomically.
   std::string yaml = o.output.empty() ? "" : topo::chassis_spec_to_yaml(spec);
-  std::string xml = o.nccl_out.empty() ? "" : probe::export_nccl_topology(topo::build_chassis(spec));
+  std::vector<std::string> synthetic;
+  std::string xml = o.nccl_out.empty() ? "" : probe::export_nccl_topology(topo::build_chassis(spec), &synthetic);
+  if (!synthetic.empty() && !o.json)
+    printed += fmt::format("NCCL topology: {} bus ID(s) are synthetic (the chassis gives no pci_address; marked "
+                           "linkwise_busid=\"synthetic\"): {}. NCCL matches GPUs and NICs by bus ID: put the "
+                           "machine's in (nvidia-smi --query-gpu=pci.bus_id --format=csv)\n",
+                           synthetic.size(), fmt::join(synthetic, ", "));
   std::vector<std::pair<std::string, std::string>> files;  // all written or none
   if (!o.output.empty()) files.emplace_back(o.output, yaml);
   if (!o.nccl_out.empty()) files.emplace_back(o.nccl_out, xml);

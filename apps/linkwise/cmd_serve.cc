@@ -67,6 +67,7 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 16));
   sub.add_flag("--validation", o->validation,
                "Compare predictions with published serving measurements (docs/VALIDATION.md)");
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_flag("--json", f->json, "Print as JSON");
   sub.add_option("-o,--output-file", f->output,
                  "Write to this file (atomically) instead of standard output");

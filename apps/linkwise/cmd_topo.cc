@@ -41,6 +41,7 @@ Handler setup_topo(CLI::App& sub) {
     std::string chassis;
     bool json = false, dot = false;
     int nodes = 0;
+    bool as_designed = false;
     std::string output;
   };
   auto o = std::make_shared<Opts>();
@@ -48,9 +49,11 @@ Handler setup_topo(CLI::App& sub) {
   auto* json = sub.add_flag("--json", o->json, "Print the analysis as JSON");
   sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph")->excludes(json);
   add_nodes_flag(sub, o->nodes);
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
   return [o] {
-    auto chassis = topo::load_chassis(o->chassis, o->nodes);
+    auto chassis = topo::load_chassis(o->chassis, o->nodes,
+                                      o->as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
     if (o->dot) {
       emit(report::topo_dot(chassis), o->output);
       return 0;

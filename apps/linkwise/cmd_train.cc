@@ -77,6 +77,7 @@ Handler setup_train(CLI::App& sub) {
         }
       });
   add_nodes_flag(sub, o->nodes);
+  add_as_designed_flag(sub, o->as_designed);
   sub.add_flag("--scaling", o->scaling, "Best plan and scaling efficiency from 1 GPU up to the whole chassis");
   sub.add_flag("--validation", o->validation, "Compare predictions with published measurements (docs/VALIDATION.md)");
   sub.add_flag("--json", f->json, "Print as JSON");

@@ -50,4 +50,10 @@ void add_nodes_flag(CLI::App& sub, int& nodes) {
       ->check(CLI::Range(1, topo::kMaxBoxes));
 }
 
+void add_as_designed_flag(CLI::App& sub, bool& as_designed) {
+  sub.add_flag("--as-designed", as_designed,
+               "Links at their design rate; by default a link the chassis records as trained lower (probe -o) runs "
+               "at its trained generation and width");
+}
+
 }  // namespace linkwise::cli

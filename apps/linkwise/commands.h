@@ -27,5 +27,7 @@ void emit(const std::string& text, const std::string& path);
 
 /// Common flag: --nodes N copies of the chassis joined by a network.
 void add_nodes_flag(CLI::App& sub, int& nodes);
+/// --as-designed: links at their design rate instead of the trained one the chassis records.
+void add_as_designed_flag(CLI::App& sub, bool& as_designed);
 
 }  // namespace linkwise::cli

@@ -129,7 +129,8 @@ SweepResult predict_sweep(const SweepRequest& o) {
   const Algo algo = parse_algo(o.algo);
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
-  auto chassis = topo::load_chassis(o.chassis, o.nodes);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes,
+                                    o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   Communicator comm(chassis, parse_gpu_list(o.gpus, chassis), nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(comm.ranks().size());
   r.chassis = chassis.name();
@@ -140,6 +141,7 @@ SweepResult predict_sweep(const SweepRequest& o) {
   r.unit = element_unit(r.op, dt, n);
   const std::string what = counts_per_rank(r.op) ? fmt::format("one {} per rank on {} GPUs", o.dtype, n)
                                                   : fmt::format("one {}", o.dtype);
+  if (auto note = topo::link_rates_note(chassis); !note.empty()) r.notes.push_back(note);
   const auto asked = sizes;
   sizes = whole_elements(sizes, r.unit, o.sweep, what);
   if (asked != sizes)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "health.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/paths.h"
 
@@ -79,6 +80,7 @@ void check_links(const Discovery& d, std::vector<Finding>& out) {
       f.advice = width_low ? "reseat the card or cable and check the riser/retimer; a lane-width drop is not a power-"
                              "saving state"
                            : "check the slot's BIOS link-speed setting, the riser or retimer, and signal integrity";
+      if (auto cost = detail::link_fault_cost(d, l.upper, l.lower); !cost.empty()) f.message += "; " + cost;
     }
     out.push_back(f);
   }
@@ -207,6 +209,7 @@ CheckReport check(const Machine& m, const Discovery& d, const CheckOptions& opti
   check_iommu(m, r.findings);
   check_nvlinks(m, d, r.findings);
   check_gpu_nic(d, r.findings);
+  detail::check_field_health(m, d, r.findings);
   if (options.expect) {
     auto diffs = compare_with_design(d, *options.expect, {m.nvml.read, m.nvml.why_not});
     r.findings.insert(r.findings.end(), diffs.begin(), diffs.end());

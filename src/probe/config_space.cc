@@ -12,6 +12,7 @@ constexpr unsigned kStatusCapList = 0x10;          // PCI_STATUS_CAP_LIST
 constexpr std::size_t kCapabilityList = 0x34;      // PCI_CAPABILITY_LIST
 constexpr unsigned kCapIdExp = 0x10;               // PCI_CAP_ID_EXP
 constexpr std::size_t kExpFlags = 0x02;            // PCI_EXP_FLAGS; bits 7:4 = PCI_EXP_FLAGS_TYPE
+constexpr std::size_t kExpLinkStatus = 0x12;      // PCI_EXP_LNKSTA
 constexpr std::size_t kExtStart = 0x100;           // first extended capability
 constexpr std::size_t kExtEnd = 0x1000;            // PCI_CFG_SPACE_EXP_SIZE
 constexpr unsigned kExtCapIdAcs = 0x000d;          // PCI_EXT_CAP_ID_ACS
@@ -42,6 +43,7 @@ void read_standard_caps(const std::string& b, ConfigFacts& f) {
   while (p >= 0x40 && p + 4 <= b.size() && p < 0x100 && seen.insert(p).second) {
     if (u8(b, p) == kCapIdExp) {
       f.port_type = port_type_of((u16(b, p + kExpFlags) >> 4) & 0xf);
+      if (p + kExpLinkStatus + 2 <= b.size()) f.link_status = u16(b, p + kExpLinkStatus);
       return;
     }
     p = u8(b, p + 1) & 0xfc;

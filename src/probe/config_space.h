@@ -15,6 +15,7 @@ struct ConfigFacts {
   PortType port_type = PortType::kUnknown;
   std::optional<bool> acs_p2p_redirect;  ///< nullopt: the extended space (bytes 256..4095) was not readable
   bool acs_present = false;
+  std::optional<unsigned> link_status;   ///< PCI_EXP_LNKSTA, when the capability is in the bytes read
   std::string note;                      ///< why something could not be decoded, or ""
 };
 

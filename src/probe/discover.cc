@@ -123,6 +123,7 @@ void Folder::add_cpus() {
                             : m_.cpu_model;
     topo::NodeSpec ns = make_node(n.id, "cpu", part);
     ns.numa = s.numa_nodes.empty() ? i : s.numa_nodes.front();
+    ns.cpulist = s.cpulist;
     ns.label = fmt::format("socket {}{}", s.id, guessed ? "; " + n.description : "");
     out_.spec.nodes.push_back(ns);
     out_.nodes.push_back(n);
@@ -269,7 +270,11 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
     if (w <= width) allowed = std::max(allowed, w);
   ls.width = allowed > 0 ? allowed : width;
   int gen = tech.generation;
-  if (l.cur_gen > 0 && l.cur_gen < gen) ls.trained_gen = l.cur_gen;
+  // A GPU at full width and a lower speed is idling (GPUs lower their link speed when idle; --check warns
+  // link-speed-idle): that is not the rate it runs at under load, so it is not recorded as trained.
+  const auto* lower_node = out_.node_by_id(node);
+  const bool idle_gpu = lower_node && lower_node->kind == "gpu" && !(l.cur_width > 0 && l.cur_width < ls.width);
+  if (l.cur_gen > 0 && l.cur_gen < gen && !idle_gpu) ls.trained_gen = l.cur_gen;
   if (l.cur_width > 0 && l.cur_width < ls.width) ls.trained_width = l.cur_width;
   if (!note.empty()) out_.notes.push_back(fmt::format("{} ({}): {}", node, d.address, note));
   out_.spec.links.push_back(ls);

@@ -95,7 +95,9 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     m.numa_socket[*node] = socket;
     sockets[socket].id = socket;
     sockets[socket].numa_nodes.push_back(*node);
-    if (sockets[socket].cpulist.empty()) sockets[socket].cpulist = r.text;
+    // Every NUMA node of the socket (several with sub-NUMA clustering), as numactl/taskset take them.
+    auto& cl = sockets[socket].cpulist;
+    cl = cl.empty() ? r.text : cl + "," + r.text;
   }
   if (sockets.empty()) {
     m.notes.push_back("no CPU topology under devices/system/cpu: assuming one socket");
@@ -183,6 +185,26 @@ void read_gpu_links(NvmlApi& nvml, NvmlDevice dev, const std::string& address, M
 
 }  // namespace
 
+static void read_gpu_health(NvmlApi& nvml, NvmlDevice dev, GpuHealth& h) {
+  std::uint64_t u64 = 0;
+  unsigned u = 0;
+  if (nvml.throttle_reasons(dev, &u64) == kNvmlSuccess) h.throttle_reasons = u64;
+  if (nvml.temperature_c(dev, &u) == kNvmlSuccess) h.temperature_c = u;
+  if (nvml.slowdown_temperature_c(dev, &u) == kNvmlSuccess) h.slowdown_temperature_c = u;
+  if (nvml.power_mw(dev, &u) == kNvmlSuccess) h.power_mw = u;
+  if (nvml.power_limit_mw(dev, &u) == kNvmlSuccess) h.power_limit_mw = u;
+  if (nvml.ecc_errors(dev, false, &u64) == kNvmlSuccess) h.ecc_corrected = u64;
+  if (nvml.ecc_errors(dev, true, &u64) == kNvmlSuccess) h.ecc_uncorrected = u64;
+  NvmlRemappedRows rows;
+  if (nvml.remapped_rows(dev, &rows) == kNvmlSuccess) h.remapped_rows = rows;
+  if (nvml.bar1_total_bytes(dev, &u64) == kNvmlSuccess) h.bar1_total_bytes = u64;
+  NvmlReturn status = kNvmlSuccess;
+  if (nvml.fabric_state(dev, &u, &status) == kNvmlSuccess) {
+    h.fabric_state = u;
+    h.fabric_status = status;
+  }
+}
+
 void read_nvml(NvmlApi* nvml, const std::string& missing_why, Machine& m) {
   NvmlFacts& f = m.nvml;
   if (!nvml) {
@@ -212,6 +234,7 @@ void read_nvml(NvmlApi* nvml, const std::string& missing_why, Machine& m) {
     g.address = pci.bus_id;
     g.pci_device_id = pci.pci_device_id;
     nvml->device_name(dev, &g.name);
+    read_gpu_health(*nvml, dev, g.health);
     f.gpus.push_back(g);
     read_gpu_links(*nvml, dev, g.address, m);
   }

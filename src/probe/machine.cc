@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <sstream>
 
 #include "config_space.h"
 #include "host.h"
@@ -180,9 +181,39 @@ void read_config(const SysfsReader& sys, const std::string& base, PciDevice& d) 
   }
   auto f = detail::parse_config_space(r.text);
   d.port_type = f.port_type;
+  d.link_status = f.link_status;
   if (d.is_bridge()) {
     d.acs_p2p_redirect = f.acs_p2p_redirect;
     if (!f.note.empty()) d.notes.push_back("config: " + f.note);
+  }
+}
+
+// aer_dev_correctable / aer_dev_nonfatal / aer_dev_fatal: "RxErr 0\nBadTLP 3\n...TOTAL_ERR_COR 3".
+// A file that is missing (no AER, or a kernel before 4.19) leaves the counter unread; a malformed line
+// becomes a note.
+void read_aer(const SysfsReader& sys, const std::string& base, PciDevice& d) {
+  static const std::pair<const char*, const char*> kFiles[] = {
+      {"aer_dev_correctable", "TOTAL_ERR_COR"}, {"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"}, {"aer_dev_fatal", "TOTAL_ERR_FATAL"}};
+  for (int k = 0; k < 3; ++k) {
+    auto r = sys.read_sys(base + kFiles[k].first);
+    if (!r.ok()) continue;
+    std::optional<std::uint64_t> total;
+    std::istringstream in(r.text);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream ls(line);
+      std::string name, count;
+      if (!(ls >> name >> count)) continue;
+      std::uint64_t v = 0;
+      auto [p, ec] = std::from_chars(count.data(), count.data() + count.size(), v);
+      if (ec != std::errc() || p != count.data() + count.size()) {
+        d.notes.push_back(fmt::format("{}: unreadable count '{}'", kFiles[k].first, printable(line)));
+        continue;
+      }
+      if (name == kFiles[k].second) total = v;
+      else if (v > 0 && d.aer.nonzero.size() < 32) d.aer.nonzero.emplace_back(printable(name), v);
+    }
+    if (!total) d.notes.push_back(fmt::format("{}: no {} line", kFiles[k].first, kFiles[k].second));
+    (k == 0 ? d.aer.correctable : k == 1 ? d.aer.nonfatal : d.aer.fatal) = total;
   }
 }
 
@@ -219,6 +250,7 @@ std::vector<PciDevice> read_pci_devices(const SysfsReader& sys, std::vector<std:
     read_ids(sys, base, d);
     read_link(sys, base, d);
     read_config(sys, base, d);
+    read_aer(sys, base, d);
     d.virtual_function = sys.exists_sys(base + "physfn");
     if (auto it = slots.find(d.address.substr(0, 10)); it != slots.end()) d.slot = it->second;
     out.push_back(std::move(d));

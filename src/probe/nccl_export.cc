@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/topo/paths.h"
@@ -57,6 +58,14 @@ class Exporter {
  public:
   explicit Exporter(const topo::Chassis& c) : c_(c), f_(c) {}
   std::string run();
+  /// "GPU0 0000:10:00.0" for each exported device whose bus ID was made up (no pci_address in the chassis).
+  std::vector<std::string> synthetic_names() const {
+    std::vector<std::string> out;
+    for (int n : synthetic_)
+      if (c_.node(n).kind != NodeKind::kCpu && c_.node(n).kind != NodeKind::kNvSwitch)
+        out.push_back(c_.display_name(n) + " " + bus_.at(n));
+    return out;
+  }
 
  private:
   int parent(int n) const;  // the PCIe parent, retimers skipped
@@ -71,6 +80,7 @@ class Exporter {
   std::map<int, std::string> bus_;
   std::map<int, std::vector<int>> children_;
   int next_bus_ = 0x10;
+  std::set<int> synthetic_;  ///< nodes whose bus ID bus() made up
   int gpu_index_ = 0, nic_index_ = 0;
   std::string out_;
 };
@@ -90,7 +100,10 @@ std::string Exporter::bus(int n) {
   auto& b = bus_[n];
   if (b.empty()) {
     b = c_.node(n).pci_address;
-    if (b.empty()) b = fmt::format("{:04x}:{:02x}:00.0", next_bus_ >> 8, next_bus_ & 0xff), ++next_bus_;
+    if (b.empty()) {
+      b = fmt::format("{:04x}:{:02x}:00.0", next_bus_ >> 8, next_bus_ & 0xff), ++next_bus_;
+      synthetic_.insert(n);
+    }
   }
   return b;
 }
@@ -131,6 +144,7 @@ void Exporter::node(int n, int depth) {
   }
   std::string attrs = fmt::format("busid=\"{}\" class=\"{}\"", esc(bus(n)), kClass.at(nd.kind));
   if (vendor) attrs += fmt::format(" vendor=\"0x{:04x}\" device=\"0x{:04x}\"", vendor, device);
+  if (synthetic_.count(n)) attrs += " linkwise_busid=\"synthetic\"";
   attrs += fmt::format(" link_speed=\"{}\" link_width=\"{}\"", speed_text(gen), up ? up->width : 0);
   if (parent(n) >= 0 && c_.node(parent(n)).kind == NodeKind::kCpu) {
     // The link that leaves the CPU (through any retimers) carries the host bridge number.
@@ -173,6 +187,11 @@ std::string Exporter::run() {
 
 }  // namespace
 
-std::string export_nccl_topology(const topo::Chassis& chassis) { return Exporter(chassis).run(); }
+std::string export_nccl_topology(const topo::Chassis& chassis, std::vector<std::string>* synthetic) {
+  Exporter e(chassis);
+  std::string xml = e.run();
+  if (synthetic) *synthetic = e.synthetic_names();
+  return xml;
+}
 
 }  // namespace linkwise::probe

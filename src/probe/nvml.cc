@@ -72,6 +72,14 @@ class RealNvml : public NvmlApi {
               sym(errors_, "nvmlDeviceGetNvLinkErrorCounter", why) && sym(temp_, "nvmlDeviceGetTemperature", why) &&
               sym(clock_, "nvmlDeviceGetClockInfo", why) && sym(power_, "nvmlDeviceGetPowerUsage", why);
     sym(error_string_, "nvmlErrorString", nullptr);  // optional
+    // Field health: optional, an older library answers "not supported" for what it lacks.
+    sym(throttle_, "nvmlDeviceGetCurrentClocksThrottleReasons", nullptr);
+    sym(threshold_, "nvmlDeviceGetTemperatureThreshold", nullptr);
+    sym(power_limit_, "nvmlDeviceGetEnforcedPowerLimit", nullptr);
+    sym(ecc_, "nvmlDeviceGetTotalEccErrors", nullptr);
+    sym(rows_, "nvmlDeviceGetRemappedRows", nullptr);
+    sym(bar1_, "nvmlDeviceGetBAR1MemoryInfo", nullptr);
+    sym(fabric_, "nvmlDeviceGetGpuFabricInfo", nullptr);
     return ok;
   }
 
@@ -127,6 +135,55 @@ class RealNvml : public NvmlApi {
     return clock_(dev(d), static_cast<unsigned>(c), mhz);
   }
   NvmlReturn power_mw(NvmlDevice d, unsigned* mw) override { return power_(dev(d), mw); }
+  NvmlReturn throttle_reasons(NvmlDevice d, std::uint64_t* mask) override {
+    if (!throttle_) return kNvmlErrorNotSupported;
+    unsigned long long v = 0;
+    NvmlReturn r = throttle_(dev(d), &v);
+    *mask = v;
+    return r;
+  }
+  NvmlReturn slowdown_temperature_c(NvmlDevice d, unsigned* t) override {
+    return threshold_ ? threshold_(dev(d), 1 /*NVML_TEMPERATURE_THRESHOLD_SLOWDOWN*/, t) : kNvmlErrorNotSupported;
+  }
+  NvmlReturn power_limit_mw(NvmlDevice d, unsigned* mw) override {
+    return power_limit_ ? power_limit_(dev(d), mw) : kNvmlErrorNotSupported;
+  }
+  NvmlReturn ecc_errors(NvmlDevice d, bool uncorrected, std::uint64_t* count) override {
+    if (!ecc_) return kNvmlErrorNotSupported;
+    unsigned long long v = 0;  // NVML_MEMORY_ERROR_TYPE_CORRECTED 0 / UNCORRECTED 1; NVML_AGGREGATE_ECC 1
+    NvmlReturn r = ecc_(dev(d), uncorrected ? 1 : 0, 1, &v);
+    *count = v;
+    return r;
+  }
+  NvmlReturn remapped_rows(NvmlDevice d, NvmlRemappedRows* rows) override {
+    if (!rows_) return kNvmlErrorNotSupported;
+    unsigned corr = 0, unc = 0, pending = 0, failure = 0;
+    NvmlReturn r = rows_(dev(d), &corr, &unc, &pending, &failure);
+    *rows = {corr, unc, pending != 0, failure != 0};
+    return r;
+  }
+  NvmlReturn bar1_total_bytes(NvmlDevice d, std::uint64_t* bytes) override {
+    if (!bar1_) return kNvmlErrorNotSupported;
+    struct {
+      unsigned long long total, free, used;  // nvmlBAR1Memory_t
+    } m{};
+    NvmlReturn r = bar1_(dev(d), &m);
+    *bytes = m.total;
+    return r;
+  }
+  NvmlReturn fabric_state(NvmlDevice d, unsigned* state, NvmlReturn* status) override {
+    if (!fabric_) return kNvmlErrorNotSupported;
+    struct {
+      unsigned char cluster_uuid[16];  // nvmlGpuFabricInfo_t: clusterUuid, status, cliqueId, state
+      int status;
+      unsigned clique_id;
+      unsigned char state;
+    } info{};
+    NvmlReturn r = fabric_(dev(d), &info);
+    *state = info.state;
+    *status = info.status;
+    return r;
+  }
 
  private:
   static RawDevice dev(NvmlDevice d) { return reinterpret_cast<RawDevice>(d); }
@@ -152,6 +209,13 @@ class RealNvml : public NvmlApi {
   int (*temp_)(RawDevice, unsigned, unsigned*) = nullptr;
   int (*clock_)(RawDevice, unsigned, unsigned*) = nullptr;
   int (*power_)(RawDevice, unsigned*) = nullptr;
+  int (*throttle_)(RawDevice, unsigned long long*) = nullptr;
+  int (*threshold_)(RawDevice, unsigned, unsigned*) = nullptr;
+  int (*power_limit_)(RawDevice, unsigned*) = nullptr;
+  int (*ecc_)(RawDevice, unsigned, unsigned, unsigned long long*) = nullptr;
+  int (*rows_)(RawDevice, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  int (*bar1_)(RawDevice, void*) = nullptr;
+  int (*fabric_)(RawDevice, void*) = nullptr;
 };
 
 }  // namespace

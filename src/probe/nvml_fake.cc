@@ -100,4 +100,46 @@ NvmlReturn FakeNvml::power_mw(NvmlDevice d, unsigned* milliwatts) {
   return kNvmlSuccess;
 }
 
+namespace {
+template <typename T, typename U>
+NvmlReturn answer(const std::optional<T>& v, U* out) {
+  if (!v) return kNvmlErrorNotSupported;
+  *out = *v;
+  return kNvmlSuccess;
+}
+}  // namespace
+
+NvmlReturn FakeNvml::throttle_reasons(NvmlDevice d, std::uint64_t* mask) {
+  const Gpu* g = gpu(d);
+  return g ? answer(g->throttle_reasons, mask) : kNvmlErrorInvalidArgument;
+}
+NvmlReturn FakeNvml::slowdown_temperature_c(NvmlDevice d, unsigned* celsius) {
+  const Gpu* g = gpu(d);
+  return g ? answer(g->slowdown_temperature_c, celsius) : kNvmlErrorInvalidArgument;
+}
+NvmlReturn FakeNvml::power_limit_mw(NvmlDevice d, unsigned* milliwatts) {
+  const Gpu* g = gpu(d);
+  return g ? answer(g->power_limit_mw, milliwatts) : kNvmlErrorInvalidArgument;
+}
+NvmlReturn FakeNvml::ecc_errors(NvmlDevice d, bool uncorrected, std::uint64_t* count) {
+  const Gpu* g = gpu(d);
+  return g ? answer(uncorrected ? g->ecc_uncorrected : g->ecc_corrected, count) : kNvmlErrorInvalidArgument;
+}
+NvmlReturn FakeNvml::remapped_rows(NvmlDevice d, NvmlRemappedRows* rows) {
+  const Gpu* g = gpu(d);
+  return g ? answer(g->remapped_rows, rows) : kNvmlErrorInvalidArgument;
+}
+NvmlReturn FakeNvml::bar1_total_bytes(NvmlDevice d, std::uint64_t* bytes) {
+  const Gpu* g = gpu(d);
+  return g ? answer(g->bar1_total_bytes, bytes) : kNvmlErrorInvalidArgument;
+}
+NvmlReturn FakeNvml::fabric_state(NvmlDevice d, unsigned* state, NvmlReturn* status) {
+  const Gpu* g = gpu(d);
+  if (!g) return kNvmlErrorInvalidArgument;
+  if (!g->fabric_state) return kNvmlErrorNotSupported;
+  *state = *g->fabric_state;
+  *status = g->fabric_status;
+  return kNvmlSuccess;
+}
+
 }  // namespace linkwise::probe

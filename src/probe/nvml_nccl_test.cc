@@ -2,6 +2,7 @@
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -114,6 +115,23 @@ void expect_nccl_accepts(const pt::ptree& node, const std::string& tag, const st
   if (tag == "net") EXPECT_TRUE(has("name") && is_int("dev")) << where;
   for (const auto& [t, child] : node)
     if (t != "<xmlattr>") expect_nccl_accepts(child, t, where);
+}
+
+// dgx-h100 gives no pci_address: every exported GPU, NIC, NVMe drive and switch gets a made-up bus ID,
+// marked in the file and listed; the matrix still survives the round trip (PresetsRoundTrip).
+TEST(ProbeNcclXmlTest, SyntheticBusIdsAreMarkedAndListed) {
+  auto c = topo::load_chassis("dgx-h100");
+  std::vector<std::string> synthetic;
+  std::string xml = export_nccl_topology(c, &synthetic);
+  ASSERT_FALSE(synthetic.empty());
+  EXPECT_TRUE(std::any_of(synthetic.begin(), synthetic.end(), [](const auto& s) { return s.rfind("GPU0 0000:", 0) == 0; }))
+      << synthetic.front();
+  std::size_t marked = 0;
+  for (std::size_t p = 0; (p = xml.find("linkwise_busid=\"synthetic\"", p)) != std::string::npos; ++p) ++marked;
+  EXPECT_EQ(marked, synthetic.size()) << xml;
+  std::size_t pci = 0;
+  for (std::size_t p = 0; (p = xml.find("<pci ", p)) != std::string::npos; ++p) ++pci;
+  EXPECT_EQ(marked, pci);  // not one device of the preset has a bus ID of its own
 }
 
 TEST(ProbeNcclXmlTest, ExportHasEveryAttributeNcclRequires) {

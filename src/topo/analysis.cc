@@ -20,6 +20,7 @@ double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
 std::string cpu_affinity(const Chassis& c, int cpu) {
   if (cpu < 0) return "N/A";
   const Node& n = c.node(cpu);
+  if (!n.cpulist.empty()) return n.cpulist;  // probed: the NUMA nodes' logical CPUs, SMT siblings included
   int cores = static_cast<int>(n.fig("cores"));
   if (cores <= 0) return "N/A";
   int pos = 0;
@@ -114,11 +115,14 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
   }
   // Links that trained below their design.
   for (const auto& l : c.links())
-    if ((l.trained_gen > 0 && l.trained_gen < l.tech->generation) || (l.trained_width > 0 && l.trained_width < l.width))
+    if (l.below_design())
       out.warnings.push_back({"trained-below-spec",
-                              fmt::format("link {} - {} trained at Gen{} x{}, designed {} x{}", c.node(l.a).name,
+                              fmt::format("link {} - {} trained at Gen{} x{}, designed {} x{}; {}", c.node(l.a).name,
                                           c.node(l.b).name, l.trained_gen ? l.trained_gen : l.tech->generation,
-                                          l.trained_width ? l.trained_width : l.width, l.tech->id, l.width)});
+                                          l.trained_width ? l.trained_width : l.width, l.tech->id, l.width,
+                                          c.rates() == LinkRates::kAsBuilt
+                                              ? "figures here use the trained rate (--as-designed: the design's)"
+                                              : "figures here use the design rate (--as-designed)")});
 }
 
 }  // namespace
@@ -266,7 +270,7 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
   // Boxes are identical copies on a symmetric network: pairs and per-GPU figures are the same in a copy
   // of two boxes, whose graphs are far smaller than those of hundreds of boxes.
   std::optional<Chassis> two;
-  if (c.boxes() > 2) two = build_chassis(c.spec(), hw::Catalog::builtin(), 2);
+  if (c.boxes() > 2) two = build_chassis(c.spec(), hw::Catalog::builtin(), 2, true, c.rates());
   const Chassis& model = two ? *two : c;
   std::optional<PathFinder> model_finder;
   if (two) model_finder.emplace(*two);

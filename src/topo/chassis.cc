@@ -231,6 +231,7 @@ struct Builder {
         n.box = box;
         if (n.kind == NodeKind::kCpu) n.numa = cpu_numa[cpu_i++] + box * 1000;
         n.pci_address = ns->pci_address;
+        n.cpulist = ns->cpulist;
         n.label = ns->label;
         n.zone = ns->zone;
         n.slot = ns->slot;
@@ -323,6 +324,10 @@ struct Builder {
     l.root_complex = ls.root_complex.value_or(-1);
     l.trained_gen = ls.trained_gen.value_or(0);
     l.trained_width = ls.trained_width.value_or(0);
+    if (l.trained_gen < 0 || l.trained_gen > 64)
+      throw InputError(fmt::format("trained_gen {} is not a PCIe generation", l.trained_gen), ls.where);
+    if (l.trained_width < 0 || l.trained_width > max_width(t.family))
+      throw InputError(fmt::format("trained_width {} must be 1 to {}", l.trained_width, max_width(t.family)), ls.where);
     l.spec_link = spec_link;
     l.where = ls.where;
     links.push_back(l);
@@ -557,7 +562,52 @@ void check_host_paths(const ChassisSpec&, const std::vector<Node>& nodes, const 
 
 }  // namespace
 
-Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes, bool enforce_budgets) {
+// The box as built: a PCIe link recorded as trained below its design runs at the trained generation's
+// unit rate × the trained width, with that generation's efficiency unless the file sets one (a Gen4 link
+// carries less of its line rate than a Gen5 one: catalog.yaml pcie4/pcie5 efficiency).
+static void apply_trained_rates(const ChassisSpec& spec, const hw::Catalog& cat, std::vector<Link>& links) {
+  std::map<int, const hw::LinkTech*> pcie_by_gen;
+  for (const auto& id : cat.link_tech_ids())
+    if (const auto* t = cat.find_link_tech(id); t && t->family == hw::LinkFamily::kPcie)
+      pcie_by_gen[t->generation] = t;
+  for (auto& l : links) {
+    if (l.family() != hw::LinkFamily::kPcie || !l.below_design()) continue;
+    const hw::LinkTech* t = l.tech;
+    if (l.trained_gen > 0 && l.trained_gen < l.tech->generation) {
+      auto it = pcie_by_gen.find(l.trained_gen);
+      if (it == pcie_by_gen.end())
+        throw InputError(fmt::format("trained_gen {}: the catalog has no PCIe generation {}", l.trained_gen,
+                                     l.trained_gen),
+                         l.where);
+      t = it->second;
+    }
+    const int w = l.trained_width > 0 && l.trained_width < l.width ? l.trained_width : l.width;
+    l.as_built = true;
+    l.built_line_bytes_per_s = t->line_bytes_per_s(w);
+    const bool own_efficiency = l.spec_link >= 0 && spec.links[static_cast<std::size_t>(l.spec_link)].efficiency;
+    if (!own_efficiency) l.efficiency = t->efficiency.value;
+  }
+}
+
+std::string link_rates_note(const Chassis& c) {
+  std::vector<std::string> items;
+  for (const auto& l : c.links()) {
+    if (!l.below_design() || l.family() != hw::LinkFamily::kPcie || c.node(l.a).box != 0) continue;
+    const int g = l.trained_gen > 0 && l.trained_gen < l.tech->generation ? l.trained_gen : l.tech->generation;
+    const int w = l.trained_width > 0 && l.trained_width < l.width ? l.trained_width : l.width;
+    items.push_back(fmt::format("{} - {} trained at Gen{} x{} (designed {} x{})", c.node(l.a).name, c.node(l.b).name,
+                                g, w, l.tech->id, l.width));
+  }
+  if (items.empty()) return "";
+  if (c.rates() == LinkRates::kAsBuilt)
+    return fmt::format("links as built: {}; these run at the trained rate (--as-designed for the design figures)",
+                       join(items, ", "));
+  return fmt::format("links as designed (--as-designed): {} run at the design rate, not the trained one",
+                     join(items, ", "));
+}
+
+Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes, bool enforce_budgets,
+                      LinkRates rates) {
   Chassis c;
   c.name_ = spec.name;
   c.description_ = spec.description;
@@ -572,6 +622,8 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   b.add_links(c.boxes_);
   b.add_network(c.boxes_);
   b.check_budgets();
+  c.rates_ = rates;
+  if (rates == LinkRates::kAsBuilt) apply_trained_rates(spec, catalog, c.links_);
   c.incident_.assign(c.nodes_.size(), {});
   for (const auto& l : c.links_) {
     c.incident_[l.a].push_back(l.index);
@@ -618,8 +670,8 @@ ChassisSpec load_spec(const std::string& preset_or_path) {
                                hint.empty() ? " (linkwise presets lists the presets)" : "; " + hint));
 }
 
-Chassis load_chassis(const std::string& preset_or_path, int boxes) {
-  return build_chassis(load_spec(preset_or_path), hw::Catalog::builtin(), boxes);
+Chassis load_chassis(const std::string& preset_or_path, int boxes, LinkRates rates) {
+  return build_chassis(load_spec(preset_or_path), hw::Catalog::builtin(), boxes, true, rates);
 }
 
 }  // namespace linkwise::topo

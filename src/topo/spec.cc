@@ -101,7 +101,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const Source
 namespace {
 
 NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
-  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot"}, file, "a node");
+  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot", "cpulist"}, file, "a node");
   NodeSpec s;
   s.where = location_of(n, file);
   if (!n["id"]) throw InputError("node without an 'id'", s.where);
@@ -115,6 +115,18 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
   if (n["label"]) s.label = as_string(n["label"], file, "label");
   if (n["zone"]) s.zone = as_string(n["zone"], file, "zone");
   if (n["slot"]) s.slot = as_string(n["slot"], file, "slot");
+  if (n["cpulist"]) {
+    s.cpulist = as_string(n["cpulist"], file, "cpulist");
+    // As Linux writes it: ranges and numbers joined by commas, nothing else (it is printed for numactl).
+    const bool ok = !s.cpulist.empty() && s.cpulist.size() <= 4096 &&
+                    s.cpulist.find_first_not_of("0123456789,-") == std::string::npos &&
+                    std::isdigit(static_cast<unsigned char>(s.cpulist.front())) &&
+                    std::isdigit(static_cast<unsigned char>(s.cpulist.back()));
+    if (!ok)
+      throw InputError(fmt::format("'cpulist' must be a Linux CPU list such as 0-55,112-167, not '{}'",
+                                   limits::quote_value(s.cpulist)),
+                       location_of(n["cpulist"], file));
+  }
   if (const auto& o = n["overrides"]) {
     if (!o.IsMap()) throw InputError("'overrides' must be a map of figure names to numbers", location_of(o, file));
     for (auto it = o.begin(); it != o.end(); ++it) {
@@ -367,6 +379,7 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (!n.label.empty()) out << YAML::Key << "label" << YAML::Value << n.label;
     if (!n.zone.empty()) out << YAML::Key << "zone" << YAML::Value << n.zone;
     if (!n.slot.empty()) out << YAML::Key << "slot" << YAML::Value << n.slot;
+    if (!n.cpulist.empty()) out << YAML::Key << "cpulist" << YAML::Value << n.cpulist;
     if (!n.overrides.empty()) {
       out << YAML::Key << "overrides" << YAML::Value << YAML::BeginMap;
       for (const auto& [k, v] : n.overrides) out << YAML::Key << k << YAML::Value << v;

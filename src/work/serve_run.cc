@@ -59,11 +59,13 @@ ServeRun run_serve(const ServeRunOptions& o) {
   if (!o.sweep.empty() && o.sweep != "concurrency")
     throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
   if (!o.sweep.empty() && o.rate > 0) throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
-  auto chassis = topo::load_chassis(o.chassis);
+  auto chassis =
+      topo::load_chassis(o.chassis, 0, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   auto model = find_model(o.model);
   std::vector<int> points = o.sweep.empty() ? std::vector<int>{} : sweep_concurrencies(o.sweep_max);
   run.sweep = !points.empty();
   run.result = serve(chassis, model, make_serve_options(o), points);
+  if (auto links = topo::link_rates_note(chassis); !links.empty()) run.result.notes.push_back(links);
   return run;
 }
 

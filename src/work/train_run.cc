@@ -58,7 +58,8 @@ TrainResult run_train(const TrainOptions& o) {
   }
   if (o.chassis.empty()) throw InputError("train needs a CHASSIS (a preset name or a chassis file)");
   if (o.model.empty()) throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
-  auto chassis = topo::load_chassis(o.chassis, o.nodes);
+  auto chassis =
+      topo::load_chassis(o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   StepModel sm(chassis, find_model(o.model), make_train_job(o));
   TrainSetup& s = res.setup;
   s.model_id = sm.model().id;
@@ -69,6 +70,7 @@ TrainResult run_train(const TrainOptions& o) {
   s.gpu_part = sm.gpu().part;
   s.job = sm.job();
   s.notes = sm.notes();
+  if (auto links = topo::link_rates_note(chassis); !links.empty()) s.notes.push_back(links);
   if (o.scaling) {
     res.kind = TrainResult::Kind::kScaling;
     res.scaling = scaling(sm);

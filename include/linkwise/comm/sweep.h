@@ -49,6 +49,7 @@ std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& size
 struct SweepRequest {
   std::string chassis;              ///< a preset name or a chassis YAML file
   int nodes = 0;                    ///< copies of the chassis (topo::load_chassis); 0: as the file says
+  bool as_designed = false;         ///< links at their design rate, not the trained one the chassis records
   std::string op = "all_reduce", dtype = "float", algo = "auto";
   std::optional<std::string> gpus;  ///< "0,1,4-7" or "all"; absent: every GPU
   SweepFlags sweep;

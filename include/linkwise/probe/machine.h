@@ -46,6 +46,15 @@ struct PcieLinkState {
 enum class PortType { kUnknown, kEndpoint, kRootPort, kUpstream, kDownstream, kPcieToPci, kRcEndpoint, kOther };
 const char* to_string(PortType t);
 
+/// PCIe Advanced Error Reporting counters as Linux keeps them since boot (sysfs aer_dev_correctable,
+/// aer_dev_nonfatal, aer_dev_fatal; Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats): one
+/// "<error> <count>" line per error type and a TOTAL_ERR_* line.
+struct AerCounters {
+  std::optional<std::uint64_t> correctable, nonfatal, fatal;  ///< TOTAL_ERR_COR/NONFATAL/FATAL; nullopt: not read
+  std::vector<std::pair<std::string, std::uint64_t>> nonzero;  ///< error types with a count above zero, as named
+  bool read() const { return correctable || nonfatal || fatal; }
+};
+
 struct PciDevice {
   std::string address;        ///< "0000:1b:00.0"
   std::string sysfs_path;     ///< "devices/pci0000:17/0000:17:01.0/.../0000:1b:00.0", relative to /sys
@@ -59,6 +68,11 @@ struct PciDevice {
   PcieLinkState link;         ///< this device's link files: the link to the port above it
   PortType port_type = PortType::kUnknown;  ///< from config space, when readable
   std::optional<bool> acs_p2p_redirect;     ///< ACS P2P Request Redirect enabled; nullopt: not read
+  /// PCI Express Link Status register (capability + 0x12, PCIe Base Spec §7.5.3.8); nullopt: not read.
+  /// Bit 14 Link Bandwidth Management Status: the link retrained or changed speed/width for reliability;
+  /// bit 15 Link Autonomous Bandwidth Status: it changed on its own for another reason.
+  std::optional<unsigned> link_status;
+  AerCounters aer;
   std::string slot;           ///< physical slot name from bus/pci/slots, or ""
   bool virtual_function = false;  ///< an SR-IOV virtual function (has a physfn link)
   std::vector<std::string> notes;  ///< what could not be read, and why
@@ -92,10 +106,23 @@ struct NvlinkState {
   bool errors_read = false;
 };
 
+/// A GPU's field health as NVML reports it; nullopt: not supported or not read.
+struct GpuHealth {
+  std::optional<std::uint64_t> throttle_reasons;   ///< kNvmlThrottle* mask
+  std::optional<unsigned> temperature_c, slowdown_temperature_c;
+  std::optional<unsigned> power_mw, power_limit_mw;
+  std::optional<std::uint64_t> ecc_corrected, ecc_uncorrected;  ///< aggregate (lifetime) counts
+  std::optional<NvmlRemappedRows> remapped_rows;
+  std::optional<std::uint64_t> bar1_total_bytes;
+  std::optional<unsigned> fabric_state;             ///< kNvmlFabric*
+  NvmlReturn fabric_status = kNvmlSuccess;
+};
+
 struct NvmlGpu {
   std::string address;
   std::string name;
   unsigned pci_device_id = 0;
+  GpuHealth health;
 };
 
 struct NvmlFacts {

@@ -40,6 +40,9 @@ topo::ChassisSpec import_nccl_topology(const std::string& xml_text, const std::s
 
 /// Writes the first box of a chassis as an NCCL topology file. Nodes without a pci_address get
 /// made-up bus ids ("0000:10:00.0" upward). Retimers are left out (NCCL has no such node).
-std::string export_nccl_topology(const topo::Chassis& chassis);
+/// Devices without a `pci_address` get a made-up bus ID, marked `linkwise_busid="synthetic"` (NCCL ignores
+/// attributes it does not know) and listed in `synthetic` ("GPU0 0000:10:00.0") when given: NCCL matches
+/// the machine's GPUs and NICs to the file by bus ID, so such a file needs the machine's IDs put in.
+std::string export_nccl_topology(const topo::Chassis& chassis, std::vector<std::string>* synthetic = nullptr);
 
 }  // namespace linkwise::probe

@@ -50,6 +50,25 @@ enum class NvmlClock : unsigned { kGraphics = 0, kSm = 1, kMemory = 2, kVideo = 
 /// An NVML device handle (nvmlDevice_t), opaque.
 using NvmlDevice = std::uintptr_t;
 
+/// nvmlClocksThrottleReason* bits (nvml.h): why the clocks are below their maximum.
+inline constexpr std::uint64_t kNvmlThrottleGpuIdle = 0x1;
+inline constexpr std::uint64_t kNvmlThrottleSwPowerCap = 0x4;
+inline constexpr std::uint64_t kNvmlThrottleHwSlowdown = 0x8;
+inline constexpr std::uint64_t kNvmlThrottleSwThermal = 0x20;
+inline constexpr std::uint64_t kNvmlThrottleHwThermal = 0x40;
+inline constexpr std::uint64_t kNvmlThrottleHwPowerBrake = 0x80;
+
+/// nvmlGpuFabricState_t (nvml.h): NVSwitch fabric registration of a GPU, done by the fabric manager.
+inline constexpr unsigned kNvmlFabricNotSupported = 0, kNvmlFabricNotStarted = 1, kNvmlFabricInProgress = 2,
+                          kNvmlFabricCompleted = 3;
+
+/// nvmlDeviceGetRemappedRows: HBM rows remapped for correctable / uncorrectable errors, a remapping
+/// waiting for a GPU reset, and a remapping that failed (no spare row left).
+struct NvmlRemappedRows {
+  unsigned correctable = 0, uncorrectable = 0;
+  bool pending = false, failure = false;
+};
+
 /// nvmlPciInfo_t, with the bus id normalised to sysfs form: "0000:1b:00.0" (NVML writes
 /// "00000000:1B:00.0").
 struct NvmlPciInfo {
@@ -92,6 +111,25 @@ class NvmlApi {
   virtual NvmlReturn clock_mhz(NvmlDevice device, NvmlClock clock, unsigned* mhz) = 0;
   /// nvmlDeviceGetPowerUsage, milliwatts.
   virtual NvmlReturn power_mw(NvmlDevice device, unsigned* milliwatts) = 0;
+
+  // Field health. Each answers kNvmlErrorNotSupported unless the implementation has it (an older
+  // driver's library may lack a function: the real one then answers not supported too).
+  /// nvmlDeviceGetCurrentClocksThrottleReasons: a mask of kNvmlThrottle* bits.
+  virtual NvmlReturn throttle_reasons(NvmlDevice, std::uint64_t*) { return kNvmlErrorNotSupported; }
+  /// nvmlDeviceGetTemperatureThreshold with NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, degrees Celsius.
+  virtual NvmlReturn slowdown_temperature_c(NvmlDevice, unsigned*) { return kNvmlErrorNotSupported; }
+  /// nvmlDeviceGetEnforcedPowerLimit, milliwatts.
+  virtual NvmlReturn power_limit_mw(NvmlDevice, unsigned*) { return kNvmlErrorNotSupported; }
+  /// nvmlDeviceGetTotalEccErrors, aggregate (lifetime) count: corrected or uncorrected.
+  virtual NvmlReturn ecc_errors(NvmlDevice, bool /*uncorrected*/, std::uint64_t*) { return kNvmlErrorNotSupported; }
+  /// nvmlDeviceGetRemappedRows.
+  virtual NvmlReturn remapped_rows(NvmlDevice, NvmlRemappedRows*) { return kNvmlErrorNotSupported; }
+  /// nvmlDeviceGetBAR1MemoryInfo: bar1Total, bytes.
+  virtual NvmlReturn bar1_total_bytes(NvmlDevice, std::uint64_t*) { return kNvmlErrorNotSupported; }
+  /// nvmlDeviceGetGpuFabricInfo: state (kNvmlFabric*) and status (an NVML return code).
+  virtual NvmlReturn fabric_state(NvmlDevice, unsigned* /*state*/, NvmlReturn* /*status*/) {
+    return kNvmlErrorNotSupported;
+  }
 };
 
 /// NVLink generation (1..5) of an nvmlNvlinkVersion_t value, or 0 when unknown.

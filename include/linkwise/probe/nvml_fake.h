@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "linkwise/probe/nvml.h"
@@ -26,6 +27,13 @@ class FakeNvml : public NvmlApi {
     unsigned pci_device_id = 0x233010de;
     std::vector<Link> links;       ///< links beyond these answer kNvmlErrorNotSupported
     unsigned temperature_c = 35, sm_clock_mhz = 1980, power_mw = 70000;
+    // Field health; a value left unset answers kNvmlErrorNotSupported.
+    std::optional<std::uint64_t> throttle_reasons;
+    std::optional<unsigned> slowdown_temperature_c, power_limit_mw;
+    std::optional<std::uint64_t> ecc_corrected, ecc_uncorrected, bar1_total_bytes;
+    std::optional<NvmlRemappedRows> remapped_rows;
+    std::optional<unsigned> fabric_state;
+    NvmlReturn fabric_status = kNvmlSuccess;
   };
 
   std::vector<Gpu> gpus;
@@ -47,6 +55,13 @@ class FakeNvml : public NvmlApi {
   NvmlReturn temperature_c(NvmlDevice device, unsigned* celsius) override;
   NvmlReturn clock_mhz(NvmlDevice device, NvmlClock clock, unsigned* mhz) override;
   NvmlReturn power_mw(NvmlDevice device, unsigned* milliwatts) override;
+  NvmlReturn throttle_reasons(NvmlDevice device, std::uint64_t* mask) override;
+  NvmlReturn slowdown_temperature_c(NvmlDevice device, unsigned* celsius) override;
+  NvmlReturn power_limit_mw(NvmlDevice device, unsigned* milliwatts) override;
+  NvmlReturn ecc_errors(NvmlDevice device, bool uncorrected, std::uint64_t* count) override;
+  NvmlReturn remapped_rows(NvmlDevice device, NvmlRemappedRows* rows) override;
+  NvmlReturn bar1_total_bytes(NvmlDevice device, std::uint64_t* bytes) override;
+  NvmlReturn fabric_state(NvmlDevice device, unsigned* state, NvmlReturn* status) override;
 
  private:
   const Gpu* gpu(NvmlDevice d) const;

@@ -37,6 +37,7 @@ struct Node {
   int pcie_uplink = -1;      ///< the PCIe link to pcie_parent, or -1
   std::string pci_address;
   std::string label;
+  std::string cpulist;       ///< CPUs: the probed logical CPU list ("0-55,112-167"), or ""
   std::string zone;          ///< cooling zone id, or ""
   std::string slot;          ///< card slot, or ""
   SourceLocation where;
@@ -56,19 +57,34 @@ struct Link {
   int root_complex = -1;     ///< host bridge number on the CPU side, or -1 (each link its own)
   int trained_gen = 0;       ///< generation the link trained at (probe), 0 = as designed
   int trained_width = 0;     ///< width the link trained at (probe), 0 = as designed
+  /// True when the rates below are the trained link's (trained_gen/trained_width recorded below the design,
+  /// chassis built LinkRates::kAsBuilt): line rate of the trained generation at the trained width, and that
+  /// generation's efficiency unless the file gives one.
+  bool as_built = false;
+  double built_line_bytes_per_s = 0;
   int spec_link = -1;        ///< index in spec().links of the line that made it; -1 for network links
   int connectors = 0;        ///< connectors the channel crosses (channel loss)
   int vias = 0;              ///< extra via transitions (channel loss)
   SourceLocation where;
 
   hw::LinkFamily family() const { return tech->family; }
-  /// Line rate per direction, bytes/s: the technology's unit rate × width (as designed).
-  double line_bytes_per_s() const { return tech->line_bytes_per_s(width); }
+  /// Line rate per direction, bytes/s: the trained link's when as_built, else the technology's unit rate × width.
+  double line_bytes_per_s() const { return as_built ? built_line_bytes_per_s : design_line_bytes_per_s(); }
+  /// Line rate per direction as designed: the technology's unit rate × width.
+  double design_line_bytes_per_s() const { return tech->line_bytes_per_s(width); }
+  /// Trained below its design (probe recorded trained_gen or trained_width below tech and width).
+  bool below_design() const {
+    return (trained_gen > 0 && trained_gen < tech->generation) || (trained_width > 0 && trained_width < width);
+  }
   /// What large transfers reach per direction, bytes/s: line rate × efficiency.
   double effective_bytes_per_s() const { return line_bytes_per_s() * efficiency; }
   double latency_s() const { return tech->latency_s.value; }
   int other(int node) const { return node == a ? b : a; }
 };
+
+/// Which rates links get where the chassis records a trained state below the design (`probe -o` writes
+/// `trained_gen` / `trained_width`): the trained ones (default, the box as built) or the design's.
+enum class LinkRates { kAsBuilt, kAsDesigned };
 
 /// The most copies of a chassis one model holds (`network.boxes`, `--nodes`).
 inline constexpr int kMaxBoxes = 1024;
@@ -85,6 +101,7 @@ class Chassis {
   const std::string& description() const { return description_; }
   const ChassisSpec& spec() const { return spec_; }
   int boxes() const { return boxes_; }
+  LinkRates rates() const { return rates_; }
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }
@@ -104,8 +121,9 @@ class Chassis {
   int find_display(const std::string& name) const;
 
  private:
-  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int, bool);
+  friend Chassis build_chassis(const ChassisSpec&, const hw::Catalog&, int, bool, LinkRates);
   std::string name_, description_;
+  LinkRates rates_ = LinkRates::kAsBuilt;
   ChassisSpec spec_;
   int boxes_ = 1;
   std::vector<Node> nodes_;
@@ -124,11 +142,17 @@ class Chassis {
 /// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU; and, unless
 /// `enforce_budgets` is false, any budget check_budgets() (topo/budget.h) finds exceeded: root-complex
 /// and socket lanes, power, heat, cost, channel loss, retimer generation.
+/// `rates`: links recorded as trained below their design run at the trained rate (kAsBuilt) or the design's.
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog = hw::Catalog::builtin(),
-                      int boxes = 0, bool enforce_budgets = true);
+                      int boxes = 0, bool enforce_budgets = true, LinkRates rates = LinkRates::kAsBuilt);
 
 /// Loads a preset by id, or a chassis YAML file by path. Throws InputError for neither.
-Chassis load_chassis(const std::string& preset_or_path, int boxes = 0);
+Chassis load_chassis(const std::string& preset_or_path, int boxes = 0, LinkRates rates = LinkRates::kAsBuilt);
+
+/// One line saying which rates the links below their design got ("links as built: gpu5 - sw5 at Gen4 x8
+/// (designed pcie5 x16, 2.0x less); --as-designed for the design figures"), or "" when no link of box 0
+/// trained below its design.
+std::string link_rates_note(const Chassis& c);
 /// The spec of a preset by id or of a file by path.
 ChassisSpec load_spec(const std::string& preset_or_path);
 

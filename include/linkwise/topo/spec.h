@@ -29,6 +29,9 @@ struct NodeSpec {
   std::optional<int> numa;                  ///< cpu only: NUMA node (default: order among CPUs)
   std::map<std::string, double> overrides;  ///< replaces the part's figures, by field name
   std::string pci_address;                  ///< optional, e.g. "0000:1b:00.0" (probe output)
+  /// cpu only, optional: the logical CPUs of the socket's NUMA node(s) as Linux lists them, SMT siblings
+  /// included ("0-55,112-167"; probe output from node*/cpulist); the CPU Affinity column prints it.
+  std::string cpulist;
   std::string label;                        ///< optional free text (slot name, board position)
   std::string zone;                         ///< cooling zone id (budgets.cooling_zones), or ""
   std::string slot;                         ///< the card slot it occupies (budgets.slots), or ""

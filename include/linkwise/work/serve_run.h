@@ -20,6 +20,7 @@ struct ServeRunOptions {
   int tp = 1, pp = 1, replicas = 0, input = 1024, output = 256, concurrency = 0, lora_rank = 0;
   int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
   double rate = 0, prefix_hit = 0;
+  bool as_designed = false;  ///< links at their design rate, not the trained one the chassis records
   bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
 };
 

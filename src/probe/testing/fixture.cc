@@ -27,6 +27,7 @@ std::string config_bytes(const FakeDev& d) {
   b[0x34] = 0x40;
   b[0x40] = 0x10;  // PCI Express capability, last in the list
   put16(0x42, 0x2 | (static_cast<unsigned>(d.port_type) << 4));
+  put16(0x52, d.link_status);  // Link Status (capability + 0x12)
   if (d.acs) {
     put16(0x100, 0x000d);  // ACS, version 1, no next capability
     put16(0x102, 0x0001);

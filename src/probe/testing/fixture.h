@@ -25,6 +25,7 @@ struct FakeDev {
   int port_type = 0;       ///< PCIe Device/Port Type written to config space: 0 endpoint, 4 root port, 5/6 switch
   bool acs = false;        ///< write an ACS extended capability
   bool acs_redirect = false;
+  unsigned link_status = 0;  ///< PCI Express Link Status register written to config space (bit 14 LBMS, 15 LABS)
 };
 
 class SysfsFixture {
