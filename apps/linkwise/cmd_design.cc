@@ -1,14 +1,7 @@
 // linkwise design: the best chassis designs of a design space for its workloads (docs/design-format.md).
-#include <fmt/format.h>
-
-#include <filesystem>
-
 #include "commands.h"
 #include "linkwise/design/search.h"
 #include "linkwise/report/design_report.h"
-#include "linkwise/topo/spec.h"
-#include "linkwise/util/error.h"
-#include "linkwise/util/text.h"
 
 namespace linkwise::cli {
 
@@ -28,13 +21,7 @@ Handler setup_design(CLI::App& sub) {
   return [o] {
     auto space = design::load_space(o->space);
     auto result = design::run_design(space, o->search);
-    if (!o->out.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(o->out, ec);
-      if (ec) throw RuntimeError(fmt::format("cannot create folder '{}': {}", o->out, ec.message()));
-      for (const auto* list : {&result.ranked, &result.front})
-        for (const auto& d : *list) write_file_atomic(o->out + "/" + d.spec.name + ".yaml", topo::chassis_spec_to_yaml(d.spec));
-    }
+    if (!o->out.empty()) design::write_designs(result, o->out);
     emit(o->json ? report::design_json(result).dump(2) + "\n" : report::design_text(result), o->output);
     return 0;
   };

@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/spec.h"
+#include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
 #include "linkwise/work/job.h"
 #include "linkwise/work/model.h"
 #include "linkwise/work/search.h"
@@ -389,6 +393,14 @@ DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+void write_designs(const DesignResult& result, const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw RuntimeError(fmt::format("cannot create folder '{}': {}", folder, ec.message()));
+  for (const auto* list : {&result.ranked, &result.front})
+    for (const auto& d : *list) write_file_atomic(folder + "/" + d.spec.name + ".yaml", topo::chassis_spec_to_yaml(d.spec));
 }
 
 }  // namespace linkwise::design

@@ -83,6 +83,10 @@ struct DesignResult {
 /// how many candidates.
 DesignResult run_design(const DesignSpace& space, const SearchOptions& options = {});
 
+/// Writes each ranked and front design as a chassis YAML (NAME.yaml) into `folder`, creating it;
+/// each file atomically. Throws RuntimeError when the folder cannot be created or a file written.
+void write_designs(const DesignResult& result, const std::string& folder);
+
 /// Closed-form scoring only (benchmarks): builds, checks and scores every candidate with `threads`
 /// workers and returns the number of feasible candidates. `distinct` receives the distinct chassis scored.
 std::uint64_t score_all(const DesignSpace& space, int threads, std::uint64_t* distinct = nullptr);
