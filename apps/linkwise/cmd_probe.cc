@@ -1,13 +1,10 @@
 // linkwise probe: discover this machine's topology, check its links, convert NCCL topology files.
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "commands.h"
 #include "linkwise/probe/check.h"
 #include "linkwise/probe/discover.h"
 #include "linkwise/probe/nccl_xml.h"
-#include "linkwise/probe/nvml.h"
 #include "linkwise/report/probe_report.h"
 #include "linkwise/report/topo_report.h"
 #include "linkwise/topo/analysis.h"
@@ -27,30 +24,6 @@ struct ProbeOpts {
   std::string expect;
   std::string nccl_in, nccl_out, chassis;
 };
-
-// The machine, read from sysfs (and NVML when it describes the same machine).
-std::pair<probe::Machine, probe::Discovery> read_this_machine(const ProbeOpts& o) {
-  std::unique_ptr<probe::NvmlApi> nvml;
-  std::string why;
-  if (o.no_nvml) {
-    why = "--no-nvml given";
-  } else if (!o.sysfs_root.empty()) {
-    why = "--sysfs-root reads a copy of sysfs, and NVML would describe this machine instead";
-  } else {
-    nvml = probe::open_nvml(&why);
-    if (!nvml) why = "cannot load libnvidia-ml.so.1 (" + why + ")";
-  }
-  probe::SysfsReader sys;
-  if (!o.sysfs_root.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(o.sysfs_root, ec))
-      throw InputError(fmt::format("--sysfs-root '{}' is not a folder", o.sysfs_root));
-    sys = probe::SysfsReader::for_copy(o.sysfs_root);
-  }
-  auto m = probe::read_machine(sys, nvml.get(), why);
-  auto d = probe::discover(m, o.name);
-  return {std::move(m), std::move(d)};
-}
 
 // What a chassis from --chassis or --nccl-xml holds, as `linkwise topo` shows it (it builds, or throws
 // before anything is written), with what the import left out.
@@ -76,7 +49,7 @@ int run_probe(const ProbeOpts& o) {
                                                            o.name == "probed" ? "" : o.name, &notes);
     printed = chassis_summary(spec, notes, o.json);
   } else {
-    auto [m, d] = read_this_machine(o);
+    auto [m, d] = probe::read_this_machine(o.sysfs_root, o.no_nvml, o.name);
     spec = d.spec;
     if (o.check) {
       probe::CheckOptions co;
@@ -97,11 +70,7 @@ int run_probe(const ProbeOpts& o) {
   std::string yaml = o.output.empty() ? "" : topo::chassis_spec_to_yaml(spec);
   std::vector<std::string> synthetic;
   std::string xml = o.nccl_out.empty() ? "" : probe::export_nccl_topology(topo::build_chassis(spec), &synthetic);
-  if (!synthetic.empty() && !o.json)
-    printed += fmt::format("NCCL topology: {} bus ID(s) are synthetic (the chassis gives no pci_address; marked "
-                           "linkwise_busid=\"synthetic\"): {}. NCCL matches GPUs and NICs by bus ID: put the "
-                           "machine's in (nvidia-smi --query-gpu=pci.bus_id --format=csv)\n",
-                           synthetic.size(), fmt::join(synthetic, ", "));
+  if (!o.json) printed += report::nccl_synthetic_note(synthetic);
   std::vector<std::pair<std::string, std::string>> files;  // all written or none
   if (!o.output.empty()) files.emplace_back(o.output, yaml);
   if (!o.nccl_out.empty()) files.emplace_back(o.nccl_out, xml);

@@ -139,4 +139,12 @@ nlohmann::json imported_json(const topo::Chassis& chassis, const topo::TopoAnaly
   return j;
 }
 
+std::string nccl_synthetic_note(const std::vector<std::string>& synthetic) {
+  if (synthetic.empty()) return "";
+  return fmt::format("NCCL topology: {} bus ID(s) are synthetic (the chassis gives no pci_address; marked "
+                     "linkwise_busid=\"synthetic\"): {}. NCCL matches GPUs and NICs by bus ID: put the "
+                     "machine's in (nvidia-smi --query-gpu=pci.bus_id --format=csv)\n",
+                     synthetic.size(), fmt::join(synthetic, ", "));
+}
+
 }  // namespace linkwise::report

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linkwise/hw/catalog.h"
@@ -64,5 +65,11 @@ struct Discovery {
 /// catalog cannot place exactly is placed approximately and said so.
 Discovery discover(const Machine& machine, const std::string& name = "probed",
                    const hw::Catalog& catalog = hw::Catalog::builtin());
+
+/// This machine read from sysfs (or from a copy of it at `sysfs_root`), with NVML when it describes
+/// the same machine (not with a copy, nor with `no_nvml`), and discovered as chassis `name`.
+/// Throws InputError when `sysfs_root` is not a folder.
+std::pair<Machine, Discovery> read_this_machine(const std::string& sysfs_root, bool no_nvml,
+                                                const std::string& name = "probed");
 
 }  // namespace linkwise::probe

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "linkwise/probe/check.h"
 #include "linkwise/probe/discover.h"
@@ -23,5 +24,8 @@ nlohmann::json imported_json(const topo::Chassis& chassis, const topo::TopoAnaly
 /// The findings of --check, worst first, and the verdict.
 std::string check_text(const probe::CheckReport& r);
 nlohmann::json check_json(const probe::CheckReport& r);
+
+/// The line `probe --nccl-out` prints when bus IDs of the exported topology are synthetic; "" when none.
+std::string nccl_synthetic_note(const std::vector<std::string>& synthetic);
 
 }  // namespace linkwise::report
