@@ -1,0 +1,70 @@
+// The option handling behind `linkwise train` and `linkwise serve` (work::run_train, work::run_serve).
+#include <gtest/gtest.h>
+
+#include "linkwise/util/error.h"
+#include "linkwise/work/serve_run.h"
+#include "linkwise/work/train_run.h"
+
+namespace linkwise::work {
+namespace {
+
+TEST(TrainRun, RejectsFlagsTheCombinationIgnores) {
+  TrainOptions o;
+  o.scaling = true;
+  o.given = {"CHASSIS", "--model", "--plan"};
+  EXPECT_THROW(check_train_options(o), InputError);
+  o.given = {"CHASSIS", "--model"};
+  EXPECT_NO_THROW(check_train_options(o));
+  TrainOptions v;
+  v.validation = true;
+  v.given = {"--validation", "--json"};
+  EXPECT_NO_THROW(check_train_options(v));
+  v.given = {"--validation", "CHASSIS"};
+  EXPECT_THROW(check_train_options(v), InputError);
+  TrainOptions l;
+  l.given = {"--lora-rank"};
+  EXPECT_THROW(check_train_options(l), InputError);  // --lora-rank without --mode lora
+}
+
+TEST(TrainRun, JobTakesTheLoraTargetsInOrder) {
+  TrainOptions o;
+  o.mode = "lora";
+  o.lora_targets = "q,,v,down";
+  Job j = make_train_job(o);
+  EXPECT_EQ(j.lora.targets, (std::vector<std::string>{"q", "v", "down"}));
+  o.recompute = "sometimes";
+  EXPECT_THROW(make_train_job(o), InputError);
+}
+
+TEST(TrainRun, NeedsChassisAndModel) {
+  TrainOptions o;
+  EXPECT_THROW(run_train(o), InputError);
+  o.chassis = "dgx-h100";
+  EXPECT_THROW(run_train(o), InputError);
+}
+
+TEST(ServeRun, ParsesAndChecksTheTextualOptions) {
+  ServeRunOptions o;
+  o.gpus = "0,,2";
+  o.load = "gds";
+  ServeOptions s = make_serve_options(o);
+  EXPECT_EQ(s.gpus, (std::vector<std::string>{"0", "2"}));
+  EXPECT_EQ(s.load, LoadPath::kGds);
+  o.load = "nvme";
+  EXPECT_THROW(make_serve_options(o), InputError);
+  o.load = "page-cache";
+  o.gpus = ",,";
+  EXPECT_THROW(make_serve_options(o), InputError);
+  ServeRunOptions v;
+  v.validation = true;
+  v.model = "llama3.1-8b";
+  EXPECT_THROW(run_serve(v), InputError);  // validation takes no --model
+  ServeRunOptions w;
+  w.chassis = "inference-appliance";
+  w.model = "llama3.1-8b";
+  w.sweep = "latency";
+  EXPECT_THROW(run_serve(w), InputError);
+}
+
+}  // namespace
+}  // namespace linkwise::work
