@@ -136,7 +136,7 @@ BoardMaterial parse_material(const YAML::Node& n, const std::string& file) {
   BoardMaterial m;
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     if (key == "id") m.id = v.as<std::string>();
     else if (key == "name") m.name = v.as<std::string>();
     else if (key == "loss_db_per_mm_8GHz") m.loss_db_per_mm_8GHz = parse_figure(v, file, key);
@@ -156,7 +156,7 @@ ChannelBudget parse_channel(const YAML::Node& n, const std::string& file) {
   ChannelBudget c;
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     if (key == "tech") c.tech = v.as<std::string>();
     else if (key == "nyquist_GHz") c.nyquist_GHz = parse_figure(v, file, key);
     else if (key == "loss_budget_db") c.loss_budget_db = parse_figure(v, file, key);

@@ -216,7 +216,7 @@ PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
   static const std::set<std::string> plain = {"id", "kind", "like", "name", "vendor", "arch", "pcie", "nvlink", "socket", "network"};
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string key = it->first.Scalar();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     const SourceLocation at = location_of(it->second, file);
     if (plain.count(key)) {
       std::string value = as_string(v, file, key);
