@@ -226,6 +226,9 @@ MeasurementFile parse_measurements(const std::string& text, const std::string& f
     std::size_t at = std::min<std::size_t>(e.byte, text.size());
     int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     throw InputError(fmt::format("not valid JSON: {}", e.what()), {filename, line, 0});
+  } catch (const json::exception& e) {
+    // Other parse failures (a number beyond double's range: out_of_range 406) carry no offset.
+    throw InputError(fmt::format("not valid JSON: {}", e.what()), {filename, 0, 0});
   }
   const std::vector<int> lines = entry_lines(text);
   g_entry_lines = &lines;
