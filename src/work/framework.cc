@@ -40,6 +40,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.gather_every_micro_batch = p.zero == 2;
       break;
     case Framework::kDeepSpeed:
+    case Framework::kDeepSpeed03:
       t.grad_overlap = p.zero >= 3;  // overlap_comm: true for stage 3, false otherwise
       t.grad_bytes = 2;
       t.fused_elementwise = false;
@@ -53,33 +54,25 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       // PR #8130 keeps frozen weights gathered there, trainable ones still released); the backward's
       // pre-backward hook gathers them again.
       t.zero3_regather_for_recompute = true;
-      break;
-    case Framework::kDeepSpeed03:
-      // DeepSpeed 0.3.x (stage 3 first shipped in 0.3.13, March 2021) as deepspeed, except how stage 3
-      // issues its collectives, which DeepSpeed PR #1188 (June 2021) changed:
-      //  * every parameter all-gather called torch.cuda.synchronize() before launching (PR #1188: "the
-      //    async version is not async at all, because each all_gather calls torch.cuda.synchronize()";
-      //    issue #1069: "a torch.cuda.synchronize() sync point when pre_launch next all_gather"): the
-      //    device drains, so no gather or gradient reduce-scatter runs beside the compute;
-      //  * one all-gather per parameter, ~0.13 ms pre-launch + ~0.25 ms launch of host time each
-      //    (issue #1069, 8 A100 p4d box, DeepSpeed 0.3.16, PyTorch 1.8);
-      //  * the gathered partitions copied out one tensor per rank (PR #1188: "the existing
-      //    _allgather_params has explicit memcpy after the all-gather op"; PyTorch 1.8
-      //    ProcessGroupNCCL::allgather copies outputTensors[i][j] one by one), and the gradient
-      //    reduce-scatter's inputs copied in the same way (ProcessGroupNCCL::reduce_scatter flattens its
-      //    input list): one copy_ per rank, kCopyLaunch_s each.
-      t.grad_overlap = false;
-      t.grad_bytes = 2;
-      t.fused_elementwise = false;
-      t.hopper_attention = false;
-      t.reduce_every_micro_batch = p.zero == 2;
-      t.zero3_reduce_bucket_params = kDeepSpeedReduceBucket;
-      t.per_module_gather = true;
-      t.bucket_params = kDeepSpeedReduceBucket;
-      t.zero3_blocking = true;
-      t.zero3_regather_for_recompute = true;
-      t.zero3_call_s = 0.13e-3 + 0.25e-3 - 8 * kCopyLaunch_s;  // #1069 timed 8 ranks: their copies out
-      t.zero3_call_per_rank_s = kCopyLaunch_s;
+      if (job.framework == Framework::kDeepSpeed03) {
+        // DeepSpeed 0.3.x (stage 3 first shipped in 0.3.13, March 2021) as deepspeed, except how stage 3
+        // issues its collectives, which DeepSpeed PR #1188 (June 2021) changed:
+        //  * every parameter all-gather called torch.cuda.synchronize() before launching (PR #1188: "the
+        //    async version is not async at all, because each all_gather calls torch.cuda.synchronize()";
+        //    issue #1069: "a torch.cuda.synchronize() sync point when pre_launch next all_gather"): the
+        //    device drains, so no gather or gradient reduce-scatter runs beside the compute;
+        //  * one all-gather per parameter, ~0.13 ms pre-launch + ~0.25 ms launch of host time each
+        //    (issue #1069, 8 A100 p4d box, DeepSpeed 0.3.16, PyTorch 1.8);
+        //  * the gathered partitions copied out one tensor per rank (PR #1188: "the existing
+        //    _allgather_params has explicit memcpy after the all-gather op"; PyTorch 1.8
+        //    ProcessGroupNCCL::allgather copies outputTensors[i][j] one by one), and the gradient
+        //    reduce-scatter's inputs copied in the same way (ProcessGroupNCCL::reduce_scatter flattens its
+        //    input list): one copy_ per rank, kCopyLaunch_s each.
+        t.grad_overlap = false;
+        t.zero3_blocking = true;
+        t.zero3_call_s = 0.13e-3 + 0.25e-3 - 8 * kCopyLaunch_s;  // #1069 timed 8 ranks: their copies out
+        t.zero3_call_per_rank_s = kCopyLaunch_s;
+      }
       break;
   }
   if (job.grad_overlap != Switch::kDefault) t.grad_overlap = job.grad_overlap == Switch::kOn;
