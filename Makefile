@@ -5,6 +5,7 @@
 # More checks (each in its own build directory; CUDA, NCCL, MPI and benchmarks off):
 #   make test-sanitize  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-sanitize/)
 #   make test-debug     the test suite of a Debug build, assertions on (build-debug/)
+#   make check-format   checks every C++ source against .clang-format (installs clang-format-14)
 #   make fuzz           builds the libFuzzer targets with clang++ (build-fuzz/), runs each FUZZ_SECONDS
 BUILD_DIR ?= build
 JOBS ?= 2
@@ -18,7 +19,7 @@ DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
 
-.PHONY: all deps configure build run test bench clean test-sanitize test-debug fuzz
+.PHONY: all deps configure build run test bench clean test-sanitize test-debug fuzz check-format
 
 all: build
 
@@ -54,6 +55,11 @@ test-debug: deps
 	cmake -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug $(CHECK_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-debug -j$(JOBS)
 	cd build-debug && ctest --output-on-failure -j$(JOBS)
+
+check-format:
+	@dpkg-query -W -f='$${Status}' clang-format-14 2>/dev/null | grep -q "install ok installed" || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-format-14; }
+	scripts/check-format.sh
 
 bench: build
 	./$(BUILD_DIR)/bench/linkwise_bench

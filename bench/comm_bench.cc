@@ -10,8 +10,8 @@ using linkwise::comm::Algo;
 using linkwise::comm::Communicator;
 using linkwise::comm::Op;
 
-// One message size on 8 GPUs, from nothing: communicator (ring search), every algorithm and protocol
-// timed through the engine, the auto choice.
+// One message size on 8 GPUs, from nothing: communicator (ring search), every algorithm and
+// protocol timed through the engine, the auto choice.
 void BM_OneSize8Gpus(benchmark::State& state) {
   auto chassis = linkwise::topo::load_chassis("dgx-h100");
   for (auto _ : state) {
@@ -41,14 +41,15 @@ void BM_Sweep64Gpus8Boxes(benchmark::State& state) {
   for (auto _ : state) {
     Communicator comm(chassis);
     double sum = 0;
-    for (double s = 8; s <= 8.0 * (1ull << 30); s *= 2) sum += comm.predict(Op::kAllReduce, s).time_s;
+    for (double s = 8; s <= 8.0 * (1ull << 30); s *= 2)
+      sum += comm.predict(Op::kAllReduce, s).time_s;
     benchmark::DoNotOptimize(sum);
   }
 }
 BENCHMARK(BM_Sweep64Gpus8Boxes)->Unit(benchmark::kMillisecond);
 
-// All-reduce on 1024 GPUs (128 DGX H100 boxes): ring search, then the ring channels sharing every NIC and
-// NVLink by max-min in the engine, for the ring algorithm at one size.
+// All-reduce on 1024 GPUs (128 DGX H100 boxes): ring search, then the ring channels sharing every
+// NIC and NVLink by max-min in the engine, for the ring algorithm at one size.
 void BM_AllReduce1024Gpus(benchmark::State& state) {
   auto chassis = linkwise::topo::load_chassis("dgx-h100", 128);
   for (auto _ : state) {
@@ -59,8 +60,9 @@ void BM_AllReduce1024Gpus(benchmark::State& state) {
 }
 BENCHMARK(BM_AllReduce1024Gpus)->Unit(benchmark::kMillisecond);
 
-// What `linkwise collective dgx-h100 --nodes B -b 1G -e 1G` computes, chassis built outside the loop:
-// communicator (ring search), the cut bound, and one size with auto (every algorithm that could win).
+// What `linkwise collective dgx-h100 --nodes B -b 1G -e 1G` computes, chassis built outside the
+// loop: communicator (ring search), the cut bound, and one size with auto (every algorithm that
+// could win).
 void BM_CliPath(benchmark::State& state) {
   auto chassis = linkwise::topo::load_chassis("dgx-h100", static_cast<int>(state.range(0)));
   for (auto _ : state) {
@@ -73,14 +75,16 @@ void BM_CliPath(benchmark::State& state) {
 }
 BENCHMARK(BM_CliPath)->ArgName("boxes")->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 
-// BM_CliPath at 128 boxes in steps: 0 the communicator alone, 1 and the bound, 2 and one size with auto.
+// BM_CliPath at 128 boxes in steps: 0 the communicator alone, 1 and the bound, 2 and one size with
+// auto.
 void BM_CliPart(benchmark::State& state) {
   auto chassis = linkwise::topo::load_chassis("dgx-h100", 128);
   const int part = static_cast<int>(state.range(0));
   for (auto _ : state) {
     Communicator comm(chassis);
     if (part >= 1) benchmark::DoNotOptimize(comm.bound(Op::kAllReduce).busbw_Bps);
-    if (part >= 2) benchmark::DoNotOptimize(comm.predict(Op::kAllReduce, 1.0 * (1ull << 30)).time_s);
+    if (part >= 2)
+      benchmark::DoNotOptimize(comm.predict(Op::kAllReduce, 1.0 * (1ull << 30)).time_s);
   }
 }
 BENCHMARK(BM_CliPart)->ArgName("step")->DenseRange(0, 2)->Unit(benchmark::kMillisecond);

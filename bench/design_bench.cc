@@ -1,8 +1,9 @@
-// Google Benchmark: the design search (linkwise design). Results in docs/PERFORMANCE.md, section "Design".
-// BM_DesignClosedForm builds, budget-checks and scores in closed form every candidate of an 8-GPU space
-// with one training workload (the space of examples/design/training-appliance-space.yaml with 8 GPUs
-// only and one workload); candidates_per_s counts every candidate of the space per second of wall time.
-// A fresh score cache each iteration: every distinct chassis is scored every time.
+// Google Benchmark: the design search (linkwise design). Results in docs/PERFORMANCE.md, section
+// "Design". BM_DesignClosedForm builds, budget-checks and scores in closed form every candidate of
+// an 8-GPU space with one training workload (the space of
+// examples/design/training-appliance-space.yaml with 8 GPUs only and one workload);
+// candidates_per_s counts every candidate of the space per second of wall time. A fresh score cache
+// each iteration: every distinct chassis is scored every time.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -49,21 +50,22 @@ workloads:
 void BM_DesignClosedForm(benchmark::State& state) {
   auto space = design::parse_space(kSpace, "bench.yaml");
   std::uint64_t distinct = 0, feasible = 0;
-  // Process CPU time (every thread): on a machine shared with other jobs the wall time says how much of
-  // the cores this process got, the CPU time what the work costs.
+  // Process CPU time (every thread): on a machine shared with other jobs the wall time says how
+  // much of the cores this process got, the CPU time what the work costs.
   double cpu_s = 0;
   for (auto _ : state) {
     std::clock_t c0 = std::clock();
     feasible = design::score_all(space, static_cast<int>(state.range(0)), &distinct);
     cpu_s += static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   }
-  state.counters["candidates_per_cpu_s"] =
-      static_cast<double>(space.candidate_count()) * static_cast<double>(state.iterations()) / std::max(cpu_s, 1e-9);
+  state.counters["candidates_per_cpu_s"] = static_cast<double>(space.candidate_count()) *
+                                           static_cast<double>(state.iterations()) /
+                                           std::max(cpu_s, 1e-9);
   state.counters["candidates"] = static_cast<double>(space.candidate_count());
   state.counters["distinct_chassis"] = static_cast<double>(distinct);
   state.counters["feasible"] = static_cast<double>(feasible);
-  state.counters["candidates_per_s"] =
-      benchmark::Counter(static_cast<double>(space.candidate_count()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["candidates_per_s"] = benchmark::Counter(
+      static_cast<double>(space.candidate_count()), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_DesignClosedForm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -21,7 +21,8 @@ measure::MeasurementFile reference_like(int gpus) {
   }
   std::vector<int> all;
   for (int a = 0; a < gpus; ++a) all.push_back(a);
-  f.measurements.push_back({.kind = "collective", .gpus = all, .op = "all_reduce", .measured_GBps = 360});
+  f.measurements.push_back(
+      {.kind = "collective", .gpus = all, .op = "all_reduce", .measured_GBps = 360});
   return f;
 }
 

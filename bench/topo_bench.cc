@@ -1,4 +1,5 @@
-// Google Benchmark: the all-pairs topology analysis (linkwise topo). Results in docs/PERFORMANCE.md.
+// Google Benchmark: the all-pairs topology analysis (linkwise topo). Results in
+// docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
 #include "linkwise/topo/analysis.h"
@@ -18,7 +19,8 @@ BENCHMARK_CAPTURE(BM_TopoAnalyse, dgx_h100_1box, "dgx-h100", 1)->Unit(benchmark:
 BENCHMARK_CAPTURE(BM_TopoAnalyse, dgx1_v100_1box, "dgx1-v100", 1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_TopoAnalyse, dgx_h100_2box, "dgx-h100", 2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_TopoAnalyse, dgx_h100_8box, "dgx-h100", 8)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_TopoAnalyse, training_appliance_8box, "training-appliance", 8)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TopoAnalyse, training_appliance_8box, "training-appliance", 8)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_LoadChassis(benchmark::State& state) {
   for (auto _ : state) {

@@ -26,8 +26,8 @@ void BM_Step70bTp8(benchmark::State& state) {
 }
 BENCHMARK(BM_Step70bTp8)->Unit(benchmark::kMillisecond);
 
-// One full engine evaluation of GPT-3 175B on 512 GPUs (tp=8, pp=8, dp=8), fresh StepModel each time:
-// communicators, ring searches and every period's engine run are paid.
+// One full engine evaluation of GPT-3 175B on 512 GPUs (tp=8, pp=8, dp=8), fresh StepModel each
+// time: communicators, ring searches and every period's engine run are paid.
 void BM_SimulateGpt3_512(benchmark::State& state) {
   auto chassis = topo::load_chassis("dgx-a100", 64);
   auto model = work::find_model("gpt3-175b");
@@ -40,8 +40,8 @@ void BM_SimulateGpt3_512(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateGpt3_512)->Unit(benchmark::kMillisecond);
 
-// The closed-form score of one plan (StepModel::estimate) with the model's caches warm, as the plan search
-// calls it: GPT-3 175B on 512 GPUs, cycling through every candidate that fits.
+// The closed-form score of one plan (StepModel::estimate) with the model's caches warm, as the plan
+// search calls it: GPT-3 175B on 512 GPUs, cycling through every candidate that fits.
 void BM_EstimatePerPlan(benchmark::State& state) {
   auto chassis = topo::load_chassis("dgx-a100", 64);
   auto model = work::find_model("gpt3-175b");
@@ -76,8 +76,10 @@ void BM_PlanAuto(benchmark::State& state, const char* preset, int boxes, const c
   state.counters["gpus"] = static_cast<double>(chassis.gpus().size());
   state.counters["plans_ranked"] = plans;
 }
-BENCHMARK_CAPTURE(BM_PlanAuto, llama3_70b_64gpu, "dgx-h100", 8, "llama3-70b")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_PlanAuto, gpt3_175b_512gpu, "dgx-a100", 64, "gpt3-175b")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanAuto, llama3_70b_64gpu, "dgx-h100", 8, "llama3-70b")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanAuto, gpt3_175b_512gpu, "dgx-a100", 64, "gpt3-175b")
+    ->Unit(benchmark::kMillisecond);
 
 // `linkwise train --plan auto` as the CLI runs it when the job leaves every choice open: plans x
 // recompute x offload x framework x gradient overlap x fusion (SearchOptions::everything()).

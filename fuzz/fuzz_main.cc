@@ -1,4 +1,5 @@
-// libFuzzer main for one target, chosen at compile time by LINKWISE_FUZZ_TARGET (see CMakeLists.txt).
+// libFuzzer main for one target, chosen at compile time by LINKWISE_FUZZ_TARGET (see
+// CMakeLists.txt).
 #include "targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
-// Replays a seed corpus through a fuzz entry point with the normal compiler: `fuzz_replay TARGET DIR`
-// feeds every file below DIR to the target's entry and fails if any input crashes it (or, in the
-// sanitizer build, trips a sanitizer). Registered as one CTest test per target.
+// Replays a seed corpus through a fuzz entry point with the normal compiler: `fuzz_replay TARGET
+// DIR` feeds every file below DIR to the target's entry and fails if any input crashes it (or, in
+// the sanitizer build, trips a sanitizer). Registered as one CTest test per target.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>

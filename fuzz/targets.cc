@@ -67,7 +67,8 @@ int nccl_xml(const std::uint8_t* data, std::size_t size) {
 int sysfs_tree(const std::uint8_t* data, std::size_t size) {
   namespace fs = std::filesystem;
   // Deep below the temporary folder, so that relative links with a few ".." stay inside it.
-  static const fs::path base = fs::temp_directory_path() / ("linkwise-fuzz-" + std::to_string(::getpid()));
+  static const fs::path base =
+      fs::temp_directory_path() / ("linkwise-fuzz-" + std::to_string(::getpid()));
   static const fs::path root = base / "a/b/c/d/e/f/g/h/root";
   std::error_code ec;
   fs::remove_all(base, ec);
@@ -90,13 +91,16 @@ int sysfs_tree(const std::uint8_t* data, std::size_t size) {
     bool link = !path.empty() && path[0] == '@';
     if (link) path.erase(0, 1);
     // Paths stay below the root: no absolute paths, no "..", nothing long.
-    if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos || path.size() > 300) continue;
+    if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos || path.size() > 300)
+      continue;
     fs::path p = root / path;
     fs::create_directories(p.parent_path(), ec);
     if (link) {
       // Link targets are relative and climb at most eight folders.
       std::size_t ups = 0;
-      for (std::size_t i = contents.find(".."); i != std::string::npos; i = contents.find("..", i + 2)) ++ups;
+      for (std::size_t i = contents.find(".."); i != std::string::npos;
+           i = contents.find("..", i + 2))
+        ++ups;
       if (contents.empty() || contents[0] == '/' || ups > 8 || contents.size() > 300) continue;
       fs::create_symlink(contents, p, ec);
     } else {

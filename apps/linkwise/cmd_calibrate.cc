@@ -14,12 +14,18 @@ Handler setup_calibrate(CLI::App& sub) {
     int nodes = 0;
   };
   auto o = std::make_shared<Opts>();
-  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")->required();
-  sub.add_option("MEASURED", o->measured, "Measurement file (JSON, as linkwise bench -o writes; docs/measure.md)")->required();
-  sub.add_option("--threshold", o->threshold, "Flag figures off by more than this many percent (default 10)")
+  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")
+      ->required();
+  sub.add_option("MEASURED", o->measured,
+                 "Measurement file (JSON, as linkwise bench -o writes; docs/measure.md)")
+      ->required();
+  sub.add_option("--threshold", o->threshold,
+                 "Flag figures off by more than this many percent (default 10)")
       ->check(CLI::Range(0.0, 1000.0));
-  sub.add_flag("--fit", o->fit, "Fit link efficiencies to the copy-engine figures; write the chassis with -o");
-  sub.add_option("-o,--output", o->output, "With --fit: the fitted chassis YAML file (written atomically)");
+  sub.add_flag("--fit", o->fit,
+               "Fit link efficiencies to the copy-engine figures; write the chassis with -o");
+  sub.add_option("-o,--output", o->output,
+                 "With --fit: the fitted chassis YAML file (written atomically)");
   sub.add_flag("--strict", o->strict, "Exit 1 when a figure is flagged");
   sub.add_flag("--json", o->json, "Print as JSON");
   add_nodes_flag(sub, o->nodes);
@@ -37,7 +43,9 @@ Handler setup_calibrate(CLI::App& sub) {
       write_file_atomic(o->output, topo::chassis_spec_to_yaml(fit->spec));
     }
     const measure::Fit* f = fit ? &*fit : nullptr;
-    emit(o->json ? report::calibrate_json(cal, f, o->output).dump(2) + "\n" : report::calibrate_text(cal, f, o->output), "");
+    emit(o->json ? report::calibrate_json(cal, f, o->output).dump(2) + "\n"
+                 : report::calibrate_text(cal, f, o->output),
+         "");
     return o->strict && cal.flagged > 0 ? 1 : 0;
   };
 }

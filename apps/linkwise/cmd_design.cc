@@ -1,4 +1,5 @@
-// linkwise design: the best chassis designs of a design space for its workloads (docs/design-format.md).
+// linkwise design: the best chassis designs of a design space for its workloads
+// (docs/design-format.md).
 #include "commands.h"
 #include "linkwise/design/search.h"
 #include "linkwise/report/design_report.h"
@@ -14,15 +15,20 @@ Handler setup_design(CLI::App& sub) {
   auto o = std::make_shared<Opts>();
   sub.add_option("SPACE", o->space, "A design space YAML file (docs/design-format.md)")->required();
   sub.add_flag("--json", o->json, "Print the result as JSON");
-  sub.add_option("--top", o->search.top, "Designs ranked and scored in full")->check(CLI::Range(1, 100));
-  sub.add_option("--threads", o->search.threads, "Worker threads (0: every core)")->check(CLI::Range(0, 1024));
-  sub.add_option("--out", o->out, "Write each ranked and front design as a chassis YAML into this folder");
-  sub.add_option("-o,--output", o->output, "Write the report to this file (atomically) instead of standard output");
+  sub.add_option("--top", o->search.top, "Designs ranked and scored in full")
+      ->check(CLI::Range(1, 100));
+  sub.add_option("--threads", o->search.threads, "Worker threads (0: every core)")
+      ->check(CLI::Range(0, 1024));
+  sub.add_option("--out", o->out,
+                 "Write each ranked and front design as a chassis YAML into this folder");
+  sub.add_option("-o,--output", o->output,
+                 "Write the report to this file (atomically) instead of standard output");
   return [o] {
     auto space = design::load_space(o->space);
     auto result = design::run_design(space, o->search);
     if (!o->out.empty()) design::write_designs(result, o->out);
-    emit(o->json ? report::design_json(result).dump(2) + "\n" : report::design_text(result), o->output);
+    emit(o->json ? report::design_json(result).dump(2) + "\n" : report::design_text(result),
+         o->output);
     return 0;
   };
 }

@@ -29,8 +29,7 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 16));
   sub.add_option("--gpus", o->gpus, "GPUs to use, e.g. 0,1 or 0-3 or GPU0,GPU1 (default: all)");
   sub.add_option("--input", o->input, "Prompt tokens per request")->check(CLI::Range(1, 1 << 24));
-  sub.add_option("--output", o->output, "Output tokens per request")
-      ->check(CLI::Range(1, 1 << 24));
+  sub.add_option("--output", o->output, "Output tokens per request")->check(CLI::Range(1, 1 << 24));
   sub.add_option("--concurrency", o->concurrency,
                  "Closed loop: this many users, each sending its next request when the last ends")
       ->check(CLI::Range(1, 1 << 20));

@@ -45,21 +45,25 @@ Handler setup_topo(CLI::App& sub) {
     std::string output;
   };
   auto o = std::make_shared<Opts>();
-  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")->required();
+  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")
+      ->required();
   auto* json = sub.add_flag("--json", o->json, "Print the analysis as JSON");
   sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph")->excludes(json);
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
-  sub.add_option("-o,--output", o->output, "Write to this file (atomically) instead of standard output");
+  sub.add_option("-o,--output", o->output,
+                 "Write to this file (atomically) instead of standard output");
   return [o] {
-    auto chassis = topo::load_chassis(o->chassis, o->nodes,
-                                      o->as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+    auto chassis = topo::load_chassis(
+        o->chassis, o->nodes,
+        o->as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
     if (o->dot) {
       emit(report::topo_dot(chassis), o->output);
       return 0;
     }
     auto analysis = topo::analyse(chassis);
-    emit(o->json ? report::topo_json(chassis, analysis).dump(2) + "\n" : report::topo_text(chassis, analysis),
+    emit(o->json ? report::topo_json(chassis, analysis).dump(2) + "\n"
+                 : report::topo_text(chassis, analysis),
          o->output);
     return 0;
   };

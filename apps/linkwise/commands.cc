@@ -23,15 +23,26 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"presets", "List the built-in machine presets", setup_presets},
       {"catalog", "List catalog parts and link technologies with their sources", setup_catalog},
-      {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings", setup_topo},
-      {"probe", "Discover this machine's topology; --check its links, ACS, IOMMU and NVLinks", setup_probe},
-      {"collective", "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
+      {"topo", "Analyse a chassis: path classes, bandwidths, bisection, lanes, warnings",
+       setup_topo},
+      {"probe", "Discover this machine's topology; --check its links, ACS, IOMMU and NVLinks",
+       setup_probe},
+      {"collective",
+       "Predict a collective (nccl-tests style): time, algbw, busbw, algorithm, cut bound",
        setup_collective},
-      {"train", "Training step time, breakdown, memory, busiest links and time to train of a job and plan", setup_train},
-      {"serve", "Serving latency, throughput, KV cache, links and cold start of a model on a chassis", setup_serve},
-      {"bench", "Measure host-device, peer and collective bandwidth on this machine's GPUs", setup_bench},
-      {"calibrate", "Hold measured figures against the model; fit link efficiencies", setup_calibrate},
-      {"design", "Search a design space for the best chassis that fits its budgets, for its workloads", setup_design},
+      {"train",
+       "Training step time, breakdown, memory, busiest links and time to train of a job and plan",
+       setup_train},
+      {"serve",
+       "Serving latency, throughput, KV cache, links and cold start of a model on a chassis",
+       setup_serve},
+      {"bench", "Measure host-device, peer and collective bandwidth on this machine's GPUs",
+       setup_bench},
+      {"calibrate", "Hold measured figures against the model; fit link efficiencies",
+       setup_calibrate},
+      {"design",
+       "Search a design space for the best chassis that fits its budgets, for its workloads",
+       setup_design},
   };
   return table;
 }
@@ -52,7 +63,8 @@ void add_nodes_flag(CLI::App& sub, int& nodes) {
 
 void add_as_designed_flag(CLI::App& sub, bool& as_designed) {
   sub.add_flag("--as-designed", as_designed,
-               "Links at their design rate; by default a link the chassis records as trained lower (probe -o) runs "
+               "Links at their design rate; by default a link the chassis records as trained lower "
+               "(probe -o) runs "
                "at its trained generation and width");
 }
 

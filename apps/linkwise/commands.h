@@ -1,5 +1,6 @@
-// The subcommand table of the linkwise executable. Each command lives in its own cmd_*.cc: it declares
-// its flags on a CLI11 subcommand, fills an options struct, and returns a handler that calls the library.
+// The subcommand table of the linkwise executable. Each command lives in its own cmd_*.cc: it
+// declares its flags on a CLI11 subcommand, fills an options struct, and returns a handler that
+// calls the library.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,7 +10,8 @@
 
 namespace linkwise::cli {
 
-/// A command's handler; returns the process exit code (0 ok, 1 runtime failure or unhealthy, 2 bad input).
+/// A command's handler; returns the process exit code (0 ok, 1 runtime failure or unhealthy, 2 bad
+/// input).
 using Handler = std::function<int()>;
 
 struct Command {

@@ -27,8 +27,9 @@ int main(int argc, char** argv) {
     for (const auto& cmd : cli::commands()) names.emplace_back(cmd.name);
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       std::string hint = did_you_mean(argv[1], names);
-      fmt::print(stderr, "linkwise: unknown command '{}'{}\n", argv[1],
-                 hint.empty() ? "; commands: " + fmt::to_string(fmt::join(names, ", ")) : "; " + hint);
+      fmt::print(
+          stderr, "linkwise: unknown command '{}'{}\n", argv[1],
+          hint.empty() ? "; commands: " + fmt::to_string(fmt::join(names, ", ")) : "; " + hint);
       return 2;
     }
   }
@@ -43,7 +44,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "linkwise: {}\n", e.what());
-    if (!app.get_subcommands().empty()) fmt::print(stderr, "run 'linkwise {} --help' for its flags\n", app.get_subcommands().front()->get_name());
+    if (!app.get_subcommands().empty())
+      fmt::print(stderr, "run 'linkwise {} --help' for its flags\n",
+                 app.get_subcommands().front()->get_name());
     return 2;
   }
   try {

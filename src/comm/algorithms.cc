@@ -1,9 +1,9 @@
 // Algorithms as phases of flows, and their latency terms. Equations: docs/collectives.md.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <span>
-
-#include <fmt/format.h>
 
 #include "impl.h"
 #include "linkwise/topo/chassis.h"
@@ -16,9 +16,12 @@ using detail::Route;
 
 double wire_factor(Protocol p) {
   switch (p) {
-    case Protocol::kLL: return 2.0;            // 8-byte line = 4 data + 4 flag bytes
-    case Protocol::kLL128: return 128.0 / 120.0;  // 128-byte line = 120 data + 8 flag bytes
-    case Protocol::kSimple: return 1.0;
+    case Protocol::kLL:
+      return 2.0;  // 8-byte line = 4 data + 4 flag bytes
+    case Protocol::kLL128:
+      return 128.0 / 120.0;  // 128-byte line = 120 data + 8 flag bytes
+    case Protocol::kSimple:
+      return 1.0;
   }
   return 1.0;
 }
@@ -45,7 +48,8 @@ sim::FlowSpec single(const Route& r, double bytes) {
   return coupled({&one, 1}, bytes);
 }
 
-// NCCL src/graph/tuning.cc (NCCL 2.2x): baseLat and hwLat, microseconds, [protocol] = {LL, LL128, Simple}.
+// NCCL src/graph/tuning.cc (NCCL 2.2x): baseLat and hwLat, microseconds, [protocol] = {LL, LL128,
+// Simple}.
 constexpr double kBaseLatTree[3] = {6.8, 14.0, 8.4};
 constexpr double kBaseLatRing[3] = {6.6, 14.0, 8.4};
 constexpr double kHwLatNvlinkTree[3] = {0.6, 1.25, 4.0};
@@ -84,7 +88,8 @@ void Communicator::Impl::check_nvls() {
       int s = link.other(g);
       if (switch_eff[s] < 0) {
         const auto& sw = chassis->node(s);
-        bool reduces = sw.kind == topo::NodeKind::kNvSwitch && sw.fig("in_switch_reduction", 0) >= 1;
+        bool reduces =
+            sw.kind == topo::NodeKind::kNvSwitch && sw.fig("in_switch_reduction", 0) >= 1;
         switch_eff[s] = reduces ? std::max(sw.fig("nvls_efficiency", 0), 0.0) : 0.0;
       }
       if (switch_eff[s] <= 0) return;
@@ -106,12 +111,16 @@ bool Communicator::Impl::supports(Algo a, Op op) const {
   const int n = static_cast<int>(ranks.size());
   switch (a) {
     case Algo::kAuto:
-    case Algo::kBest: return true;
+    case Algo::kBest:
+      return true;
     case Algo::kRing:
       return !rings.empty() && op != Op::kAllToAll && op != Op::kSendRecv;
-    case Algo::kTree: return op == Op::kAllReduce;
-    case Algo::kNvls: return nvls && op == Op::kAllReduce;
-    case Algo::kDirect: return n <= 256;
+    case Algo::kTree:
+      return op == Op::kAllReduce;
+    case Algo::kNvls:
+      return nvls && op == Op::kAllReduce;
+    case Algo::kDirect:
+      return n <= 256;
     case Algo::kHierarchical: {
       if (op != Op::kAllReduce || groups.size() < 2) return false;
       for (const auto& g : groups)
@@ -126,19 +135,24 @@ std::string Communicator::Impl::why_not(Algo a, Op op) const {
   const bool all_reduce = op == Op::kAllReduce;
   switch (a) {
     case Algo::kAuto:
-    case Algo::kBest: return {};
+    case Algo::kBest:
+      return {};
     case Algo::kRing:
       if (op == Op::kAllToAll || op == Op::kSendRecv)
-        return fmt::format("ring does not run {} in this model; NCCL runs it as direct peer transfers (--algo direct)",
-                           to_string(op));
+        return fmt::format(
+            "ring does not run {} in this model; NCCL runs it as direct peer transfers (--algo "
+            "direct)",
+            to_string(op));
       return "no ring was found through these GPUs";
-    case Algo::kTree: return "the tree is modelled for all_reduce only";
+    case Algo::kTree:
+      return "the tree is modelled for all_reduce only";
     case Algo::kNvls:
       if (!all_reduce) return "NVLS is modelled for all_reduce only";
       if (!opt.allow_nvls) return "NVLS is turned off";
       if (groups.size() != 1) return "NVLS across boxes (NVLS tree) is not modelled";
       return "NVLS needs all ranks on NVSwitches that reduce in-network";
-    case Algo::kDirect: return "direct is limited to 256 ranks";
+    case Algo::kDirect:
+      return "direct is limited to 256 ranks";
     case Algo::kHierarchical:
       if (!all_reduce) return "hierarchical is modelled for all_reduce only";
       if (groups.size() < 2) return "hierarchical needs ranks in several boxes";
@@ -155,7 +169,8 @@ void Communicator::Impl::setup_protocols() {
   // NVLS runs Simple only. NCCL enables LL128 by default only where the intra-node graph is NVLink
   // (tuning.cc, protoEnable). NCCL_PROTO (opt.protocols) narrows either list.
   auto allowed = [&](Protocol p) {
-    return opt.protocols.empty() || std::find(opt.protocols.begin(), opt.protocols.end(), p) != opt.protocols.end();
+    return opt.protocols.empty() ||
+           std::find(opt.protocols.begin(), opt.protocols.end(), p) != opt.protocols.end();
   };
   protos_nvls.clear();
   protos_other.clear();
@@ -167,22 +182,24 @@ void Communicator::Impl::setup_protocols() {
 const Route& Communicator::Impl::full_route(int i, int j) const {
   const Route& r = router->route_full(ranks[i], ranks[j]);
   if (!r.found())
-    throw InputError(fmt::format("no path from {} to {} in chassis '{}'", chassis->display_name(ranks[i]),
-                                 chassis->display_name(ranks[j]), chassis->name()));
+    throw InputError(fmt::format("no path from {} to {} in chassis '{}'",
+                                 chassis->display_name(ranks[i]), chassis->display_name(ranks[j]),
+                                 chassis->name()));
   return r;
 }
 
 void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phase>& out) const {
   const int n = static_cast<int>(ranks.size());
   Phase ph{"ring", 0, {}};
-  double k = op == Op::kAllReduce ? 2.0 * (n - 1) / n
+  double k = op == Op::kAllReduce                                 ? 2.0 * (n - 1) / n
              : (op == Op::kAllGather || op == Op::kReduceScatter) ? static_cast<double>(n - 1) / n
-                                                                   : 1.0;
+                                                                  : 1.0;
   for (std::size_t c = 0; c < rings.size(); ++c) {
     std::vector<const Route*> hops;
     const auto& hr = ring_routes[c];
     for (int i = 0; i < n; ++i) {
-      // broadcast: a chain from the root (ranks[0]) skips the hop into it; reduce: the hop out of it.
+      // broadcast: a chain from the root (ranks[0]) skips the hop into it; reduce: the hop out of
+      // it.
       int to = (i + 1) % n;
       if (op == Op::kBroadcast && rings[c].order[to] == ranks[0]) continue;
       if (op == Op::kReduce && rings[c].order[i] == ranks[0]) continue;
@@ -194,8 +211,8 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
 }
 
 std::vector<std::pair<int, int>> Communicator::Impl::tree_edges(int t) const {
-  // Double binary tree: chains inside each box, binary trees across boxes (NCCL src/graph/trees.cc).
-  // Tree 1 reverses the chains and mirrors the box order.
+  // Double binary tree: chains inside each box, binary trees across boxes (NCCL
+  // src/graph/trees.cc). Tree 1 reverses the chains and mirrors the box order.
   const int G = static_cast<int>(groups.size());
   std::vector<std::pair<int, int>> edges;
   // Rank position k of box g's chain in tree t.
@@ -231,11 +248,11 @@ void Communicator::Impl::tree_phases(Op op, double S, double w, std::vector<Phas
   out.push_back(std::move(ph));
 }
 
-// Every route out of a GPU starts on that GPU's own outgoing link directions, with coefficients that
-// sum to 1, and no route passes through a GPU. NVLink routes start on NVLink links only, the others
-// (PCIe, host memory, network) on the other links. So rank g's NVLink edges, S/2 bytes each, load its
-// outgoing NVLink directions with nvlink_edges(g)·S/2 in all, carried at most at Σ C(g→·) over them,
-// and likewise for its other edges and links:
+// Every route out of a GPU starts on that GPU's own outgoing link directions, with coefficients
+// that sum to 1, and no route passes through a GPU. NVLink routes start on NVLink links only, the
+// others (PCIe, host memory, network) on the other links. So rank g's NVLink edges, S/2 bytes each,
+// load its outgoing NVLink directions with nvlink_edges(g)·S/2 in all, carried at most at Σ C(g→·)
+// over them, and likewise for its other edges and links:
 //   τ_tree ≥ max_g max( nvlink_edges(g) / 2 / C_nvlink(g),  other_edges(g) / 2 / C_other(g) )
 // Kept 1e-9 below that, far more than the rounding of the engine's own time, so that a tree this
 // bound rules out could not have been picked either.
@@ -244,7 +261,8 @@ double Communicator::Impl::tree_tau_floor() const {
   std::vector<int> nvlink_edges(n, 0), other_edges(n, 0);
   for (int t = 0; t < 2; ++t)
     for (auto [from, to] : tree_edges(t))
-      ++(router->kind(ranks[from], ranks[to]) == HopKind::kNvlink ? nvlink_edges : other_edges)[from];
+      ++(router->kind(ranks[from], ranks[to]) == HopKind::kNvlink ? nvlink_edges
+                                                                  : other_edges)[from];
   double floor = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double nvlink_out = 0, other_out = 0;
@@ -262,8 +280,8 @@ double Communicator::Impl::tree_tau_floor() const {
 void Communicator::Impl::nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const {
   const int n = static_cast<int>(ranks.size());
   (void)op;  // one op only
-  // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to the
-  // switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
+  // In-switch reduction (multimem.ld_reduce) then multicast (multimem.st): each GPU sends its S to
+  // the switches and its reduced shard S/n back; receives its shard S/n and the multicast S.
   Phase ph{"nvls", 0, {}};
   ph.flows.push_back(single(nvls_legs, S * (1.0 + 1.0 / n) * nvls_scale * w));
   out.push_back(std::move(ph));
@@ -286,7 +304,9 @@ void Communicator::Impl::direct_phases(Op op, double S, double w, std::vector<Ph
       break;
     case Op::kAllGather:
     case Op::kReduceScatter:
-    case Op::kAllToAll: pairs("direct", S / n); break;
+    case Op::kAllToAll:
+      pairs("direct", S / n);
+      break;
     case Op::kBroadcast:
     case Op::kReduce: {
       Phase ph{"direct", 0, {}};
@@ -304,19 +324,22 @@ void Communicator::Impl::direct_phases(Op op, double S, double w, std::vector<Ph
   }
 }
 
-void Communicator::Impl::hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const {
+void Communicator::Impl::hierarchical_phases(Op op, double S, double w,
+                                             std::vector<Phase>& out) const {
   auto route = [&](int i, int j) -> const Route& { return full_route(i, j); };
   (void)op;  // one op only
   // Reduce-scatter in each box, all-reduce of S/L across boxes (L rings, one per local index),
   // all-gather in each box.
   const int G = static_cast<int>(groups.size()), L = static_cast<int>(groups[0].size());
   std::vector<const Route*> hops;  // routes live in the router's cache
-  auto rings_phase = [&](const char* name, const std::vector<std::vector<int>>& cycles, double bytes) {
+  auto rings_phase = [&](const char* name, const std::vector<std::vector<int>>& cycles,
+                         double bytes) {
     Phase ph{name, 0, {}};
     for (const auto& cyc : cycles) {
       if (cyc.size() < 2) continue;
       hops.clear();
-      for (std::size_t i = 0; i < cyc.size(); ++i) hops.push_back(&route(cyc[i], cyc[(i + 1) % cyc.size()]));
+      for (std::size_t i = 0; i < cyc.size(); ++i)
+        hops.push_back(&route(cyc[i], cyc[(i + 1) % cyc.size()]));
       ph.flows.push_back(coupled(hops, bytes * w));
     }
     out.push_back(std::move(ph));
@@ -334,13 +357,24 @@ std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double 
   const double w = wire_factor(p);
   std::vector<Phase> out;
   switch (a) {
-    case Algo::kRing: ring_phases(op, S, w, out); break;
-    case Algo::kTree: tree_phases(op, S, w, out); break;
-    case Algo::kNvls: nvls_phases(op, S, w, out); break;
-    case Algo::kDirect: direct_phases(op, S, w, out); break;
-    case Algo::kHierarchical: hierarchical_phases(op, S, w, out); break;
+    case Algo::kRing:
+      ring_phases(op, S, w, out);
+      break;
+    case Algo::kTree:
+      tree_phases(op, S, w, out);
+      break;
+    case Algo::kNvls:
+      nvls_phases(op, S, w, out);
+      break;
+    case Algo::kDirect:
+      direct_phases(op, S, w, out);
+      break;
+    case Algo::kHierarchical:
+      hierarchical_phases(op, S, w, out);
+      break;
     case Algo::kAuto:
-    case Algo::kBest: break;
+    case Algo::kBest:
+      break;
   }
   return out;
 }
@@ -368,7 +402,9 @@ double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
     case Algo::kTree:
       us = kBaseLatTree[pi] + 2 * ((n / N - 1) * intra_tree + log2i(N) * kHwLatNetTree[pi]);
       break;
-    case Algo::kNvls: us = kHwLatNvlinkNvls + (multi ? kHwLatNetNvls : 0); break;
+    case Algo::kNvls:
+      us = kHwLatNvlinkNvls + (multi ? kHwLatNetNvls : 0);
+      break;
     case Algo::kDirect: {
       // derived: one ring step per phase (every pair moves at once): base + one hop's latency.
       double hop = multi ? kHwLatNetRing[pi] : intra_ring;
@@ -381,7 +417,8 @@ double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
       break;
     }
     case Algo::kAuto:
-    case Algo::kBest: break;
+    case Algo::kBest:
+      break;
   }
   return us * 1e-6;
 }

@@ -25,7 +25,8 @@ TEST(CommCollective, ParsesOpsAlgosAndTypes) {
 }
 
 TEST(CommCollective, BusFactorsFollowNcclTests) {
-  // nccl-tests doc/PERFORMANCE.md: all-reduce 2(n-1)/n, all-gather / reduce-scatter / all-to-all (n-1)/n.
+  // nccl-tests doc/PERFORMANCE.md: all-reduce 2(n-1)/n, all-gather / reduce-scatter / all-to-all
+  // (n-1)/n.
   EXPECT_DOUBLE_EQ(bus_factor(Op::kAllReduce, 8), 1.75);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kAllGather, 8), 0.875);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kReduceScatter, 4), 0.75);
@@ -33,7 +34,8 @@ TEST(CommCollective, BusFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor(Op::kBroadcast, 8), 1);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kSendRecv, 2), 1);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kReduce, 8), 1);
-  // One rank: the same formulas, 2(1-1)/1 = 0 and (1-1)/1 = 0 (nccl-tests prints busbw 0); 1 for the others.
+  // One rank: the same formulas, 2(1-1)/1 = 0 and (1-1)/1 = 0 (nccl-tests prints busbw 0); 1 for
+  // the others.
   EXPECT_DOUBLE_EQ(bus_factor(Op::kAllReduce, 1), 0);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kAllGather, 1), 0);
   EXPECT_DOUBLE_EQ(bus_factor(Op::kAllToAll, 1), 0);
@@ -47,8 +49,8 @@ TEST(CommCollective, EveryOpByItsNcclTestsName) {
     names.push_back(to_string(op));
     EXPECT_EQ(parse_op(to_string(op)), op);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                                             "alltoall", "sendrecv"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter",
+                                             "broadcast", "reduce", "alltoall", "sendrecv"}));
   EXPECT_EQ(parse_op("all_to_all"), Op::kAllToAll);
   EXPECT_EQ(parse_op("send_recv"), Op::kSendRecv);
   EXPECT_TRUE(rooted(Op::kBroadcast));

@@ -2,17 +2,18 @@
 //
 // Timing. For a fixed schedule every flow's bytes scale with S, so the engine's time for the phase
 // chain is exactly linear in S: t(S) = latency + τ·S. τ is found once per (op, algorithm, protocol)
-// by running the engine (sim::Engine) on the schedule at S = 1 GiB, and cached; a sweep of sizes then
-// costs one multiply each. auto evaluates every (algorithm, protocol) NCCL's tuner would weigh that the
-// ranks support (ring, tree, NVLS; direct for all-to-all and send/recv) and keeps the fastest, as the
-// tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo). An
-// algorithm whose latency plus a lower bound on its bandwidth term cannot beat the best found so far
-// is not timed (could_beat()): the choice is the same, and one-off predictions skip building it.
+// by running the engine (sim::Engine) on the schedule at S = 1 GiB, and cached; a sweep of sizes
+// then costs one multiply each. auto evaluates every (algorithm, protocol) NCCL's tuner would weigh
+// that the ranks support (ring, tree, NVLS; direct for all-to-all and send/recv) and keeps the
+// fastest, as the tuner picks the least modelled time (src/enqueue.cc, topoGetAlgoInfo). An
+// algorithm whose latency plus a lower bound on its bandwidth term cannot beat the best found so
+// far is not timed (could_beat()): the choice is the same, and one-off predictions skip building
+// it.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "impl.h"
 #include "linkwise/topo/chassis.h"
@@ -24,7 +25,8 @@ namespace {
 constexpr double kReferenceBytes = 1024.0 * 1024 * 1024;  // S at which τ is measured
 }
 
-Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes, CommOptions options)
+Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes,
+                           CommOptions options)
     : impl_(std::make_unique<Impl>()) {
   auto& m = *impl_;
   m.chassis = &chassis;
@@ -32,7 +34,8 @@ Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_no
   if (gpu_nodes.empty()) gpu_nodes = chassis.gpus();
   std::set<int> seen;
   for (int g : gpu_nodes) {
-    if (g < 0 || g >= static_cast<int>(chassis.nodes().size()) || chassis.node(g).kind != topo::NodeKind::kGpu)
+    if (g < 0 || g >= static_cast<int>(chassis.nodes().size()) ||
+        chassis.node(g).kind != topo::NodeKind::kGpu)
       throw InputError(fmt::format("node {} of chassis '{}' is not a GPU", g, chassis.name()));
     if (!seen.insert(g).second)
       throw InputError(fmt::format("{} is listed twice among the ranks", chassis.display_name(g)));
@@ -82,8 +85,8 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   return t;
 }
 
-// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first: the
-// first 3 names into t.bottlenecks, the count into t.saturated.
+// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first:
+// the first 3 names into t.bottlenecks, the count into t.saturated.
 void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
   const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
@@ -102,12 +105,14 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   t.saturated = static_cast<int>(sat.size());
 }
 
-// Every flow of a schedule scales with the protocol's wire factor, so τ(p) = τ(Simple) · wire_factor(p):
-// the engine runs once per (op, algorithm).
+// Every flow of a schedule scales with the protocol's wire factor, so τ(p) = τ(Simple) ·
+// wire_factor(p): the engine runs once per (op, algorithm).
 Communicator::Impl::Timing& cached(const Communicator::Impl& m, Op op, Algo a) {
-  auto key = std::make_tuple(static_cast<int>(op), static_cast<int>(a), static_cast<int>(Protocol::kSimple));
+  auto key = std::make_tuple(static_cast<int>(op), static_cast<int>(a),
+                             static_cast<int>(Protocol::kSimple));
   auto it = m.timing_cache.find(key);
-  if (it == m.timing_cache.end()) it = m.timing_cache.emplace(key, time_schedule(m, op, a, Protocol::kSimple)).first;
+  if (it == m.timing_cache.end())
+    it = m.timing_cache.emplace(key, time_schedule(m, op, a, Protocol::kSimple)).first;
   return it->second;
 }
 
@@ -144,14 +149,15 @@ bool could_beat(const Communicator::Impl& m, Op op, Algo a, double bytes, double
   return false;
 }
 
-// Algo::kAuto: what NCCL's tuner picks by its own cost model (src/graph/tuning.cc, ncclTopoTuneModel;
-// src/enqueue.cc, topoGetAlgoInfo: the least estimated time), then timed by the flow model. NCCL
-// estimates time = latency + S / algbw with algbw = busBw × ratio, ratio n/(2(n-1)) for the ring's
-// all-reduce and 0.5 for the tree, and the tree's busBw 0.92 × the graph's. The graph's busBw is taken
-// from the ring the flow model timed (busBw = 2(n-1)/n / τ_ring); the ring and NVLS estimates are the
-// flow model's own times, which have NCCL's form (latency + bytes / bandwidth).
-void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes, const std::vector<Algo>& algos,
-                    Prediction& best) {
+// Algo::kAuto: what NCCL's tuner picks by its own cost model (src/graph/tuning.cc,
+// ncclTopoTuneModel; src/enqueue.cc, topoGetAlgoInfo: the least estimated time), then timed by the
+// flow model. NCCL estimates time = latency + S / algbw with algbw = busBw × ratio, ratio
+// n/(2(n-1)) for the ring's all-reduce and 0.5 for the tree, and the tree's busBw 0.92 × the
+// graph's. The graph's busBw is taken from the ring the flow model timed (busBw = 2(n-1)/n /
+// τ_ring); the ring and NVLS estimates are the flow model's own times, which have NCCL's form
+// (latency + bytes / bandwidth).
+void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes,
+                    const std::vector<Algo>& algos, Prediction& best) {
   const int n = static_cast<int>(m.ranks.size());
   double best_est = std::numeric_limits<double>::infinity();
   std::vector<std::pair<double, std::string>> per_algo;  // each algorithm's best estimate
@@ -168,7 +174,8 @@ void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes, const std:
       } else {
         est = lat + timing(m, op, a, p).first * bytes;
       }
-      if (est < algo_best) algo_best = est, algo_name = fmt::format("{}/{}", to_string(a), to_string(p));
+      if (est < algo_best)
+        algo_best = est, algo_name = fmt::format("{}/{}", to_string(a), to_string(p));
       if (est < best_est) {
         best_est = est;
         best.algorithm = a;
@@ -184,8 +191,10 @@ void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes, const std:
   std::sort(per_algo.begin(), per_algo.end());
   std::string others;
   for (std::size_t i = 1; i < per_algo.size(); ++i)
-    others += fmt::format("{} {} {:.1f} us", i == 1 ? ";" : ",", per_algo[i].second, per_algo[i].first * 1e6);
-  best.choice = fmt::format("NCCL's tuner model: {} {:.1f} us{}", per_algo.front().second, best_est * 1e6, others);
+    others += fmt::format("{} {} {:.1f} us", i == 1 ? ";" : ",", per_algo[i].second,
+                          per_algo[i].first * 1e6);
+  best.choice = fmt::format("NCCL's tuner model: {} {:.1f} us{}", per_algo.front().second,
+                            best_est * 1e6, others);
 }
 
 void check_bytes(double bytes) {
@@ -199,31 +208,35 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
   check_bytes(bytes);
   const auto& m = *impl_;
   if (algo != Algo::kAuto && !m.supports(algo, op))
-    throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs ({})", to_string(algo), to_string(op),
-                                 m.ranks.size(), m.why_not(algo, op)));
+    throw InputError(fmt::format("algorithm '{}' cannot run {} on these {} GPUs ({})",
+                                 to_string(algo), to_string(op), m.ranks.size(),
+                                 m.why_not(algo, op)));
   if (algo != Algo::kAuto && m.protocols(algo).empty())
-    throw InputError(fmt::format("algorithm '{}' has no protocol left that NCCL_PROTO allows", to_string(algo)));
+    throw InputError(
+        fmt::format("algorithm '{}' has no protocol left that NCCL_PROTO allows", to_string(algo)));
   std::vector<Algo> algos;
   if (algo == Algo::kAuto || algo == Algo::kBest) {
-    // Only what NCCL's tuner chooses among (src/enqueue.cc): ring, tree and NVLS for the collectives,
-    // direct peer transfers for all-to-all and send/recv. Hierarchical, and direct for the other
-    // collectives, are this model's extras, used only when asked for by name.
+    // Only what NCCL's tuner chooses among (src/enqueue.cc): ring, tree and NVLS for the
+    // collectives, direct peer transfers for all-to-all and send/recv. Hierarchical, and direct for
+    // the other collectives, are this model's extras, used only when asked for by name.
     if (op == Op::kAllToAll || op == Op::kSendRecv) {
       if (m.supports(Algo::kDirect, op)) algos.push_back(Algo::kDirect);
     } else {
       // NCCL_ALGO (opt.algos) narrows the list as it narrows NCCL's.
       for (Algo a : {Algo::kRing, Algo::kTree, Algo::kNvls})
         if (m.supports(a, op) && !m.protocols(a).empty() &&
-            (m.opt.algos.empty() || std::find(m.opt.algos.begin(), m.opt.algos.end(), a) != m.opt.algos.end()))
+            (m.opt.algos.empty() ||
+             std::find(m.opt.algos.begin(), m.opt.algos.end(), a) != m.opt.algos.end()))
           algos.push_back(a);
     }
     if (algos.empty())
-      throw InputError(fmt::format("no algorithm can run {} on these {} GPUs ({})", to_string(op), m.ranks.size(),
+      throw InputError(fmt::format("no algorithm can run {} on these {} GPUs ({})", to_string(op),
+                                   m.ranks.size(),
                                    op == Op::kAllToAll || op == Op::kSendRecv
                                        ? "direct, the only one for it, is limited to 256 ranks"
-                                       : !m.opt.algos.empty() || !m.opt.protocols.empty()
-                                           ? "none that NCCL_ALGO / NCCL_PROTO allow"
-                                           : "no ring was found through them"));
+                                   : !m.opt.algos.empty() || !m.opt.protocols.empty()
+                                       ? "none that NCCL_ALGO / NCCL_PROTO allow"
+                                       : "no ring was found through them"));
   } else {
     algos.push_back(algo);
   }
@@ -247,8 +260,11 @@ Prediction Communicator::predict(Op op, double bytes, Algo algo) const {
         }
       }
     }
-    if (algo == Algo::kBest) best.choice = "the fastest schedule the flow model finds (--algo best)";
-    else if (algo == Algo::kAuto) best.choice = "the only algorithm left: NCCL_ALGO / NCCL_PROTO and the machine allow no other";
+    if (algo == Algo::kBest)
+      best.choice = "the fastest schedule the flow model finds (--algo best)";
+    else if (algo == Algo::kAuto)
+      best.choice =
+          "the only algorithm left: NCCL_ALGO / NCCL_PROTO and the machine allow no other";
   }
   const auto& limits = bottlenecks_of(m, op, best.algorithm);
   best.bottlenecks = limits.bottlenecks;
@@ -287,8 +303,8 @@ std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>&
         seen[r] = static_cast<int>(p);
         if (seen[r ^ 1] == static_cast<int>(p)) both[r / 2] = 1;
       }
-  // Only where host memory is read or written over the link (SHM): the measured loss is that of DMA to
-  // and from host memory through the root complex (catalog pcie* duplex_efficiency); peer writes
+  // Only where host memory is read or written over the link (SHM): the measured loss is that of DMA
+  // to and from host memory through the root complex (catalog pcie* duplex_efficiency); peer writes
   // through a switch and GPUDirect RDMA keep the full rate both ways (24 GB/s per HDR NIC each way
   // on DGX A100, nccl issue 812).
   const auto& staged = router->host_staged();
@@ -308,12 +324,13 @@ Bound Communicator::bound(Op op) const {
   return it->second;
 }
 
-Prediction predict(const topo::Chassis& chassis, Op op, const std::vector<int>& gpu_nodes, double bytes, Algo algo) {
+Prediction predict(const topo::Chassis& chassis, Op op, const std::vector<int>& gpu_nodes,
+                   double bytes, Algo algo) {
   return Communicator(chassis, gpu_nodes).predict(op, bytes, algo);
 }
 
-int add_schedule(sim::TaskGraph& graph, const Schedule& schedule, const std::vector<int>& deps, sim::StreamRef stream,
-                 const std::string& name) {
+int add_schedule(sim::TaskGraph& graph, const Schedule& schedule, const std::vector<int>& deps,
+                 sim::StreamRef stream, const std::string& name) {
   int prev = -1;
   for (const auto& ph : schedule.phases) {
     sim::Task t;

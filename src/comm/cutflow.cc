@@ -14,12 +14,14 @@ namespace {
 
 constexpr double kOpen = topo::FlowNetwork::kOpen;  // an edge no cut can pass through
 
-// Traffic between ranks may cross a NIC (the cut flows span boxes): topo/flow.h's rule, between boxes.
+// Traffic between ranks may cross a NIC (the cut flows span boxes): topo/flow.h's rule, between
+// boxes.
 bool passes(topo::NodeKind k) { return topo::may_pass(k, true); }
 
 }  // namespace
 
-CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks) : chassis_(chassis), ranks_(ranks) {
+CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks)
+    : chassis_(chassis), ranks_(ranks) {
   const int boxes = chassis.boxes();
   if (boxes < 2) return;
   const int n = static_cast<int>(chassis.nodes().size());
@@ -40,10 +42,14 @@ CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks) 
   box_links_.assign(boxes, {});
   for (const auto& link : chassis.links()) {
     const int ba = chassis.node(link.a).box, bb = chassis.node(link.b).box;
-    if (ba == bb && ba >= 0) box_links_[ba].push_back(link.index);
-    else if (ba >= 0 && link.b == spine) box_links_[ba].push_back(link.index);
-    else if (bb >= 0 && link.a == spine) box_links_[bb].push_back(link.index);
-    else return;  // a link between boxes, not through the switch
+    if (ba == bb && ba >= 0)
+      box_links_[ba].push_back(link.index);
+    else if (ba >= 0 && link.b == spine)
+      box_links_[ba].push_back(link.index);
+    else if (bb >= 0 && link.a == spine)
+      box_links_[bb].push_back(link.index);
+    else
+      return;  // a link between boxes, not through the switch
   }
   // Class of each box: its nodes' parts and its links, by local position (the switch as -1).
   std::map<std::vector<std::uintptr_t>, int> classes;
@@ -68,7 +74,8 @@ CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks) 
     box_class_[b] = classes.emplace(sig, static_cast<int>(classes.size())).first->second;
   }
   box_ranks_.assign(boxes, {});
-  for (int i = 0; i < static_cast<int>(ranks.size()); ++i) box_ranks_[chassis.node(ranks[i]).box].push_back(i);
+  for (int i = 0; i < static_cast<int>(ranks.size()); ++i)
+    box_ranks_[chassis.node(ranks[i]).box].push_back(i);
   spine_ = spine;
 }
 
@@ -81,7 +88,8 @@ double CutFlows::whole_graph(const std::vector<char>& in_a, bool a_to_b) {
   if (!finder_) finder_ = std::make_unique<topo::PathFinder>(chassis_, topo::Rate::kEffective);
   std::vector<int> ga, gb;
   for (std::size_t i = 0; i < ranks_.size(); ++i) (in_a[i] ? ga : gb).push_back(ranks_[i]);
-  return a_to_b ? finder_->max_flow(ga, gb, topo::Fabric::kAll) : finder_->max_flow(gb, ga, topo::Fabric::kAll);
+  return a_to_b ? finder_->max_flow(ga, gb, topo::Fabric::kAll)
+                : finder_->max_flow(gb, ga, topo::Fabric::kAll);
 }
 
 double CutFlows::solve(const std::vector<char>& in_a, bool a_to_b) {
@@ -93,16 +101,21 @@ double CutFlows::solve(const std::vector<char>& in_a, bool a_to_b) {
     if (box_ranks_[b].empty()) continue;
     src.clear();
     dst.clear();
-    for (int i : box_ranks_[b]) (static_cast<bool>(in_a[i]) == a_to_b ? src : dst).push_back(local_[ranks_[i]]);
-    if (dst.empty()) into += box_to_switch(static_cast<int>(b), src, true);
-    else if (src.empty()) out += box_to_switch(static_cast<int>(b), dst, false);
-    else sides.push_back({static_cast<int>(b), src, dst});
+    for (int i : box_ranks_[b])
+      (static_cast<bool>(in_a[i]) == a_to_b ? src : dst).push_back(local_[ranks_[i]]);
+    if (dst.empty())
+      into += box_to_switch(static_cast<int>(b), src, true);
+    else if (src.empty())
+      out += box_to_switch(static_cast<int>(b), dst, false);
+    else
+      sides.push_back({static_cast<int>(b), src, dst});
   }
   std::vector<std::tuple<int, std::vector<int>, std::vector<int>>> key;
   for (const auto& s : sides) key.emplace_back(box_class_[s.box], s.src, s.dst);
   auto k = std::make_tuple(std::move(key), into, out);
   auto it = flow_cache_.find(k);
-  if (it == flow_cache_.end()) it = flow_cache_.emplace(std::move(k), reduced_flow(sides, into, out)).first;
+  if (it == flow_cache_.end())
+    it = flow_cache_.emplace(std::move(k), reduced_flow(sides, into, out)).first;
   return it->second;
 }
 
@@ -117,20 +130,25 @@ double CutFlows::box_to_switch(int box, const std::vector<int>& local_ranks, boo
   return f;
 }
 
-double CutFlows::reduced_flow(const std::vector<Side>& sides, double into_switch, double out_of_switch) {
+double CutFlows::reduced_flow(const std::vector<Side>& sides, double into_switch,
+                              double out_of_switch) {
   // Vertices: 0 source, 1 sink, 2 the switch, then per box node a device (topo::FlowNetwork): one
-  // vertex, or for a GPU or NVMe drive separate "in" and "out" vertices (nothing passes through it).
+  // vertex, or for a GPU or NVMe drive separate "in" and "out" vertices (nothing passes through
+  // it).
   topo::FlowNetwork net;
   const int kS = net.add_vertex(), kT = net.add_vertex(), kSwitch = net.add_vertex();
   std::vector<topo::FlowNetwork::Device> io;  // per side, per local node
   std::vector<int> first(sides.size());
   for (std::size_t k = 0; k < sides.size(); ++k) {
     first[k] = static_cast<int>(io.size());
-    for (int v : box_nodes_[sides[k].box]) io.push_back(net.add_device(passes(chassis_.node(v).kind)));
+    for (int v : box_nodes_[sides[k].box])
+      io.push_back(net.add_device(passes(chassis_.node(v).kind)));
   }
   for (std::size_t k = 0; k < sides.size(); ++k) {
     auto vin = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].in; };
-    auto vout = [&](int node) { return node == spine_ ? kSwitch : io[first[k] + local_[node]].out; };
+    auto vout = [&](int node) {
+      return node == spine_ ? kSwitch : io[first[k] + local_[node]].out;
+    };
     for (int l : box_links_[sides[k].box]) {
       const auto& link = chassis_.link(l);
       const double cap = link.effective_bytes_per_s();

@@ -1,24 +1,25 @@
 // Max flows across cuts of a communicator's ranks, for the cut bounds (bound.cc).
 //
-// F(A→B) is the max flow from the GPUs of A to those of B over every link at its effective rate, through
-// devices topo/flow.h's pass-through rule lets traffic between boxes cross (as topo::PathFinder with
-// Fabric::kAll, Rate::kEffective), on topo::FlowNetwork.
+// F(A→B) is the max flow from the GPUs of A to those of B over every link at its effective rate,
+// through devices topo/flow.h's pass-through rule lets traffic between boxes cross (as
+// topo::PathFinder with Fabric::kAll, Rate::kEffective), on topo::FlowNetwork.
 //
-// Several boxes joined through one network switch ("net", the only node outside every box, and the only
-// node a link from a box may reach outside it) need not be solved as one graph. A box whose ranks are all
-// in A (or that holds none) meets the rest of the graph only at the switch, so it adds an edge source →
-// switch of capacity E = its own max flow from its ranks to the switch; a box whose ranks are all in B
-// adds switch → sink of capacity I = its max flow from the switch to its ranks; a box holding none adds
-// nothing (flow entering it can only go back to the switch). Replacing a two-terminal part of a network
-// by one edge of its max-flow capacity keeps the max flow, so
+// Several boxes joined through one network switch ("net", the only node outside every box, and the
+// only node a link from a box may reach outside it) need not be solved as one graph. A box whose
+// ranks are all in A (or that holds none) meets the rest of the graph only at the switch, so it
+// adds an edge source → switch of capacity E = its own max flow from its ranks to the switch; a box
+// whose ranks are all in B adds switch → sink of capacity I = its max flow from the switch to its
+// ranks; a box holding none adds nothing (flow entering it can only go back to the switch).
+// Replacing a two-terminal part of a network by one edge of its max-flow capacity keeps the max
+// flow, so
 //
 //   F(A→B) = max flow on { boxes holding ranks of both sides, as they are } + switch
 //            + source → switch  Σ_{all-A boxes} E  + switch → sink  Σ_{all-B boxes} I
 //
-// and boxes that are copies of one another (the same nodes, links and ranks at the same places) share
-// E and I, computed once. A cut then costs a max flow over one or two boxes instead of the whole
-// machine, and cuts that look alike (rank k alone, for each box) are solved once. Where the chassis does
-// not have that shape (one box; a network built otherwise), the whole graph is solved.
+// and boxes that are copies of one another (the same nodes, links and ranks at the same places)
+// share E and I, computed once. A cut then costs a max flow over one or two boxes instead of the
+// whole machine, and cuts that look alike (rank k alone, for each box) are solved once. Where the
+// chassis does not have that shape (one box; a network built otherwise), the whole graph is solved.
 #pragma once
 
 #include <map>
@@ -49,8 +50,8 @@ class CutFlows {
  private:
   double solve(const std::vector<char>& in_a, bool a_to_b);
   double whole_graph(const std::vector<char>& in_a, bool a_to_b);
-  /// Max flow over `boxes` (each with its local sources and sinks) and the switch, plus the aggregate
-  /// edges source → switch (`into_switch`) and switch → sink (`out_of_switch`).
+  /// Max flow over `boxes` (each with its local sources and sinks) and the switch, plus the
+  /// aggregate edges source → switch (`into_switch`) and switch → sink (`out_of_switch`).
   struct Side {
     int box = -1;
     std::vector<int> src, dst;  // local node positions
@@ -67,8 +68,11 @@ class CutFlows {
   std::vector<int> box_class_;                // per box: boxes with equal class are copies
   std::vector<std::vector<int>> box_links_;   // per box: links with an end in it
   std::vector<std::vector<int>> box_ranks_;   // per box: rank positions in it, ascending
-  std::map<std::tuple<int, std::vector<int>, bool>, double> edge_cache_;  // (class, local ranks, out)
-  std::map<std::tuple<std::vector<std::tuple<int, std::vector<int>, std::vector<int>>>, double, double>, double>
+  std::map<std::tuple<int, std::vector<int>, bool>, double>
+      edge_cache_;  // (class, local ranks, out)
+  std::map<
+      std::tuple<std::vector<std::tuple<int, std::vector<int>, std::vector<int>>>, double, double>,
+      double>
       flow_cache_;
 };
 

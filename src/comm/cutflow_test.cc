@@ -24,10 +24,13 @@ void expect_same_flows(const topo::Chassis& c, const std::vector<int>& ranks,
     std::vector<int> ga, gb;
     for (int i : cut) in_a[i] = 1;
     for (std::size_t i = 0; i < ranks.size(); ++i) (in_a[i] ? ga : gb).push_back(ranks[i]);
-    const double ab = whole.max_flow(ga, gb, topo::Fabric::kAll), ba = whole.max_flow(gb, ga, topo::Fabric::kAll);
+    const double ab = whole.max_flow(ga, gb, topo::Fabric::kAll),
+                 ba = whole.max_flow(gb, ga, topo::Fabric::kAll);
     EXPECT_GT(ab, 0);
-    EXPECT_NEAR(flows.flow(in_a), ab, ab * kSameFlow) << "cut of " << cut.size() << " ranks from " << cut[0];
-    EXPECT_NEAR(flows.reverse_flow(in_a), ba, ba * kSameFlow) << "cut of " << cut.size() << " ranks from " << cut[0];
+    EXPECT_NEAR(flows.flow(in_a), ab, ab * kSameFlow)
+        << "cut of " << cut.size() << " ranks from " << cut[0];
+    EXPECT_NEAR(flows.reverse_flow(in_a), ba, ba * kSameFlow)
+        << "cut of " << cut.size() << " ranks from " << cut[0];
   }
 }
 
@@ -44,8 +47,8 @@ TEST(CommCutFlows, FourDgxH100BoxesMatchTheWholeGraph) {
 }
 
 TEST(CommCutFlows, OversubscribedLeavesAndSomeRanksMatchTheWholeGraph) {
-  // A leaf switch per box (oversubscription 2), PCIe-only boxes, and ranks that leave GPUs out: boxes
-  // differ in which local GPUs are ranks, and one box holds none.
+  // A leaf switch per box (oversubscription 2), PCIe-only boxes, and ranks that leave GPUs out:
+  // boxes differ in which local GPUs are ranks, and one box holds none.
   auto spec = topo::load_spec("pcie-8gpu-gen4");
   spec.network.oversubscription = 2;
   auto c = topo::build_chassis(spec, hw::Catalog::builtin(), 4);

@@ -16,29 +16,30 @@
 
 namespace linkwise::comm {
 
-/// Bytes on the wire per payload byte: LL sends 8-byte lines carrying 4 data bytes; LL128 128-byte lines
-/// carrying 120 (NCCL src/device/prims_ll.h, prims_ll128.h; NCCL src/graph/tuning.cc comment "120.0/128.0").
+/// Bytes on the wire per payload byte: LL sends 8-byte lines carrying 4 data bytes; LL128 128-byte
+/// lines carrying 120 (NCCL src/device/prims_ll.h, prims_ll128.h; NCCL src/graph/tuning.cc comment
+/// "120.0/128.0").
 double wire_factor(Protocol p);
 
 struct Communicator::Impl {
   const topo::Chassis* chassis = nullptr;
-  std::vector<int> ranks;              // GPU node indices
+  std::vector<int> ranks;  // GPU node indices
   CommOptions opt;
   sim::ChassisResources res;
   mutable std::unique_ptr<detail::Router> router;
-  mutable std::recursive_mutex mu;     // guards router and the caches
+  mutable std::recursive_mutex mu;  // guards router and the caches
 
-  std::vector<std::vector<int>> groups;   // per box used: rank positions, in ring order
+  std::vector<std::vector<int>> groups;  // per box used: rank positions, in ring order
   std::vector<Ring> rings;
   std::vector<std::vector<detail::Route>> ring_routes;  // per ring, per hop i -> i+1
-  double ring_rate = 0;                   // Σ ring rates, bytes/s
-  bool intra_nvlink = true;               // every intra-box ring hop is an NVLink hop
-  bool nvls = false;                      // every rank reaches in-switch-reduction NVSwitches only
-  double nvls_scale = 1;                  // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
-  detail::Route nvls_legs;                // where nvls: per rank, its links up to the switches and down
+  double ring_rate = 0;                                 // Σ ring rates, bytes/s
+  bool intra_nvlink = true;                             // every intra-box ring hop is an NVLink hop
+  bool nvls = false;        // every rank reaches in-switch-reduction NVSwitches only
+  double nvls_scale = 1;    // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+  detail::Route nvls_legs;  // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
-    double tau = 0;                       // seconds per byte of S (bandwidth part)
+    double tau = 0;                        // seconds per byte of S (bandwidth part)
     std::vector<std::string> bottlenecks;  // filled on first use: up to 3 names
     int saturated = 0;                     // resources saturated in all
     bool bottlenecks_done = false;
@@ -47,7 +48,7 @@ struct Communicator::Impl {
   };
   mutable std::map<std::tuple<int, int, int>, Timing> timing_cache;
   mutable std::map<int, Bound> bound_cache;
-  mutable double tree_floor = -1;          // tree_tau_floor(), once known
+  mutable double tree_floor = -1;  // tree_tau_floor(), once known
 
   // algorithms.cc
   void setup_groups();
@@ -59,30 +60,33 @@ struct Communicator::Impl {
   /// first (`first`, set by the first ring) is not added and 0 is returned.
   double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first);
   /// Pairwise rates between `members` (rank positions) on `residual`, row-major.
-  std::vector<double> member_rates(const std::vector<int>& members, const std::vector<double>& residual) const;
+  std::vector<double> member_rates(const std::vector<int>& members,
+                                   const std::vector<double>& residual) const;
   bool room_for_another(const std::vector<double>& residual, double first) const;
   void check_nvls();
   bool supports(Algo a, Op op) const;
   /// Why supports(a, op) is false, as a clause for an error message.
   std::string why_not(Algo a, Op op) const;
   std::span<const Protocol> protocols(Algo a) const;
-  void setup_protocols();                 ///< fills protos_* from intra_nvlink and opt.protocols
+  void setup_protocols();  ///< fills protos_* from intra_nvlink and opt.protocols
   std::vector<Protocol> protos_nvls, protos_other;
   /// Per link: the fraction of its rate each direction keeps when both carry traffic (the link
   /// technology's duplex_efficiency; 1 for NVLink, socket and network links that give none).
   std::vector<double> duplex;
-  /// The capacities `phases` run at: a link whose two directions both carry flows in some phase, and
-  /// that carries host-staged (SHM) traffic, has both at rate × duplex (docs/collectives.md, "Both
-  /// directions at once").
+  /// The capacities `phases` run at: a link whose two directions both carry flows in some phase,
+  /// and that carries host-staged (SHM) traffic, has both at rate × duplex (docs/collectives.md,
+  /// "Both directions at once").
   std::vector<double> capacities_for(const std::vector<Phase>& phases) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;
-  const detail::Route& full_route(int i, int j) const;  // by rank position; throws if there is no path
+  const detail::Route& full_route(int i,
+                                  int j) const;  // by rank position; throws if there is no path
   void ring_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void tree_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   /// The edges of double binary tree t (0 or 1), each direction once, as (from, to) rank positions.
   std::vector<std::pair<int, int>> tree_edges(int t) const;
-  /// A lower bound on τ(Simple) of the tree from its edges alone, seconds per byte of S (no routing).
+  /// A lower bound on τ(Simple) of the tree from its edges alone, seconds per byte of S (no
+  /// routing).
   double tree_tau_floor() const;
   void nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void direct_phases(Op op, double S, double w, std::vector<Phase>& out) const;

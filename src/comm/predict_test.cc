@@ -1,9 +1,8 @@
 // Closed forms the collective model must reproduce, and the public measurements it must match.
 #include "linkwise/comm/predict.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
@@ -12,8 +11,8 @@
 namespace linkwise::comm {
 namespace {
 
-constexpr double kExact = 1e-6;      // relative: closed forms the engine reproduces exactly
-constexpr double kMeasured = 0.10;   // relative: the issue's accuracy target against measurements
+constexpr double kExact = 1e-6;     // relative: closed forms the engine reproduces exactly
+constexpr double kMeasured = 0.10;  // relative: the issue's accuracy target against measurements
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 topo::Chassis from_yaml(const std::string& text) {
@@ -35,7 +34,8 @@ links:
 TEST(CommPredict, RingAllReduceOnUniformRingIsTheClosedForm) {
   // Ring 0-1-2-3 through the switch: each GPU link carries one hop out and one in, so the ring runs
   // at B = x16 Gen4 effective = 16 x 1.9692 GB/s x 0.7935 = 25.0 GB/s.
-  // t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) = 8.4 + 2(n-1) x 5.7 us = 42.6 us  (NCCL tuning.cc).
+  // t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) = 8.4 + 2(n-1) x 5.7 us = 42.6 us  (NCCL
+  // tuning.cc).
   auto c = from_yaml(kFourUnderSwitch);
   Communicator comm(c);
   ASSERT_EQ(comm.rings().size(), 1u);
@@ -77,14 +77,15 @@ links:
 )";
 
 TEST(CommPredict, TwoRingsThroughOneUplinkEachGetHalf) {
-  // Group A = {gpu0, gpu2}, group B = {gpu1, gpu3}: both rings cross the sw0-top and sw1-top uplinks in
-  // both directions. Alone, each runs at B = 25.0 GB/s; together the uplink gives each B/2, so each
-  // all-reduce (k = 2(2-1)/2 = 1) takes S / (B/2), twice as long.
+  // Group A = {gpu0, gpu2}, group B = {gpu1, gpu3}: both rings cross the sw0-top and sw1-top
+  // uplinks in both directions. Alone, each runs at B = 25.0 GB/s; together the uplink gives each
+  // B/2, so each all-reduce (k = 2(2-1)/2 = 1) takes S / (B/2), twice as long.
   auto c = from_yaml(kTwoLevel);
   auto g = c.gpus();
   Communicator a(c, {g[0], g[2]}), b(c, {g[1], g[3]});
   const double B = 16 * 1.9692307692e9 * 0.7935, S = kGiB;
-  auto sa = a.schedule(Op::kAllReduce, S, Algo::kRing), sb = b.schedule(Op::kAllReduce, S, Algo::kRing);
+  auto sa = a.schedule(Op::kAllReduce, S, Algo::kRing),
+       sb = b.schedule(Op::kAllReduce, S, Algo::kRing);
   sim::Engine engine(a.resources().capacity);
   sim::TaskGraph alone;
   int x = add_schedule(alone, sa);
@@ -109,9 +110,9 @@ links:
 )";
 
 TEST(CommPredict, PeerToPeerLessPairGoesThroughHostMemory) {
-  // sendrecv on 2 ranks: 0->1 and 1->0 at once. Each is staged in its sender's memory (written, then
-  // read: 2 x the rate) of 20 GB/s, so each runs at 10 GB/s; PCIe (25.0) and UPI (32 x 0.7 = 22.4)
-  // are wider. busbw = algbw = 10 GB/s.
+  // sendrecv on 2 ranks: 0->1 and 1->0 at once. Each is staged in its sender's memory (written,
+  // then read: 2 x the rate) of 20 GB/s, so each runs at 10 GB/s; PCIe (25.0) and UPI (32 x 0.7
+  // = 22.4) are wider. busbw = algbw = 10 GB/s.
   auto c = from_yaml(kTwoSockets);
   Communicator comm(c);
   auto p = comm.predict(Op::kSendRecv, kGiB);
@@ -119,7 +120,8 @@ TEST(CommPredict, PeerToPeerLessPairGoesThroughHostMemory) {
   EXPECT_NEAR(kGiB / (p.time_s - p.latency_s), 10e9, 10e9 * kExact);
   ASSERT_FALSE(p.bottlenecks.empty());
   EXPECT_NE(p.bottlenecks[0].find("memory"), std::string::npos);
-  // Allowing peer-to-peer up to SYS, the traffic crosses PCIe and UPI directly: UPI's 22.4 GB/s limits.
+  // Allowing peer-to-peer up to SYS, the traffic crosses PCIe and UPI directly: UPI's 22.4 GB/s
+  // limits.
   Communicator sys(c, {}, CommOptions{.p2p_level = "SYS"});
   auto q = sys.predict(Op::kSendRecv, kGiB);
   EXPECT_NEAR(kGiB / (q.time_s - q.latency_s), 22.4e9, 22.4e9 * kExact);
@@ -154,7 +156,8 @@ TEST(CommValidation, DgxA100AllReduce) {
 TEST(CommValidation, DgxH100RingTwoToEight) {
   // nccl issue 1455: ring all-reduce 365-370 GB/s busbw for 2 to 8 GPUs.
   auto c = topo::load_chassis("dgx-h100");
-  for (int n = 2; n <= 8; ++n) EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kRing), 367.5e9, 367.5e9 * kMeasured) << n;
+  for (int n = 2; n <= 8; ++n)
+    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kRing), 367.5e9, 367.5e9 * kMeasured) << n;
 }
 
 TEST(CommValidation, DgxH100Nvls) {
@@ -162,8 +165,12 @@ TEST(CommValidation, DgxH100Nvls) {
   auto c = topo::load_chassis("dgx-h100");
   const double measured[] = {420e9, 440e9, 460e9, 480e9};
   for (int n = 5; n <= 8; ++n) {
-    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kAuto), measured[n - 5], measured[n - 5] * kMeasured) << n;
-    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kNvls), measured[n - 5], measured[n - 5] * kMeasured) << n;
+    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kAuto), measured[n - 5],
+                measured[n - 5] * kMeasured)
+        << n;
+    EXPECT_NEAR(busbw(c, n, Op::kAllReduce, Algo::kNvls), measured[n - 5],
+                measured[n - 5] * kMeasured)
+        << n;
   }
 }
 
@@ -179,7 +186,8 @@ TEST(CommValidation, DgxH100PointToPoint) {
 // examples/hgx-a100-4nic.yaml: 8 A100 SXM on 6 NVSwitches, four HDR NICs, NIC j and GPUs 2j, 2j+1
 // under PCIe switch j.
 topo::Chassis hgx_4nic(int boxes) {
-  return topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) + "/examples/hgx-a100-4nic.yaml", boxes);
+  return topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) + "/examples/hgx-a100-4nic.yaml",
+                            boxes);
 }
 
 TEST(CommRingSearch, OneChannelPerNicAcrossBoxes) {
@@ -208,14 +216,18 @@ TEST(CommRingSearch, OneChannelPerNicAcrossBoxes) {
 TEST(CommPredict, AutoPicksOnlyWhatNcclsTunerWould) {
   // NCCL's tuner weighs ring, tree, NVLS (and CollNet, not modelled); hierarchical, and direct for
   // the collectives, are run only when asked for.
-  for (auto c : {hgx_4nic(2), topo::load_chassis("dgx-a100", 2), topo::load_chassis("dgx-h100", 2)}) {
+  for (auto c :
+       {hgx_4nic(2), topo::load_chassis("dgx-a100", 2), topo::load_chassis("dgx-h100", 2)}) {
     Communicator comm(c);
     for (double bytes = 8; bytes <= 8 * kGiB; bytes *= 32) {
-      for (Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kReduce}) {
+      for (Op op :
+           {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kReduce}) {
         Algo a = comm.predict(op, bytes).algorithm;
-        EXPECT_TRUE(a == Algo::kRing || a == Algo::kTree || a == Algo::kNvls) << c.name() << " " << to_string(a);
+        EXPECT_TRUE(a == Algo::kRing || a == Algo::kTree || a == Algo::kNvls)
+            << c.name() << " " << to_string(a);
       }
-      for (Op op : {Op::kAllToAll, Op::kSendRecv}) EXPECT_EQ(comm.predict(op, bytes).algorithm, Algo::kDirect);
+      for (Op op : {Op::kAllToAll, Op::kSendRecv})
+        EXPECT_EQ(comm.predict(op, bytes).algorithm, Algo::kDirect);
     }
     EXPECT_GT(comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kHierarchical).busbw_Bps, 0);
     EXPECT_GT(comm.predict(Op::kAllReduce, 8 * kGiB, Algo::kDirect).busbw_Bps, 0);
@@ -259,15 +271,18 @@ TEST(CommPredict, BoundHoldsAndRingMeetsItOnAUniformRing) {
   const double B = 16 * 1.9692307692e9 * 0.7935;
   auto b = comm.bound(Op::kAllReduce);
   EXPECT_NEAR(b.busbw_Bps, B, B * kExact);
-  for (Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kAllToAll}) {
+  for (Op op :
+       {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kAllToAll}) {
     auto p = comm.predict(op, 8 * kGiB);
     EXPECT_LE(p.busbw_Bps, comm.bound(op).busbw_Bps * (1 + kExact)) << to_string(op);
   }
   // Predictions never beat the bound on the presets either.
-  for (const char* preset : {"dgx-h100", "dgx-a100", "dgx1-v100", "pcie-8gpu-gen4", "workstation-4gpu-nvlink"}) {
+  for (const char* preset :
+       {"dgx-h100", "dgx-a100", "dgx1-v100", "pcie-8gpu-gen4", "workstation-4gpu-nvlink"}) {
     auto pc = topo::load_chassis(preset);
     Communicator pcomm(pc);
-    for (Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kAllToAll, Op::kBroadcast})
+    for (Op op :
+         {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kAllToAll, Op::kBroadcast})
       EXPECT_LE(pcomm.predict(op, 8 * kGiB).busbw_Bps, pcomm.bound(op).busbw_Bps * (1 + 1e-6))
           << preset << " " << to_string(op);
   }
@@ -305,8 +320,8 @@ namespace {
 
 TEST(CommValidation, DgxA100TwoBoxes) {
   // NVIDIA/nccl issue 812 (NVIDIA): 192 GB/s all-reduce busbw between DGX A100s, 8x 200 Gb/s IB.
-  // Model: eight channels, one per HDR NIC at 25 GB/s x 0.96 = 24 GB/s: busbw = 8 x 24 = 192 GB/s at
-  // large sizes, less the latency term (under 0.2% at 8 GiB).
+  // Model: eight channels, one per HDR NIC at 25 GB/s x 0.96 = 24 GB/s: busbw = 8 x 24 = 192 GB/s
+  // at large sizes, less the latency term (under 0.2% at 8 GiB).
   auto c = topo::load_chassis("dgx-a100", 2);
   Communicator comm(c);
   auto p = comm.predict(Op::kAllReduce, 8.0 * (1ull << 30));
@@ -322,13 +337,13 @@ namespace linkwise::comm {
 namespace {
 
 TEST(CommRingSearch, ReversedRingUsesTheFreePcieDirections) {
-  // workstation-4gpu-nvlink: two NVLink-bridged pairs, the pairs joined only through the CPU (PCIe Gen4
-  // x16 per GPU: 31.5 GB/s x 0.79 = 25 GB/s per direction). Ring 0 (GPU0 GPU1 GPU2 GPU3) crosses PCIe
-  // GPU1->GPU2 and GPU3->GPU0 in one direction of each GPU's link; the reversed ring uses the other
-  // direction, so the search finds two rings of 25 GB/s. The PCIe hops are SHM (NODE is beyond
-  // NCCL's P2P level PXB) and the two rings load both directions of every GPU's link with host-memory
-  // traffic, so each keeps pcie4 duplex_efficiency 0.894: ring busbw at 1 GiB is
-  // 2 x 25 x 0.894 = 44.7 GB/s, less the latency term.
+  // workstation-4gpu-nvlink: two NVLink-bridged pairs, the pairs joined only through the CPU (PCIe
+  // Gen4 x16 per GPU: 31.5 GB/s x 0.79 = 25 GB/s per direction). Ring 0 (GPU0 GPU1 GPU2 GPU3)
+  // crosses PCIe GPU1->GPU2 and GPU3->GPU0 in one direction of each GPU's link; the reversed ring
+  // uses the other direction, so the search finds two rings of 25 GB/s. The PCIe hops are SHM (NODE
+  // is beyond NCCL's P2P level PXB) and the two rings load both directions of every GPU's link with
+  // host-memory traffic, so each keeps pcie4 duplex_efficiency 0.894: ring busbw at 1 GiB is 2 x 25
+  // x 0.894 = 44.7 GB/s, less the latency term.
   auto c = topo::load_chassis("workstation-4gpu-nvlink");
   Communicator comm(c);
   ASSERT_EQ(comm.rings().size(), 2u);

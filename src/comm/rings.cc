@@ -18,13 +18,13 @@
 //     The hop from one box's last GPU to the next box's first is routed like any other (widest
 //     path on the residual), so it leaves through the NIC next to the leaving GPU. A channel that
 //     would get under 0.1 % of the first is left out and the search goes on with the next NIC.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <numeric>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "impl.h"
 #include "linkwise/topo/chassis.h"
@@ -35,7 +35,8 @@ using detail::Route;
 
 void Communicator::Impl::setup_groups() {
   std::map<int, std::vector<int>> by_box;
-  for (int i = 0; i < static_cast<int>(ranks.size()); ++i) by_box[chassis->node(ranks[i]).box].push_back(i);
+  for (int i = 0; i < static_cast<int>(ranks.size()); ++i)
+    by_box[chassis->node(ranks[i]).box].push_back(i);
   groups.clear();
   for (auto& [box, members] : by_box) groups.push_back(members);
 }
@@ -65,8 +66,9 @@ std::vector<int> best_order(int m, const std::vector<double>& p, int start, int 
   double best_min = -1;
   std::function<void(double, int)> dfs = [&](double cur_min, int placed) {
     if (placed == free_count) {
-      double close = end >= 0 ? (end != start ? std::min(cur_min, p[cur.back() * m + end]) : cur_min)
-                              : std::min(cur_min, p[cur.back() * m + start]);
+      double close = end >= 0
+                         ? (end != start ? std::min(cur_min, p[cur.back() * m + end]) : cur_min)
+                         : std::min(cur_min, p[cur.back() * m + start]);
       if (close > best_min) {
         best_min = close;
         best = cur;
@@ -96,8 +98,8 @@ std::vector<int> best_order(int m, const std::vector<double>& p, int start, int 
 }
 
 // The rate a ring can take on `residual`: min over resources of residual / Σ coefficients on it.
-double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual, std::vector<double>& load,
-               std::vector<int>& touched) {
+double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual,
+               std::vector<double>& load, std::vector<int>& touched) {
   load.assign(residual.size(), 0.0);
   touched.clear();
   for (const auto& h : hops) {
@@ -123,7 +125,9 @@ int pick_near(const std::vector<std::pair<double, int>>& near, const std::vector
       pick = k;
       continue;
     }
-    auto key = [&](int i) { return std::make_tuple(-near[i].first, near[i].second, uses[i], other_uses[i]); };
+    auto key = [&](int i) {
+      return std::make_tuple(-near[i].first, near[i].second, uses[i], other_uses[i]);
+    };
     if (key(k) < key(pick)) pick = k;
   }
   return pick;
@@ -131,10 +135,10 @@ int pick_near(const std::vector<std::pair<double, int>>& near, const std::vector
 
 }  // namespace
 
-// A necessary condition for one more ring: every rank can still send and receive over the link families
-// the first ring's hops at that rank use (NVLink, or everything else), in either direction, since a
-// later ring may run the other way round (a ring over PCIe between NVLink pairs reversed uses the
-// PCIe directions the first one left free).
+// A necessary condition for one more ring: every rank can still send and receive over the link
+// families the first ring's hops at that rank use (NVLink, or everything else), in either
+// direction, since a later ring may run the other way round (a ring over PCIe between NVLink pairs
+// reversed uses the PCIe directions the first one left free).
 bool Communicator::Impl::room_for_another(const std::vector<double>& residual, double first) const {
   if (rings.empty()) return true;
   const auto& order = rings.front().order;
@@ -166,7 +170,8 @@ std::vector<double> Communicator::Impl::member_rates(const std::vector<int>& mem
   return p;
 }
 
-double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first) {
+double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<double>& residual,
+                                    double& first) {
   const int n = static_cast<int>(order.size());
   std::vector<Route> hops;
   hops.reserve(n);
@@ -214,7 +219,8 @@ void Communicator::Impl::search_rings() {
   double first = 0;
   for (int c = 0; c < opt.max_channels; ++c) {
     if (c > 0 && !room_for_another(residual, first)) break;
-    std::vector<int> cyc = best_order(static_cast<int>(groups[0].size()), member_rates(groups[0], residual), 0, -1);
+    std::vector<int> cyc =
+        best_order(static_cast<int>(groups[0].size()), member_rates(groups[0], residual), 0, -1);
     std::vector<int> order;
     for (int k : cyc) order.push_back(groups[0][k]);
     if (c == 0) groups[0] = order;
@@ -227,14 +233,16 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
   // signature) make the same choices, found once on the first of them.
   const auto& all = chassis->gpus();
   std::map<int, int> first_gpu_of_box, gpu_pos;
-  for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) first_gpu_of_box[chassis->node(all[i]).box] = i;
+  for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i)
+    first_gpu_of_box[chassis->node(all[i]).box] = i;
   for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
   std::map<int, std::vector<int>> nics_of_box;
-  for (int v : chassis->nodes_of_kind(topo::NodeKind::kNic)) nics_of_box[chassis->node(v).box].push_back(v);
+  for (int v : chassis->nodes_of_kind(topo::NodeKind::kNic))
+    nics_of_box[chassis->node(v).box].push_back(v);
   struct Kind {
-    int group = -1;                                      // index of its first box in `groups`
+    int group = -1;                                         // index of its first box in `groups`
     std::vector<std::vector<std::pair<double, int>>> near;  // per NIC, per member: nearness
-    std::vector<int> entered, left;                      // per member: channels entering / leaving there
+    std::vector<int> entered, left;  // per member: channels entering / leaving there
   };
   std::vector<Kind> kinds;
   const std::vector<std::vector<int>> members = groups;  // in rank order; groups is reordered below
@@ -242,7 +250,8 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
   std::map<std::vector<int>, int> by_sig;
   for (std::size_t b = 0; b < groups.size(); ++b) {
     std::vector<int> sig;
-    for (int k : groups[b]) sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
+    for (int k : groups[b])
+      sig.push_back(gpu_pos[ranks[k]] - first_gpu_of_box[chassis->node(ranks[k]).box]);
     auto [it, added] = by_sig.emplace(sig, static_cast<int>(kinds.size()));
     if (added) {
       Kind kd;
@@ -252,7 +261,8 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
         kd.near.emplace_back();
         for (int k : groups[b]) kd.near.back().push_back(router->nic_nearness(ranks[k], nic));
       }
-      if (kd.near.empty()) kd.near.emplace_back(groups[b].size(), std::make_pair(0.0, 0));  // no NIC
+      if (kd.near.empty())
+        kd.near.emplace_back(groups[b].size(), std::make_pair(0.0, 0));  // no NIC
       kd.entered.assign(groups[b].size(), 0);
       kd.left.assign(groups[b].size(), 0);
       kinds.push_back(std::move(kd));
@@ -261,7 +271,8 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
   }
   std::size_t nics = 1;
   for (const auto& kd : kinds) nics = std::max(nics, kd.near.size());
-  const int channels = static_cast<int>(std::min<std::size_t>(opt.max_channels, 2 * nics));  // two rounds
+  const int channels =
+      static_cast<int>(std::min<std::size_t>(opt.max_channels, 2 * nics));  // two rounds
   double first = 0;
   std::vector<std::vector<int>> box_order(groups.size());
   for (int c = 0; c < channels; ++c) {
@@ -271,7 +282,8 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
       const auto& near = kd.near[c % kd.near.size()];
       int in = pick_near(near, kd.entered, kd.left, -1);
       int out = near.size() > 1 ? pick_near(near, kd.left, kd.entered, in) : in;
-      kind_order[t] = best_order(static_cast<int>(near.size()), member_rates(members[kd.group], residual), in, out);
+      kind_order[t] = best_order(static_cast<int>(near.size()),
+                                 member_rates(members[kd.group], residual), in, out);
     }
     std::vector<int> order;
     for (std::size_t b = 0; b < groups.size(); ++b) {

@@ -19,11 +19,16 @@ void Route::append(const Route& o, double scale) {
   }
 }
 
-Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options)
-    : chassis_(chassis), res_(res), options_(options), finder_(chassis, topo::Rate::kEffective),
+Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
+               const CommOptions& options)
+    : chassis_(chassis),
+      res_(res),
+      options_(options),
+      finder_(chassis, topo::Rate::kEffective),
       graph_(finder_.graph()) {
   if (!options.p2p_level.empty() && !parse_path_level(options.p2p_level))
-    throw InputError("p2p level must be one of LOC, NVL, PIX, PXB, PHB, NODE, SYS, not '" + options.p2p_level + "'");
+    throw InputError("p2p level must be one of LOC, NVL, PIX, PXB, PHB, NODE, SYS, not '" +
+                     options.p2p_level + "'");
   const int n = static_cast<int>(chassis.nodes().size());
   nvswitch_.resize(n);
   for (int v = 0; v < n; ++v) nvswitch_[v] = chassis.node(v).kind == NodeKind::kNvSwitch;
@@ -49,7 +54,8 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res, c
   host_staged_.assign(res.capacity.size(), 0);
 }
 
-double Router::widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual) {
+double Router::widest(int src, int dst, unsigned families, bool nic_transit,
+                      const std::vector<double>& residual) {
   ++epoch_;
   path_.clear();
   const int box_a = graph_.box(src), box_b = graph_.box(dst);
@@ -82,7 +88,8 @@ double Router::widest(int src, int dst, unsigned families, bool nic_transit, con
     for (const Arc& arc : graph_.arcs(v)) {
       if (!(arc.family & families)) continue;
       int w = arc.to;
-      if (w != dst && !graph_.may_pass(w, nic_transit)) continue;  // a dead end: never on a path to dst
+      if (w != dst && !graph_.may_pass(w, nic_transit))
+        continue;  // a dead end: never on a path to dst
       int wb = graph_.box(w);
       if (wb != box_a && wb != box_b && wb != -1) continue;
       const int out = out_res(arc);
@@ -104,19 +111,25 @@ HopKind Router::kind(int a, int b) {
     PairFacts f;
     f.nvlink = fab == topo::Fabric::kNvlink;
     if (!f.nvlink) f.path = finder_.path_class(a, b).type;
-    f.peer_access = chassis_.node(a).fig("peer_access", 1) > 0.5 && chassis_.node(b).fig("peer_access", 1) > 0.5;
+    f.peer_access = chassis_.node(a).fig("peer_access", 1) > 0.5 &&
+                    chassis_.node(b).fig("peer_access", 1) > 0.5;
     const int cpu = chassis_.node(a).cpu;
     f.amd_cpu = cpu >= 0 && chassis_.node(cpu).part->vendor == "AMD";
     f.host_gpus = graph_.box(a) < static_cast<int>(box_gpus_.size()) ? box_gpus_[graph_.box(a)] : 0;
     switch (choose_transport(f, options_)) {
-      case Transport::kP2pNvlink: return HopKind::kNvlink;
-      case Transport::kP2pPcie: return HopKind::kPcie;
-      case Transport::kShm: return HopKind::kHost;
-      case Transport::kNet: return HopKind::kNet;
+      case Transport::kP2pNvlink:
+        return HopKind::kNvlink;
+      case Transport::kP2pPcie:
+        return HopKind::kPcie;
+      case Transport::kShm:
+        return HopKind::kHost;
+      case Transport::kNet:
+        return HopKind::kNet;
     }
     return HopKind::kHost;
   };
-  if (graph_.box(a) != graph_.box(b)) return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
+  if (graph_.box(a) != graph_.box(b))
+    return HopKind::kNet;  // as gpu_fabric: GPUs of different boxes use the network
   const int la = gpu_local_[a], lb = gpu_local_[b];
   if (la < 0 || lb < 0) return classify();
   const int m = box_gpus_[graph_.box(a)], base = kind_offset_[graph_.box(a)];
@@ -140,8 +153,8 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
   switch (r.kind) {
     case HopKind::kNvlink: {
       // Stripe over parallel NVLink paths: successive widest paths, each taking its bottleneck from
-      // what the next may use (taken_, cleared afterwards). coeff holds each path's bottleneck until
-      // the total is known, then its share.
+      // what the next may use (taken_, cleared afterwards). coeff holds each path's bottleneck
+      // until the total is known, then its share.
       double total = 0;
       stripe_coeff_.clear();
       for (int i = 0; i < 64; ++i) {
@@ -162,7 +175,9 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.bytes_per_s = total;
       break;
     }
-    case HopKind::kPcie: single(widest(a, b, kFamPcie | kFamSocket, false, residual)); break;
+    case HopKind::kPcie:
+      single(widest(a, b, kFamPcie | kFamSocket, false, residual));
+      break;
     case HopKind::kNet:
       if (graph_.box(a) == graph_.box(b)) {
         net_within_box(a, b, residual, r);
@@ -172,8 +187,8 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       break;
     case HopKind::kHost: {
       // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
-      // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when the
-      // receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
+      // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when
+      // the receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
       int cpu = chassis_.node(b).cpu;
       int mem = cpu >= 0 ? res_.memory(cpu) : -1;
       if (mem < 0) break;
@@ -199,14 +214,15 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
 }
 
 void Router::net_within_box(int a, int b, const std::vector<double>& residual, Route& r) {
-  // Neither P2P nor SHM (NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, or no peer access and no SHM): NCCL's
-  // NET transport loops through a NIC of the host, the one nearest the sender.
+  // Neither P2P nor SHM (NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, or no peer access and no SHM):
+  // NCCL's NET transport loops through a NIC of the host, the one nearest the sender.
   int best = -1;
   std::pair<double, int> near{0, 0};
   for (int v = 0; v < static_cast<int>(chassis_.nodes().size()); ++v) {
     if (graph_.box(v) != graph_.box(a) || chassis_.node(v).kind != NodeKind::kNic) continue;
     auto n = nic_nearness(a, v);
-    if (n.first > near.first || (n.first == near.first && n.second < near.second && n.first > 0)) near = n, best = v;
+    if (n.first > near.first || (n.first == near.first && n.second < near.second && n.first > 0))
+      near = n, best = v;
   }
   if (best < 0) return;
   double up = widest(a, best, kFamPcie | kFamSocket, false, residual);
@@ -245,14 +261,18 @@ double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
     if (arc.to == b) {
       direct += r;
     } else if (nvswitch_[arc.to]) {
-      auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == arc.to; });
-      if (it == sw.end()) sw.emplace_back(arc.to, r, 0.0);
-      else std::get<1>(*it) += r;
+      auto it = std::find_if(sw.begin(), sw.end(),
+                             [&](const auto& t) { return std::get<0>(t) == arc.to; });
+      if (it == sw.end())
+        sw.emplace_back(arc.to, r, 0.0);
+      else
+        std::get<1>(*it) += r;
     }
   }
   for (const Arc& arc : graph_.arcs(b)) {
     if (arc.family != kFamNvlink) continue;
-    auto it = std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == arc.to; });
+    auto it =
+        std::find_if(sw.begin(), sw.end(), [&](const auto& t) { return std::get<0>(t) == arc.to; });
     if (it != sw.end()) std::get<2>(*it) += residual[in_res(arc)];
   }
   for (const auto& [node, in, out] : sw) direct += std::min(in, out);

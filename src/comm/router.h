@@ -1,17 +1,20 @@
 // Routes between GPUs over chassis resources, as NCCL's transports would carry the traffic.
 //
-//   NVLink pair (the two GPUs share an NVLink fabric): striped over every parallel NVLink path, each
-//     path's share proportional to its bottleneck (hardware spreads a peer's traffic over all links).
+//   NVLink pair (the two GPUs share an NVLink fabric): striped over every parallel NVLink path,
+//   each
+//     path's share proportional to its bottleneck (hardware spreads a peer's traffic over all
+//     links).
 //   The transport follows NCCL's rules (transport_rules.h, linkwise/comm/transport.h):
 //   P2P over PCIe: the widest PCIe path, GPU to GPU.
 //   SHM: staged through the receiver's CPU memory: GPU a -> (socket link) -> b's CPU (written to
 //     memory), memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
 //   NET within a box (P2P and SHM off): GPU a -> the NIC nearest it -> GPU b.
-//   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving through
+//   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving
+//   through
 //     NICs (GPUDirect RDMA); NVLink is not used.
-// Widest paths maximise the bottleneck residual capacity, fewer hops among equals, over topo::LinkGraph
-// (the chassis' one graph), passing only where topo/flow.h's rule lets traffic pass: switches, retimers,
-// CPUs and (between boxes) NICs.
+// Widest paths maximise the bottleneck residual capacity, fewer hops among equals, over
+// topo::LinkGraph (the chassis' one graph), passing only where topo/flow.h's rule lets traffic
+// pass: switches, retimers, CPUs and (between boxes) NICs.
 #pragma once
 
 #include <span>
@@ -28,25 +31,26 @@ namespace linkwise::comm::detail {
 enum class HopKind { kNvlink, kPcie, kHost, kNet };
 
 struct Route {
-  std::vector<int> res;        ///< resource ids
-  std::vector<double> coeff;   ///< share of the hop's bytes on each resource
+  std::vector<int> res;       ///< resource ids
+  std::vector<double> coeff;  ///< share of the hop's bytes on each resource
   HopKind kind = HopKind::kNvlink;
-  double bytes_per_s = 0;      ///< what this route alone can carry on the residual it was found on
+  double bytes_per_s = 0;  ///< what this route alone can carry on the residual it was found on
   bool found() const { return !res.empty(); }
   void append(const Route& o, double scale = 1.0);
 };
 
 class Router {
  public:
-  Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options);
+  Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
+         const CommOptions& options);
 
   /// Route of GPU a -> GPU b on `residual` capacities (by resource id). Not found: empty route.
   Route route(int a, int b, const std::vector<double>& residual);
   /// route() on the full capacities, cached per pair.
   const Route& route_full(int a, int b);
-  /// A quick estimate of what a -> b can carry on `residual`, for ordering rings: for NVLink peers the
-  /// direct links plus, per switch both reach, the lesser of a's links into it and its links to b
-  /// (exact on single-level switch fabrics); for the others, route(a, b, residual).bytes_per_s.
+  /// A quick estimate of what a -> b can carry on `residual`, for ordering rings: for NVLink peers
+  /// the direct links plus, per switch both reach, the lesser of a's links into it and its links to
+  /// b (exact on single-level switch fabrics); for the others, route(a, b, residual).bytes_per_s.
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
@@ -64,11 +68,16 @@ class Router {
  private:
   using Arc = topo::LinkGraph::Arc;
   /// The resource carrying an arc's direction, and the one carrying the way back.
-  static int out_res(const Arc& arc) { return sim::ChassisResources::link_dir(arc.link, arc.from_a); }
-  static int in_res(const Arc& arc) { return sim::ChassisResources::link_dir(arc.link, !arc.from_a); }
+  static int out_res(const Arc& arc) {
+    return sim::ChassisResources::link_dir(arc.link, arc.from_a);
+  }
+  static int in_res(const Arc& arc) {
+    return sim::ChassisResources::link_dir(arc.link, !arc.from_a);
+  }
   /// Widest path src -> dst on `residual` less taken_; its resources go to path_ (empty: none).
   /// Returns its bottleneck (0 when there is none).
-  double widest(int src, int dst, unsigned families, bool nic_transit, const std::vector<double>& residual);
+  double widest(int src, int dst, unsigned families, bool nic_transit,
+                const std::vector<double>& residual);
   /// NET between two GPUs of one box: through the NIC nearest `a`; fills r (left empty: no NIC).
   void net_within_box(int a, int b, const std::vector<double>& residual, Route& r);
   static long long pair_key(int a, int b) { return static_cast<long long>(a) * 1000003LL + b; }
@@ -78,7 +87,7 @@ class Router {
   CommOptions options_;
   topo::PathFinder finder_;
   const topo::LinkGraph& graph_;  // finder_'s: the chassis as one graph, with the pass-through rule
-  std::vector<char> nvswitch_;  // per node: an NVSwitch
+  std::vector<char> nvswitch_;    // per node: an NVSwitch
   // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use
   // the network): box b's pairs are kinds_[kind_offset_[b] + i·m_b + j] for the GPUs of local index
   // i and j (gpu_local_), m_b GPUs in the box; -1 = not yet known.
@@ -93,11 +102,11 @@ class Router {
   int epoch_ = 0;
   using Item = std::tuple<double, int, int>;  // -bottleneck, hops, node
   std::vector<Item> heap_;
-  std::vector<int> path_;         // widest()'s result
+  std::vector<int> path_;  // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
-  std::vector<char> host_staged_;  // per resource: carried an SHM route
-  std::vector<double> taken_;     // capacity taken by earlier parallel paths of the current hop
-  std::vector<int> taken_list_;   // the resources of those paths, in order
+  std::vector<char> host_staged_;     // per resource: carried an SHM route
+  std::vector<double> taken_;         // capacity taken by earlier parallel paths of the current hop
+  std::vector<int> taken_list_;       // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck
 };
 

@@ -22,8 +22,10 @@ std::uint64_t parse_factor(const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (text.empty() || used != text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) || v < 2)
-    throw InputError(fmt::format("-f/--stepfactor must be a whole number of at least 2, not '{}'", text));
+  if (text.empty() || used != text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
+      v < 2)
+    throw InputError(
+        fmt::format("-f/--stepfactor must be a whole number of at least 2, not '{}'", text));
   return v;
 }
 
@@ -36,7 +38,8 @@ int parse_gpu_number(const std::string& s, const std::string& list) {
     used = 0;
   }
   if (used != s.size() || s.empty() || v < 0)
-    throw InputError(fmt::format("--gpus: '{}' in '{}' is not a GPU number (use e.g. 0,1,2,3 or 0-3)", s, list));
+    throw InputError(
+        fmt::format("--gpus: '{}' in '{}' is not a GPU number (use e.g. 0,1,2,3 or 0-3)", s, list));
   return v;
 }
 
@@ -44,7 +47,8 @@ int parse_gpu_number(const std::string& s, const std::string& list) {
 
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t f) {
   if (lo == 0 || hi < lo)
-    throw InputError(fmt::format("size sweep: need 0 < min <= max, not min {} and max {} bytes", lo, hi));
+    throw InputError(
+        fmt::format("size sweep: need 0 < min <= max, not min {} and max {} bytes", lo, hi));
   if (f < 1) throw InputError(fmt::format("size sweep: the factor must be at least 1, not {}", f));
   if (f == 1) return {lo};
   std::vector<std::uint64_t> sizes;
@@ -64,8 +68,9 @@ std::vector<std::uint64_t> sweep_sizes(const SweepFlags& o) {
     const std::uint64_t inc = parse_size_bytes(*o.step, "-i/--stepbytes");
     const std::uint64_t rows = (hi - lo) / inc + 1;
     if (rows > kMaxSweepSizes)
-      throw InputError(fmt::format("-b {} -e {} -i {} makes {} sizes; the most is {} (use a larger -i, or -f)", o.min,
-                                   o.max, *o.step, rows, kMaxSweepSizes));
+      throw InputError(
+          fmt::format("-b {} -e {} -i {} makes {} sizes; the most is {} (use a larger -i, or -f)",
+                      o.min, o.max, *o.step, rows, kMaxSweepSizes));
     std::vector<std::uint64_t> sizes;
     for (std::uint64_t s = lo; s <= hi; s += inc) sizes.push_back(s);
     return sizes;
@@ -73,45 +78,52 @@ std::vector<std::uint64_t> sweep_sizes(const SweepFlags& o) {
   return sweep_sizes(lo, hi, o.factor ? parse_factor(*o.factor) : 2);
 }
 
-bool counts_per_rank(Op op) { return op == Op::kAllGather || op == Op::kReduceScatter || op == Op::kAllToAll; }
+bool counts_per_rank(Op op) {
+  return op == Op::kAllGather || op == Op::kReduceScatter || op == Op::kAllToAll;
+}
 
 std::uint64_t element_unit(Op op, int dtype_bytes, int ranks) {
   return static_cast<std::uint64_t>(dtype_bytes) * (counts_per_rank(op) ? ranks : 1);
 }
 
-std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes, std::uint64_t unit,
-                                          const SweepFlags& o, const std::string& what) {
+std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes,
+                                          std::uint64_t unit, const SweepFlags& o,
+                                          const std::string& what) {
   std::vector<std::uint64_t> out;
   for (std::uint64_t s : sizes) {
     std::uint64_t r = s / unit * unit;
     if (r > 0 && (out.empty() || out.back() != r)) out.push_back(r);
   }
   if (out.empty())
-    throw InputError(fmt::format("-b {} -e {}: no size holds {} ({} bytes); use -b {} or more", o.min, o.max, what,
-                                 unit, unit));
+    throw InputError(fmt::format("-b {} -e {}: no size holds {} ({} bytes); use -b {} or more",
+                                 o.min, o.max, what, unit, unit));
   return out;
 }
 
-std::vector<int> parse_gpu_list(const std::optional<std::string>& given, const topo::Chassis& chassis) {
+std::vector<int> parse_gpu_list(const std::optional<std::string>& given,
+                                const topo::Chassis& chassis) {
   const auto& all = chassis.gpus();
   if (!given || *given == "all") return all;
   const std::string& list = *given;
   if (list.empty())
-    throw InputError("--gpus: empty list; give GPUs such as 0,1,2,3 or 0-3, or leave --gpus out for every GPU");
+    throw InputError(
+        "--gpus: empty list; give GPUs such as 0,1,2,3 or 0-3, or leave --gpus out for every GPU");
   std::vector<int> out;
   std::set<int> seen;
   std::size_t pos = 0;
   while (pos <= list.size()) {
     std::size_t comma = list.find(',', pos);
-    std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     std::size_t dash = item.find('-');
     int lo = parse_gpu_number(dash == std::string::npos ? item : item.substr(0, dash), list);
     int hi = dash == std::string::npos ? lo : parse_gpu_number(item.substr(dash + 1), list);
     if (hi < lo) throw InputError(fmt::format("--gpus: range '{}' runs backwards", item));
     for (int g = lo; g <= hi; ++g) {
       if (g >= static_cast<int>(all.size()))
-        throw InputError(fmt::format("--gpus: GPU{} is not in chassis '{}', which has GPU0 to GPU{}", g,
-                                     chassis.name(), all.size() - 1));
+        throw InputError(
+            fmt::format("--gpus: GPU{} is not in chassis '{}', which has GPU0 to GPU{}", g,
+                        chassis.name(), all.size() - 1));
       if (!seen.insert(g).second) throw InputError(fmt::format("--gpus: GPU{} is listed twice", g));
       out.push_back(all[g]);
     }
@@ -119,7 +131,8 @@ std::vector<int> parse_gpu_list(const std::optional<std::string>& given, const t
     pos = comma + 1;
   }
   if (out.size() < 2)
-    throw InputError(fmt::format("--gpus: a collective needs at least 2 GPUs, got {} ('{}')", out.size(), list));
+    throw InputError(
+        fmt::format("--gpus: a collective needs at least 2 GPUs, got {} ('{}')", out.size(), list));
   return out;
 }
 
@@ -129,8 +142,8 @@ SweepResult predict_sweep(const SweepRequest& o) {
   const Algo algo = parse_algo(o.algo);
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
-  auto chassis = topo::load_chassis(o.chassis, o.nodes,
-                                    o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  auto chassis = topo::load_chassis(
+      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   Communicator comm(chassis, parse_gpu_list(o.gpus, chassis), nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(comm.ranks().size());
   r.chassis = chassis.name();
@@ -139,15 +152,17 @@ SweepResult predict_sweep(const SweepRequest& o) {
   r.dtype = o.dtype;
   // nccl-tests counts elements per rank for some: a size is whole elements on every rank.
   r.unit = element_unit(r.op, dt, n);
-  const std::string what = counts_per_rank(r.op) ? fmt::format("one {} per rank on {} GPUs", o.dtype, n)
-                                                  : fmt::format("one {}", o.dtype);
+  const std::string what = counts_per_rank(r.op)
+                               ? fmt::format("one {} per rank on {} GPUs", o.dtype, n)
+                               : fmt::format("one {}", o.dtype);
   if (auto note = topo::link_rates_note(chassis); !note.empty()) r.notes.push_back(note);
   const auto asked = sizes;
   sizes = whole_elements(sizes, r.unit, o.sweep, what);
   if (asked != sizes)
-    r.notes.push_back(fmt::format("sizes rounded down to whole elements ({} bytes: {}), as nccl-tests does; "
-                                  "{} of {} sizes remain",
-                                  r.unit, what, sizes.size(), asked.size()));
+    r.notes.push_back(
+        fmt::format("sizes rounded down to whole elements ({} bytes: {}), as nccl-tests does; "
+                    "{} of {} sizes remain",
+                    r.unit, what, sizes.size(), asked.size()));
   r.bound = comm.bound(r.op);
   r.rings = comm.rings();
   for (std::uint64_t s : sizes) {

@@ -13,7 +13,8 @@ TEST(CommSweep, FactorsAsNcclTests) {
   EXPECT_EQ(sweep_sizes(8, 64, 1), (std::vector<std::uint64_t>{8}));
   EXPECT_THROW(sweep_sizes(64, 8, 2), InputError);
   // No overflow near the top of the range: 2^63 × 2 would wrap.
-  EXPECT_EQ(sweep_sizes(1ull << 62, ~0ull, 2), (std::vector<std::uint64_t>{1ull << 62, 1ull << 63}));
+  EXPECT_EQ(sweep_sizes(1ull << 62, ~0ull, 2),
+            (std::vector<std::uint64_t>{1ull << 62, 1ull << 63}));
 }
 
 TEST(CommSweep, FlagsAsGiven) {

@@ -2,10 +2,10 @@
 // detail::choose_transport (transport_rules.h), used by the router.
 #include "linkwise/comm/transport.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-
-#include <fmt/format.h>
 
 #include "linkwise/comm/predict.h"
 #include "linkwise/topo/chassis.h"
@@ -16,10 +16,14 @@ namespace linkwise::comm {
 
 const char* to_string(Transport t) {
   switch (t) {
-    case Transport::kP2pNvlink: return "P2P/NVLink";
-    case Transport::kP2pPcie: return "P2P/PCIe";
-    case Transport::kShm: return "SHM";
-    case Transport::kNet: return "NET";
+    case Transport::kP2pNvlink:
+      return "P2P/NVLink";
+    case Transport::kP2pPcie:
+      return "P2P/PCIe";
+    case Transport::kShm:
+      return "SHM";
+    case Transport::kNet:
+      return "NET";
   }
   return "?";
 }
@@ -57,7 +61,8 @@ int parse_channels(const std::string& where, const std::string& name, const std:
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != value.size() || value.empty() || v < 1 || v > 64) bad(where, name, value, "must be a whole number from 1 to 64");
+  if (used != value.size() || value.empty() || v < 1 || v > 64)
+    bad(where, name, value, "must be a whole number from 1 to 64");
   return v;
 }
 
@@ -83,11 +88,13 @@ void apply_nccl_setting(CommOptions& o, const std::string& raw_name, const std::
   const std::string name = trim(raw_name);
   const std::string value = trim(raw_value);
   if (name == "NCCL_P2P_LEVEL") {
-    // NCCL takes the names or the legacy numbers 0-5 (src/graph/paths.cc, ncclGetLevel / levelsOldToNew).
+    // NCCL takes the names or the legacy numbers 0-5 (src/graph/paths.cc, ncclGetLevel /
+    // levelsOldToNew).
     static const char* legacy[] = {"LOC", "PIX", "PXB", "PHB", "SYS", "SYS"};
     std::string v = upper(value);
     if (v.size() == 1 && v[0] >= '0' && v[0] <= '5') v = legacy[v[0] - '0'];
-    if (!detail::parse_path_level(v)) bad(where, name, value, "not a level NCCL has (LOC, NVL, PIX, PXB, PHB, NODE, SYS or 0-5)");
+    if (!detail::parse_path_level(v))
+      bad(where, name, value, "not a level NCCL has (LOC, NVL, PIX, PXB, PHB, NODE, SYS or 0-5)");
     o.p2p_level = v;
   } else if (name == "NCCL_P2P_DISABLE") {
     o.p2p_disable = parse_bool(where, name, value);
@@ -113,10 +120,15 @@ void apply_nccl_setting(CommOptions& o, const std::string& raw_name, const std::
         if (algo ? algos[i].first == u : protos[i].first == u) chosen[i] = !exclude, found = true;
       if (!found) {
         // Algorithms NCCL has that this model does not: named so the user knows why.
-        if (algo && (u == "COLLNET" || u == "COLLNETDIRECT" || u == "COLLNETCHAIN" || u == "NVLSTREE" || u == "PAT"))
-          bad(where, name, value, fmt::format("'{}' is an NCCL algorithm this model does not have (modelled: ring, tree, nvls)", item));
-        bad(where, name, value, fmt::format("'{}' is not {} NCCL has ({})", item, algo ? "an algorithm" : "a protocol",
-                                            algo ? "ring, tree, nvls" : "LL, LL128, Simple"));
+        if (algo && (u == "COLLNET" || u == "COLLNETDIRECT" || u == "COLLNETCHAIN" ||
+                     u == "NVLSTREE" || u == "PAT"))
+          bad(where, name, value,
+              fmt::format(
+                  "'{}' is an NCCL algorithm this model does not have (modelled: ring, tree, nvls)",
+                  item));
+        bad(where, name, value,
+            fmt::format("'{}' is not {} NCCL has ({})", item, algo ? "an algorithm" : "a protocol",
+                        algo ? "ring, tree, nvls" : "LL, LL128, Simple"));
       }
     }
     if (algo) {
@@ -135,27 +147,30 @@ void apply_nccl_setting(CommOptions& o, const std::string& raw_name, const std::
   } else if (name == "NCCL_MIN_NCHANNELS") {
     o.min_channels = parse_channels(where, name, value);
   } else {
-    throw InputError(fmt::format("{}: unknown NCCL setting '{}' (value '{}'); known: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
-                                 "NCCL_SHM_DISABLE, NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, "
-                                 "NCCL_MAX_NCHANNELS",
-                                 where, name, value));
+    throw InputError(fmt::format(
+        "{}: unknown NCCL setting '{}' (value '{}'); known: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
+        "NCCL_SHM_DISABLE, NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, "
+        "NCCL_MAX_NCHANNELS",
+        where, name, value));
   }
 }
 
 void apply_nccl_settings(CommOptions& o, const std::string& list, const std::string& where) {
   if (trim(list).empty()) throw InputError(fmt::format("{}: empty list of NCCL settings", where));
-  // NCCL_ALGO and NCCL_PROTO values are lists themselves: an item without '=' right after one of them
-  // continues its value (NCCL_ALGO=ring,tree,NCCL_PROTO=Simple).
+  // NCCL_ALGO and NCCL_PROTO values are lists themselves: an item without '=' right after one of
+  // them continues its value (NCCL_ALGO=ring,tree,NCCL_PROTO=Simple).
   std::vector<std::pair<std::string, std::string>> settings;
   for (const auto& item : split(list, ",")) {
     auto eq = item.find('=');
     if (eq == std::string::npos && !settings.empty() &&
-        (settings.back().first == "NCCL_ALGO" || settings.back().first == "NCCL_PROTO") && !item.empty()) {
+        (settings.back().first == "NCCL_ALGO" || settings.back().first == "NCCL_PROTO") &&
+        !item.empty()) {
       settings.back().second += "," + item;
       continue;
     }
     if (eq == std::string::npos || eq == 0)
-      throw InputError(fmt::format("{}: '{}' is not NAME=VALUE (e.g. NCCL_P2P_LEVEL=PHB)", where, item));
+      throw InputError(
+          fmt::format("{}: '{}' is not NAME=VALUE (e.g. NCCL_P2P_LEVEL=PHB)", where, item));
     settings.emplace_back(trim(item.substr(0, eq)), item.substr(eq + 1));
   }
   for (const auto& [name, value] : settings) apply_nccl_setting(o, name, value, where);
@@ -174,7 +189,8 @@ CommOptions nccl_options(const topo::Chassis& chassis, const std::vector<std::st
 
 const char* nccl_settings_help() {
   return "NCCL_P2P_LEVEL=LOC|NVL|PIX|PXB|PHB|NODE|SYS, NCCL_P2P_DISABLE=0|1, NCCL_SHM_DISABLE=0|1, "
-         "NCCL_NVLS_ENABLE=0|1, NCCL_ALGO=ring+tree+nvls (or ^x), NCCL_PROTO=LL+LL128+Simple (or ^x), "
+         "NCCL_NVLS_ENABLE=0|1, NCCL_ALGO=ring+tree+nvls (or ^x), NCCL_PROTO=LL+LL128+Simple (or "
+         "^x), "
          "NCCL_MIN_NCHANNELS=n, NCCL_MAX_NCHANNELS=n";
 }
 
@@ -196,8 +212,8 @@ std::optional<topo::PathType> parse_path_level(const std::string& name) {
 
 Transport choose_transport(const PairFacts& f, const CommOptions& o) {
   using topo::PathType;
-  // src/graph/paths.cc, ncclTopoCheckP2p: PXB by default; SYS on AMD x86 hosts with at most two GPUs;
-  // NCCL_P2P_LEVEL overrides.
+  // src/graph/paths.cc, ncclTopoCheckP2p: PXB by default; SYS on AMD x86 hosts with at most two
+  // GPUs; NCCL_P2P_LEVEL overrides.
   PathType level = f.amd_cpu && f.host_gpus <= 2 ? PathType::kSys : PathType::kPxb;
   if (!o.p2p_level.empty()) {
     auto l = parse_path_level(o.p2p_level);

@@ -14,11 +14,11 @@ std::optional<topo::PathType> parse_path_level(const std::string& name);
 
 /// What NCCL knows about a pair of GPUs in one host when it picks a transport.
 struct PairFacts {
-  bool nvlink = false;                       ///< they share an NVLink fabric (path type NVL)
+  bool nvlink = false;                         ///< they share an NVLink fabric (path type NVL)
   topo::PathType path = topo::PathType::kSys;  ///< the PCIe path class between them
-  bool peer_access = true;                   ///< both GPUs support peer access (NVML P2P status OK)
-  bool amd_cpu = false;                      ///< the host's CPUs are AMD x86
-  int host_gpus = 0;                         ///< GPUs in the host
+  bool peer_access = true;  ///< both GPUs support peer access (NVML P2P status OK)
+  bool amd_cpu = false;     ///< the host's CPUs are AMD x86
+  int host_gpus = 0;        ///< GPUs in the host
 };
 
 /// The transport NCCL uses (src/transport.cc order p2p, shm, net; rules in transport.h).

@@ -55,7 +55,9 @@ TEST(CommTransport, NcclsP2pRules) {
 
 TEST(CommTransport, SettingsByNcclNames) {
   CommOptions o;
-  apply_nccl_settings(o, "NCCL_P2P_LEVEL=phb,NCCL_NVLS_ENABLE=0,NCCL_ALGO=ring,tree,NCCL_PROTO=^LL,NCCL_MAX_NCHANNELS=4",
+  apply_nccl_settings(o,
+                      "NCCL_P2P_LEVEL=phb,NCCL_NVLS_ENABLE=0,NCCL_ALGO=ring,tree,NCCL_PROTO=^LL,"
+                      "NCCL_MAX_NCHANNELS=4",
                       "--nccl");
   EXPECT_EQ(o.p2p_level, "PHB");
   EXPECT_FALSE(o.allow_nvls);
@@ -74,12 +76,16 @@ TEST(CommTransport, SettingsByNcclNames) {
     return std::string("no error");
   };
   EXPECT_EQ(msg("NCCL_P2P_LEVEL=PCI"),
-            "--nccl: NCCL_P2P_LEVEL=PCI: not a level NCCL has (LOC, NVL, PIX, PXB, PHB, NODE, SYS or 0-5)");
+            "--nccl: NCCL_P2P_LEVEL=PCI: not a level NCCL has (LOC, NVL, PIX, PXB, PHB, NODE, SYS "
+            "or 0-5)");
   EXPECT_EQ(msg("NCCL_P2P_DISABLE=yes"), "--nccl: NCCL_P2P_DISABLE=yes: must be 0 or 1");
-  EXPECT_EQ(msg("NCCL_MAX_NCHANNELS=0"), "--nccl: NCCL_MAX_NCHANNELS=0: must be a whole number from 1 to 64");
-  EXPECT_EQ(msg("NCCL_PROTO=LL129"), "--nccl: NCCL_PROTO=LL129: 'LL129' is not a protocol NCCL has (LL, LL128, Simple)");
+  EXPECT_EQ(msg("NCCL_MAX_NCHANNELS=0"),
+            "--nccl: NCCL_MAX_NCHANNELS=0: must be a whole number from 1 to 64");
+  EXPECT_EQ(msg("NCCL_PROTO=LL129"),
+            "--nccl: NCCL_PROTO=LL129: 'LL129' is not a protocol NCCL has (LL, LL128, Simple)");
   EXPECT_EQ(msg("P2P_LEVEL"), "--nccl: 'P2P_LEVEL' is not NAME=VALUE (e.g. NCCL_P2P_LEVEL=PHB)");
-  EXPECT_NE(msg("NCCL_IB_HCA=mlx5_0").find("unknown NCCL setting 'NCCL_IB_HCA'"), std::string::npos);
+  EXPECT_NE(msg("NCCL_IB_HCA=mlx5_0").find("unknown NCCL setting 'NCCL_IB_HCA'"),
+            std::string::npos);
 }
 
 const char* kFourP2pOff = R"(
@@ -105,7 +111,8 @@ TEST(CommTransport, ChassisFileSettingsAndCommandLine) {
   // link and the switch uplink carry host traffic both ways, so the uplink (25 GB/s one way) is
   // shared by the four hops' writes and reads.
   Communicator shm(c, {}, o), p2p(c, {}, p);
-  EXPECT_LT(shm.predict(Op::kAllReduce, 1 << 30).busbw_Bps, p2p.predict(Op::kAllReduce, 1 << 30).busbw_Bps);
+  EXPECT_LT(shm.predict(Op::kAllReduce, 1 << 30).busbw_Bps,
+            p2p.predict(Op::kAllReduce, 1 << 30).busbw_Bps);
   std::string bad = std::string(kFourP2pOff) + "  NCCL_SHM_DISABLE: maybe\n";
   auto c2 = topo::build_chassis(topo::parse_chassis_spec(bad, "box.yaml"));
   try {

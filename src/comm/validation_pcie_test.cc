@@ -37,8 +37,8 @@ TEST(CommValidationPcie, H100PcieNvlinkBridgedPair) {
 }
 
 TEST(CommValidationPcie, A100PcieBridgedPair) {
-  // nccl-tests issue 178: GPUs 0,1 (NV12), busbw 208 GB/s. nvlink3-bridge's efficiency was derived from
-  // it (0.693 = 208 / 300): not independent.
+  // nccl-tests issue 178: GPUs 0,1 (NV12), busbw 208 GB/s. nvlink3-bridge's efficiency was derived
+  // from it (0.693 = 208 / 300): not independent.
   auto c = machine("a100-pcie-bridged-pairs.yaml");
   EXPECT_NEAR(busbw(c, {0, 1}, 8 * kGiB), 208e9, 208e9 * kTarget);
 }
@@ -46,10 +46,10 @@ TEST(CommValidationPcie, A100PcieBridgedPair) {
 TEST(CommValidationPcie, A100PcieBridgedPairPlusOneThroughHostMemory) {
   // nccl-tests issue 178: GPUs 0,1,2 (NV12 pair, GPU2 NODE from both): busbw drops to 20 GB/s.
   // Independent. GPU1 -> GPU2 and GPU2 -> GPU0 are beyond NCCL's P2P level (PXB), so SHM: each ring
-  // crosses GPU2's x16 link in and out with host-memory traffic: 25.0 x 0.894 (pcie4 duplex, assumed
-  // from the Gen5 measurement) = 22.35 GB/s busbw; NCCL's tuner model picks ring (tree: 0.46 of the
-  // graph's bandwidth). Open: +11.8 %; the Gen4 host duplex loss is larger on the A100 hosts of
-  // nvbandwidth issues 11 and 53 (about 0.72), which would give 18 GB/s.
+  // crosses GPU2's x16 link in and out with host-memory traffic: 25.0 x 0.894 (pcie4 duplex,
+  // assumed from the Gen5 measurement) = 22.35 GB/s busbw; NCCL's tuner model picks ring (tree:
+  // 0.46 of the graph's bandwidth). Open: +11.8 %; the Gen4 host duplex loss is larger on the A100
+  // hosts of nvbandwidth issues 11 and 53 (about 0.72), which would give 18 GB/s.
   auto c = machine("a100-pcie-bridged-pairs.yaml");
   const double p = busbw(c, {0, 1, 2}, 8 * kGiB);
   EXPECT_NEAR(p, 22.35e9, 22.35e9 * kRecorded);
@@ -57,26 +57,28 @@ TEST(CommValidationPcie, A100PcieBridgedPairPlusOneThroughHostMemory) {
 }
 
 TEST(CommValidationPcie, Rtx5090EightThroughHostMemory) {
-  // nccl issue 1639: 8x RTX 5090 (no peer access) on 2x Xeon 8480+: 28 GB/s busbw with 8 GPUs, 35 with
+  // nccl issue 1639: 8x RTX 5090 (no peer access) on 2x Xeon 8480+: 28 GB/s busbw with 8 GPUs, 35
+  // with
   // 4. Independent; layout assumed (four GPUs per socket on root ports). The model is memory-bound:
   // each socket's memory takes 4 writes and 4 reads of the ring rate, 307.2 GB/s / 8 = 38.4 GB/s.
-  // Open (8 GPUs, +37 %): the CPU's memory is at its peak rate (STREAM-class efficiency is not in the
-  // catalog for want of a source for this CPU), and the issue does not give the PCIe layout.
+  // Open (8 GPUs, +37 %): the CPU's memory is at its peak rate (STREAM-class efficiency is not in
+  // the catalog for want of a source for this CPU), and the issue does not give the PCIe layout.
   auto c = machine("rtx5090-8gpu-2s.yaml");
   EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 8 * kGiB), 38.39e9, 38.39e9 * kRecorded);
   EXPECT_NEAR(busbw(c, {0, 1, 2, 3}, 8 * kGiB), 35e9, 35e9 * kTarget);
 }
 
 TEST(CommValidationPcie, RtxPro6000TwoSwitchesOneSocket) {
-  // voipmonitor/rtx6kpro, hardware/asus-esc8000a-e13p-broadcom-switches.md ("AllReduce Bus Bandwidth
-  // (32M, 4 GPU)"): GPUs 0-3 of socket 0, two per logical PEX890xx switch, each switch on its own
-  // root port. Independent. Measured busbw 30.3 GB/s with NCCL's default P2P level (PXB: the NODE
-  // hops between the switches go through host memory, SHM) and 39.3 GB/s with NCCL_P2P_LEVEL=SYS
-  // (P2P everywhere). The model: the ring crosses both switch uplinks in both directions; default:
-  // SHM hops, 48.85 GB/s (+61 %); SYS: P2P at the x16 link rate, 57.0 x (1 - latency share at 32 MiB)
-  // = 54.37 GB/s (+38 %). Open: the ring's P2P hops get the one-direction link rate although every
-  // GPU link carries both directions (the page's bidirectional P2P is 103 GB/s, 51.5 a direction),
-  // and NCCL's own per-channel throughput over PCIe is not modelled. Held to the recorded figures.
+  // voipmonitor/rtx6kpro, hardware/asus-esc8000a-e13p-broadcom-switches.md ("AllReduce Bus
+  // Bandwidth (32M, 4 GPU)"): GPUs 0-3 of socket 0, two per logical PEX890xx switch, each switch on
+  // its own root port. Independent. Measured busbw 30.3 GB/s with NCCL's default P2P level (PXB:
+  // the NODE hops between the switches go through host memory, SHM) and 39.3 GB/s with
+  // NCCL_P2P_LEVEL=SYS (P2P everywhere). The model: the ring crosses both switch uplinks in both
+  // directions; default: SHM hops, 48.85 GB/s (+61 %); SYS: P2P at the x16 link rate, 57.0 x (1 -
+  // latency share at 32 MiB) = 54.37 GB/s (+38 %). Open: the ring's P2P hops get the one-direction
+  // link rate although every GPU link carries both directions (the page's bidirectional P2P is 103
+  // GB/s, 51.5 a direction), and NCCL's own per-channel throughput over PCIe is not modelled. Held
+  // to the recorded figures.
   auto c = machine("rtx-pro-6000-esc8000a-switches.yaml");
   const double shm = busbw(c, {0, 1, 2, 3}, 32.0 * 1024 * 1024);
   EXPECT_NEAR(shm, 48.85e9, 48.85e9 * kRecorded);
@@ -88,12 +90,13 @@ TEST(CommValidationPcie, RtxPro6000TwoSwitchesOneSocket) {
 }
 
 TEST(CommValidationPcie, RtxPro6000TwoSocketsDirectAttach) {
-  // voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md ("NCCL AllReduce Bus Bandwidth", 8-GPU results):
-  // 8 GPUs on the root ports of two Turin sockets, `NCCL_MIN_NCHANNELS=8 all_reduce_perf -b 8M -e 2G`,
-  // busbw 37.6 GB/s (the sweep's best, taken at 2 GiB). Independent. No P2P level is given, so NCCL's
-  // default (PXB): every hop is NODE or SYS and goes through host memory (SHM); the ring crosses the
-  // xGMI links once each way and every GPU's x16 link in both directions: 57.0 x 0.894 (pcie5 duplex)
-  // = 50.96 GB/s, less latency, 50.89 GB/s (+35 %). Open, as rows 6-7 (docs/VALIDATION.md).
+  // voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md ("NCCL AllReduce Bus Bandwidth", 8-GPU
+  // results): 8 GPUs on the root ports of two Turin sockets, `NCCL_MIN_NCHANNELS=8 all_reduce_perf
+  // -b 8M -e 2G`, busbw 37.6 GB/s (the sweep's best, taken at 2 GiB). Independent. No P2P level is
+  // given, so NCCL's default (PXB): every hop is NODE or SYS and goes through host memory (SHM);
+  // the ring crosses the xGMI links once each way and every GPU's x16 link in both directions: 57.0
+  // x 0.894 (pcie5 duplex) = 50.96 GB/s, less latency, 50.89 GB/s (+35 %). Open, as rows 6-7
+  // (docs/VALIDATION.md).
   auto c = machine("rtx-pro-6000-turin-2s-direct.yaml");
   EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 2 * kGiB), 50.89e9, 50.89e9 * kRecorded);
 }

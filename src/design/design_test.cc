@@ -7,9 +7,10 @@
 namespace linkwise::design {
 namespace {
 
-// The designs of four presets and nothing else: training-appliance (8x H200 SXM on NVSwitch, a switch per
-// two GPUs, 2x Xeon 6960P), pcie-8gpu-gen4 (8x A100 PCIe, a switch per four, Gen4), workstation-4gpu-nvlink
-// (4x A100 PCIe, bridged pairs, root ports) and inference-appliance (4x H100 PCIe on EPYC root ports).
+// The designs of four presets and nothing else: training-appliance (8x H200 SXM on NVSwitch, a
+// switch per two GPUs, 2x Xeon 6960P), pcie-8gpu-gen4 (8x A100 PCIe, a switch per four, Gen4),
+// workstation-4gpu-nvlink (4x A100 PCIe, bridged pairs, root ports) and inference-appliance (4x
+// H100 PCIe on EPYC root ports).
 std::string preset_space(const std::string& workloads) {
   return R"(
 name: presets
@@ -38,7 +39,8 @@ workloads:
 }
 
 TEST(Design, NvSwitchDesignRanksFirstFor70bFullFineTune) {
-  auto space = parse_space(preset_space("  - {name: ft70, model: llama3-70b, mode: full, recompute: full}\n"), "s.yaml");
+  auto space = parse_space(
+      preset_space("  - {name: ft70, model: llama3-70b, mode: full, recompute: full}\n"), "s.yaml");
   SearchOptions o;
   o.threads = 2;
   o.top = 3;
@@ -50,14 +52,16 @@ TEST(Design, NvSwitchDesignRanksFirstFor70bFullFineTune) {
   ASSERT_TRUE(best.scores[0].fits);
   EXPECT_TRUE(best.scores[0].simulated);
   // The reason names a link: NVLink carries the tensor-parallel traffic.
-  EXPECT_NE(best.scores[0].limiting_link.find("NVLink"), std::string::npos) << best.scores[0].limiting_link;
+  EXPECT_NE(best.scores[0].limiting_link.find("NVLink"), std::string::npos)
+      << best.scores[0].limiting_link;
   // No 80 GB PCIe design fits the 70B full fine-tune at all (it needs > 80 GiB per GPU on 8 GPUs).
   for (const auto& d : r.front)
     if (d.candidate.gpu != "h200-sxm") EXPECT_FALSE(d.scores[0].fits) << d.candidate.name;
 }
 
 TEST(Design, PcieOnlyDesignWithinReachForSmallModel) {
-  auto space = parse_space(preset_space("  - {name: ft8, model: llama3-8b, mode: lora}\n"), "s.yaml");
+  auto space =
+      parse_space(preset_space("  - {name: ft8, model: llama3-8b, mode: lora}\n"), "s.yaml");
   SearchOptions o;
   o.threads = 2;
   auto r = run_design(space, o);
@@ -67,12 +71,15 @@ TEST(Design, PcieOnlyDesignWithinReachForSmallModel) {
   ASSERT_NE(pcie, nullptr) << "a PCIe-only design must be on the Pareto front";
   const auto& top = r.ranked.front();
   ASSERT_TRUE(pcie->scores[0].fits);
-  // Within reach: a small model is data parallel and compute-bound, so the PCIe-only box gives up little
-  // per GPU (H100 PCIe against H200 SXM dense BF16) and keeps its throughput per watt and per dollar near
-  // or above the NVSwitch box's (4x H100 PCIe on root ports vs 8x H200 SXM on NVSwitch: ~24k vs ~18k
-  // tokens/s per kW, ~0.38 vs ~0.40 tokens/s per USD with the space's prices).
-  double per_w = pcie->scores[0].tokens_per_s / pcie->power_w, top_per_w = top.scores[0].tokens_per_s / top.power_w;
-  double per_usd = pcie->scores[0].tokens_per_s / pcie->cost_usd, top_per_usd = top.scores[0].tokens_per_s / top.cost_usd;
+  // Within reach: a small model is data parallel and compute-bound, so the PCIe-only box gives up
+  // little per GPU (H100 PCIe against H200 SXM dense BF16) and keeps its throughput per watt and
+  // per dollar near or above the NVSwitch box's (4x H100 PCIe on root ports vs 8x H200 SXM on
+  // NVSwitch: ~24k vs ~18k tokens/s per kW, ~0.38 vs ~0.40 tokens/s per USD with the space's
+  // prices).
+  double per_w = pcie->scores[0].tokens_per_s / pcie->power_w,
+         top_per_w = top.scores[0].tokens_per_s / top.power_w;
+  double per_usd = pcie->scores[0].tokens_per_s / pcie->cost_usd,
+         top_per_usd = top.scores[0].tokens_per_s / top.cost_usd;
   EXPECT_GE(per_w, 0.9 * top_per_w) << pcie->candidate.name;
   EXPECT_GE(per_usd, 0.85 * top_per_usd) << pcie->candidate.name;
   EXPECT_LT(pcie->cost_usd, top.cost_usd);
@@ -81,14 +88,15 @@ TEST(Design, PcieOnlyDesignWithinReachForSmallModel) {
   EXPECT_FALSE(pcie->scores[0].limiting_link.empty());
 }
 
-// Small-model inference (Llama 3.1 8B, 32 clients): each GPU serves a replica, decode is bound by memory
-// bandwidth, so 8x H200 SXM (4.8 TB/s each) lead in throughput, but 4x H100 PCIe on root ports (no
-// NVLink) give more tokens per watt (~1.5 vs ~1.0 tokens/s per W: half the GPU power for ~0.4 of the
-// tokens at half the GPUs) and about as many per dollar: within reach, on the front, the reason named.
+// Small-model inference (Llama 3.1 8B, 32 clients): each GPU serves a replica, decode is bound by
+// memory bandwidth, so 8x H200 SXM (4.8 TB/s each) lead in throughput, but 4x H100 PCIe on root
+// ports (no NVLink) give more tokens per watt (~1.5 vs ~1.0 tokens/s per W: half the GPU power for
+// ~0.4 of the tokens at half the GPUs) and about as many per dollar: within reach, on the front,
+// the reason named.
 TEST(Design, PcieOnlyDesignWithinReachForSmallModelInference) {
-  auto space = parse_space(
-      preset_space("  - {name: chat8, kind: serve, model: llama3.1-8b, input: 2048, output: 256, concurrency: 32}\n"),
-      "s.yaml");
+  auto space = parse_space(preset_space("  - {name: chat8, kind: serve, model: llama3.1-8b, input: "
+                                        "2048, output: 256, concurrency: 32}\n"),
+                           "s.yaml");
   SearchOptions o;
   o.threads = 2;
   auto r = run_design(space, o);
@@ -99,15 +107,19 @@ TEST(Design, PcieOnlyDesignWithinReachForSmallModelInference) {
     if (d.candidate.fabric == Fabric::kNone && (!pcie || d.objective > pcie->objective)) pcie = &d;
   ASSERT_NE(pcie, nullptr) << "a PCIe-only design must be on the Pareto front";
   ASSERT_TRUE(pcie->scores[0].fits);
-  double per_w = pcie->scores[0].tokens_per_s / pcie->power_w, top_per_w = top.scores[0].tokens_per_s / top.power_w;
-  double per_usd = pcie->scores[0].tokens_per_s / pcie->cost_usd, top_per_usd = top.scores[0].tokens_per_s / top.cost_usd;
+  double per_w = pcie->scores[0].tokens_per_s / pcie->power_w,
+         top_per_w = top.scores[0].tokens_per_s / top.power_w;
+  double per_usd = pcie->scores[0].tokens_per_s / pcie->cost_usd,
+         top_per_usd = top.scores[0].tokens_per_s / top.cost_usd;
   EXPECT_GE(per_w, top_per_w) << pcie->candidate.name;
   EXPECT_GE(per_usd, 0.9 * top_per_usd) << pcie->candidate.name;
-  EXPECT_NE(pcie->scores[0].bottleneck.find("memory bandwidth"), std::string::npos) << pcie->scores[0].bottleneck;
+  EXPECT_NE(pcie->scores[0].bottleneck.find("memory bandwidth"), std::string::npos)
+      << pcie->scores[0].bottleneck;
 }
 
 TEST(Design, ResultDoesNotDependOnThreads) {
-  auto space = parse_space(preset_space("  - {name: ft8, model: llama3-8b, mode: lora}\n"), "s.yaml");
+  auto space =
+      parse_space(preset_space("  - {name: ft8, model: llama3-8b, mode: lora}\n"), "s.yaml");
   SearchOptions one, two;
   one.threads = 1, two.threads = 2;
   auto a = run_design(space, one), b = run_design(space, two);
@@ -121,7 +133,8 @@ TEST(Design, ResultDoesNotDependOnThreads) {
 
 // A candidate builds the same chassis a file would: it loads back from its YAML.
 TEST(Design, CandidateIsAChassisEveryCommandLoads) {
-  auto space = parse_space(preset_space("  - {name: ft8, model: llama3-8b, mode: lora}\n"), "s.yaml");
+  auto space =
+      parse_space(preset_space("  - {name: ft8, model: llama3-8b, mode: lora}\n"), "s.yaml");
   Candidate c;
   std::string why;
   auto spec = make_candidate(space, space.choice(0), &c, &why);
@@ -133,9 +146,9 @@ TEST(Design, CandidateIsAChassisEveryCommandLoads) {
   EXPECT_DOUBLE_EQ(topo::check_budgets(a).power_w, topo::check_budgets(b).power_w);
 }
 
-// A long FR-4 GPU trace at Gen5: the generator places the retimers the channel needs (400 mm of FR-4:
-// 38.3 dB > 36, one retimer, see topo/budget_test.cc), and without a retimer part the candidate is excluded
-// by channel loss.
+// A long FR-4 GPU trace at Gen5: the generator places the retimers the channel needs (400 mm of
+// FR-4: 38.3 dB > 36, one retimer, see topo/budget_test.cc), and without a retimer part the
+// candidate is excluded by channel loss.
 TEST(Design, RetimersWhereTheChannelNeedsThem) {
   std::string text = R"(
 gpus: [{part: h100-pcie, counts: [2]}]
@@ -162,21 +175,26 @@ workloads: [{name: w, model: llama3-8b, mode: lora}]
 
 TEST(Design, MalformedSpaceNamesFileAndLine) {
   try {
-    parse_space("gpus:\n  - {part: h100-pcie, counts: [4], fabrics: [nvlinkz]}\ncpus: [{part: xeon-8480c}]\n"
-                "workloads: [{name: w, model: llama3-8b}]\n",
-                "bad.yaml");
+    parse_space(
+        "gpus:\n  - {part: h100-pcie, counts: [4], fabrics: [nvlinkz]}\ncpus: [{part: "
+        "xeon-8480c}]\n"
+        "workloads: [{name: w, model: llama3-8b}]\n",
+        "bad.yaml");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.yaml:2:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("nvlinkz"), std::string::npos) << e.what();
   }
   try {
-    parse_space("gpus: [{part: h100-pcie, counts: [4]}]\ncpus: [{part: xeon-8480c}]\nworkloads:\n  - {name: w, model: llama3-8b, input: 99}\n",
-                "serve.yaml");
+    parse_space(
+        "gpus: [{part: h100-pcie, counts: [4]}]\ncpus: [{part: xeon-8480c}]\nworkloads:\n  - "
+        "{name: w, model: llama3-8b, input: 99}\n",
+        "serve.yaml");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("serve.yaml:4:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("'input' applies to kind: serve"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'input' applies to kind: serve"), std::string::npos)
+        << e.what();
   }
 }
 

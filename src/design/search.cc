@@ -25,8 +25,8 @@ namespace linkwise::design {
 
 namespace {
 
-// A workload made ready to score: a training job, or serving options. A new kind adds its state here
-// and a branch in score_workload().
+// A workload made ready to score: a training job, or serving options. A new kind adds its state
+// here and a branch in score_workload().
 struct Prepared {
   const Workload* spec = nullptr;
   work::Model model;
@@ -43,7 +43,8 @@ std::vector<Prepared> prepare(const DesignSpace& space) {
         p.serve.input = w.input;
         p.serve.output = w.output;
         p.serve.concurrency = w.concurrency;
-        if (w.precision != "auto") p.serve.precision = work::parse_number_format(w.precision, "precision");
+        if (w.precision != "auto")
+          p.serve.precision = work::parse_number_format(w.precision, "precision");
         out.push_back(std::move(p));
         continue;
       }
@@ -81,9 +82,12 @@ WorkloadScore score_serve(const topo::Chassis& chassis, const Prepared& p) {
       s.fits = true;
       s.simulated = true;  // the serving model has no cheaper form: every score is its full model
       s.tokens_per_s = r.point.output_tokens_per_s;
-      s.plan = fmt::format("tp={} x {} replicas, {} clients", r.tp, r.replicas, p.serve.concurrency);
+      s.plan =
+          fmt::format("tp={} x {} replicas, {} clients", r.tp, r.replicas, p.serve.concurrency);
       s.bottleneck = r.bottleneck;
-      s.limiting_link = r.comm_link.empty() ? "" : fmt::format("{} (tensor-parallel all-reduce, {})", r.comm_link, r.comm_algorithm);
+      s.limiting_link = r.comm_link.empty() ? ""
+                                            : fmt::format("{} (tensor-parallel all-reduce, {})",
+                                                          r.comm_link, r.comm_algorithm);
     } catch (const InputError& e) {
       last_error = e.bare_message();
     }
@@ -109,8 +113,9 @@ WorkloadScore score_workload(const topo::Chassis& chassis, const Prepared& p, in
     s.plan = best.plan.str();
     s.bottleneck = best.bottleneck;
     if (!best.links.empty())
-      s.limiting_link = fmt::format("{} ({}, busy {:.0f}%, {} traffic)", best.links[0].link, best.links[0].tech,
-                                    100 * best.links[0].busy_fraction, best.links[0].traffic);
+      s.limiting_link =
+          fmt::format("{} ({}, busy {:.0f}%, {} traffic)", best.links[0].link, best.links[0].tech,
+                      100 * best.links[0].busy_fraction, best.links[0].traffic);
   } catch (const InputError& e) {
     s.fits = false;
     s.bottleneck = e.bare_message();
@@ -118,9 +123,10 @@ WorkloadScore score_workload(const topo::Chassis& chassis, const Prepared& p, in
   return s;
 }
 
-// The model inputs of a chassis: what a score depends on (nodes and parts, links, widths, root complexes,
-// efficiencies, network). Board material, trace lengths, connectors, cooling zones, prices and the
-// description do not change a prediction, so candidates that differ only in them share one score.
+// The model inputs of a chassis: what a score depends on (nodes and parts, links, widths, root
+// complexes, efficiencies, network). Board material, trace lengths, connectors, cooling zones,
+// prices and the description do not change a prediction, so candidates that differ only in them
+// share one score.
 std::string model_key(const topo::ChassisSpec& spec) {
   std::string k;
   k.reserve(64 * (spec.nodes.size() + spec.links.size()));
@@ -131,12 +137,14 @@ std::string model_key(const topo::ChassisSpec& spec) {
     k += '\n';
   }
   for (const auto& l : spec.links) {
-    k += l.a, k += '|', k += l.b, k += '|', k += l.tech, k += '|', k += std::to_string(l.width), k += '|', k += l.match;
+    k += l.a, k += '|', k += l.b, k += '|', k += l.tech, k += '|', k += std::to_string(l.width),
+        k += '|', k += l.match;
     k += '|', k += l.root_complex ? std::to_string(*l.root_complex) : "-";
     k += '|', k += l.efficiency ? fmt::format("{}", *l.efficiency) : "-";
     k += '\n';
   }
-  k += fmt::format("net {} {} {}", spec.network.boxes, spec.network.tech, spec.network.oversubscription);
+  k += fmt::format("net {} {} {}", spec.network.boxes, spec.network.tech,
+                   spec.network.oversubscription);
   return k;
 }
 
@@ -176,8 +184,8 @@ std::string classify_build_error(const std::string& m) {
 struct Eval {
   bool generated = false;
   std::string not_generated;
-  std::string excluded;        ///< budget kind, "target", or "" when feasible
-  bool relaxable = false;      ///< every error is of one budget kind (excluded)
+  std::string excluded;    ///< budget kind, "target", or "" when feasible
+  bool relaxable = false;  ///< every error is of one budget kind (excluded)
   double needed = 0, limit = 0;
   std::string unit;
   double power_w = 0, cost_usd = 0;
@@ -186,7 +194,8 @@ struct Eval {
   double objective = 0;
 };
 
-void evaluate(const DesignSpace& space, const std::vector<Prepared>& work, ScoreCache& cache, std::uint64_t i, Eval& e) {
+void evaluate(const DesignSpace& space, const std::vector<Prepared>& work, ScoreCache& cache,
+              std::uint64_t i, Eval& e) {
   std::string why;
   auto spec = make_candidate(space, space.choice(i), nullptr, &why);
   if (!spec) {
@@ -211,7 +220,8 @@ void evaluate(const DesignSpace& space, const std::vector<Prepared>& work, Score
     for (const auto& l : budgets.lines)
       if (l.status == topo::BudgetStatus::kError) {
         if (l.budget != err->budget || l.limit <= 0) e.relaxable = false;
-        if (l.use() > (e.limit > 0 ? e.needed / e.limit : 0)) e.needed = l.used, e.limit = l.limit, e.unit = l.unit;
+        if (l.use() > (e.limit > 0 ? e.needed / e.limit : 0))
+          e.needed = l.used, e.limit = l.limit, e.unit = l.unit;
       }
     if (!e.relaxable) return;
   }
@@ -232,7 +242,8 @@ void evaluate(const DesignSpace& space, const std::vector<Prepared>& work, Score
   }
 }
 
-std::vector<Eval> evaluate_all(const DesignSpace& space, const std::vector<Prepared>& work, ScoreCache& cache, int threads) {
+std::vector<Eval> evaluate_all(const DesignSpace& space, const std::vector<Prepared>& work,
+                               ScoreCache& cache, int threads) {
   std::uint64_t n = space.candidate_count();
   std::vector<Eval> evals(n);
   std::vector<std::thread> pool;
@@ -257,8 +268,8 @@ int thread_count(int asked) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-Design full_design(const DesignSpace& space, const std::vector<Prepared>& work, std::uint64_t index, const Eval& e,
-                   int simulate_top) {
+Design full_design(const DesignSpace& space, const std::vector<Prepared>& work, std::uint64_t index,
+                   const Eval& e, int simulate_top) {
   Design d;
   std::string why;
   d.spec = *make_candidate(space, space.choice(index), &d.candidate, &why);
@@ -281,7 +292,8 @@ std::uint64_t score_all(const DesignSpace& space, int threads, std::uint64_t* di
   ScoreCache cache;
   auto evals = evaluate_all(space, work, cache, thread_count(threads));
   if (distinct) *distinct = cache.size();
-  return std::count_if(evals.begin(), evals.end(), [](const Eval& e) { return e.generated && e.excluded.empty(); });
+  return std::count_if(evals.begin(), evals.end(),
+                       [](const Eval& e) { return e.generated && e.excluded.empty(); });
 }
 
 DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
@@ -314,22 +326,27 @@ DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
   r.feasible = feasible.size();
   if (feasible.empty()) {
     std::string parts;
-    for (const auto& [k, v] : r.excluded) parts += fmt::format("{}{} by {}", parts.empty() ? "" : ", ", v, k);
-    for (const auto& [k, v] : r.not_generated) parts += fmt::format("{}{} not built ({})", parts.empty() ? "" : ", ", v, k);
-    throw InputError(fmt::format("no candidate of design space '{}' fits: {} candidates, {} excluded ({})", space.name,
-                                 r.candidates, r.generated, parts.empty() ? "none generated" : parts),
-                     SourceLocation{space.file, 0, 0});
+    for (const auto& [k, v] : r.excluded)
+      parts += fmt::format("{}{} by {}", parts.empty() ? "" : ", ", v, k);
+    for (const auto& [k, v] : r.not_generated)
+      parts += fmt::format("{}{} not built ({})", parts.empty() ? "" : ", ", v, k);
+    throw InputError(
+        fmt::format("no candidate of design space '{}' fits: {} candidates, {} excluded ({})",
+                    space.name, r.candidates, r.generated,
+                    parts.empty() ? "none generated" : parts),
+        SourceLocation{space.file, 0, 0});
   }
   auto objective = [&](const Eval& e) {
     double sum = 0;
     for (std::size_t w = 0; w < work.size(); ++w)
-      if (r.best_tokens_per_s[w] > 0) sum += work[w].spec->weight * (*e.scores)[w].tokens_per_s / r.best_tokens_per_s[w];
+      if (r.best_tokens_per_s[w] > 0)
+        sum += work[w].spec->weight * (*e.scores)[w].tokens_per_s / r.best_tokens_per_s[w];
     return sum;
   };
   for (auto& e : evals)
     if (e.scores) e.objective = objective(e);
-  // Objectives are compared to 0.001: candidates whose throughputs differ only in the model's last digits
-  // (a root port for a switch under a compute-bound job) rank by cost and power.
+  // Objectives are compared to 0.001: candidates whose throughputs differ only in the model's last
+  // digits (a root port for a switch under a compute-bound job) rank by cost and power.
   auto level = [&](const Eval& e) { return std::llround(e.objective * 1000); };
   auto better = [&](std::uint64_t a, std::uint64_t b) {
     const auto &x = evals[a], &y = evals[b];
@@ -339,7 +356,8 @@ DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
     return a < b;
   };
   std::sort(feasible.begin(), feasible.end(), better);
-  // Pareto front over (objective up, power down, cost down), objectives to 0.001; ties keep the first.
+  // Pareto front over (objective up, power down, cost down), objectives to 0.001; ties keep the
+  // first.
   std::vector<std::uint64_t> front;
   for (std::uint64_t i : feasible) {
     const auto& e = evals[i];
@@ -362,19 +380,22 @@ DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
     r.ranked.push_back(std::move(d));
   }
   for (std::uint64_t i : front) {
-    auto it = std::find_if(r.ranked.begin(), r.ranked.end(), [&](const Design& d) { return d.candidate.index == i; });
+    auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
+                           [&](const Design& d) { return d.candidate.index == i; });
     if (it != r.ranked.end()) {
       r.front.push_back(*it);
       continue;
     }
     auto d = full_design(space, work, i, evals[i], o.simulate_top);
-    d.rank = static_cast<int>(std::find(feasible.begin(), feasible.end(), i) - feasible.begin()) + 1;
+    d.rank =
+        static_cast<int>(std::find(feasible.begin(), feasible.end(), i) - feasible.begin()) + 1;
     d.on_front = true;
     r.front.push_back(std::move(d));
   }
-  // What relaxing each budget would buy: the best candidate that budget alone kept out, when it beats
-  // the best design.
-  std::map<std::string, std::pair<std::uint64_t, int>> best_excluded;  // budget -> (candidate, count)
+  // What relaxing each budget would buy: the best candidate that budget alone kept out, when it
+  // beats the best design.
+  std::map<std::string, std::pair<std::uint64_t, int>>
+      best_excluded;  // budget -> (candidate, count)
   for (std::uint64_t i = 0; i < evals.size(); ++i) {
     const auto& e = evals[i];
     if (!e.relaxable || !e.scores) continue;
@@ -400,7 +421,8 @@ void write_designs(const DesignResult& result, const std::string& folder) {
   std::filesystem::create_directories(folder, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create folder '{}': {}", folder, ec.message()));
   for (const auto* list : {&result.ranked, &result.front})
-    for (const auto& d : *list) write_file_atomic(folder + "/" + d.spec.name + ".yaml", topo::chassis_spec_to_yaml(d.spec));
+    for (const auto& d : *list)
+      write_file_atomic(folder + "/" + d.spec.name + ".yaml", topo::chassis_spec_to_yaml(d.spec));
 }
 
 }  // namespace linkwise::design

@@ -16,24 +16,36 @@ namespace linkwise::hw {
 
 const char* to_string(LinkFamily f) {
   switch (f) {
-    case LinkFamily::kPcie: return "pcie";
-    case LinkFamily::kNvlink: return "nvlink";
-    case LinkFamily::kSocket: return "socket";
-    case LinkFamily::kNetwork: return "network";
+    case LinkFamily::kPcie:
+      return "pcie";
+    case LinkFamily::kNvlink:
+      return "nvlink";
+    case LinkFamily::kSocket:
+      return "socket";
+    case LinkFamily::kNetwork:
+      return "network";
   }
   return "?";
 }
 
 const char* to_string(PartKind k) {
   switch (k) {
-    case PartKind::kGpu: return "gpu";
-    case PartKind::kCpu: return "cpu";
-    case PartKind::kPcieSwitch: return "pcie_switch";
-    case PartKind::kNvSwitch: return "nvswitch";
-    case PartKind::kNic: return "nic";
-    case PartKind::kNvme: return "nvme";
-    case PartKind::kRetimer: return "retimer";
-    case PartKind::kNetSwitch: return "net_switch";
+    case PartKind::kGpu:
+      return "gpu";
+    case PartKind::kCpu:
+      return "cpu";
+    case PartKind::kPcieSwitch:
+      return "pcie_switch";
+    case PartKind::kNvSwitch:
+      return "nvswitch";
+    case PartKind::kNic:
+      return "nic";
+    case PartKind::kNvme:
+      return "nvme";
+    case PartKind::kRetimer:
+      return "retimer";
+    case PartKind::kNetSwitch:
+      return "net_switch";
   }
   return "?";
 }
@@ -61,7 +73,8 @@ using detail::location_of;
 
 Figure parse_figure(const YAML::Node& n, const std::string& file, const std::string& field) {
   if (!n.IsSequence() || n.size() != 2 || !n[0].IsScalar() || !n[1].IsScalar())
-    throw InputError(fmt::format("figure '{}' must be [value, \"source\"]", field), location_of(n, file));
+    throw InputError(fmt::format("figure '{}' must be [value, \"source\"]", field),
+                     location_of(n, file));
   Figure f;
   f.value = detail::as_double(n[0], file, field);
   f.source = n[1].as<std::string>();
@@ -83,28 +96,42 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
-    if (key == "id") t.id = v.as<std::string>();
-    else if (key == "name") t.name = v.as<std::string>();
-    else if (key == "family") t.family = parse_family(v, file);
-    else if (key == "generation") t.generation = static_cast<int>(detail::as_double(v, file, key));
-    else if (key == "unit") t.unit = v.as<std::string>();
+    if (key == "id")
+      t.id = v.as<std::string>();
+    else if (key == "name")
+      t.name = v.as<std::string>();
+    else if (key == "family")
+      t.family = parse_family(v, file);
+    else if (key == "generation")
+      t.generation = static_cast<int>(detail::as_double(v, file, key));
+    else if (key == "unit")
+      t.unit = v.as<std::string>();
     else if (key == "widths") {
       for (const auto& w : v) t.widths.push_back(static_cast<int>(detail::as_double(w, file, key)));
-    } else if (key == "transfer_rate_GTps") t.transfer_rate_GTps = parse_figure(v, file, key);
-    else if (key == "encoding") t.encoding = parse_figure(v, file, key);
-    else if (key == "unit_bytes_per_s") t.unit_bytes_per_s = parse_figure(v, file, key);
-    else if (key == "efficiency") t.efficiency = parse_figure(v, file, key);
-    else if (key == "duplex_efficiency") t.duplex_efficiency = parse_figure(v, file, key);
-    else if (key == "latency_s") t.latency_s = parse_figure(v, file, key);
-    else if (key == "note" || key == "notes") continue;
+    } else if (key == "transfer_rate_GTps")
+      t.transfer_rate_GTps = parse_figure(v, file, key);
+    else if (key == "encoding")
+      t.encoding = parse_figure(v, file, key);
+    else if (key == "unit_bytes_per_s")
+      t.unit_bytes_per_s = parse_figure(v, file, key);
+    else if (key == "efficiency")
+      t.efficiency = parse_figure(v, file, key);
+    else if (key == "duplex_efficiency")
+      t.duplex_efficiency = parse_figure(v, file, key);
+    else if (key == "latency_s")
+      t.latency_s = parse_figure(v, file, key);
+    else if (key == "note" || key == "notes")
+      continue;
     else
       throw InputError(fmt::format("unknown key '{}' in link technology '{}'", key, t.id),
                        location_of(it->first, file));
   }
   if (t.id.empty()) throw InputError("link technology without an id", location_of(n, file));
   if (t.unit_bytes_per_s.value <= 0)
-    throw InputError(fmt::format("link technology '{}' needs unit_bytes_per_s", t.id), location_of(n, file));
-  if (t.efficiency.value <= 0) t.efficiency = {1.0, "derived: no efficiency given, line rate assumed"};
+    throw InputError(fmt::format("link technology '{}' needs unit_bytes_per_s", t.id),
+                     location_of(n, file));
+  if (t.efficiency.value <= 0)
+    t.efficiency = {1.0, "derived: no efficiency given, line rate assumed"};
   if (t.duplex_efficiency.value <= 0 || t.duplex_efficiency.value > 1)
     throw InputError(fmt::format("link technology '{}': duplex_efficiency must be in (0, 1]", t.id),
                      location_of(n, file));
@@ -116,17 +143,25 @@ Part parse_part(const YAML::Node& n, const std::string& file) {
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
-    if (key == "id") p.id = v.as<std::string>();
-    else if (key == "name") p.name = v.as<std::string>();
-    else if (key == "vendor") p.vendor = v.as<std::string>();
+    if (key == "id")
+      p.id = v.as<std::string>();
+    else if (key == "name")
+      p.name = v.as<std::string>();
+    else if (key == "vendor")
+      p.vendor = v.as<std::string>();
     else if (key == "kind") {
       auto k = part_kind_from_string(v.as<std::string>());
-      if (!k) throw InputError(fmt::format("unknown part kind '{}'", v.as<std::string>()), location_of(v, file));
+      if (!k)
+        throw InputError(fmt::format("unknown part kind '{}'", v.as<std::string>()),
+                         location_of(v, file));
       p.kind = *k;
-    } else if (v.IsSequence()) p.figures[key] = parse_figure(v, file, key);
-    else if (v.IsScalar()) p.attributes[key] = v.as<std::string>();
+    } else if (v.IsSequence())
+      p.figures[key] = parse_figure(v, file, key);
+    else if (v.IsScalar())
+      p.attributes[key] = v.as<std::string>();
     else
-      throw InputError(fmt::format("unexpected value for '{}' in part '{}'", key, p.id), location_of(v, file));
+      throw InputError(fmt::format("unexpected value for '{}' in part '{}'", key, p.id),
+                       location_of(v, file));
   }
   if (p.id.empty()) throw InputError("part without an id", location_of(n, file));
   return p;
@@ -137,18 +172,26 @@ BoardMaterial parse_material(const YAML::Node& n, const std::string& file) {
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
-    if (key == "id") m.id = v.as<std::string>();
-    else if (key == "name") m.name = v.as<std::string>();
-    else if (key == "loss_db_per_mm_8GHz") m.loss_db_per_mm_8GHz = parse_figure(v, file, key);
-    else if (key == "loss_db_per_mm_16GHz") m.loss_db_per_mm_16GHz = parse_figure(v, file, key);
+    if (key == "id")
+      m.id = v.as<std::string>();
+    else if (key == "name")
+      m.name = v.as<std::string>();
+    else if (key == "loss_db_per_mm_8GHz")
+      m.loss_db_per_mm_8GHz = parse_figure(v, file, key);
+    else if (key == "loss_db_per_mm_16GHz")
+      m.loss_db_per_mm_16GHz = parse_figure(v, file, key);
     else
-      throw InputError(fmt::format("unknown key '{}' in board material '{}'", key, m.id), location_of(it->first, file));
+      throw InputError(fmt::format("unknown key '{}' in board material '{}'", key, m.id),
+                       location_of(it->first, file));
   }
   if (m.id.empty()) throw InputError("board material without an id", location_of(n, file));
-  if (m.loss_db_per_mm_8GHz.value <= 0 || m.loss_db_per_mm_16GHz.value < m.loss_db_per_mm_8GHz.value)
-    throw InputError(fmt::format("board material '{}' needs loss_db_per_mm_8GHz > 0 and a 16 GHz loss at least as large",
-                                 m.id),
-                     location_of(n, file));
+  if (m.loss_db_per_mm_8GHz.value <= 0 ||
+      m.loss_db_per_mm_16GHz.value < m.loss_db_per_mm_8GHz.value)
+    throw InputError(
+        fmt::format(
+            "board material '{}' needs loss_db_per_mm_8GHz > 0 and a 16 GHz loss at least as large",
+            m.id),
+        location_of(n, file));
   return m;
 }
 
@@ -157,17 +200,25 @@ ChannelBudget parse_channel(const YAML::Node& n, const std::string& file) {
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
-    if (key == "tech") c.tech = v.as<std::string>();
-    else if (key == "nyquist_GHz") c.nyquist_GHz = parse_figure(v, file, key);
-    else if (key == "loss_budget_db") c.loss_budget_db = parse_figure(v, file, key);
-    else if (key == "package_db") c.package_db = parse_figure(v, file, key);
-    else if (key == "connector_db") c.connector_db = parse_figure(v, file, key);
-    else if (key == "via_db") c.via_db = parse_figure(v, file, key);
+    if (key == "tech")
+      c.tech = v.as<std::string>();
+    else if (key == "nyquist_GHz")
+      c.nyquist_GHz = parse_figure(v, file, key);
+    else if (key == "loss_budget_db")
+      c.loss_budget_db = parse_figure(v, file, key);
+    else if (key == "package_db")
+      c.package_db = parse_figure(v, file, key);
+    else if (key == "connector_db")
+      c.connector_db = parse_figure(v, file, key);
+    else if (key == "via_db")
+      c.via_db = parse_figure(v, file, key);
     else
-      throw InputError(fmt::format("unknown key '{}' in PCIe channel '{}'", key, c.tech), location_of(it->first, file));
+      throw InputError(fmt::format("unknown key '{}' in PCIe channel '{}'", key, c.tech),
+                       location_of(it->first, file));
   }
   if (c.tech.empty() || c.nyquist_GHz.value <= 0 || c.loss_budget_db.value <= 0)
-    throw InputError("a PCIe channel needs tech, nyquist_GHz and loss_budget_db", location_of(n, file));
+    throw InputError("a PCIe channel needs tech, nyquist_GHz and loss_budget_db",
+                     location_of(n, file));
   return c;
 }
 
@@ -202,17 +253,20 @@ Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename
   for (const auto& n : root["link_technologies"]) {
     cat.techs_.push_back(parse_tech(n, filename));
     if (!seen.insert(cat.techs_.back().id).second)
-      throw InputError(fmt::format("duplicate catalog id '{}'", cat.techs_.back().id), location_of(n, filename));
+      throw InputError(fmt::format("duplicate catalog id '{}'", cat.techs_.back().id),
+                       location_of(n, filename));
   }
   for (const auto& n : root["parts"]) {
     cat.parts_.push_back(parse_part(n, filename));
     if (!seen.insert(cat.parts_.back().id).second)
-      throw InputError(fmt::format("duplicate catalog id '{}'", cat.parts_.back().id), location_of(n, filename));
+      throw InputError(fmt::format("duplicate catalog id '{}'", cat.parts_.back().id),
+                       location_of(n, filename));
   }
   for (const auto& n : root["board_materials"]) {
     cat.materials_.push_back(parse_material(n, filename));
     if (!seen.insert(cat.materials_.back().id).second)
-      throw InputError(fmt::format("duplicate catalog id '{}'", cat.materials_.back().id), location_of(n, filename));
+      throw InputError(fmt::format("duplicate catalog id '{}'", cat.materials_.back().id),
+                       location_of(n, filename));
   }
   // Extra figures for parts listed above (kept in their own section of the file).
   for (const auto& n : root["part_figures"]) {
@@ -221,28 +275,33 @@ Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename
     Part* target = nullptr;
     for (auto& p : cat.parts_)
       if (p.id == id) target = &p;
-    if (!target) throw InputError(fmt::format("part_figures names unknown part '{}'", id), location_of(n["part"], filename));
+    if (!target)
+      throw InputError(fmt::format("part_figures names unknown part '{}'", id),
+                       location_of(n["part"], filename));
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string key = it->first.as<std::string>();
       if (key == "part") continue;
       if (target->has(key))
-        throw InputError(fmt::format("part '{}' already has figure '{}'", id, key), location_of(it->first, filename));
+        throw InputError(fmt::format("part '{}' already has figure '{}'", id, key),
+                         location_of(it->first, filename));
       target->figures[key] = parse_figure(it->second, filename, key);
     }
   }
   for (const auto& n : root["pcie_channels"]) {
     cat.channels_.push_back(parse_channel(n, filename));
     if (!cat.find_link_tech(cat.channels_.back().tech))
-      throw InputError(fmt::format("PCIe channel names unknown link technology '{}'", cat.channels_.back().tech),
-                       location_of(n, filename));
+      throw InputError(
+          fmt::format("PCIe channel names unknown link technology '{}'", cat.channels_.back().tech),
+          location_of(n, filename));
   }
   // Every attribute naming a link technology must name a known one.
   for (const auto& p : cat.parts_)
     for (const char* key : {"pcie", "nvlink", "socket", "network"}) {
       std::string id = p.attr(key);
       if (!id.empty() && !cat.find_link_tech(id))
-        throw InputError(fmt::format("part '{}' names unknown link technology '{}' for '{}'", p.id, id, key),
-                         {filename, 0, 0});
+        throw InputError(
+            fmt::format("part '{}' names unknown link technology '{}' for '{}'", p.id, id, key),
+            {filename, 0, 0});
     }
   return cat;
 }
@@ -265,7 +324,8 @@ const LinkTech* Catalog::find_link_tech(const std::string& id) const {
 const LinkTech& Catalog::link_tech(const std::string& id) const {
   if (const auto* t = find_link_tech(id)) return *t;
   std::string hint = did_you_mean(id, link_tech_ids());
-  throw InputError(fmt::format("unknown link technology '{}'{}", id, hint.empty() ? "" : "; " + hint));
+  throw InputError(
+      fmt::format("unknown link technology '{}'{}", id, hint.empty() ? "" : "; " + hint));
 }
 
 const Part* Catalog::find_part(const std::string& id) const {
@@ -279,8 +339,8 @@ const Part& Catalog::part(const std::string& id, std::optional<PartKind> kind) c
   if (p && (!kind || p->kind == *kind)) return *p;
   std::string hint = did_you_mean(id, part_ids(kind));
   if (p)
-    throw InputError(fmt::format("part '{}' is a {}, not a {}{}", id, to_string(p->kind), to_string(*kind),
-                                 hint.empty() ? "" : "; " + hint));
+    throw InputError(fmt::format("part '{}' is a {}, not a {}{}", id, to_string(p->kind),
+                                 to_string(*kind), hint.empty() ? "" : "; " + hint));
   throw InputError(fmt::format("unknown {} part '{}'{}", kind ? to_string(*kind) : "catalog", id,
                                hint.empty() ? "" : "; " + hint));
 }
@@ -302,7 +362,8 @@ EntryFigures describe(const Catalog& cat, const std::string& id) {
   EntryFigures e;
   e.id = id;
   auto add = [&](const std::string& field, const Figure& f) {
-    if (!f.source.empty()) e.figures.emplace_back(field, f);  // a figure this entry does not carry: left out
+    if (!f.source.empty())
+      e.figures.emplace_back(field, f);  // a figure this entry does not carry: left out
   };
   if (const auto* x = cat.find_link_tech(id)) {
     add("transfer_rate_GTps", x->transfer_rate_GTps);

@@ -34,17 +34,23 @@ TEST(CatalogTest, PcieLineRatesComeFromTheStandard) {
   // Each technology's unit rate agrees with its transfer rate and encoding.
   for (const auto& t : cat.link_techs()) {
     if (t.family != LinkFamily::kPcie) continue;
-    EXPECT_NEAR(t.unit_bytes_per_s.value, t.transfer_rate_GTps.value * 1e9 * t.encoding.value / 8, 1e6) << t.id;
+    EXPECT_NEAR(t.unit_bytes_per_s.value, t.transfer_rate_GTps.value * 1e9 * t.encoding.value / 8,
+                1e6)
+        << t.id;
   }
 }
 
 // NVLink per GPU, both directions = links x per-link rate per direction x 2:
-//   A100: 12 x 25 GB/s x 2 = 600 GB/s;  H100: 18 x 25 GB/s x 2 = 900 GB/s;  V100: 6 x 25 x 2 = 300 GB/s
+//   A100: 12 x 25 GB/s x 2 = 600 GB/s;  H100: 18 x 25 GB/s x 2 = 900 GB/s;  V100: 6 x 25 x 2 = 300
+//   GB/s
 TEST(CatalogTest, NvlinkTotalsPerGpu) {
   const auto& cat = Catalog::builtin();
   auto total = [&](const std::string& gpu) {
     const Part& p = cat.part(gpu, PartKind::kGpu);
-    return 2 * cat.link_tech(p.attr("nvlink")).line_bytes_per_s(static_cast<int>(p.get("nvlink_links"))) / kGB;
+    return 2 *
+           cat.link_tech(p.attr("nvlink"))
+               .line_bytes_per_s(static_cast<int>(p.get("nvlink_links"))) /
+           kGB;
   };
   EXPECT_NEAR(total("a100-sxm"), 600, 0.5);
   EXPECT_NEAR(total("h100-sxm"), 900, 0.5);
@@ -54,11 +60,11 @@ TEST(CatalogTest, NvlinkTotalsPerGpu) {
 
 TEST(CatalogTest, RequiredPartsExist) {
   const auto& cat = Catalog::builtin();
-  for (const char* id : {"v100-sxm2", "a100-sxm", "a100-pcie", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "l40s",
-                         "rtx-4090", "b200", "mi300x"})
+  for (const char* id : {"v100-sxm2", "a100-sxm", "a100-pcie", "h100-sxm", "h100-pcie", "h100-nvl",
+                         "h200-sxm", "l40s", "rtx-4090", "b200", "mi300x"})
     EXPECT_NO_THROW(cat.part(id, PartKind::kGpu)) << id;
-  for (const char* id : {"ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "eth-100", "eth-400", "eth-800", "nvlink1", "nvlink5",
-                         "pcie1", "pcie6"})
+  for (const char* id : {"ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "eth-100", "eth-400", "eth-800",
+                         "nvlink1", "nvlink5", "pcie1", "pcie6"})
     EXPECT_NE(cat.find_link_tech(id), nullptr) << id;
   EXPECT_FALSE(cat.part_ids(PartKind::kCpu).empty());
   EXPECT_FALSE(cat.part_ids(PartKind::kPcieSwitch).empty());
@@ -76,7 +82,8 @@ TEST(CatalogTest, UnknownIdsSuggestTheClosest) {
     cat.part("h100-sxn", PartKind::kGpu);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown gpu part 'h100-sxn'; did you mean 'h100-sxm'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("unknown gpu part 'h100-sxn'; did you mean 'h100-sxm'"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(cat.link_tech("pcie9"), InputError);
@@ -100,7 +107,8 @@ parts: []
   }
 }
 
-// Every PCIe generation says what each direction keeps with both loaded; other families default to 1.
+// Every PCIe generation says what each direction keeps with both loaded; other families default
+// to 1.
 TEST(CatalogTest, DuplexEfficiency) {
   const auto& cat = Catalog::builtin();
   for (const auto& t : cat.link_techs()) {
@@ -122,7 +130,8 @@ parts: []
     Catalog::parse(bad, "cat.yaml");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "cat.yaml:3:5: link technology 'x': duplex_efficiency must be in (0, 1]");
+    EXPECT_STREQ(e.what(),
+                 "cat.yaml:3:5: link technology 'x': duplex_efficiency must be in (0, 1]");
   }
 }
 

@@ -39,7 +39,10 @@ void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchOptions& o, const 
       r.nccl.push_back(run_nccl_sweep(cuda, nccl, rs, no));
     }
   } catch (...) {
-    for (auto c : rs.comms) try { nccl.destroy(c); } catch (...) {}
+    for (auto c : rs.comms) try {
+        nccl.destroy(c);
+      } catch (...) {
+      }
     throw;
   }
   for (auto c : rs.comms) nccl.destroy(c);
@@ -59,7 +62,8 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
   std::vector<int> gpus = o.gpus;
   if (g.size > 1) {
     if (g.local_rank >= count)
-      throw RuntimeError(fmt::format("rank {} has local rank {} but its box has {} GPU(s)", g.rank, g.local_rank, count));
+      throw RuntimeError(fmt::format("rank {} has local rank {} but its box has {} GPU(s)", g.rank,
+                                     g.local_rank, count));
     gpus = {g.local_rank};
   } else if (gpus.empty()) {
     for (int i = 0; i < count; ++i) gpus.push_back(i);
@@ -68,11 +72,13 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
     int d = gpus[i];
     if (std::find(gpus.begin(), gpus.begin() + i, d) != gpus.begin() + i)
       throw InputError(fmt::format("--gpus: GPU {} is listed twice", d));
-    if (d < 0 || d >= count) throw InputError(fmt::format("--gpus: no GPU {} (this machine has {})", d, count));
+    if (d < 0 || d >= count)
+      throw InputError(fmt::format("--gpus: no GPU {} (this machine has {})", d, count));
     r.devices.push_back(cuda.device_info(d));
   }
   if (g.size > 1) {
-    r.notes.push_back("under mpirun: copy benchmarks skipped, collectives run one rank per process");
+    r.notes.push_back(
+        "under mpirun: copy benchmarks skipped, collectives run one rank per process");
   } else {
     if (o.host) r.host = bench_host_device(cuda, gpus, o.copy);
     if (o.local) r.local = bench_local(cuda, gpus, o.copy);
@@ -84,7 +90,8 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
       r.latency_on = bench_latency(cuda, gpus, true);
       r.latency_off = bench_latency(cuda, gpus, false);
     }
-    if ((o.peer || o.latency) && gpus.size() < 2) r.notes.push_back("one GPU: no peer bandwidth or latency to measure");
+    if ((o.peer || o.latency) && gpus.size() < 2)
+      r.notes.push_back("one GPU: no peer bandwidth or latency to measure");
   }
   if (o.nccl) {
     if (nccl)
@@ -97,8 +104,8 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
     if (std::find(gpus.begin(), gpus.end(), so.gpu) == gpus.end()) {
       // Under mpirun rank 0 holds it on its own GPU; otherwise the GPU must be one being measured.
       if (g.size == 1)
-        throw InputError(fmt::format("--sustained-gpu: GPU {} is not among the measured GPUs ({})", so.gpu,
-                                     fmt::join(gpus, ",")));
+        throw InputError(fmt::format("--sustained-gpu: GPU {} is not among the measured GPUs ({})",
+                                     so.gpu, fmt::join(gpus, ",")));
       so.gpu = gpus[0];
     }
     r.sustained = run_sustained(cuda, telemetry, so);
@@ -111,9 +118,12 @@ namespace {
 Measurement from_copy(const CopyResult& c, const CopyOptions& o) {
   Measurement m;
   m.kind = c.kind;
-  if (c.kind == "h2d") m.gpus = {c.dst};
-  else if (c.kind == "d2h" || c.kind == "bidir" || c.kind == "d2d_local") m.gpus = {c.src};
-  else m.gpus = {c.src, c.dst};
+  if (c.kind == "h2d")
+    m.gpus = {c.dst};
+  else if (c.kind == "d2h" || c.kind == "bidir" || c.kind == "d2d_local")
+    m.gpus = {c.src};
+  else
+    m.gpus = {c.src, c.dst};
   m.engine = to_string(c.engine);
   m.peer_access = c.peer_access;
   m.bytes = c.bytes;
@@ -128,12 +138,22 @@ Measurement from_copy(const CopyResult& c, const CopyOptions& o) {
 nlohmann::json sweep_json(const NcclSweep& s) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : s.rows)
-    rows.push_back({{"bytes", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
-                    {"root", r.root}, {"time_us", {r.time_us[0], r.time_us[1]}},
-                    {"algbw_GBps", {r.algbw[0], r.algbw[1]}}, {"busbw_GBps", {r.busbw[0], r.busbw[1]}},
+    rows.push_back({{"bytes", r.size_bytes},
+                    {"count", r.count},
+                    {"type", r.type},
+                    {"redop", r.redop},
+                    {"root", r.root},
+                    {"time_us", {r.time_us[0], r.time_us[1]}},
+                    {"algbw_GBps", {r.algbw[0], r.algbw[1]}},
+                    {"busbw_GBps", {r.busbw[0], r.busbw[1]}},
                     {"wrong", {r.wrong[0], r.wrong[1]}}});
-  return {{"op", to_string(s.op)}, {"ranks", s.nranks}, {"nccl_version", s.nccl_version}, {"rows", rows},
-          {"avg_busbw_GBps", s.avg_busbw}, {"wrong_total", s.wrong_total}, {"columns", "[out-of-place, in-place]"}};
+  return {{"op", to_string(s.op)},
+          {"ranks", s.nranks},
+          {"nccl_version", s.nccl_version},
+          {"rows", rows},
+          {"avg_busbw_GBps", s.avg_busbw},
+          {"wrong_total", s.wrong_total},
+          {"columns", "[out-of-place, in-place]"}};
 }
 
 nlohmann::json sustained_json(const SustainedResult& s) {
@@ -141,7 +161,9 @@ nlohmann::json sustained_json(const SustainedResult& s) {
   for (const auto& p : s.points) {
     nlohmann::json j = {{"t_s", p.t_s}, {"GBps", p.GBps}};
     if (p.telemetry) {
-      auto put = [&](const char* k, double v) { j[k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+      auto put = [&](const char* k, double v) {
+        j[k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+      };
       put("temp_c", p.telemetry->temp_c);
       put("sm_clock_mhz", p.telemetry->sm_clock_mhz);
       put("mem_clock_mhz", p.telemetry->mem_clock_mhz);
@@ -149,10 +171,17 @@ nlohmann::json sustained_json(const SustainedResult& s) {
     }
     pts.push_back(j);
   }
-  return {{"kind", s.options.kind}, {"gpu", s.options.gpu}, {"engine", to_string(s.options.engine)},
-          {"bytes", s.options.bytes}, {"duration_s", s.options.duration_s}, {"points", pts},
-          {"first_GBps", s.first_GBps}, {"last_GBps", s.last_GBps}, {"drop", s.drop_pct / 100},
-          {"slows_down", s.slows_down}, {"telemetry_note", s.telemetry_note}};
+  return {{"kind", s.options.kind},
+          {"gpu", s.options.gpu},
+          {"engine", to_string(s.options.engine)},
+          {"bytes", s.options.bytes},
+          {"duration_s", s.options.duration_s},
+          {"points", pts},
+          {"first_GBps", s.first_GBps},
+          {"last_GBps", s.last_GBps},
+          {"drop", s.drop_pct / 100},
+          {"slows_down", s.slows_down},
+          {"telemetry_note", s.telemetry_note}};
 }
 
 }  // namespace
@@ -173,20 +202,26 @@ MeasurementFile bench_measurements(const BenchReport& r) {
     m.bytes = row.size_bytes;
     m.measured_GBps = row.busbw[0];
     m.metric = "busbw";
-    m.source = fmt::format("linkwise bench: nccl-tests method, out-of-place, NCCL {}", s.nccl_version);
+    m.source =
+        fmt::format("linkwise bench: nccl-tests method, out-of-place, NCCL {}", s.nccl_version);
     f.measurements.push_back(m);
   }
   nlohmann::json devs = nlohmann::json::array();
   for (const auto& d : r.devices)
-    devs.push_back({{"index", d.index}, {"name", d.name}, {"pci_bus_id", d.pci_bus_id}, {"sm_count", d.sm_count},
-                    {"memory_bytes", d.memory_bytes}, {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}});
+    devs.push_back({{"index", d.index},
+                    {"name", d.name},
+                    {"pci_bus_id", d.pci_bus_id},
+                    {"sm_count", d.sm_count},
+                    {"memory_bytes", d.memory_bytes},
+                    {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)}});
   f.extra["devices"] = devs;
   nlohmann::json nccl = nlohmann::json::array();
   for (const auto& s : r.nccl) nccl.push_back(sweep_json(s));
   f.extra["nccl"] = nccl;
   nlohmann::json lat = nlohmann::json::array();
   for (const auto* list : {&r.latency_on, &r.latency_off})
-    for (const auto& l : *list) lat.push_back({{"src", l.src}, {"dst", l.dst}, {"peer_access", l.peer_access}, {"us", l.us}});
+    for (const auto& l : *list)
+      lat.push_back({{"src", l.src}, {"dst", l.dst}, {"peer_access", l.peer_access}, {"us", l.us}});
   f.extra["latency_us"] = lat;
   if (r.sustained) f.extra["sustained"] = sustained_json(*r.sustained);
   f.extra["notes"] = r.notes;
@@ -220,7 +255,8 @@ std::vector<int> parse_gpus(const std::string& list) {
       d = std::stoi(g, &used);
     } catch (const std::exception&) {
     }
-    if (used != g.size() || d < 0) throw InputError(fmt::format("--gpus: '{}' is not a GPU number", g));
+    if (used != g.size() || d < 0)
+      throw InputError(fmt::format("--gpus: '{}' is not a GPU number", g));
     if (std::find(out.begin(), out.end(), d) != out.end())
       throw InputError(fmt::format("--gpus: GPU {} is listed twice in '{}'", d, list));
     out.push_back(d);
@@ -235,9 +271,11 @@ SustainedOptions sustained_options(const BenchFlags& f, const std::vector<int>& 
   s.kind = f.sustained_kind;
   s.bytes = parse_size_bytes(f.sustained_size, "--sustained-size");
   s.engine = parse_engine(f.sustained_engine);
-  if (f.sustained_gpu < 0) throw InputError(fmt::format("--sustained-gpu: '{}' is not a GPU number", f.sustained_gpu));
+  if (f.sustained_gpu < 0)
+    throw InputError(fmt::format("--sustained-gpu: '{}' is not a GPU number", f.sustained_gpu));
   if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), f.sustained_gpu) == gpus.end())
-    throw InputError(fmt::format("--sustained-gpu: GPU {} is not among --gpus {}", f.sustained_gpu, f.gpus));
+    throw InputError(
+        fmt::format("--sustained-gpu: GPU {} is not among --gpus {}", f.sustained_gpu, f.gpus));
   s.gpu = f.sustained_gpu;
   s.interval_s = std::min(1.0, s.duration_s / 10);
   return s;
@@ -259,8 +297,13 @@ BenchOptions bench_options(const BenchFlags& f) {
   static const std::vector<std::string> parts = {"host", "local", "peer", "latency", "nccl"};
   for (const auto& s : split(f.skip)) {
     if (std::find(parts.begin(), parts.end(), s) == parts.end())
-      throw InputError(fmt::format("--skip: unknown part '{}'; valid: {}", s, fmt::to_string(fmt::join(parts, ", "))));
-    (s == "host" ? o.host : s == "local" ? o.local : s == "peer" ? o.peer : s == "latency" ? o.latency : o.nccl) = false;
+      throw InputError(fmt::format("--skip: unknown part '{}'; valid: {}", s,
+                                   fmt::to_string(fmt::join(parts, ", "))));
+    (s == "host"      ? o.host
+     : s == "local"   ? o.local
+     : s == "peer"    ? o.peer
+     : s == "latency" ? o.latency
+                      : o.nccl) = false;
   }
   o.ops.clear();
   for (const auto& op : split(f.ops)) {
@@ -281,7 +324,6 @@ BenchOptions bench_options(const BenchFlags& f) {
   o.machine = f.machine;
   return o;
 }
-
 
 BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec) {
   std::unique_ptr<CudaApi> cuda;
@@ -305,18 +347,23 @@ BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec)
   std::unique_ptr<NcclApi> nccl;
   std::string nccl_why;
   if (o.nccl) {
-    if (fake) nccl = std::make_unique<FakeNccl>(*fake);
-    else nccl = make_nccl_api(*cuda, &nccl_why);
+    if (fake)
+      nccl = std::make_unique<FakeNccl>(*fake);
+    else
+      nccl = make_nccl_api(*cuda, &nccl_why);
   }
   std::unique_ptr<GpuTelemetry> telemetry;
   std::string tel_why;
   if (o.sustained) {
-    if (fake) telemetry = std::make_unique<FakeTelemetry>();
-    else telemetry = make_nvml_telemetry(&tel_why);
+    if (fake)
+      telemetry = std::make_unique<FakeTelemetry>();
+    else
+      telemetry = make_nvml_telemetry(&tel_why);
   }
   run.report = run_bench(*cuda, nccl.get(), telemetry.get(), o, run.group);
   if (o.nccl && !nccl) run.report.notes.push_back("collectives skipped: " + nccl_why);
-  if (run.report.sustained && !telemetry) run.report.sustained->telemetry_note = "no telemetry: " + tel_why;
+  if (run.report.sustained && !telemetry)
+    run.report.sustained->telemetry_note = "no telemetry: " + tel_why;
   return run;
 }
 

@@ -24,7 +24,10 @@ using topo::Fabric;
 
 // The chassis an entry is predicted on, with its path finders at effective and at line rate.
 struct Model {
-  explicit Model(topo::Chassis c) : chassis(std::move(c)), eff(chassis, topo::Rate::kEffective), line(chassis, topo::Rate::kLine) {}
+  explicit Model(topo::Chassis c)
+      : chassis(std::move(c)),
+        eff(chassis, topo::Rate::kEffective),
+        line(chassis, topo::Rate::kLine) {}
   topo::Chassis chassis;
   topo::PathFinder eff, line;
 };
@@ -32,9 +35,10 @@ struct Model {
 int gpu_node(const topo::Chassis& c, int k, const Measurement& m) {
   const auto& g = c.gpus();
   if (k < 0 || k >= static_cast<int>(g.size()))
-    throw InputError(fmt::format("measurements[{}]: GPU{} is not in chassis '{}', which has {} GPU(s)",
-                                 m.where.column - 1, k, c.name(), g.size()),
-                     {m.where.file, m.where.line, 0});
+    throw InputError(
+        fmt::format("measurements[{}]: GPU{} is not in chassis '{}', which has {} GPU(s)",
+                    m.where.column - 1, k, c.name(), g.size()),
+        {m.where.file, m.where.line, 0});
   return g[k];
 }
 
@@ -55,7 +59,8 @@ const hw::LinkTech* bottleneck(Model& md, int src, int dst, Fabric f) {
 
 // The PCIe links from `n` up to its CPU (topo::PathFinder's PCIe tree).
 void uplinks(Model& md, int n, std::vector<int>& out) {
-  for (; n >= 0 && md.line.pcie_uplink(n) >= 0; n = md.line.pcie_parent(n)) out.push_back(md.line.pcie_uplink(n));
+  for (; n >= 0 && md.line.pcie_uplink(n) >= 0; n = md.line.pcie_parent(n))
+    out.push_back(md.line.pcie_uplink(n));
 }
 
 // A peer transfer's NVLinks: each GPU's links to the other or to an NVSwitch.
@@ -64,7 +69,8 @@ void peer_nvlinks(const topo::Chassis& c, int a, int b, std::vector<int>& out) {
     for (int l : c.incident(g)) {
       const auto& link = c.link(l);
       int o = link.other(g);
-      if (link.family() == hw::LinkFamily::kNvlink && (o == a || o == b || c.node(o).kind == topo::NodeKind::kNvSwitch))
+      if (link.family() == hw::LinkFamily::kNvlink &&
+          (o == a || o == b || c.node(o).kind == topo::NodeKind::kNvSwitch))
         out.push_back(l);
     }
   std::sort(out.begin(), out.end());
@@ -78,7 +84,8 @@ std::vector<int> of_tech(const topo::Chassis& c, std::vector<int> links, const h
 }
 
 // Back-to-back copies of `bytes` each, moving at `rate` bytes/s with a fixed cost `t0` s per copy:
-// bytes / (bytes / rate + t0) (docs/measure.md, "Calibration"). No size or no cost: the rate itself.
+// bytes / (bytes / rate + t0) (docs/measure.md, "Calibration"). No size or no cost: the rate
+// itself.
 double with_overhead(double rate, std::uint64_t bytes, double t0) {
   if (bytes == 0 || t0 <= 0 || rate <= 0) return rate;
   double b = static_cast<double>(bytes);
@@ -86,21 +93,28 @@ double with_overhead(double rate, std::uint64_t bytes, double t0) {
 }
 
 // The per-copy cost of copies the GPU node drives (its part's copy_overhead_s; 0 when not given).
-double copy_overhead(const topo::Chassis& c, int gpu) { return c.node(gpu).fig("copy_overhead_s", 0); }
+double copy_overhead(const topo::Chassis& c, int gpu) {
+  return c.node(gpu).fig("copy_overhead_s", 0);
+}
 
 // One direction's rate `one_way` (bytes/s) turned into the figure of `m`'s kind: both directions
 // (`both`) keep `duplex` of it each and share `cap`; then the per-copy cost. Returns GB/s.
-double copy_figure(double one_way, bool both, double duplex, double cap, std::uint64_t bytes, double t0) {
+double copy_figure(double one_way, bool both, double duplex, double cap, std::uint64_t bytes,
+                   double t0) {
   double dir = both ? std::min(one_way * duplex, cap / 2) : std::min(one_way, cap);
   return with_overhead(dir, bytes, t0) * (both ? 2 : 1) / 1e9;
 }
 
-// Copy-kernel (SM) copies over links are not modelled: what a kernel reaches depends on how many SMs
-// and loads in flight it uses. Their prediction is the copy-engine link bound without per-copy cost.
+// Copy-kernel (SM) copies over links are not modelled: what a kernel reaches depends on how many
+// SMs and loads in flight it uses. Their prediction is the copy-engine link bound without per-copy
+// cost.
 void mark_kernel_bound(const Measurement& m, CalibrationEntry& e) {
   if (m.engine != "sm") return;
   e.bound = true;
-  e.method = "upper bound only (copy kernel not modelled: its rate depends on its SMs and loads in flight): " + e.method;
+  e.method =
+      "upper bound only (copy kernel not modelled: its rate depends on its SMs and loads in "
+      "flight): " +
+      e.method;
 }
 
 void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
@@ -112,11 +126,13 @@ void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
   }
   bool up = m.kind == "h2d", both = m.kind == "bidir";
   int src = up ? cpu : g, dst = up ? g : cpu;
-  double mem = md.chassis.node(cpu).fig("memory_bytes_per_s", std::numeric_limits<double>::infinity());
+  double mem =
+      md.chassis.node(cpu).fig("memory_bytes_per_s", std::numeric_limits<double>::infinity());
   const hw::LinkTech* tech = bottleneck(md, src, dst, Fabric::kHost);
   double duplex = tech ? tech->duplex_efficiency.value : 1.0;
   double t0 = m.engine == "sm" ? 0 : copy_overhead(md.chassis, g);
-  double eff = md.eff.max_flow(src, dst, Fabric::kHost), line = md.line.max_flow(src, dst, Fabric::kHost);
+  double eff = md.eff.max_flow(src, dst, Fabric::kHost),
+         line = md.line.max_flow(src, dst, Fabric::kHost);
   e.predicted_GBps = copy_figure(eff, both, duplex, mem, m.bytes, t0);
   e.line_GBps = copy_figure(line, both, duplex, mem, m.bytes, t0);
   bool mem_bound = (both ? 2 * eff * duplex : eff) > mem;
@@ -124,9 +140,10 @@ void predict_host(Model& md, const Measurement& m, CalibrationEntry& e) {
   std::vector<int> path;
   uplinks(md, g, path);
   e.path_links = of_tech(md.chassis, path, tech);
-  e.method = fmt::format("max flow {} {} over PCIe{}{}", md.chassis.display_name(src), md.chassis.display_name(dst),
-                         both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
-                         t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
+  e.method = fmt::format(
+      "max flow {} {} over PCIe{}{}", md.chassis.display_name(src), md.chassis.display_name(dst),
+      both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
+      t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
   mark_kernel_bound(m, e);
 }
 
@@ -151,10 +168,13 @@ void predict_peer(Model& md, const Measurement& m, CalibrationEntry& e) {
     path = md.line.widest_path(a, b, f).links;
   }
   e.path_links = of_tech(md.chassis, path, tech);
-  const char* fabric = f == Fabric::kNvlink ? "NVLink" : f == Fabric::kHost ? "host fabric" : "all links";
-  e.method = fmt::format("max flow {} {} over {}{}{}", md.chassis.display_name(a), md.chassis.display_name(b), fabric,
-                         both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
-                         t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
+  const char* fabric = f == Fabric::kNvlink ? "NVLink"
+                       : f == Fabric::kHost ? "host fabric"
+                                            : "all links";
+  e.method = fmt::format(
+      "max flow {} {} over {}{}{}", md.chassis.display_name(a), md.chassis.display_name(b), fabric,
+      both ? fmt::format(", both directions x {:.3g} duplex efficiency", duplex) : "",
+      t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
   mark_kernel_bound(m, e);
 }
 
@@ -176,8 +196,8 @@ void predict_link(Model& md, const Measurement& m, CalibrationEntry& e) {
   e.method = fmt::format("{} x{} line rate x {} efficiency {:.3f}", m.tech, m.width, from, eff);
 }
 
-// A copy inside one GPU reads and writes each byte: memory bandwidth × memory_efficiency / 2, then the
-// per-copy cost. Either engine: both are bound by the memory, not by how the copy is issued.
+// A copy inside one GPU reads and writes each byte: memory bandwidth × memory_efficiency / 2, then
+// the per-copy cost. Either engine: both are bound by the memory, not by how the copy is issued.
 void predict_local(Model& md, const Measurement& m, CalibrationEntry& e) {
   int g = gpu_node(md.chassis, m.gpus[0], m);
   const auto& node = md.chassis.node(g);
@@ -188,8 +208,9 @@ void predict_local(Model& md, const Measurement& m, CalibrationEntry& e) {
   }
   double me = node.fig("memory_efficiency", 1.0), t0 = copy_overhead(md.chassis, g);
   e.predicted_GBps = with_overhead(mem * me / 2, m.bytes, t0) / 1e9;
-  e.method = fmt::format("GPU memory bandwidth x {:.3g} memory efficiency / 2 (each byte read and written){}", me,
-                         t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
+  e.method = fmt::format(
+      "GPU memory bandwidth x {:.3g} memory efficiency / 2 (each byte read and written){}", me,
+      t0 > 0 && m.bytes ? fmt::format(", {:.3g} us per copy", t0 * 1e6) : "");
 }
 
 void predict_one(Model& md, const Measurement& m, const CalibrateOptions& o, CalibrationEntry& e) {
@@ -205,17 +226,19 @@ void predict_one(Model& md, const Measurement& m, const CalibrateOptions& o, Cal
     std::vector<int> nodes;
     for (int k : m.gpus) nodes.push_back(gpu_node(md.chassis, k, m));
     std::string method;
-    auto busbw = o.collective ? o.collective(md.chassis, m.op, nodes, m.bytes, m.algo, &method) : std::nullopt;
+    auto busbw = o.collective ? o.collective(md.chassis, m.op, nodes, m.bytes, m.algo, &method)
+                              : std::nullopt;
     if (busbw) e.predicted_GBps = *busbw / 1e9;
-    e.method = method.empty() ? (busbw ? "collective predictor" : "no collective predictor") : method;
+    e.method =
+        method.empty() ? (busbw ? "collective predictor" : "no collective predictor") : method;
   }
 }
 
 }  // namespace
 
 std::optional<double> comm_busbw(const topo::Chassis& chassis, const std::string& op,
-                                 const std::vector<int>& gpu_nodes, std::uint64_t bytes, const std::string& algo,
-                                 std::string* method) {
+                                 const std::vector<int>& gpu_nodes, std::uint64_t bytes,
+                                 const std::string& algo, std::string* method) {
   if (gpu_nodes.size() < 2) {
     if (method) *method = "no prediction: one rank moves nothing over links";
     return std::nullopt;
@@ -237,8 +260,8 @@ std::optional<double> comm_busbw(const topo::Chassis& chassis, const std::string
 }
 
 std::optional<double> ring_bound_busbw(const topo::Chassis& chassis, const std::string& op,
-                                       const std::vector<int>& gpu_nodes, std::uint64_t, const std::string& algo,
-                                       std::string* method) {
+                                       const std::vector<int>& gpu_nodes, std::uint64_t,
+                                       const std::string& algo, std::string* method) {
   (void)op;
   if (gpu_nodes.size() < 2) {
     if (method) *method = "no prediction: one rank moves nothing over links";
@@ -251,12 +274,14 @@ std::optional<double> ring_bound_busbw(const topo::Chassis& chassis, const std::
     least = std::min(least, f.max_flow(a, b, f.gpu_fabric(a, b)));
   }
   if (method)
-    *method = fmt::format("ring bound (fallback): least neighbour max flow{}",
-                          algo.empty() || algo == "ring" ? "" : fmt::format("; algo '{}' not modelled", algo));
+    *method = fmt::format(
+        "ring bound (fallback): least neighbour max flow{}",
+        algo.empty() || algo == "ring" ? "" : fmt::format("; algo '{}' not modelled", algo));
   return least;
 }
 
-Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file, const CalibrateOptions& o) {
+Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
+                      const CalibrateOptions& o) {
   Calibration cal;
   cal.chassis = chassis.name();
   cal.threshold_pct = o.threshold_pct;
@@ -266,10 +291,12 @@ Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
     auto it = models.find(m.chassis);
     if (it == models.end()) {
       try {
-        it = models.emplace(m.chassis, std::make_unique<Model>(topo::load_chassis(m.chassis))).first;
+        it =
+            models.emplace(m.chassis, std::make_unique<Model>(topo::load_chassis(m.chassis))).first;
       } catch (const InputError& err) {
-        throw InputError(fmt::format("measurements[{}]: 'chassis': {}", m.where.column - 1, err.what()),
-                         {m.where.file, m.where.line, 0});
+        throw InputError(
+            fmt::format("measurements[{}]: 'chassis': {}", m.where.column - 1, err.what()),
+            {m.where.file, m.where.line, 0});
       }
     }
     Model& md = *it->second;
@@ -280,7 +307,8 @@ Calibration calibrate(const topo::Chassis& chassis, const MeasurementFile& file,
     if (e.predicted_GBps) {
       e.error_pct = (*e.predicted_GBps - m.measured_GBps) / m.measured_GBps * 100;
       // A bound is off only when the measurement beats it.
-      e.flagged = e.bound ? -e.error_pct > o.threshold_pct : std::abs(e.error_pct) > o.threshold_pct;
+      e.flagged =
+          e.bound ? -e.error_pct > o.threshold_pct : std::abs(e.error_pct) > o.threshold_pct;
       ++cal.predicted;
       cal.flagged += e.flagged;
       cal.bounds += e.bound;
@@ -303,8 +331,8 @@ std::string label(const CalibrationEntry& e, std::size_t i) {
   const auto& m = e.measured;
   std::vector<std::string> g;
   for (int x : m.gpus) g.push_back(fmt::format("GPU{}", x));
-  return fmt::format("measurements[{}] ({}{}{}, {:.4g} GB/s)", i, m.kind, g.empty() ? "" : " ", fmt::to_string(fmt::join(g, "-")),
-                     m.measured_GBps);
+  return fmt::format("measurements[{}] ({}{}{}, {:.4g} GB/s)", i, m.kind, g.empty() ? "" : " ",
+                     fmt::to_string(fmt::join(g, "-")), m.measured_GBps);
 }
 
 // The spec with `eff` written on the given chassis links. A spec line whose links are only partly
@@ -348,31 +376,39 @@ topo::ChassisSpec with_efficiencies(const topo::Chassis& c, const std::map<int, 
 }  // namespace
 
 Fit fit_efficiencies(const topo::Chassis& chassis, const Calibration& cal) {
-  static const std::vector<std::string> fitted_kinds = {"h2d", "d2h", "bidir", "p2p", "p2p_bidir", "link"};
+  static const std::vector<std::string> fitted_kinds = {"h2d", "d2h",       "bidir",
+                                                        "p2p", "p2p_bidir", "link"};
   Fit fit;
   std::map<std::string, std::vector<Implied>> implied;
   for (std::size_t i = 0; i < cal.entries.size(); ++i) {
     const auto& e = cal.entries[i];
     const auto& m = e.measured;
-    if (e.chassis != chassis.name() || m.engine != "ce" || e.line_GBps <= 0 || e.bottleneck_tech.empty()) continue;
+    if (e.chassis != chassis.name() || m.engine != "ce" || e.line_GBps <= 0 ||
+        e.bottleneck_tech.empty())
+      continue;
     if (std::find(fitted_kinds.begin(), fitted_kinds.end(), m.kind) == fitted_kinds.end()) continue;
     double x = m.measured_GBps / e.line_GBps;
     if (x > 1) {
-      fit.warnings.push_back(fmt::format("{}: measured above the line rate of its path ({:.2f} GB/s, {}): efficiency "
-                                         "clamped to 1", label(e, i), e.line_GBps, e.bottleneck_tech));
+      fit.warnings.push_back(
+          fmt::format("{}: measured above the line rate of its path ({:.2f} GB/s, {}): efficiency "
+                      "clamped to 1",
+                      label(e, i), e.line_GBps, e.bottleneck_tech));
       x = 1;
     }
     if (x < kImplausibleEfficiency) {
-      fit.warnings.push_back(fmt::format("{}: {:.3g} of the line rate of its path ({:.2f} GB/s, {}) is implausible "
-                                         "(below {:g}): left out of the fit",
-                                         label(e, i), x, e.line_GBps, e.bottleneck_tech, kImplausibleEfficiency));
+      fit.warnings.push_back(
+          fmt::format("{}: {:.3g} of the line rate of its path ({:.2f} GB/s, {}) is implausible "
+                      "(below {:g}): left out of the fit",
+                      label(e, i), x, e.line_GBps, e.bottleneck_tech, kImplausibleEfficiency));
       continue;
     }
     implied[e.bottleneck_tech].push_back({i, x, e.path_links});
   }
   if (implied.empty())
-    throw InputError(fmt::format("nothing to fit on '{}': no plausible copy-engine link figure was predicted on it{}",
-                                 chassis.name(), fit.warnings.empty() ? "" : " (" + fmt::to_string(fmt::join(fit.warnings, "; ")) + ")"));
+    throw InputError(fmt::format(
+        "nothing to fit on '{}': no plausible copy-engine link figure was predicted on it{}",
+        chassis.name(),
+        fit.warnings.empty() ? "" : " (" + fmt::to_string(fmt::join(fit.warnings, "; ")) + ")"));
   const auto& cat = hw::Catalog::builtin();
   std::map<int, double> eff;
   for (const auto& [tech, v] : implied) {
@@ -386,9 +422,10 @@ Fit fit_efficiencies(const topo::Chassis& chassis, const Calibration& cal) {
     auto [lo, hi] = std::minmax_element(t.implied.begin(), t.implied.end());
     t.spread_pct = (*hi - *lo) / med * 100;
     if (t.spread_pct > cal.threshold_pct)
-      fit.warnings.push_back(fmt::format("{}: the {} figures imply efficiencies from {:.3f} to {:.3f} (spread {:.0f}% of "
-                                         "the median, more than {:g}%); the median {:.3f} is written",
-                                         tech, t.figures, *lo, *hi, t.spread_pct, cal.threshold_pct, t.fitted_efficiency));
+      fit.warnings.push_back(fmt::format(
+          "{}: the {} figures imply efficiencies from {:.3f} to {:.3f} (spread {:.0f}% of "
+          "the median, more than {:g}%); the median {:.3f} is written",
+          tech, t.figures, *lo, *hi, t.spread_pct, cal.threshold_pct, t.fitted_efficiency));
     for (const auto& x : v)
       for (int l : x.links) eff[l] = t.fitted_efficiency;
     for (const auto& l : chassis.links())

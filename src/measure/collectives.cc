@@ -37,7 +37,8 @@ CollectiveCounts collective_counts(comm::Op op, std::uint64_t bytes, int nranks)
 }
 
 double alg_bandwidth_GBps(comm::Op op, const CollectiveCounts& c, int nranks, double seconds) {
-  // nccl-tests' <Op>GetBw: count × typesize (× nranks for the ops whose count is per rank) / seconds.
+  // nccl-tests' <Op>GetBw: count × typesize (× nranks for the ops whose count is per rank) /
+  // seconds.
   double bytes = static_cast<double>(c.count) * 4;
   if (op == comm::Op::kAllGather || op == comm::Op::kReduceScatter || op == comm::Op::kAllToAll)
     bytes *= nranks;
@@ -52,22 +53,32 @@ std::string nccl_time_str(double us) {
 
 std::string format_nccl_tests(const NcclSweep& s) {
   std::string o;
-  o += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          \n",
-                   "", "", "", "", "");
-  o += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6} {:>6}  {:>7}  {:>6}  {:>6} {:>6}\n",
-                   "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-                   "busbw", "#wrong");
-  o += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}  {:>7}  {:>6}  {:>6}  {:>5}\n",
-                   "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  o += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place "
+      "         \n",
+      "", "", "", "", "");
+  o += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6} {:>6}  {:>7}  {:>6}  {:>6} "
+      "{:>6}\n",
+      "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+      "busbw", "#wrong");
+  o += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}  {:>7}  {:>6}  {:>6}  "
+      "{:>5}\n",
+      "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+      "");
   for (const auto& r : s.rows) {
-    o += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r.size_bytes, r.count, r.type, r.redop, r.root);
+    o += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r.size_bytes, r.count, r.type, r.redop,
+                     r.root);
     for (int k = 0; k < 2; ++k) {
       std::string wrong = r.wrong[k] < 0 ? "N/A" : std::to_string(r.wrong[k]);
-      o += fmt::format("  {:>7}  {:6.2f}  {:6.2f}  {:>5}", nccl_time_str(r.time_us[k]), r.algbw[k], r.busbw[k], wrong);
+      o += fmt::format("  {:>7}  {:6.2f}  {:6.2f}  {:>5}", nccl_time_str(r.time_us[k]), r.algbw[k],
+                       r.busbw[k], wrong);
     }
     o += "\n";
   }
-  o += fmt::format("# Out of bounds values : {} {}\n", s.wrong_total, s.wrong_total == 0 ? "OK" : "FAILED");
+  o += fmt::format("# Out of bounds values : {} {}\n", s.wrong_total,
+                   s.wrong_total == 0 ? "OK" : "FAILED");
   o += fmt::format("# Avg bus bandwidth    : {:g} \n#\n", s.avg_busbw);
   return o;
 }

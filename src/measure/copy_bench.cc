@@ -35,7 +35,8 @@ CopySample time_copies(CudaApi& cuda, const std::vector<CopyJob>& jobs, int loop
     cuda.record(t[i].start, jobs[i].stream);
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    for (int l = 0; l < loops; ++l) cuda.copy(jobs[i].dst, jobs[i].src, jobs[i].bytes, jobs[i].engine, jobs[i].stream);
+    for (int l = 0; l < loops; ++l)
+      cuda.copy(jobs[i].dst, jobs[i].src, jobs[i].bytes, jobs[i].engine, jobs[i].stream);
     cuda.record(t[i].end, jobs[i].stream);
     if (i > 0) cuda.wait(jobs[0].stream, t[i].end);
   }
@@ -59,7 +60,8 @@ namespace {
 
 // Runs `samples` samples of a set of jobs; the figure is the total for several jobs, the job's own
 // bandwidth for one.
-CopyResult sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const CopyOptions& o, CopyResult r) {
+CopyResult sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const CopyOptions& o,
+                       CopyResult r) {
   std::vector<double> figure;
   std::vector<std::vector<double>> dirs(jobs.size());
   for (int n = 0; n < std::max(1, o.samples); ++n) {
@@ -75,7 +77,8 @@ CopyResult sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const Co
 
 }  // namespace
 
-std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus, const CopyOptions& o) {
+std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
+                                          const CopyOptions& o) {
   std::vector<CopyResult> out;
   for (int g : gpus) {
     for (auto bytes : o.sizes) {
@@ -121,8 +124,10 @@ std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, 
       }
       for (auto bytes : o.sizes) {
         detail::Handles h(cuda);
-        auto a_src = h.buffer(MemoryKind::kDevice, a, bytes), a_dst = h.buffer(MemoryKind::kDevice, a, bytes);
-        auto b_src = h.buffer(MemoryKind::kDevice, b, bytes), b_dst = h.buffer(MemoryKind::kDevice, b, bytes);
+        auto a_src = h.buffer(MemoryKind::kDevice, a, bytes),
+             a_dst = h.buffer(MemoryKind::kDevice, a, bytes);
+        auto b_src = h.buffer(MemoryKind::kDevice, b, bytes),
+             b_dst = h.buffer(MemoryKind::kDevice, b, bytes);
         auto sa = h.stream(a), sb = h.stream(b);
         for (auto engine : o.engines) {
           if (engine == CopyEngine::kSm && !peer_access) continue;
@@ -142,12 +147,14 @@ std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, 
   return out;
 }
 
-std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus, const CopyOptions& o) {
+std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
+                                    const CopyOptions& o) {
   std::vector<CopyResult> out;
   for (int g : gpus) {
     for (auto bytes : o.sizes) {
       detail::Handles h(cuda);
-      auto src = h.buffer(MemoryKind::kDevice, g, bytes), dst = h.buffer(MemoryKind::kDevice, g, bytes);
+      auto src = h.buffer(MemoryKind::kDevice, g, bytes),
+           dst = h.buffer(MemoryKind::kDevice, g, bytes);
       auto s = h.stream(g);
       for (auto engine : o.engines) {
         CopyResult r;
@@ -159,8 +166,8 @@ std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
   return out;
 }
 
-std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
-                                         int repeats, int samples) {
+std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus,
+                                         bool peer_access, int repeats, int samples) {
   std::vector<LatencyResult> out;
   for (int a : gpus) {
     for (int b : gpus) {

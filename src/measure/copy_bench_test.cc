@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "linkwise/util/error.h"
-
 #include "linkwise/measure/fake_gpu.h"
+#include "linkwise/util/error.h"
 
 namespace linkwise::measure {
 
@@ -29,8 +28,8 @@ TEST(MeasureCopy, HostDeviceFiguresMatchTheSimulatedRates) {
   EXPECT_NEAR(find(r, "h2d", CopyEngine::kCe).GBps.median, 50, kTol);
   EXPECT_NEAR(find(r, "d2h", CopyEngine::kCe).GBps.median, 40, kTol);
   EXPECT_NEAR(find(r, "h2d", CopyEngine::kSm).GBps.median, 25, kTol);
-  // Both directions at once on separate streams: 16 copies each, 50 and 40 GB/s; the total span is the
-  // slower direction's 16 × B / 40e9, so total = 2 × 16 × B / (16 × B / 40e9) = 80 GB/s.
+  // Both directions at once on separate streams: 16 copies each, 50 and 40 GB/s; the total span is
+  // the slower direction's 16 × B / 40e9, so total = 2 × 16 × B / (16 × B / 40e9) = 80 GB/s.
   const auto& bi = find(r, "bidir", CopyEngine::kCe);
   EXPECT_NEAR(bi.GBps.median, 80, kTol);
   ASSERT_EQ(bi.direction_GBps.size(), 2u);

@@ -14,7 +14,8 @@ namespace {
 
 void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess)
-    throw RuntimeError(fmt::format("{} failed: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
+    throw RuntimeError(
+        fmt::format("{} failed: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
 }
 
 class RealCuda : public CudaApi {
@@ -61,7 +62,8 @@ class RealCuda : public CudaApi {
 
   void set_peer_access(int d, int peer, bool enable) override {
     check(cudaSetDevice(d), "cudaSetDevice");
-    cudaError_t err = enable ? cudaDeviceEnablePeerAccess(peer, 0) : cudaDeviceDisablePeerAccess(peer);
+    cudaError_t err =
+        enable ? cudaDeviceEnablePeerAccess(peer, 0) : cudaDeviceDisablePeerAccess(peer);
     if (err == cudaErrorPeerAccessAlreadyEnabled || err == cudaErrorPeerAccessNotEnabled) {
       cudaGetLastError();
       return;
@@ -123,7 +125,8 @@ class RealCuda : public CudaApi {
     check(cudaEventRecord(events_.at(e).event, streams_.at(s).stream), "cudaEventRecord");
   }
   void wait(Stream s, Event e) override {
-    check(cudaStreamWaitEvent(streams_.at(s).stream, events_.at(e).event, 0), "cudaStreamWaitEvent");
+    check(cudaStreamWaitEvent(streams_.at(s).stream, events_.at(e).event, 0),
+          "cudaStreamWaitEvent");
   }
 
   void copy(Buffer dst, Buffer src, std::size_t bytes, CopyEngine engine, Stream s) override {
@@ -132,9 +135,12 @@ class RealCuda : public CudaApi {
     const auto& st = streams_.at(s);
     check(cudaSetDevice(st.device), "cudaSetDevice");
     if (engine == CopyEngine::kSm) {
-      check(detail::launch_copy(d.p, sr.p, bytes, sm_count(st.device), st.stream), "copy kernel launch");
-    } else if (d.kind == MemoryKind::kDevice && sr.kind == MemoryKind::kDevice && d.device != sr.device) {
-      check(cudaMemcpyPeerAsync(d.p, d.device, sr.p, sr.device, bytes, st.stream), "cudaMemcpyPeerAsync");
+      check(detail::launch_copy(d.p, sr.p, bytes, sm_count(st.device), st.stream),
+            "copy kernel launch");
+    } else if (d.kind == MemoryKind::kDevice && sr.kind == MemoryKind::kDevice &&
+               d.device != sr.device) {
+      check(cudaMemcpyPeerAsync(d.p, d.device, sr.p, sr.device, bytes, st.stream),
+            "cudaMemcpyPeerAsync");
     } else {
       check(cudaMemcpyAsync(d.p, sr.p, bytes, cudaMemcpyDefault, st.stream), "cudaMemcpyAsync");
     }
@@ -143,7 +149,8 @@ class RealCuda : public CudaApi {
   void block(Stream s) override {
     if (!flag_) {
       int* f = nullptr;
-      check(cudaHostAlloc(reinterpret_cast<void**>(&f), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
+      check(cudaHostAlloc(reinterpret_cast<void**>(&f), sizeof(int),
+                          cudaHostAllocPortable | cudaHostAllocMapped),
             "cudaHostAlloc");
       *f = 0;
       flag_ = f;
@@ -159,20 +166,25 @@ class RealCuda : public CudaApi {
     *flag_ = ++generation_;
     __sync_synchronize();
   }
-  void synchronize(Stream s) override { check(cudaStreamSynchronize(streams_.at(s).stream), "cudaStreamSynchronize"); }
+  void synchronize(Stream s) override {
+    check(cudaStreamSynchronize(streams_.at(s).stream), "cudaStreamSynchronize");
+  }
 
   double elapsed_s(Event a, Event b) override {
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, events_.at(a).event, events_.at(b).event), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, events_.at(a).event, events_.at(b).event),
+          "cudaEventElapsedTime");
     return ms / 1e3;
   }
 
   void fill(Buffer b, std::size_t offset, std::size_t count, float value, Stream s) override {
     const auto& st = streams_.at(s);
     check(cudaSetDevice(st.device), "cudaSetDevice");
-    check(detail::launch_fill(static_cast<float*>(bufs_.at(b).p) + offset, count, value, st.stream), "fill kernel");
+    check(detail::launch_fill(static_cast<float*>(bufs_.at(b).p) + offset, count, value, st.stream),
+          "fill kernel");
   }
-  std::uint64_t count_mismatches(Buffer b, std::size_t offset, std::size_t count, float expected, Stream s) override {
+  std::uint64_t count_mismatches(Buffer b, std::size_t offset, std::size_t count, float expected,
+                                 Stream s) override {
     const auto& st = streams_.at(s);
     check(cudaSetDevice(st.device), "cudaSetDevice");
     unsigned long long* counter = nullptr;
@@ -180,9 +192,10 @@ class RealCuda : public CudaApi {
     unsigned long long host = 0;
     cudaError_t err = cudaMemsetAsync(counter, 0, sizeof(*counter), st.stream);
     if (err == cudaSuccess)
-      err = detail::launch_count_ne(static_cast<const float*>(bufs_.at(b).p) + offset, count, expected, counter,
-                                    st.stream);
-    if (err == cudaSuccess) err = cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, st.stream);
+      err = detail::launch_count_ne(static_cast<const float*>(bufs_.at(b).p) + offset, count,
+                                    expected, counter, st.stream);
+    if (err == cudaSuccess)
+      err = cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, st.stream);
     if (err == cudaSuccess) err = cudaStreamSynchronize(st.stream);
     cudaFree(counter);
     check(err, "data check");

@@ -21,7 +21,8 @@ double number(const std::string& key, const std::string& v) {
     if (used == v.size() && std::isfinite(x)) return x;
   } catch (const std::exception&) {
   }
-  throw InputError(fmt::format("fake GPU spec: '{}' needs a number, not '{}'", key, limits::quote_value(v)));
+  throw InputError(
+      fmt::format("fake GPU spec: '{}' needs a number, not '{}'", key, limits::quote_value(v)));
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -41,29 +42,41 @@ std::vector<std::string> split(const std::string& s, char sep) {
 FakeGpuSpec parse_fake_spec(const std::string& text) {
   FakeGpuSpec f;
   if (text.empty()) return f;
-  static const std::vector<std::string> keys = {"gpus",  "name",  "h2d", "d2h",    "sm",       "p2p", "staged",
-                                                "local", "latency", "bus", "jitter", "slowdown", "none"};
+  static const std::vector<std::string> keys = {"gpus",   "name",     "h2d",   "d2h",     "sm",
+                                                "p2p",    "staged",   "local", "latency", "bus",
+                                                "jitter", "slowdown", "none"};
   for (const auto& item : split(text, ',')) {
     auto eq = item.find('=');
     std::string k = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (k == "gpus") {
-      // Checked as a number before it becomes an int (1e20 cast to int is undefined; it printed -2147483648).
+      // Checked as a number before it becomes an int (1e20 cast to int is undefined; it printed
+      // -2147483648).
       double g = number(k, v);
       if (g < 0 || g > 64 || g != std::floor(g))
-        throw InputError(fmt::format("fake GPU spec: 'gpus' must be a whole number from 0 to 64, not '{}'",
-                                     limits::quote_value(v)));
+        throw InputError(
+            fmt::format("fake GPU spec: 'gpus' must be a whole number from 0 to 64, not '{}'",
+                        limits::quote_value(v)));
       f.gpus = static_cast<int>(g);
-    }
-    else if (k == "name") f.name = v;
-    else if (k == "h2d") f.h2d_GBps = number(k, v);
-    else if (k == "d2h") f.d2h_GBps = number(k, v);
-    else if (k == "sm") f.sm_factor = number(k, v);
-    else if (k == "p2p") f.p2p_GBps = number(k, v);
-    else if (k == "staged") f.staged_GBps = number(k, v);
-    else if (k == "local") f.local_GBps = number(k, v);
-    else if (k == "latency") f.latency_us = number(k, v);
-    else if (k == "bus") f.bus_GBps = number(k, v);
-    else if (k == "none") f.no_gpu_reason = v.empty() ? "fake machine without GPUs" : v;
+    } else if (k == "name")
+      f.name = v;
+    else if (k == "h2d")
+      f.h2d_GBps = number(k, v);
+    else if (k == "d2h")
+      f.d2h_GBps = number(k, v);
+    else if (k == "sm")
+      f.sm_factor = number(k, v);
+    else if (k == "p2p")
+      f.p2p_GBps = number(k, v);
+    else if (k == "staged")
+      f.staged_GBps = number(k, v);
+    else if (k == "local")
+      f.local_GBps = number(k, v);
+    else if (k == "latency")
+      f.latency_us = number(k, v);
+    else if (k == "bus")
+      f.bus_GBps = number(k, v);
+    else if (k == "none")
+      f.no_gpu_reason = v.empty() ? "fake machine without GPUs" : v;
     else if (k == "jitter") {
       for (const auto& x : split(v, ':')) f.jitter.push_back(number(k, x));
     } else if (k == "slowdown") {
@@ -72,18 +85,21 @@ FakeGpuSpec parse_fake_spec(const std::string& text) {
       f.slowdown_after_s = number(k, parts[0]);
       f.slowdown_factor = number(k, parts[1]);
     } else {
-      throw InputError(fmt::format("fake GPU spec: unknown key '{}'; {}", k, did_you_mean(k, keys)));
+      throw InputError(
+          fmt::format("fake GPU spec: unknown key '{}'; {}", k, did_you_mean(k, keys)));
     }
   }
   if (f.gpus < 0 || f.gpus > 64) throw InputError("fake GPU spec: 'gpus' must be 0 to 64");
   return f;
 }
 
-FakeCuda::FakeCuda(FakeGpuSpec spec) : spec_(std::move(spec)), busy_s_(std::max(spec_.gpus, 1), 0.0) {}
+FakeCuda::FakeCuda(FakeGpuSpec spec)
+    : spec_(std::move(spec)), busy_s_(std::max(spec_.gpus, 1), 0.0) {}
 
 int FakeCuda::device_count(std::string* reason) {
   if (!spec_.no_gpu_reason.empty() || spec_.gpus == 0) {
-    if (reason) *reason = spec_.no_gpu_reason.empty() ? "fake machine without GPUs" : spec_.no_gpu_reason;
+    if (reason)
+      *reason = spec_.no_gpu_reason.empty() ? "fake machine without GPUs" : spec_.no_gpu_reason;
     return 0;
   }
   return spec_.gpus;
@@ -96,17 +112,21 @@ DeviceInfo FakeCuda::device_info(int d) {
 
 bool FakeCuda::can_access_peer(int d, int p) { return d != p && spec_.p2p_GBps > 0; }
 
-void FakeCuda::set_peer_access(int d, int p, bool enable) { peer_[{d, p}] = enable && can_access_peer(d, p); }
+void FakeCuda::set_peer_access(int d, int p, bool enable) {
+  peer_[{d, p}] = enable && can_access_peer(d, p);
+}
 
 CudaApi::Buffer FakeCuda::alloc(MemoryKind kind, int device, std::size_t bytes) {
-  if (device < 0 || device >= spec_.gpus) throw RuntimeError(fmt::format("fake: no device {}", device));
+  if (device < 0 || device >= spec_.gpus)
+    throw RuntimeError(fmt::format("fake: no device {}", device));
   bufs_[next_] = {kind, device, bytes, {}};
   return next_++;
 }
 void FakeCuda::free(Buffer b) { bufs_.erase(b); }
 
 CudaApi::Stream FakeCuda::create_stream(int device) {
-  if (device < 0 || device >= spec_.gpus) throw RuntimeError(fmt::format("fake: no device {}", device));
+  if (device < 0 || device >= spec_.gpus)
+    throw RuntimeError(fmt::format("fake: no device {}", device));
   // A new stream starts at the device's latest time, as a real stream starts now.
   double t = 0;
   for (const auto& [id, s] : streams_) t = std::max(t, s.second);
@@ -171,10 +191,12 @@ void FakeCuda::fill(Buffer b, std::size_t offset, std::size_t count, float value
   std::fill(d.begin() + offset, d.begin() + offset + count, value);
 }
 
-std::uint64_t FakeCuda::count_mismatches(Buffer b, std::size_t offset, std::size_t count, float expected, Stream) {
+std::uint64_t FakeCuda::count_mismatches(Buffer b, std::size_t offset, std::size_t count,
+                                         float expected, Stream) {
   auto& d = data(b);
   if (offset + count > d.size()) throw RuntimeError("fake: check past the end of a buffer");
-  return std::count_if(d.begin() + offset, d.begin() + offset + count, [&](float x) { return x != expected; });
+  return std::count_if(d.begin() + offset, d.begin() + offset + count,
+                       [&](float x) { return x != expected; });
 }
 
 int FakeCuda::live_handles() const {
@@ -217,7 +239,9 @@ void move_data(FakeCuda& cuda, const std::vector<NcclApi::Call>& calls) {
   int n = static_cast<int>(calls.size());
   const auto& c0 = calls[0];
   std::size_t cnt = c0.count;
-  auto in = [&](int r, std::size_t i) { return cuda.data(calls[r].send)[calls[r].send_offset / 4 + i]; };
+  auto in = [&](int r, std::size_t i) {
+    return cuda.data(calls[r].send)[calls[r].send_offset / 4 + i];
+  };
   std::vector<std::vector<float>> out(n);
   for (int r = 0; r < n; ++r) {
     auto& o = out[r];
@@ -264,7 +288,8 @@ void FakeNccl::flush() {
   if (pending_.empty()) return;
   std::vector<Pending> p;
   p.swap(pending_);
-  std::sort(p.begin(), p.end(), [](const Pending& a, const Pending& b) { return a.call.rank < b.call.rank; });
+  std::sort(p.begin(), p.end(),
+            [](const Pending& a, const Pending& b) { return a.call.rank < b.call.rank; });
   const Call& c = p[0].call;
   int n = c.nranks;
   bool touched = false;
@@ -277,12 +302,14 @@ void FakeNccl::flush() {
   }
   // nccl-tests' size for this call, then the time that makes busbw equal the bus rate.
   double per_rank = static_cast<double>(c.count) * 4;
-  bool times_n = c.op == comm::Op::kAllGather || c.op == comm::Op::kReduceScatter || c.op == comm::Op::kAllToAll;
+  bool times_n = c.op == comm::Op::kAllGather || c.op == comm::Op::kReduceScatter ||
+                 c.op == comm::Op::kAllToAll;
   double size = times_n ? per_rank * n : per_rank;
   const auto& f = cuda_.spec();
   double bus = f.bus_GBps > 0 ? f.bus_GBps : f.p2p_GBps > 0 ? f.p2p_GBps : f.staged_GBps;
   double factor = bus_factor(c.op, n);
-  double dt = f.nccl_latency_us * 1e-6 + (n > 1 ? size * factor / (bus * 1e9) : size / (f.local_GBps * 1e9));
+  double dt = f.nccl_latency_us * 1e-6 +
+              (n > 1 ? size * factor / (bus * 1e9) : size / (f.local_GBps * 1e9));
   double start = 0;
   for (const auto& x : p) start = std::max(start, cuda_.now(x.stream));
   for (const auto& x : p) cuda_.advance(x.stream, start + dt - cuda_.now(x.stream));

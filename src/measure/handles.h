@@ -18,9 +18,18 @@ class Handles {
       cuda_.release_blocks();
     } catch (...) {
     }
-    for (auto e : events_) try { cuda_.destroy_event(e); } catch (...) {}
-    for (auto s : streams_) try { cuda_.destroy_stream(s); } catch (...) {}
-    for (auto b : buffers_) try { cuda_.free(b); } catch (...) {}
+    for (auto e : events_) try {
+        cuda_.destroy_event(e);
+      } catch (...) {
+      }
+    for (auto s : streams_) try {
+        cuda_.destroy_stream(s);
+      } catch (...) {
+      }
+    for (auto b : buffers_) try {
+        cuda_.free(b);
+      } catch (...) {
+      }
   }
   CudaApi::Buffer buffer(MemoryKind kind, int device, std::size_t bytes) {
     buffers_.push_back(cuda_.alloc(kind, device, bytes));

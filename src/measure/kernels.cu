@@ -9,7 +9,8 @@ namespace {
 constexpr int kThreads = 512;
 
 __global__ void copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, std::size_t n16,
-                            unsigned char* dst_tail, const unsigned char* src_tail, std::size_t tail) {
+                            unsigned char* dst_tail, const unsigned char* src_tail,
+                            std::size_t tail) {
   std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (; i < n16; i += stride) dst[i] = src[i];
@@ -30,26 +31,32 @@ __global__ void spin_kernel(volatile int* flag, int target) {
 
 __global__ void fill_kernel(float* p, std::size_t n, float v) {
   std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) p[i] = v;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    p[i] = v;
 }
 
-__global__ void count_ne_kernel(const float* p, std::size_t n, float v, unsigned long long* counter) {
+__global__ void count_ne_kernel(const float* p, std::size_t n, float v,
+                                unsigned long long* counter) {
   unsigned long long c = 0;
   std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
     c += p[i] != v;
   if (c) atomicAdd(counter, c);
 }
 
 }  // namespace
 
-cudaError_t launch_copy(void* dst, const void* src, std::size_t bytes, int sm_count, cudaStream_t s) {
+cudaError_t launch_copy(void* dst, const void* src, std::size_t bytes, int sm_count,
+                        cudaStream_t s) {
   std::size_t n16 = bytes / 16, tail = bytes % 16;
   int blocks = sm_count > 0 ? sm_count * 4 : 128;
   auto* d = static_cast<unsigned char*>(dst);
   const auto* sp = static_cast<const unsigned char*>(src);
-  copy_kernel<<<blocks, kThreads, 0, s>>>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(sp), n16,
-                                          d + n16 * 16, sp + n16 * 16, tail);
+  copy_kernel<<<blocks, kThreads, 0, s>>>(reinterpret_cast<uint4*>(d),
+                                          reinterpret_cast<const uint4*>(sp), n16, d + n16 * 16,
+                                          sp + n16 * 16, tail);
   return cudaGetLastError();
 }
 
@@ -64,8 +71,8 @@ cudaError_t launch_fill(float* p, std::size_t count, float value, cudaStream_t s
   return cudaGetLastError();
 }
 
-cudaError_t launch_count_ne(const float* p, std::size_t count, float expected, unsigned long long* counter,
-                            cudaStream_t s) {
+cudaError_t launch_count_ne(const float* p, std::size_t count, float expected,
+                            unsigned long long* counter, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   count_ne_kernel<<<256, kThreads, 0, s>>>(p, count, expected, counter);
   return cudaGetLastError();

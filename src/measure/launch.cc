@@ -43,7 +43,9 @@ std::optional<ProcessGroup> mpi_process_group(std::string*) {
 }
 #else
 std::optional<ProcessGroup> mpi_process_group(std::string* reason) {
-  if (reason) *reason = "linkwise was built without MPI; rebuild where OpenMPI is installed to run under mpirun";
+  if (reason)
+    *reason =
+        "linkwise was built without MPI; rebuild where OpenMPI is installed to run under mpirun";
   return std::nullopt;
 }
 #endif

@@ -16,7 +16,8 @@
 namespace linkwise::measure {
 
 const std::vector<std::string>& measurement_kinds() {
-  static const std::vector<std::string> k = {"h2d", "d2h", "bidir", "p2p", "p2p_bidir", "d2d_local", "collective", "link"};
+  static const std::vector<std::string> k = {"h2d",       "d2h",       "bidir",      "p2p",
+                                             "p2p_bidir", "d2d_local", "collective", "link"};
   return k;
 }
 
@@ -24,11 +25,13 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kKnownKeys = {"kind", "gpus", "op", "algo", "engine", "peer_access", "bytes",
-                                          "measured_GBps", "metric", "tech", "width", "chassis", "source", "note"};
+const std::set<std::string> kKnownKeys = {
+    "kind",          "gpus",   "op",   "algo",  "engine",  "peer_access", "bytes",
+    "measured_GBps", "metric", "tech", "width", "chassis", "source",      "note"};
 
-// The 1-based line of each element of the top-level "measurements" array, found by a scan of the text
-// that skips strings (nlohmann::json keeps no positions). Empty when the text has no such array.
+// The 1-based line of each element of the top-level "measurements" array, found by a scan of the
+// text that skips strings (nlohmann::json keeps no positions). Empty when the text has no such
+// array.
 std::vector<int> entry_lines(const std::string& text) {
   std::vector<int> lines;
   int line = 1, depth = 0;
@@ -48,14 +51,17 @@ std::vector<int> entry_lines(const std::string& text) {
     if (c == '"') {
       std::size_t start = ++i;
       while (i < text.size() && text[i] != '"') {
-        if (text[i] == '\\') ++i;
-        else if (text[i] == '\n') ++line;
+        if (text[i] == '\\')
+          ++i;
+        else if (text[i] == '\n')
+          ++line;
         ++i;
       }
       if (depth == 1 && !in_array) last_string = text.substr(start, i - start);
       continue;
     }
-    if (c == ':' && depth == 1) after_key = last_string == "measurements";
+    if (c == ':' && depth == 1)
+      after_key = last_string == "measurements";
     else if (c == '{' || c == '[') {
       if (c == '[' && depth == 1 && after_key && lines.empty()) {
         in_array = true;
@@ -105,22 +111,27 @@ std::uint64_t get_bytes(const json& e, const std::string& file, std::size_t i) {
   const json& b = e.at("bytes");
   double v = b.is_number() ? b.get<double>() : -1;
   bool whole = b.is_number_unsigned() || (b.is_number_float() && v == std::floor(v) && v < 1.8e19);
-  if (!whole || v <= 0) bad(file, i, fmt::format("'bytes' must be a positive whole number of bytes, not {}", shown(b)));
+  if (!whole || v <= 0)
+    bad(file, i, fmt::format("'bytes' must be a positive whole number of bytes, not {}", shown(b)));
   return b.is_number_unsigned() ? b.get<std::uint64_t>() : static_cast<std::uint64_t>(v);
 }
 
-// The GPU numbers each kind needs: exactly one or two, or at least two for collectives; all different.
+// The GPU numbers each kind needs: exactly one or two, or at least two for collectives; all
+// different.
 void check_gpus(const Measurement& m, const std::string& file, std::size_t i) {
   if (m.kind == "link") return;
   bool pair = m.kind == "p2p" || m.kind == "p2p_bidir";
   std::size_t need = m.kind == "collective" || pair ? 2 : 1;
   if (m.kind == "collective" ? m.gpus.size() < need : m.gpus.size() != need)
-    bad(file, i, fmt::format("kind '{}' needs {}{} GPU number(s) in 'gpus', not {}", m.kind,
-                             m.kind == "collective" ? "at least " : "", need, json(m.gpus).dump()));
+    bad(file, i,
+        fmt::format("kind '{}' needs {}{} GPU number(s) in 'gpus', not {}", m.kind,
+                    m.kind == "collective" ? "at least " : "", need, json(m.gpus).dump()));
   for (std::size_t k = 0; k < m.gpus.size(); ++k) {
-    if (m.gpus[k] < 0) bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers start at 0", m.gpus[k]));
+    if (m.gpus[k] < 0)
+      bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers start at 0", m.gpus[k]));
     for (std::size_t j = 0; j < k; ++j)
-      if (m.gpus[j] == m.gpus[k]) bad(file, i, fmt::format("'gpus' lists GPU {} twice: {}", m.gpus[k], json(m.gpus).dump()));
+      if (m.gpus[j] == m.gpus[k])
+        bad(file, i, fmt::format("'gpus' lists GPU {} twice: {}", m.gpus[k], json(m.gpus).dump()));
   }
 }
 
@@ -137,7 +148,8 @@ void check_names(const Measurement& m, const std::string& file, std::size_t i) {
     if (m.op.empty()) bad(file, i, "a collective needs 'op'");
     known("op", comm::parse_op, m.op);
     if (!m.algo.empty()) known("algo", comm::parse_algo, m.algo);
-    if (m.metric != "busbw") bad(file, i, fmt::format("only the busbw metric is read, not '{}'", m.metric));
+    if (m.metric != "busbw")
+      bad(file, i, fmt::format("only the busbw metric is read, not '{}'", m.metric));
   }
   if (m.kind != "link") return;
   if (m.tech.empty() || m.width <= 0) bad(file, i, "a link needs 'tech' and a positive 'width'");
@@ -145,37 +157,48 @@ void check_names(const Measurement& m, const std::string& file, std::size_t i) {
   const hw::LinkTech* t = cat.find_link_tech(m.tech);
   if (!t) {
     std::string hint = did_you_mean(m.tech, cat.link_tech_ids());
-    bad(file, i, fmt::format("'tech': unknown link technology '{}'{}", m.tech, hint.empty() ? "" : "; " + hint));
+    bad(file, i,
+        fmt::format("'tech': unknown link technology '{}'{}", m.tech,
+                    hint.empty() ? "" : "; " + hint));
   }
-  if (!t->widths.empty() && std::find(t->widths.begin(), t->widths.end(), m.width) == t->widths.end()) {
+  if (!t->widths.empty() &&
+      std::find(t->widths.begin(), t->widths.end(), m.width) == t->widths.end()) {
     std::vector<std::string> ws;
     for (int w : t->widths) ws.push_back(fmt::format("x{}", w));
-    bad(file, i, fmt::format("'width' {} is not allowed for {} (allowed: {})", m.width, t->id, fmt::to_string(fmt::join(ws, ", "))));
+    bad(file, i,
+        fmt::format("'width' {} is not allowed for {} (allowed: {})", m.width, t->id,
+                    fmt::to_string(fmt::join(ws, ", "))));
   }
 }
 
 Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   if (!e.is_object()) bad(file, i, "each entry must be an object");
   Measurement m;
-  m.where = {file, g_entry_lines && i < g_entry_lines->size() ? (*g_entry_lines)[i] : 0, static_cast<int>(i) + 1};
+  m.where = {file, g_entry_lines && i < g_entry_lines->size() ? (*g_entry_lines)[i] : 0,
+             static_cast<int>(i) + 1};
   m.kind = get<std::string>(e, "kind", file, i, "");
   const auto& kinds = measurement_kinds();
   if (m.kind.empty()) bad(file, i, "'kind' is missing");
   if (std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end())
-    bad(file, i, fmt::format("unknown kind '{}'; valid: {}", m.kind, fmt::to_string(fmt::join(kinds, ", "))));
+    bad(file, i,
+        fmt::format("unknown kind '{}'; valid: {}", m.kind,
+                    fmt::to_string(fmt::join(kinds, ", "))));
   if (e.contains("gpus")) {
     // GPU numbers: whole numbers from 0 below limits::kMaxGpuNumber (json's own conversion to int
     // would wrap 3e10 to -2147483648).
     const json& g = e.at("gpus");
     if (!g.is_array()) bad(file, i, fmt::format("'gpus' has the wrong type: {}", shown(g)));
     if (g.size() > static_cast<std::size_t>(limits::kMaxGpuNumber))
-      bad(file, i, fmt::format("'gpus' lists {} GPUs, more than {}", g.size(), limits::kMaxGpuNumber));
+      bad(file, i,
+          fmt::format("'gpus' lists {} GPUs, more than {}", g.size(), limits::kMaxGpuNumber));
     for (const auto& x : g) {
       const double v = x.is_number() ? x.get<double>() : 0.5;
       if (v != std::floor(v)) bad(file, i, fmt::format("'gpus' has the wrong type: {}", shown(g)));
       if (v < 0) bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers start at 0", shown(x)));
       if (v >= limits::kMaxGpuNumber)
-        bad(file, i, fmt::format("'gpus' has GPU {}: GPU numbers are below {}", shown(x), limits::kMaxGpuNumber));
+        bad(file, i,
+            fmt::format("'gpus' has GPU {}: GPU numbers are below {}", shown(x),
+                        limits::kMaxGpuNumber));
       m.gpus.push_back(static_cast<int>(v));
     }
   }
@@ -188,9 +211,11 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   m.tech = get<std::string>(e, "tech", file, i, "");
   if (e.contains("width")) {
     const json& w = e.at("width");
-    if (!w.is_number_integer() || w.get<long long>() < 1 || w.get<long long>() > limits::kMaxNetworkPorts)
-      bad(file, i, fmt::format("'width' must be a whole number from 1 to {}, not {}", limits::kMaxNetworkPorts,
-                               shown(w)));
+    if (!w.is_number_integer() || w.get<long long>() < 1 ||
+        w.get<long long>() > limits::kMaxNetworkPorts)
+      bad(file, i,
+          fmt::format("'width' must be a whole number from 1 to {}, not {}",
+                      limits::kMaxNetworkPorts, shown(w)));
     m.width = w.get<int>();
   }
   m.chassis = get<std::string>(e, "chassis", file, i, "");
@@ -198,11 +223,15 @@ Measurement parse_entry(const json& e, const std::string& file, std::size_t i) {
   m.note = get<std::string>(e, "note", file, i, "");
   if (!e.contains("measured_GBps")) bad(file, i, "'measured_GBps' is missing");
   m.measured_GBps = get<double>(e, "measured_GBps", file, i, 0);
-  if (!(m.measured_GBps > 0)) bad(file, i, fmt::format("'measured_GBps' must be positive, not {}", m.measured_GBps));
+  if (!(m.measured_GBps > 0))
+    bad(file, i, fmt::format("'measured_GBps' must be positive, not {}", m.measured_GBps));
   if (!(m.measured_GBps <= kMaxGBps))
-    bad(file, i, fmt::format("'measured_GBps' {:.4g} is not a plausible figure (above {:g} GB/s): check the unit",
-                             m.measured_GBps, kMaxGBps));
-  if (m.engine != "ce" && m.engine != "sm") bad(file, i, fmt::format("'engine' must be ce or sm, not '{}'", m.engine));
+    bad(file, i,
+        fmt::format(
+            "'measured_GBps' {:.4g} is not a plausible figure (above {:g} GB/s): check the unit",
+            m.measured_GBps, kMaxGBps));
+  if (m.engine != "ce" && m.engine != "sm")
+    bad(file, i, fmt::format("'engine' must be ce or sm, not '{}'", m.engine));
   check_names(m, file, i);
   check_gpus(m, file, i);
   for (auto it = e.begin(); it != e.end(); ++it)
@@ -218,13 +247,15 @@ MeasurementFile parse_measurements(const std::string& text, const std::string& f
     // Nesting deeper than limits::kMaxNestingDepth is refused while parsing.
     j = json::parse(text, [&](int depth, json::parse_event_t, json&) {
       if (depth > limits::kMaxNestingDepth)
-        throw InputError(fmt::format("JSON nested deeper than {} levels", limits::kMaxNestingDepth), {filename, 0, 0});
+        throw InputError(fmt::format("JSON nested deeper than {} levels", limits::kMaxNestingDepth),
+                         {filename, 0, 0});
       return true;
     });
   } catch (const json::parse_error& e) {
     // e.byte is the 1-based offset where parsing stopped: its line.
     std::size_t at = std::min<std::size_t>(e.byte, text.size());
-    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    int line = 1 + static_cast<int>(std::count(
+                       text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     throw InputError(fmt::format("not valid JSON: {}", e.what()), {filename, line, 0});
   } catch (const json::exception& e) {
     // Other parse failures (a number beyond double's range: out_of_range 406) carry no offset.
@@ -236,15 +267,18 @@ MeasurementFile parse_measurements(const std::string& text, const std::string& f
     ~Reset() { g_entry_lines = nullptr; }
   } reset;
   if (!j.is_object() || !j.contains("measurements") || !j["measurements"].is_array())
-    throw InputError("expected an object with a 'measurements' array (docs/measure.md)", {filename, 0, 0});
+    throw InputError("expected an object with a 'measurements' array (docs/measure.md)",
+                     {filename, 0, 0});
   MeasurementFile f;
   f.format = j.value("format", f.format);
   f.machine = j.value("machine", "");
   f.tool = j.value("tool", "");
   const auto& arr = j["measurements"];
-  for (std::size_t i = 0; i < arr.size(); ++i) f.measurements.push_back(parse_entry(arr[i], filename, i));
+  for (std::size_t i = 0; i < arr.size(); ++i)
+    f.measurements.push_back(parse_entry(arr[i], filename, i));
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "format" && it.key() != "machine" && it.key() != "tool" && it.key() != "measurements")
+    if (it.key() != "format" && it.key() != "machine" && it.key() != "tool" &&
+        it.key() != "measurements")
       f.extra[it.key()] = it.value();
   return f;
 }
@@ -252,7 +286,8 @@ MeasurementFile parse_measurements(const std::string& text, const std::string& f
 MeasurementFile load_measurements(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw InputError("is a directory, not a measurement file (JSON, docs/measure.md)", {path, 0, 0});
+    throw InputError("is a directory, not a measurement file (JSON, docs/measure.md)",
+                     {path, 0, 0});
   return parse_measurements(read_file(path), path);
 }
 

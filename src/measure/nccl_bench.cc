@@ -17,7 +17,8 @@ struct Local {
   CudaApi::Event start, end;
 };
 
-NcclApi::Call make_call(const NcclOptions& o, const CollectiveCounts& c, bool in_place, const Local& l, int n) {
+NcclApi::Call make_call(const NcclOptions& o, const CollectiveCounts& c, bool in_place,
+                        const Local& l, int n) {
   NcclApi::Call call;
   call.op = o.op;
   call.count = c.count;
@@ -31,8 +32,8 @@ NcclApi::Call make_call(const NcclOptions& o, const CollectiveCounts& c, bool in
   return call;
 }
 
-void run_all(NcclApi& nccl, std::vector<Local>& ls, const NcclOptions& o, const CollectiveCounts& c, bool in_place,
-             int n) {
+void run_all(NcclApi& nccl, std::vector<Local>& ls, const NcclOptions& o, const CollectiveCounts& c,
+             bool in_place, int n) {
   nccl.group_start();
   for (auto& l : ls) nccl.run(l.comm, make_call(o, c, in_place, l, n), l.stream);
   nccl.group_end();
@@ -49,10 +50,14 @@ std::vector<Expect> expected(const NcclApi::Call& call, const CollectiveCounts& 
   std::size_t off = call.recv_offset / 4, cnt = c.count;
   switch (call.op) {
     case comm::Op::kAllReduce:
-    case comm::Op::kReduceScatter: return {{off, cnt, sum}};
-    case comm::Op::kReduce: return r == call.root ? std::vector<Expect>{{off, cnt, sum}} : std::vector<Expect>{};
-    case comm::Op::kBroadcast: return {{off, cnt, static_cast<float>(call.root + 1)}};
-    case comm::Op::kSendRecv: return {{off, cnt, static_cast<float>((r + n - 1) % n + 1)}};
+    case comm::Op::kReduceScatter:
+      return {{off, cnt, sum}};
+    case comm::Op::kReduce:
+      return r == call.root ? std::vector<Expect>{{off, cnt, sum}} : std::vector<Expect>{};
+    case comm::Op::kBroadcast:
+      return {{off, cnt, static_cast<float>(call.root + 1)}};
+    case comm::Op::kSendRecv:
+      return {{off, cnt, static_cast<float>((r + n - 1) % n + 1)}};
     case comm::Op::kAllGather:
     case comm::Op::kAllToAll: {
       std::vector<Expect> e;
@@ -63,19 +68,21 @@ std::vector<Expect> expected(const NcclApi::Call& call, const CollectiveCounts& 
   return {};
 }
 
-long check(CudaApi& cuda, NcclApi& nccl, std::vector<Local>& ls, const NcclOptions& o, const CollectiveCounts& c,
-           bool in_place, int n, std::size_t alloc_elems) {
+long check(CudaApi& cuda, NcclApi& nccl, std::vector<Local>& ls, const NcclOptions& o,
+           const CollectiveCounts& c, bool in_place, int n, std::size_t alloc_elems) {
   for (auto& l : ls) {
     auto call = make_call(o, c, in_place, l, n);
     cuda.fill(l.recv, 0, alloc_elems, 0.0f, l.stream);
-    cuda.fill(call.send, call.send_offset / 4, c.send_count, static_cast<float>(l.rank + 1), l.stream);
+    cuda.fill(call.send, call.send_offset / 4, c.send_count, static_cast<float>(l.rank + 1),
+              l.stream);
   }
   run_all(nccl, ls, o, c, in_place, n);
   long wrong = 0;
   for (auto& l : ls) {
     cuda.synchronize(l.stream);
     for (const auto& e : expected(make_call(o, c, in_place, l, n), c))
-      wrong += static_cast<long>(cuda.count_mismatches(l.recv, e.offset, e.count, e.value, l.stream));
+      wrong +=
+          static_cast<long>(cuda.count_mismatches(l.recv, e.offset, e.count, e.value, l.stream));
   }
   return wrong;
 }
@@ -83,7 +90,8 @@ long check(CudaApi& cuda, NcclApi& nccl, std::vector<Local>& ls, const NcclOptio
 }  // namespace
 
 NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const NcclOptions& o) {
-  if (rs.devices.empty() || rs.devices.size() != rs.ranks.size() || rs.devices.size() != rs.comms.size())
+  if (rs.devices.empty() || rs.devices.size() != rs.ranks.size() ||
+      rs.devices.size() != rs.comms.size())
     throw InputError("NCCL sweep: every local rank needs a device and a communicator");
   const int n = rs.nranks;
   auto sizes = o.sizes.empty() ? comm::sweep_sizes(o.min_bytes, o.max_bytes, o.factor) : o.sizes;
@@ -94,7 +102,8 @@ NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const 
   for (std::size_t i = 0; i < rs.devices.size(); ++i) {
     int d = rs.devices[i];
     ls.push_back({d, rs.ranks[i], rs.comms[i], h.buffer(MemoryKind::kDevice, d, alloc_elems * 4),
-                  h.buffer(MemoryKind::kDevice, d, alloc_elems * 4), h.stream(d), h.event(d), h.event(d)});
+                  h.buffer(MemoryKind::kDevice, d, alloc_elems * 4), h.stream(d), h.event(d),
+                  h.event(d)});
   }
   auto sync = [&] {
     for (auto& l : ls) cuda.synchronize(l.stream);
@@ -132,7 +141,8 @@ NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const 
       row.algbw[ip] = alg_bandwidth_GBps(o.op, c, n, t);
       row.busbw[ip] = row.algbw[ip] * bus_factor(o.op, n);
       if (o.check) {
-        double w = rs.sum_over_processes(static_cast<double>(check(cuda, nccl, ls, o, c, ip == 1, n, alloc_elems)));
+        double w = rs.sum_over_processes(
+            static_cast<double>(check(cuda, nccl, ls, o, c, ip == 1, n, alloc_elems)));
         row.wrong[ip] = static_cast<long>(w);
         out.wrong_total += row.wrong[ip];
       }

@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "linkwise/util/error.h"
-
 #include "linkwise/measure/fake_gpu.h"
+#include "linkwise/util/error.h"
 
 namespace linkwise::measure {
 
@@ -14,7 +13,7 @@ TEST(MeasureNccl, CountsFollowNcclTests) {
   EXPECT_EQ(ar.count, 262144u);
   EXPECT_EQ(ar.size_bytes, 1u << 20);
   auto ag = collective_counts(comm::Op::kAllGather, 1 << 20, 4);
-  EXPECT_EQ(ag.count, 65536u);       // per rank
+  EXPECT_EQ(ag.count, 65536u);  // per rank
   EXPECT_EQ(ag.recv_count, 262144u);
   EXPECT_EQ(ag.size_bytes, 1u << 20);  // the gathered buffer
   EXPECT_EQ(ag.send_inplace, 65536u);
@@ -29,7 +28,8 @@ TEST(MeasureNccl, CountsFollowNcclTests) {
   EXPECT_EQ(collective_counts(comm::Op::kAllGather, 12, 4).size_bytes, 0u);
   // algbw = S / t for all of them: 1 MiB in 1 ms = 1.048576 GB/s.
   for (auto op : comm::all_ops())
-    EXPECT_NEAR(alg_bandwidth_GBps(op, collective_counts(op, 1 << 20, 4), 4, 1e-3), 1.048576, 1e-9) << to_string(op);
+    EXPECT_NEAR(alg_bandwidth_GBps(op, collective_counts(op, 1 << 20, 4), 4, 1e-3), 1.048576, 1e-9)
+        << to_string(op);
 }
 
 TEST(MeasureNccl, TimeColumnFormat) {
@@ -53,13 +53,17 @@ TEST(MeasureNccl, TableIsNcclTestsFormat) {
   s.avg_busbw = 458.452;
   std::string t = format_nccl_tests(s);
   // Lines as nccl-tests prints them (NVIDIA/nccl-tests src/common.cu, Reporter).
-  EXPECT_NE(t.find("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"),
+  EXPECT_NE(t.find("#       size         count      type   redop    root     time   algbw   busbw "
+                   "#wrong     time   algbw   busbw #wrong\n"),
             std::string::npos)
       << t;
-  EXPECT_NE(t.find("  8589934592    2147483648     float     sum      -1    34719  247.41  463.90      0    34720  247.41  463.89      0\n"),
+  EXPECT_NE(t.find("  8589934592    2147483648     float     sum      -1    34719  247.41  463.90  "
+                   "    0    34720  247.41  463.89      0\n"),
             std::string::npos)
       << t;
-  EXPECT_NE(t.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 458.452 \n#\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 458.452 \n#\n"),
+            std::string::npos)
+      << t;
 }
 
 class MeasureNcclSweep : public ::testing::TestWithParam<comm::Op> {};
@@ -85,7 +89,8 @@ TEST_P(MeasureNcclSweep, DataChecksPassAndBusbwApproachesTheBusRate) {
   ASSERT_EQ(s.rows.size(), 6u);  // 1K, 4K, ..., 1M
   EXPECT_EQ(s.wrong_total, 0);
   for (const auto& r : s.rows) EXPECT_EQ(r.wrong[0] + r.wrong[1], 0) << r.size_bytes;
-  // The fake takes 10 us + S × factor / 200 GB/s per call: at 1 MiB busbw = 200 × t_bw / (t_bw + 10 us).
+  // The fake takes 10 us + S × factor / 200 GB/s per call: at 1 MiB busbw = 200 × t_bw / (t_bw + 10
+  // us).
   const auto& last = s.rows.back();
   double t_bw = static_cast<double>(last.size_bytes) * bus_factor(o.op, 4) / 200e9;
   EXPECT_NEAR(last.busbw[0], 200 * t_bw / (t_bw + 10e-6), 0.01);

@@ -1,5 +1,5 @@
-// NcclApi over libnccl.so.2, loaded with dlopen at first use (nccl.h supplies the types only), so that
-// linkwise starts where NCCL is not installed.
+// NcclApi over libnccl.so.2, loaded with dlopen at first use (nccl.h supplies the types only), so
+// that linkwise starts where NCCL is not installed.
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <nccl.h>
@@ -22,11 +22,15 @@ struct Nccl {
   ncclResult_t (*comm_destroy)(ncclComm_t);
   ncclResult_t (*group_start)();
   ncclResult_t (*group_end)();
-  ncclResult_t (*all_reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
+  ncclResult_t (*all_reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                             cudaStream_t);
   ncclResult_t (*all_gather)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
-  ncclResult_t (*reduce_scatter)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
-  ncclResult_t (*broadcast)(const void*, void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
-  ncclResult_t (*reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t);
+  ncclResult_t (*reduce_scatter)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t,
+                                 ncclComm_t, cudaStream_t);
+  ncclResult_t (*broadcast)(const void*, void*, size_t, ncclDataType_t, int, ncclComm_t,
+                            cudaStream_t);
+  ncclResult_t (*reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t,
+                         cudaStream_t);
   ncclResult_t (*send)(const void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   ncclResult_t (*recv)(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
   const char* (*error_string)(ncclResult_t);
@@ -58,7 +62,8 @@ class RealNccl : public NcclApi {
   }
   std::vector<Comm> init_all(const std::vector<int>& devices) override {
     std::vector<ncclComm_t> c(devices.size());
-    check(n_.comm_init_all(c.data(), static_cast<int>(devices.size()), devices.data()), "ncclCommInitAll");
+    check(n_.comm_init_all(c.data(), static_cast<int>(devices.size()), devices.data()),
+          "ncclCommInitAll");
     std::vector<Comm> out;
     for (auto x : c) {
       comms_[next_] = x;
@@ -70,7 +75,8 @@ class RealNccl : public NcclApi {
     ncclUniqueId id;
     if (uid.size() != sizeof(id.internal)) throw RuntimeError("NCCL unique id of the wrong size");
     std::copy(uid.begin(), uid.end(), id.internal);
-    if (cudaSetDevice(device) != cudaSuccess) throw RuntimeError(fmt::format("cudaSetDevice({}) failed", device));
+    if (cudaSetDevice(device) != cudaSuccess)
+      throw RuntimeError(fmt::format("cudaSetDevice({}) failed", device));
     ncclComm_t c;
     check(n_.comm_init_rank(&c, nranks, id, rank), "ncclCommInitRank");
     comms_[next_] = c;
@@ -93,13 +99,21 @@ class RealNccl : public NcclApi {
     char* rb = static_cast<char*>(cuda_.native_pointer(c.recv)) + c.recv_offset;
     const std::size_t n = c.count;
     switch (c.op) {
-      case comm::Op::kAllReduce: check(n_.all_reduce(sb, rb, n, ncclFloat, ncclSum, cm, st), "ncclAllReduce"); break;
-      case comm::Op::kAllGather: check(n_.all_gather(sb, rb, n, ncclFloat, cm, st), "ncclAllGather"); break;
+      case comm::Op::kAllReduce:
+        check(n_.all_reduce(sb, rb, n, ncclFloat, ncclSum, cm, st), "ncclAllReduce");
+        break;
+      case comm::Op::kAllGather:
+        check(n_.all_gather(sb, rb, n, ncclFloat, cm, st), "ncclAllGather");
+        break;
       case comm::Op::kReduceScatter:
         check(n_.reduce_scatter(sb, rb, n, ncclFloat, ncclSum, cm, st), "ncclReduceScatter");
         break;
-      case comm::Op::kBroadcast: check(n_.broadcast(sb, rb, n, ncclFloat, c.root, cm, st), "ncclBroadcast"); break;
-      case comm::Op::kReduce: check(n_.reduce(sb, rb, n, ncclFloat, ncclSum, c.root, cm, st), "ncclReduce"); break;
+      case comm::Op::kBroadcast:
+        check(n_.broadcast(sb, rb, n, ncclFloat, c.root, cm, st), "ncclBroadcast");
+        break;
+      case comm::Op::kReduce:
+        check(n_.reduce(sb, rb, n, ncclFloat, ncclSum, c.root, cm, st), "ncclReduce");
+        break;
       case comm::Op::kAllToAll:
         check(n_.group_start(), "ncclGroupStart");
         for (int r = 0; r < c.nranks; ++r) {
@@ -119,7 +133,8 @@ class RealNccl : public NcclApi {
 
  private:
   void check(ncclResult_t r, const char* what) {
-    if (r != ncclSuccess) throw RuntimeError(fmt::format("{} failed: {}", what, n_.error_string(r)));
+    if (r != ncclSuccess)
+      throw RuntimeError(fmt::format("{} failed: {}", what, n_.error_string(r)));
   }
   CudaApi& cuda_;
   Nccl n_;
@@ -139,16 +154,21 @@ std::unique_ptr<NcclApi> make_nccl_api(CudaApi& cuda, std::string* reason) {
     if (reason) *reason = fmt::format("cannot load libnccl.so.2: {}", dlerror());
     return nullptr;
   }
-  bool ok = load(n.lib, "ncclGetVersion", n.get_version) && load(n.lib, "ncclGetUniqueId", n.get_unique_id) &&
-            load(n.lib, "ncclCommInitRank", n.comm_init_rank) && load(n.lib, "ncclCommInitAll", n.comm_init_all) &&
-            load(n.lib, "ncclCommDestroy", n.comm_destroy) && load(n.lib, "ncclGroupStart", n.group_start) &&
-            load(n.lib, "ncclGroupEnd", n.group_end) && load(n.lib, "ncclAllReduce", n.all_reduce) &&
-            load(n.lib, "ncclAllGather", n.all_gather) && load(n.lib, "ncclReduceScatter", n.reduce_scatter) &&
-            load(n.lib, "ncclBroadcast", n.broadcast) && load(n.lib, "ncclReduce", n.reduce) &&
-            load(n.lib, "ncclSend", n.send) && load(n.lib, "ncclRecv", n.recv) &&
-            load(n.lib, "ncclGetErrorString", n.error_string);
+  bool ok =
+      load(n.lib, "ncclGetVersion", n.get_version) &&
+      load(n.lib, "ncclGetUniqueId", n.get_unique_id) &&
+      load(n.lib, "ncclCommInitRank", n.comm_init_rank) &&
+      load(n.lib, "ncclCommInitAll", n.comm_init_all) &&
+      load(n.lib, "ncclCommDestroy", n.comm_destroy) &&
+      load(n.lib, "ncclGroupStart", n.group_start) && load(n.lib, "ncclGroupEnd", n.group_end) &&
+      load(n.lib, "ncclAllReduce", n.all_reduce) && load(n.lib, "ncclAllGather", n.all_gather) &&
+      load(n.lib, "ncclReduceScatter", n.reduce_scatter) &&
+      load(n.lib, "ncclBroadcast", n.broadcast) && load(n.lib, "ncclReduce", n.reduce) &&
+      load(n.lib, "ncclSend", n.send) && load(n.lib, "ncclRecv", n.recv) &&
+      load(n.lib, "ncclGetErrorString", n.error_string);
   if (!ok) {
-    if (reason) *reason = "libnccl.so.2 lacks a needed function (NCCL 2.7 or later is needed for send/recv)";
+    if (reason)
+      *reason = "libnccl.so.2 lacks a needed function (NCCL 2.7 or later is needed for send/recv)";
     return nullptr;
   }
   return std::make_unique<RealNccl>(cuda, n);

@@ -1,6 +1,6 @@
-// GPU telemetry through the probe module's NVML interface (probe/nvml.h: dlopen of libnvidia-ml.so.1,
-// so that linkwise runs where the driver is absent). Devices are matched by PCI bus id, since CUDA's and
-// NVML's orderings need not agree.
+// GPU telemetry through the probe module's NVML interface (probe/nvml.h: dlopen of
+// libnvidia-ml.so.1, so that linkwise runs where the driver is absent). Devices are matched by PCI
+// bus id, since CUDA's and NVML's orderings need not agree.
 #include <fmt/format.h>
 
 #include <limits>
@@ -26,7 +26,8 @@ class NvmlTelemetry : public GpuTelemetry {
     unsigned v = 0;
     if (api_->temperature_c(*h, &v) == probe::kNvmlSuccess) s.temp_c = v;
     if (api_->clock_mhz(*h, probe::NvmlClock::kSm, &v) == probe::kNvmlSuccess) s.sm_clock_mhz = v;
-    if (api_->clock_mhz(*h, probe::NvmlClock::kMemory, &v) == probe::kNvmlSuccess) s.mem_clock_mhz = v;
+    if (api_->clock_mhz(*h, probe::NvmlClock::kMemory, &v) == probe::kNvmlSuccess)
+      s.mem_clock_mhz = v;
     if (api_->power_mw(*h, &v) == probe::kNvmlSuccess) s.power_w = v / 1000.0;
     return s;
   }
@@ -40,7 +41,8 @@ class NvmlTelemetry : public GpuTelemetry {
     for (unsigned i = 0; i < n; ++i) {
       probe::NvmlDevice dev{};
       probe::NvmlPciInfo pci;
-      if (api_->device_handle(i, &dev) != probe::kNvmlSuccess || api_->device_pci_info(dev, &pci) != probe::kNvmlSuccess)
+      if (api_->device_handle(i, &dev) != probe::kNvmlSuccess ||
+          api_->device_pci_info(dev, &pci) != probe::kNvmlSuccess)
         continue;
       if (probe::normalize_bus_id(pci.bus_id) == want) return handles_[want] = dev;
     }
@@ -52,7 +54,8 @@ class NvmlTelemetry : public GpuTelemetry {
 
 }  // namespace
 
-std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> api, std::string* reason) {
+std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> api,
+                                                  std::string* reason) {
   if (!api) {
     if (reason && reason->empty()) *reason = "NVML is not available";
     return nullptr;

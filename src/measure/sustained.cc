@@ -27,10 +27,12 @@ double parse_duration_s(const std::string& text, const std::string& what) {
   try {
     std::size_t used = 0;
     double v = std::stod(num, &used);
-    if (used == num.size() && std::isfinite(v) && v > 0 && v * scale <= 7 * 24 * 3600) return v * scale;
+    if (used == num.size() && std::isfinite(v) && v > 0 && v * scale <= 7 * 24 * 3600)
+      return v * scale;
   } catch (const std::exception&) {
   }
-  throw InputError(fmt::format("{}: '{}' is not a duration (for example 90, 90s, 5m, 1h)", what, text));
+  throw InputError(
+      fmt::format("{}: '{}' is not a duration (for example 90, 90s, 5m, 1h)", what, text));
 }
 
 namespace {
@@ -49,7 +51,8 @@ const std::vector<std::string>& sustained_kinds() {
 void check_sustained_kind(const std::string& kind) {
   const auto& k = sustained_kinds();
   if (std::find(k.begin(), k.end(), kind) == k.end())
-    throw InputError(fmt::format("--sustained-kind: unknown kind '{}'; valid: {}", kind, fmt::to_string(fmt::join(k, ", "))));
+    throw InputError(fmt::format("--sustained-kind: unknown kind '{}'; valid: {}", kind,
+                                 fmt::to_string(fmt::join(k, ", "))));
 }
 
 namespace {
@@ -60,10 +63,12 @@ Setup make_jobs(CudaApi& cuda, detail::Handles& h, const SustainedOptions& o) {
   Setup s;
   if (o.kind == "h2d" || o.kind == "d2h" || o.kind == "bidir") {
     auto st = h.stream(g);
-    auto host = h.buffer(MemoryKind::kPinnedHost, g, bytes), dev = h.buffer(MemoryKind::kDevice, g, bytes);
+    auto host = h.buffer(MemoryKind::kPinnedHost, g, bytes),
+         dev = h.buffer(MemoryKind::kDevice, g, bytes);
     if (o.kind != "d2h") s.jobs.push_back({dev, host, bytes, o.engine, st});
     if (o.kind != "h2d") {
-      auto host2 = h.buffer(MemoryKind::kPinnedHost, g, bytes), dev2 = h.buffer(MemoryKind::kDevice, g, bytes);
+      auto host2 = h.buffer(MemoryKind::kPinnedHost, g, bytes),
+           dev2 = h.buffer(MemoryKind::kDevice, g, bytes);
       s.jobs.push_back({host2, dev2, bytes, o.engine, o.kind == "bidir" ? h.stream(g) : st});
     }
   } else if (o.kind == "p2p") {
@@ -71,11 +76,11 @@ Setup make_jobs(CudaApi& cuda, detail::Handles& h, const SustainedOptions& o) {
     if (p >= cuda.device_count(nullptr) || p == g)
       throw InputError(fmt::format("--sustained p2p: GPU {} has no peer GPU {}", g, p));
     if (cuda.can_access_peer(g, p)) cuda.set_peer_access(g, p, true);
-    s.jobs.push_back({h.buffer(MemoryKind::kDevice, p, bytes), h.buffer(MemoryKind::kDevice, g, bytes), bytes,
-                      o.engine, h.stream(g)});
+    s.jobs.push_back({h.buffer(MemoryKind::kDevice, p, bytes),
+                      h.buffer(MemoryKind::kDevice, g, bytes), bytes, o.engine, h.stream(g)});
   } else if (o.kind == "d2d_local") {
-    s.jobs.push_back({h.buffer(MemoryKind::kDevice, g, bytes), h.buffer(MemoryKind::kDevice, g, bytes), bytes,
-                      o.engine, h.stream(g)});
+    s.jobs.push_back({h.buffer(MemoryKind::kDevice, g, bytes),
+                      h.buffer(MemoryKind::kDevice, g, bytes), bytes, o.engine, h.stream(g)});
   } else {
     check_sustained_kind(o.kind);
   }
@@ -92,7 +97,8 @@ double quarter_median(const std::vector<SustainedPoint>& p, bool first) {
 }  // namespace
 
 SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o) {
-  if (o.duration_s <= 0 || o.interval_s <= 0) throw InputError("--sustained: duration and interval must be positive");
+  if (o.duration_s <= 0 || o.interval_s <= 0)
+    throw InputError("--sustained: duration and interval must be positive");
   SustainedResult r;
   r.options = o;
   DeviceInfo dev = cuda.device_info(o.gpu);

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "linkwise/util/error.h"
-
 #include "linkwise/measure/fake_gpu.h"
 #include "linkwise/probe/nvml_fake.h"
+#include "linkwise/util/error.h"
 
 namespace linkwise::measure {
 
@@ -44,7 +43,8 @@ TEST(MeasureSustained, SteadyTransferWithTelemetry) {
 }
 
 TEST(MeasureSustained, CatchesABoxThatSlowsDownWhenWarm) {
-  // After 5 busy seconds the fake's copies run at 70% of their rate: the last quarter is 30% slower.
+  // After 5 busy seconds the fake's copies run at 70% of their rate: the last quarter is 30%
+  // slower.
   FakeCuda cuda(parse_fake_spec("gpus=1,h2d=50,latency=0,slowdown=5:0.7"));
   SustainedOptions o;
   o.duration_s = 12;

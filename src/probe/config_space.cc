@@ -7,17 +7,17 @@ namespace linkwise::probe::detail {
 namespace {
 
 // Offsets and ids from Linux include/uapi/linux/pci_regs.h.
-constexpr std::size_t kStatus = 0x06;              // PCI_STATUS
-constexpr unsigned kStatusCapList = 0x10;          // PCI_STATUS_CAP_LIST
-constexpr std::size_t kCapabilityList = 0x34;      // PCI_CAPABILITY_LIST
-constexpr unsigned kCapIdExp = 0x10;               // PCI_CAP_ID_EXP
-constexpr std::size_t kExpFlags = 0x02;            // PCI_EXP_FLAGS; bits 7:4 = PCI_EXP_FLAGS_TYPE
+constexpr std::size_t kStatus = 0x06;             // PCI_STATUS
+constexpr unsigned kStatusCapList = 0x10;         // PCI_STATUS_CAP_LIST
+constexpr std::size_t kCapabilityList = 0x34;     // PCI_CAPABILITY_LIST
+constexpr unsigned kCapIdExp = 0x10;              // PCI_CAP_ID_EXP
+constexpr std::size_t kExpFlags = 0x02;           // PCI_EXP_FLAGS; bits 7:4 = PCI_EXP_FLAGS_TYPE
 constexpr std::size_t kExpLinkStatus = 0x12;      // PCI_EXP_LNKSTA
-constexpr std::size_t kExtStart = 0x100;           // first extended capability
-constexpr std::size_t kExtEnd = 0x1000;            // PCI_CFG_SPACE_EXP_SIZE
-constexpr unsigned kExtCapIdAcs = 0x000d;          // PCI_EXT_CAP_ID_ACS
-constexpr std::size_t kAcsCtrl = 0x06;             // PCI_ACS_CTRL
-constexpr unsigned kAcsRequestRedirect = 0x0004;   // PCI_ACS_RR
+constexpr std::size_t kExtStart = 0x100;          // first extended capability
+constexpr std::size_t kExtEnd = 0x1000;           // PCI_CFG_SPACE_EXP_SIZE
+constexpr unsigned kExtCapIdAcs = 0x000d;         // PCI_EXT_CAP_ID_ACS
+constexpr std::size_t kAcsCtrl = 0x06;            // PCI_ACS_CTRL
+constexpr unsigned kAcsRequestRedirect = 0x0004;  // PCI_ACS_RR
 
 unsigned u8(const std::string& b, std::size_t at) { return static_cast<unsigned char>(b[at]); }
 unsigned u16(const std::string& b, std::size_t at) { return u8(b, at) | u8(b, at + 1) << 8; }
@@ -26,13 +26,20 @@ unsigned u32(const std::string& b, std::size_t at) { return u16(b, at) | u16(b, 
 PortType port_type_of(unsigned type) {
   switch (type) {
     case 0x0:
-    case 0x1: return PortType::kEndpoint;      // PCI_EXP_TYPE_ENDPOINT, _LEG_END
-    case 0x4: return PortType::kRootPort;      // PCI_EXP_TYPE_ROOT_PORT
-    case 0x5: return PortType::kUpstream;      // PCI_EXP_TYPE_UPSTREAM
-    case 0x6: return PortType::kDownstream;    // PCI_EXP_TYPE_DOWNSTREAM
-    case 0x7: return PortType::kPcieToPci;     // PCI_EXP_TYPE_PCI_BRIDGE
-    case 0x9: return PortType::kRcEndpoint;    // PCI_EXP_TYPE_RC_END
-    default: return PortType::kOther;
+    case 0x1:
+      return PortType::kEndpoint;  // PCI_EXP_TYPE_ENDPOINT, _LEG_END
+    case 0x4:
+      return PortType::kRootPort;  // PCI_EXP_TYPE_ROOT_PORT
+    case 0x5:
+      return PortType::kUpstream;  // PCI_EXP_TYPE_UPSTREAM
+    case 0x6:
+      return PortType::kDownstream;  // PCI_EXP_TYPE_DOWNSTREAM
+    case 0x7:
+      return PortType::kPcieToPci;  // PCI_EXP_TYPE_PCI_BRIDGE
+    case 0x9:
+      return PortType::kRcEndpoint;  // PCI_EXP_TYPE_RC_END
+    default:
+      return PortType::kOther;
   }
 }
 

@@ -13,10 +13,12 @@ namespace linkwise::probe::detail {
 
 struct ConfigFacts {
   PortType port_type = PortType::kUnknown;
-  std::optional<bool> acs_p2p_redirect;  ///< nullopt: the extended space (bytes 256..4095) was not readable
+  std::optional<bool>
+      acs_p2p_redirect;  ///< nullopt: the extended space (bytes 256..4095) was not readable
   bool acs_present = false;
-  std::optional<unsigned> link_status;   ///< PCI_EXP_LNKSTA, when the capability is in the bytes read
-  std::string note;                      ///< why something could not be decoded, or ""
+  std::optional<unsigned>
+      link_status;   ///< PCI_EXP_LNKSTA, when the capability is in the bytes read
+  std::string note;  ///< why something could not be decoded, or ""
 };
 
 /// Decodes config space bytes; any length (a non-root reader sees only 64 or 256 bytes).

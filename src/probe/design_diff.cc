@@ -16,7 +16,8 @@ namespace {
 
 constexpr std::size_t kMaxMatrixDiffs = 32;
 
-Finding diff(const std::string& message, const std::string& address = "", const std::string& path = "") {
+Finding diff(const std::string& message, const std::string& address = "",
+             const std::string& path = "") {
   return {Severity::kFault, "differs-from-design", address, path, message, ""};
 }
 
@@ -24,17 +25,18 @@ Finding not_checked(const std::string& message) {
   return {Severity::kInfo, "design-not-checked", "", "", message, ""};
 }
 
-void compare_counts(const topo::Chassis& found, const topo::Chassis& want, const Discovery& d, bool nvlinks_read,
-                    std::vector<Finding>& out) {
+void compare_counts(const topo::Chassis& found, const topo::Chassis& want, const Discovery& d,
+                    bool nvlinks_read, std::vector<Finding>& out) {
   using K = topo::NodeKind;
-  // Parts the probe only guessed (not in the id table) cannot be held against the design: grouped by
-  // (guessed part, designed part), reported as not checked.
+  // Parts the probe only guessed (not in the id table) cannot be held against the design: grouped
+  // by (guessed part, designed part), reported as not checked.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> guessed;
   for (K k : {K::kCpu, K::kGpu, K::kPcieSwitch, K::kNvSwitch, K::kNic, K::kNvme}) {
     if (k == K::kNvSwitch && !nvlinks_read) continue;
     auto f = found.nodes_of_kind(k), w = want.nodes_of_kind(k);
     if (f.size() != w.size())
-      out.push_back(diff(fmt::format("designed {} {}(s), found {}", w.size(), hw::to_string(k), f.size())));
+      out.push_back(
+          diff(fmt::format("designed {} {}(s), found {}", w.size(), hw::to_string(k), f.size())));
     for (std::size_t i = 0; i < std::min(f.size(), w.size()); ++i) {
       const auto& fn = found.node(f[i]);
       const auto& wn = want.node(w[i]);
@@ -43,14 +45,16 @@ void compare_counts(const topo::Chassis& found, const topo::Chassis& want, const
       if (dn && dn->part_guessed)
         guessed[{fn.part->id, wn.part->id}].push_back(found.display_name(f[i]));
       else
-        out.push_back(diff(fmt::format("{} is {}, designed {}", found.display_name(f[i]), fn.part->id, wn.part->id),
+        out.push_back(diff(fmt::format("{} is {}, designed {}", found.display_name(f[i]),
+                                       fn.part->id, wn.part->id),
                            fn.pci_address, fn.label));
     }
   }
   for (const auto& [parts, names] : guessed)
-    out.push_back(not_checked(fmt::format("part of {} not checked: not in the catalog's id table (modelled as {}?), "
-                                          "designed {}",
-                                          fmt::join(names, ", "), parts.first, parts.second)));
+    out.push_back(not_checked(
+        fmt::format("part of {} not checked: not in the catalog's id table (modelled as {}?), "
+                    "designed {}",
+                    fmt::join(names, ", "), parts.first, parts.second)));
 }
 
 const DiscoveredLink* probed_link(const Discovery& d, const std::string& lower) {
@@ -77,18 +81,21 @@ void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, cons
       bool gen_assumed = pl && pl->gen_assumed, width_assumed = pl && pl->width_assumed;
       bool gen_low = a.tech->generation < b.tech->generation, width_low = a.width < b.width;
       if ((gen_low && !gen_assumed) || (width_low && !width_assumed))
-        out.push_back(diff(fmt::format("{}: PCIe link can do {} x{}, designed {} x{}", found.display_name(f[i]),
-                                       gen_assumed ? "pcie?" : a.tech->id, width_assumed ? "?" : std::to_string(a.width),
-                                       b.tech->id, b.width),
-                           found.node(f[i]).pci_address, found.node(f[i]).label));
+        out.push_back(
+            diff(fmt::format("{}: PCIe link can do {} x{}, designed {} x{}",
+                             found.display_name(f[i]), gen_assumed ? "pcie?" : a.tech->id,
+                             width_assumed ? "?" : std::to_string(a.width), b.tech->id, b.width),
+                 found.node(f[i]).pci_address, found.node(f[i]).label));
       else if (gen_assumed || width_assumed)
-        assumed.push_back(fmt::format("{} (designed {} x{})", found.display_name(f[i]), b.tech->id, b.width));
+        assumed.push_back(
+            fmt::format("{} (designed {} x{})", found.display_name(f[i]), b.tech->id, b.width));
     }
   }
   if (!assumed.empty())
-    out.push_back(not_checked(fmt::format("PCIe link of {} not checked: its speed or width was not reported, only "
-                                          "assumed (see the notes)",
-                                          fmt::join(assumed, ", "))));
+    out.push_back(not_checked(
+        fmt::format("PCIe link of {} not checked: its speed or width was not reported, only "
+                    "assumed (see the notes)",
+                    fmt::join(assumed, ", "))));
 }
 
 void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool nvlinks_read,
@@ -109,10 +116,12 @@ void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool 
       if (got == exp || (!nvlinks_read && exp.rfind("NV", 0) == 0)) continue;
       ++total;
       if (++diffs <= kMaxMatrixDiffs)
-        out.push_back(diff(fmt::format("{}-{}: designed {}, found {}", aw.devices[i], aw.devices[j], exp, got)));
+        out.push_back(diff(
+            fmt::format("{}-{}: designed {}, found {}", aw.devices[i], aw.devices[j], exp, got)));
     }
   if (total > kMaxMatrixDiffs)
-    out.push_back(diff(fmt::format("... and {} more path-class differences", total - kMaxMatrixDiffs)));
+    out.push_back(
+        diff(fmt::format("... and {} more path-class differences", total - kMaxMatrixDiffs)));
 }
 
 topo::ChassisSpec without_nvlinks(const topo::ChassisSpec& spec) {
@@ -136,38 +145,44 @@ std::string nvlinks_not_checked(const topo::Chassis& want, const std::string& wh
   for (std::size_t i = 0; i < a.devices.size(); ++i)
     for (std::size_t j = i + 1; j < a.devices.size(); ++j)
       if (a.matrix[i][j].rfind("NV", 0) == 0 && ++pairs == 1)
-        example = fmt::format(" (e.g. {}-{} designed {})", a.devices[i], a.devices[j], a.matrix[i][j]);
-  return fmt::format("NVLink not read ({}): not checked: {} NVSwitch(es) and the NVLink path classes of {} device "
-                     "pair(s){}; PCIe path classes are checked against the design without its NVLinks",
-                     why.empty() ? "no reason given" : why, want.nodes_of_kind(topo::NodeKind::kNvSwitch).size(),
-                     pairs, example);
+        example =
+            fmt::format(" (e.g. {}-{} designed {})", a.devices[i], a.devices[j], a.matrix[i][j]);
+  return fmt::format(
+      "NVLink not read ({}): not checked: {} NVSwitch(es) and the NVLink path classes of {} device "
+      "pair(s){}; PCIe path classes are checked against the design without its NVLinks",
+      why.empty() ? "no reason given" : why, want.nodes_of_kind(topo::NodeKind::kNvSwitch).size(),
+      pairs, example);
 }
 
 }  // namespace
 
-std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed,
+std::vector<Finding> compare_with_design(const Discovery& discovery,
+                                         const topo::ChassisSpec& designed,
                                          const DesignScope& scope) {
   std::vector<Finding> out;
   topo::Chassis found, want;
   try {
     want = topo::build_chassis(designed);
   } catch (const InputError& e) {
-    throw InputError(fmt::format("the designed chassis does not build: {}", e.bare_message()), e.where());
+    throw InputError(fmt::format("the designed chassis does not build: {}", e.bare_message()),
+                     e.where());
   }
   try {
     found = topo::build_chassis(discovery.spec);
   } catch (const InputError& e) {
-    out.push_back(diff(std::string("the probed chassis does not build, so it cannot be compared: ") + e.what()));
+    out.push_back(diff(
+        std::string("the probed chassis does not build, so it cannot be compared: ") + e.what()));
     return out;
   }
   if (!scope.nvlinks_read) {
-    // Without NVLinks the probe sees the PCIe tree only: hold it against the design's PCIe tree (the
-    // design without its NVLinks and NVSwitches) and report the NVLink part as not checked.
+    // Without NVLinks the probe sees the PCIe tree only: hold it against the design's PCIe tree
+    // (the design without its NVLinks and NVSwitches) and report the NVLink part as not checked.
     out.push_back(not_checked(nvlinks_not_checked(want, scope.nvlinks_why_not)));
     try {
       want = topo::build_chassis(without_nvlinks(designed));
     } catch (const InputError&) {
-      // A design whose other links need its NVSwitches: compare it whole, NVLink path classes skipped.
+      // A design whose other links need its NVSwitches: compare it whole, NVLink path classes
+      // skipped.
     }
   }
   compare_counts(found, want, discovery, scope.nvlinks_read, out);

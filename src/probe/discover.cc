@@ -36,7 +36,8 @@ topo::NodeSpec make_node(const std::string& id, const std::string& kind, const s
   return n;
 }
 
-topo::LinkSpec make_link(const std::string& a, const std::string& b, const std::string& tech, int width) {
+topo::LinkSpec make_link(const std::string& a, const std::string& b, const std::string& tech,
+                         int width) {
   topo::LinkSpec l;
   l.a = a;
   l.b = b;
@@ -78,15 +79,18 @@ class Folder {
 PortType Folder::bridge_type(const PciDevice& d) {
   if (auto it = types_.find(d.address); it != types_.end()) return it->second;
   PortType t = d.port_type;
-  // Bridges whose parents form a loop (each listed below the other in a copied tree) end the walk here:
-  // the one met again counts as a root port.
+  // Bridges whose parents form a loop (each listed below the other in a copied tree) end the walk
+  // here: the one met again counts as a root port.
   types_[d.address] = PortType::kRootPort;
   if (t != PortType::kRootPort && t != PortType::kUpstream && t != PortType::kDownstream) {
     // Config space not readable: a bridge on the root bus is a root port, one below a switch's
     // upstream port a downstream port, and any other an upstream port.
     auto p = by_addr_.find(d.parent);
-    if (d.parent.empty() || p == by_addr_.end() || !p->second->is_bridge()) t = PortType::kRootPort;
-    else t = bridge_type(*p->second) == PortType::kUpstream ? PortType::kDownstream : PortType::kUpstream;
+    if (d.parent.empty() || p == by_addr_.end() || !p->second->is_bridge())
+      t = PortType::kRootPort;
+    else
+      t = bridge_type(*p->second) == PortType::kUpstream ? PortType::kDownstream
+                                                         : PortType::kUpstream;
   }
   types_[d.address] = t;
   return t;
@@ -102,7 +106,8 @@ std::string Folder::cpu_for(const PciDevice& d) {
   for (auto it = d.chain.begin(); numa < 0 && it != d.chain.end(); ++it)
     if (auto p = by_addr_.find(*it); p != by_addr_.end()) numa = p->second->numa;
   auto s = m_.numa_socket.find(numa);
-  if (s != m_.numa_socket.end() && cpu_of_socket_.count(s->second)) return cpu_of_socket_[s->second];
+  if (s != m_.numa_socket.end() && cpu_of_socket_.count(s->second))
+    return cpu_of_socket_[s->second];
   return cpu_of_socket_.begin()->second;
 }
 
@@ -132,7 +137,8 @@ void Folder::add_cpus() {
   }
 }
 
-std::string Folder::add_node(const PciDevice& d, DeviceKind k, const std::string& prefix, int& counter) {
+std::string Folder::add_node(const PciDevice& d, DeviceKind k, const std::string& prefix,
+                             int& counter) {
   static const std::map<DeviceKind, std::string> kKinds = {{DeviceKind::kGpu, "gpu"},
                                                            {DeviceKind::kNic, "nic"},
                                                            {DeviceKind::kNvme, "nvme"},
@@ -150,9 +156,10 @@ std::string Folder::add_node(const PciDevice& d, DeviceKind k, const std::string
   } else {
     n.part = detail::closest_part(k, d.vendor, d.link.max_gen);
     n.part_guessed = true;
-    n.description = fmt::format("unknown device {:04x}:{:04x} (class 0x{:06x}): modelled as {}, the closest {} "
-                                "by vendor and PCIe generation",
-                                d.vendor, d.device, d.class_code, n.part, n.kind);
+    n.description = fmt::format(
+        "unknown device {:04x}:{:04x} (class 0x{:06x}): modelled as {}, the closest {} "
+        "by vendor and PCIe generation",
+        d.vendor, d.device, d.class_code, n.part, n.kind);
   }
   topo::NodeSpec ns = make_node(n.id, n.kind, n.part);
   ns.pci_address = d.address;
@@ -167,27 +174,35 @@ void Folder::add_devices() {
   int gpus = 0, sws = 0, nics = 0, nvmes = 0;
   std::vector<std::pair<const PciDevice*, std::string>> placed;
   std::set<std::string> nic_slots;
-  for (DeviceKind want : {DeviceKind::kGpu, DeviceKind::kBridge, DeviceKind::kNic, DeviceKind::kNvme,
-                          DeviceKind::kNvSwitch}) {
+  for (DeviceKind want : {DeviceKind::kGpu, DeviceKind::kBridge, DeviceKind::kNic,
+                          DeviceKind::kNvme, DeviceKind::kNvSwitch}) {
     for (const auto& d : m_.devices) {
       DeviceKind k = kind(d);
       if (k != want) continue;
       if (k == DeviceKind::kBridge && bridge_type(d) != PortType::kUpstream) continue;
       if (k == DeviceKind::kNic && !nic_slots.insert(d.address.substr(0, 10)).second) {
-        out_.notes.push_back(fmt::format("{}: another function of the NIC at {}.0, not a separate NIC", d.address,
-                                         d.address.substr(0, 10)));
+        out_.notes.push_back(
+            fmt::format("{}: another function of the NIC at {}.0, not a separate NIC", d.address,
+                        d.address.substr(0, 10)));
         continue;
       }
       if (k == DeviceKind::kNvSwitch) continue;  // added by add_nvlinks() when NVLinks reach it
-      std::string prefix = k == DeviceKind::kGpu ? "gpu" : k == DeviceKind::kBridge ? "sw" : k == DeviceKind::kNic ? "nic" : "nvme";
-      int& counter = k == DeviceKind::kGpu ? gpus : k == DeviceKind::kBridge ? sws : k == DeviceKind::kNic ? nics : nvmes;
+      std::string prefix = k == DeviceKind::kGpu      ? "gpu"
+                           : k == DeviceKind::kBridge ? "sw"
+                           : k == DeviceKind::kNic    ? "nic"
+                                                      : "nvme";
+      int& counter = k == DeviceKind::kGpu      ? gpus
+                     : k == DeviceKind::kBridge ? sws
+                     : k == DeviceKind::kNic    ? nics
+                                                : nvmes;
       placed.emplace_back(&d, add_node(d, k, prefix, counter));
     }
   }
   for (const auto& d : m_.devices)
     if (kind(d) == DeviceKind::kOther)
-      out_.other_devices.push_back(fmt::format("{} class 0x{:06x} {:04x}:{:04x}{}", d.address, d.class_code, d.vendor,
-                                               d.device, d.virtual_function ? " (virtual function)" : ""));
+      out_.other_devices.push_back(fmt::format("{} class 0x{:06x} {:04x}:{:04x}{}", d.address,
+                                               d.class_code, d.vendor, d.device,
+                                               d.virtual_function ? " (virtual function)" : ""));
   for (const auto& [d, id] : placed) attach(*d, id);
 }
 
@@ -206,12 +221,13 @@ std::string Folder::tech_for(int gen, const std::string& node_id, std::string* n
 }
 
 void Folder::attach(const PciDevice& d, const std::string& node) {
-  // The port directly above, and the chassis node the link ends at: the nearest switch upstream port
-  // above that port, or the CPU.
+  // The port directly above, and the chassis node the link ends at: the nearest switch upstream
+  // port above that port, or the CPU.
   const PciDevice* port = nullptr;
   if (auto it = by_addr_.find(d.parent); it != by_addr_.end()) port = it->second;
   std::string upper;
-  std::size_t steps = 0;  // parents can loop in a copied tree: no walk is longer than the device list
+  std::size_t steps =
+      0;  // parents can loop in a copied tree: no walk is longer than the device list
   for (const PciDevice* p = port; p && upper.empty() && steps++ <= by_addr_.size();) {
     if (p->is_bridge() && bridge_type(*p) == PortType::kUpstream)
       if (const auto* n = out_.node_by_address(p->address)) upper = n->id;
@@ -228,8 +244,8 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
   auto lesser = [](int a, int b) { return a > 0 && b > 0 ? std::min(a, b) : std::max(a, b); };
   l.max_gen = lesser(d.link.max_gen, port ? port->link.max_gen : 0);
   l.max_width = lesser(d.link.max_width, port ? port->link.max_width : 0);
-  // The trained state is the device's own: a missing or unreadable current file leaves it unknown (the
-  // port's view is not put in its place), and a missing one is said in a note.
+  // The trained state is the device's own: a missing or unreadable current file leaves it unknown
+  // (the port's view is not put in its place), and a missing one is said in a note.
   l.cur_gen = d.link.cur_gen;
   l.cur_width = d.link.cur_width;
   std::vector<std::string> missing;
@@ -250,7 +266,9 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
   std::string note;
   if (!missing.empty())
     note = fmt::format("{} missing: trained {} not read", fmt::join(missing, ", "),
-                       missing.size() == 2 ? "speed and width" : l.cur_gen == 0 ? "speed" : "width");
+                       missing.size() == 2 ? "speed and width"
+                       : l.cur_gen == 0    ? "speed"
+                                           : "width");
   ls.a = upper;
   ls.b = node;
   std::string tech_note;
@@ -270,10 +288,12 @@ void Folder::attach(const PciDevice& d, const std::string& node) {
     if (w <= width) allowed = std::max(allowed, w);
   ls.width = allowed > 0 ? allowed : width;
   int gen = tech.generation;
-  // A GPU at full width and a lower speed is idling (GPUs lower their link speed when idle; --check warns
-  // link-speed-idle): that is not the rate it runs at under load, so it is not recorded as trained.
+  // A GPU at full width and a lower speed is idling (GPUs lower their link speed when idle; --check
+  // warns link-speed-idle): that is not the rate it runs at under load, so it is not recorded as
+  // trained.
   const auto* lower_node = out_.node_by_id(node);
-  const bool idle_gpu = lower_node && lower_node->kind == "gpu" && !(l.cur_width > 0 && l.cur_width < ls.width);
+  const bool idle_gpu =
+      lower_node && lower_node->kind == "gpu" && !(l.cur_width > 0 && l.cur_width < ls.width);
   if (l.cur_gen > 0 && l.cur_gen < gen && !idle_gpu) ls.trained_gen = l.cur_gen;
   if (l.cur_width > 0 && l.cur_width < ls.width) ls.trained_width = l.cur_width;
   if (!note.empty()) out_.notes.push_back(fmt::format("{} ({}): {}", node, d.address, note));
@@ -297,12 +317,14 @@ void Folder::add_nvlinks() {
     const auto& [gpu_addr, remote] = key;
     const DiscoveredNode* gpu = out_.node_by_address(gpu_addr);
     if (!gpu || gpu->kind != "gpu") {
-      out_.notes.push_back(fmt::format("NVML reports GPU {}, which sysfs does not show as a GPU", gpu_addr));
+      out_.notes.push_back(
+          fmt::format("NVML reports GPU {}, which sysfs does not show as a GPU", gpu_addr));
       continue;
     }
     const hw::Part* gp = cat_.find_part(gpu->part);
     std::string tech = gp ? gp->attr("nvlink") : "";
-    if (tech.empty() || gpu->part_guessed) tech = gen[key] > 0 ? fmt::format("nvlink{}", gen[key]) : "nvlink4";
+    if (tech.empty() || gpu->part_guessed)
+      tech = gen[key] > 0 ? fmt::format("nvlink{}", gen[key]) : "nvlink4";
     const DiscoveredNode* other = out_.node_by_address(remote);
     std::string other_id;
     if (other && other->kind == "gpu") {
@@ -354,9 +376,10 @@ void Folder::add_socket_links() {
   for (std::size_t i = 0; i < cpus.size(); ++i)
     for (std::size_t j = i + 1; j < cpus.size(); ++j)
       out_.spec.links.push_back(make_link(cpus[i], cpus[j], tech, width));
-  out_.notes.push_back(fmt::format("socket links are not visible in sysfs: {} x{} per socket pair assumed from the "
-                                   "CPU part ({})",
-                                   tech, width, p ? p->id : "unknown"));
+  out_.notes.push_back(
+      fmt::format("socket links are not visible in sysfs: {} x{} per socket pair assumed from the "
+                  "CPU part ({})",
+                  tech, width, p ? p->id : "unknown"));
 }
 
 void Folder::run() {
@@ -367,8 +390,9 @@ void Folder::run() {
   detail::fit_capacities(out_.spec, cat_);
   for (const auto& d : m_.devices)
     if (kind(d) == DeviceKind::kNvSwitch && !out_.node_by_address(d.address))
-      out_.other_devices.push_back(fmt::format("{} class 0x{:06x} {:04x}:{:04x} (NVSwitch: no NVLink read reaches it)",
-                                               d.address, d.class_code, d.vendor, d.device));
+      out_.other_devices.push_back(
+          fmt::format("{} class 0x{:06x} {:04x}:{:04x} (NVSwitch: no NVLink read reaches it)",
+                      d.address, d.class_code, d.vendor, d.device));
 }
 
 }  // namespace
@@ -376,15 +400,16 @@ void Folder::run() {
 namespace detail {
 
 void fit_capacities(topo::ChassisSpec& spec, const hw::Catalog& cat_) {
-  // Guessed or variant parts may have fewer lanes or ports than the machine uses: record what it uses
-  // as an override, so the chassis builds and says what it is.
+  // Guessed or variant parts may have fewer lanes or ports than the machine uses: record what it
+  // uses as an override, so the chassis builds and says what it is.
   std::map<std::string, int> lanes, nvlinks, sockets;
   std::map<std::string, int> widest;
   for (const auto& l : spec.links) {
     const auto* t = cat_.find_link_tech(l.tech);
     if (!t) continue;
     for (const auto& end : {l.a, l.b}) {
-      if (t->family == hw::LinkFamily::kPcie) lanes[end] += l.width, widest[end] = std::max(widest[end], l.width);
+      if (t->family == hw::LinkFamily::kPcie)
+        lanes[end] += l.width, widest[end] = std::max(widest[end], l.width);
       if (t->family == hw::LinkFamily::kNvlink) nvlinks[end] += l.width;
       if (t->family == hw::LinkFamily::kSocket) sockets[end] += l.width;
     }
@@ -397,7 +422,8 @@ void fit_capacities(topo::ChassisSpec& spec, const hw::Catalog& cat_) {
     };
     if (ns.kind == "cpu") raise("pcie_lanes", lanes[ns.id]);
     if (ns.kind == "pcie_switch") raise("lanes", lanes[ns.id]);
-    if (ns.kind == "gpu" || ns.kind == "nic" || ns.kind == "nvme") raise("pcie_width", widest[ns.id]);
+    if (ns.kind == "gpu" || ns.kind == "nic" || ns.kind == "nvme")
+      raise("pcie_width", widest[ns.id]);
     if (ns.kind == "gpu") raise("nvlink_links", nvlinks[ns.id]);
     if (ns.kind == "nvswitch") raise("ports", nvlinks[ns.id]);
     if (ns.kind == "cpu") raise("socket_links", sockets[ns.id]);
@@ -410,8 +436,9 @@ Discovery discover(const Machine& machine, const std::string& name, const hw::Ca
   Discovery out;
   out.spec.name = name;
   out.spec.description = "Discovered by linkwise probe";
-  out.spec.sources.push_back("linkwise probe: sysfs PCIe tree, CPU topology" +
-                             std::string(machine.nvml.read ? ", NVML NVLink state" : " (NVLink not read)"));
+  out.spec.sources.push_back(
+      "linkwise probe: sysfs PCIe tree, CPU topology" +
+      std::string(machine.nvml.read ? ", NVML NVLink state" : " (NVLink not read)"));
   Folder f(machine, catalog, out);
   f.run();
   return out;

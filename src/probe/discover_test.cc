@@ -51,7 +51,8 @@ Discovery probe_fixture(const SysfsFixture& fx, NvmlApi* nvml, Machine* out = nu
 // The findings, one line each, for a failing expectation's message.
 std::string findings_text(const CheckReport& r) {
   std::string s;
-  for (const auto& f : r.findings) s += std::string(to_string(f.severity)) + " " + f.kind + ": " + f.message + "\n";
+  for (const auto& f : r.findings)
+    s += std::string(to_string(f.severity)) + " " + f.kind + ": " + f.message + "\n";
   return s;
 }
 
@@ -147,7 +148,8 @@ TEST(ProbeCheckTest, FindsExactlyThePlantedFaults) {
   for (const auto& f : r.findings)
     if (f.kind == "link-below-max") {
       EXPECT_EQ(f.slot_path, "pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:00.0/0000:a3:00.0");
-      EXPECT_NE(f.message.find("trained at Gen4 x8, both ends can do Gen5 x16"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("trained at Gen4 x8, both ends can do Gen5 x16"), std::string::npos)
+          << f.message;
     }
 }
 

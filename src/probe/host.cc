@@ -19,7 +19,8 @@ std::optional<int> parse_int(std::string_view s) {
 
 // Number after a prefix: "cpu12" -> 12 for prefix "cpu".
 std::optional<int> suffix_number(const std::string& name, std::string_view prefix) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
   return parse_int(std::string_view(name).substr(prefix.size()));
 }
 
@@ -72,7 +73,8 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     auto r = sys.read_sys("devices/system/cpu/" + name + "/topology/physical_package_id");
     auto pkg = r.ok() ? parse_int(r.text) : std::nullopt;
     if (!pkg || *pkg < 0 || *pkg > 4096) {
-      if (r.status != ReadStatus::kMissing) m.notes.push_back(fmt::format("{}: physical_package_id unreadable", name));
+      if (r.status != ReadStatus::kMissing)
+        m.notes.push_back(fmt::format("{}: physical_package_id unreadable", name));
       continue;
     }
     cpu_socket[*cpu] = *pkg;
@@ -85,8 +87,9 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     auto r = sys.read_sys("devices/system/node/" + name + "/cpulist");
     auto list = r.ok() ? parse_cpulist(r.text) : std::nullopt;
     if (!list) {
-      m.notes.push_back(fmt::format("{}/cpulist: {}", name, r.ok() ? "unreadable value '" + printable(r.text) + "'"
-                                                                    : std::string(to_string(r.status))));
+      m.notes.push_back(fmt::format("{}/cpulist: {}", name,
+                                    r.ok() ? "unreadable value '" + printable(r.text) + "'"
+                                           : std::string(to_string(r.status))));
       continue;
     }
     if (list->empty()) continue;  // a memory-only node
@@ -95,7 +98,8 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     m.numa_socket[*node] = socket;
     sockets[socket].id = socket;
     sockets[socket].numa_nodes.push_back(*node);
-    // Every NUMA node of the socket (several with sub-NUMA clustering), as numactl/taskset take them.
+    // Every NUMA node of the socket (several with sub-NUMA clustering), as numactl/taskset take
+    // them.
     auto& cl = sockets[socket].cpulist;
     cl = cl.empty() ? r.text : cl + "," + r.text;
   }
@@ -119,7 +123,8 @@ void read_iommu(const SysfsReader& sys, Machine& m) {
   auto cmd = sys.read_proc("cmdline");
   if (cmd.ok()) m.cmdline = cmd.text;
   auto has = [&](std::string_view word) {
-    for (std::size_t p = m.cmdline.find(word); p != std::string::npos; p = m.cmdline.find(word, p + 1)) {
+    for (std::size_t p = m.cmdline.find(word); p != std::string::npos;
+         p = m.cmdline.find(word, p + 1)) {
       bool start = p == 0 || m.cmdline[p - 1] == ' ';
       bool end = p + word.size() == m.cmdline.size() || m.cmdline[p + word.size()] == ' ';
       if (start && end) return true;
@@ -134,7 +139,8 @@ void read_iommu(const SysfsReader& sys, Machine& m) {
     auto r = sys.read_sys("kernel/iommu_groups/" + g + "/type");
     if (r.ok()) types[printable(r.text)]++;
   }
-  for (const auto& [t, n] : types) s.evidence.push_back(fmt::format("{} iommu group(s) of type {}", n, t));
+  for (const auto& [t, n] : types)
+    s.evidence.push_back(fmt::format("{} iommu group(s) of type {}", n, t));
   bool pt_cmdline = has("iommu=pt") || has("iommu.passthrough=1");
   if (pt_cmdline) s.evidence.push_back("kernel command line: iommu=pt");
   bool off_cmdline = has("iommu=off") || has("intel_iommu=off") || has("amd_iommu=off");
@@ -149,7 +155,8 @@ void read_iommu(const SysfsReader& sys, Machine& m) {
   } else {
     s.passthrough = pt_cmdline;
   }
-  s.mode = s.passthrough ? "pass-through" : (types.empty() && !pt_cmdline ? "unknown" : "translated");
+  s.mode =
+      s.passthrough ? "pass-through" : (types.empty() && !pt_cmdline ? "unknown" : "translated");
   if (s.mode == "unknown" && !cmd.ok()) s.evidence.push_back("/proc/cmdline not read");
 }
 
@@ -159,9 +166,11 @@ void read_gpu_links(NvmlApi& nvml, NvmlDevice dev, const std::string& address, M
   for (unsigned l = 0; l < kNvmlNvlinkMaxLinks; ++l) {
     bool active = false;
     NvmlReturn r = nvml.nvlink_state(dev, l, &active);
-    if (r == kNvmlErrorNotSupported || r == kNvmlErrorInvalidArgument || r == kNvmlErrorNotFound) continue;
+    if (r == kNvmlErrorNotSupported || r == kNvmlErrorInvalidArgument || r == kNvmlErrorNotFound)
+      continue;
     if (r != kNvmlSuccess) {
-      m.notes.push_back(fmt::format("NVML: {} link {} state: {}", address, l, nvml.error_string(r)));
+      m.notes.push_back(
+          fmt::format("NVML: {} link {} state: {}", address, l, nvml.error_string(r)));
       continue;
     }
     NvlinkState s;
@@ -169,12 +178,14 @@ void read_gpu_links(NvmlApi& nvml, NvmlDevice dev, const std::string& address, M
     s.link = l;
     s.active = active;
     unsigned version = 0;
-    if (nvml.nvlink_version(dev, l, &version) == kNvmlSuccess) s.generation = nvlink_generation(version);
+    if (nvml.nvlink_version(dev, l, &version) == kNvmlSuccess)
+      s.generation = nvlink_generation(version);
     NvmlPciInfo remote;
     if (nvml.nvlink_remote_pci_info(dev, l, &remote) == kNvmlSuccess) s.remote = remote.bus_id;
     for (int c = 0; c < kNvlinkErrorCounters; ++c) {
       std::uint64_t v = 0;
-      if (nvml.nvlink_error_counter(dev, l, static_cast<NvlinkErrorCounter>(c), &v) == kNvmlSuccess) {
+      if (nvml.nvlink_error_counter(dev, l, static_cast<NvlinkErrorCounter>(c), &v) ==
+          kNvmlSuccess) {
         s.errors[c] = v;
         s.errors_read = true;
       }
@@ -226,7 +237,8 @@ void read_nvml(NvmlApi* nvml, const std::string& missing_why, Machine& m) {
   for (unsigned i = 0; i < count && i < 1024; ++i) {
     NvmlDevice dev = 0;
     NvmlPciInfo pci;
-    if (nvml->device_handle(i, &dev) != kNvmlSuccess || nvml->device_pci_info(dev, &pci) != kNvmlSuccess) {
+    if (nvml->device_handle(i, &dev) != kNvmlSuccess ||
+        nvml->device_pci_info(dev, &pci) != kNvmlSuccess) {
       m.notes.push_back(fmt::format("NVML: GPU {} not readable", i));
       continue;
     }

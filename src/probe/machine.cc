@@ -15,14 +15,22 @@ namespace linkwise::probe {
 
 const char* to_string(PortType t) {
   switch (t) {
-    case PortType::kUnknown: return "unknown";
-    case PortType::kEndpoint: return "endpoint";
-    case PortType::kRootPort: return "root port";
-    case PortType::kUpstream: return "switch upstream port";
-    case PortType::kDownstream: return "switch downstream port";
-    case PortType::kPcieToPci: return "PCIe-to-PCI bridge";
-    case PortType::kRcEndpoint: return "root complex integrated endpoint";
-    case PortType::kOther: return "other";
+    case PortType::kUnknown:
+      return "unknown";
+    case PortType::kEndpoint:
+      return "endpoint";
+    case PortType::kRootPort:
+      return "root port";
+    case PortType::kUpstream:
+      return "switch upstream port";
+    case PortType::kDownstream:
+      return "switch downstream port";
+    case PortType::kPcieToPci:
+      return "PCIe-to-PCI bridge";
+    case PortType::kRcEndpoint:
+      return "root complex integrated endpoint";
+    case PortType::kOther:
+      return "other";
   }
   return "?";
 }
@@ -102,9 +110,10 @@ void place_in_tree(PciDevice& d, const std::string& path) {
     }
   }
   if (d.chain.empty() || d.chain.back() != d.address) d.chain.push_back(d.address);
-  // A path that names the device above itself (".../0000:17:01.0/0000:17:01.0", possible in a copied
-  // tree) gives it no parent: it would be its own.
-  if (d.chain.size() >= 2 && d.chain[d.chain.size() - 2] != d.address) d.parent = d.chain[d.chain.size() - 2];
+  // A path that names the device above itself (".../0000:17:01.0/0000:17:01.0", possible in a
+  // copied tree) gives it no parent: it would be its own.
+  if (d.chain.size() >= 2 && d.chain[d.chain.size() - 2] != d.address)
+    d.parent = d.chain[d.chain.size() - 2];
 }
 
 void read_ids(const SysfsReader& sys, const std::string& base, PciDevice& d) {
@@ -128,8 +137,10 @@ void read_ids(const SysfsReader& sys, const std::string& base, PciDevice& d) {
   if (numa.ok()) {
     int v = -1;
     auto [end, ec] = std::from_chars(numa.text.data(), numa.text.data() + numa.text.size(), v);
-    if (ec == std::errc() && end == numa.text.data() + numa.text.size() && v >= -1 && v < 4096) d.numa = v;
-    else d.notes.push_back(fmt::format("numa_node: unreadable value '{}'", printable(numa.text)));
+    if (ec == std::errc() && end == numa.text.data() + numa.text.size() && v >= -1 && v < 4096)
+      d.numa = v;
+    else
+      d.notes.push_back(fmt::format("numa_node: unreadable value '{}'", printable(numa.text)));
   }
 }
 
@@ -189,11 +200,13 @@ void read_config(const SysfsReader& sys, const std::string& base, PciDevice& d) 
 }
 
 // aer_dev_correctable / aer_dev_nonfatal / aer_dev_fatal: "RxErr 0\nBadTLP 3\n...TOTAL_ERR_COR 3".
-// A file that is missing (no AER, or a kernel before 4.19) leaves the counter unread; a malformed line
-// becomes a note.
+// A file that is missing (no AER, or a kernel before 4.19) leaves the counter unread; a malformed
+// line becomes a note.
 void read_aer(const SysfsReader& sys, const std::string& base, PciDevice& d) {
   static const std::pair<const char*, const char*> kFiles[] = {
-      {"aer_dev_correctable", "TOTAL_ERR_COR"}, {"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"}, {"aer_dev_fatal", "TOTAL_ERR_FATAL"}};
+      {"aer_dev_correctable", "TOTAL_ERR_COR"},
+      {"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"},
+      {"aer_dev_fatal", "TOTAL_ERR_FATAL"}};
   for (int k = 0; k < 3; ++k) {
     auto r = sys.read_sys(base + kFiles[k].first);
     if (!r.ok()) continue;
@@ -206,11 +219,14 @@ void read_aer(const SysfsReader& sys, const std::string& base, PciDevice& d) {
       std::uint64_t v = 0;
       auto [p, ec] = std::from_chars(count.data(), count.data() + count.size(), v);
       if (ec != std::errc() || p != count.data() + count.size()) {
-        d.notes.push_back(fmt::format("{}: unreadable count '{}'", kFiles[k].first, printable(line)));
+        d.notes.push_back(
+            fmt::format("{}: unreadable count '{}'", kFiles[k].first, printable(line)));
         continue;
       }
-      if (name == kFiles[k].second) total = v;
-      else if (v > 0 && d.aer.nonzero.size() < 32) d.aer.nonzero.emplace_back(printable(name), v);
+      if (name == kFiles[k].second)
+        total = v;
+      else if (v > 0 && d.aer.nonzero.size() < 32)
+        d.aer.nonzero.emplace_back(printable(name), v);
     }
     if (!total) d.notes.push_back(fmt::format("{}: no {} line", kFiles[k].first, kFiles[k].second));
     (k == 0 ? d.aer.correctable : k == 1 ? d.aer.nonfatal : d.aer.fatal) = total;
@@ -234,10 +250,12 @@ std::vector<PciDevice> read_pci_devices(const SysfsReader& sys, std::vector<std:
   std::vector<PciDevice> out;
   auto slots = read_slots(sys);
   auto names = sys.list_sys("bus/pci/devices");
-  if (names.empty()) notes.push_back("no PCI devices under bus/pci/devices (missing or unreadable)");
+  if (names.empty())
+    notes.push_back("no PCI devices under bus/pci/devices (missing or unreadable)");
   for (const auto& name : names) {
     if (!is_bdf(name)) {
-      notes.push_back(fmt::format("bus/pci/devices/{}: not a PCI address, skipped", printable(name)));
+      notes.push_back(
+          fmt::format("bus/pci/devices/{}: not a PCI address, skipped", printable(name)));
       continue;
     }
     PciDevice d;
@@ -245,8 +263,11 @@ std::vector<PciDevice> read_pci_devices(const SysfsReader& sys, std::vector<std:
     for (auto& c : d.address) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string base = "bus/pci/devices/" + name + "/";
     auto path = sys.resolve_sys("bus/pci/devices/" + name);
-    if (path) place_in_tree(d, *path);
-    else d.notes.push_back("device link does not resolve (loop, dangling or outside sysfs): tree position unknown");
+    if (path)
+      place_in_tree(d, *path);
+    else
+      d.notes.push_back(
+          "device link does not resolve (loop, dangling or outside sysfs): tree position unknown");
     read_ids(sys, base, d);
     read_link(sys, base, d);
     read_config(sys, base, d);
@@ -255,7 +276,8 @@ std::vector<PciDevice> read_pci_devices(const SysfsReader& sys, std::vector<std:
     if (auto it = slots.find(d.address.substr(0, 10)); it != slots.end()) d.slot = it->second;
     out.push_back(std::move(d));
   }
-  std::sort(out.begin(), out.end(), [](const PciDevice& a, const PciDevice& b) { return a.address < b.address; });
+  std::sort(out.begin(), out.end(),
+            [](const PciDevice& a, const PciDevice& b) { return a.address < b.address; });
   return out;
 }
 

@@ -86,7 +86,8 @@ TEST(ProbeParseTest, ConfigSpaceOfAnyLength) {
 // A reader whose reads of one file fail with a permission error, as they would for a non-root user.
 class DeniedReader : public SysfsReader {
  public:
-  DeniedReader(SysfsReader base, std::string denied) : SysfsReader(base), denied_(std::move(denied)) {}
+  DeniedReader(SysfsReader base, std::string denied)
+      : SysfsReader(base), denied_(std::move(denied)) {}
 
  protected:
   ReadResult read_file(const std::string& path, std::size_t max_bytes) const override {
@@ -122,17 +123,19 @@ SysfsFixture odd_machine() {
   FakeDev trunc = nic;
   trunc.address = "0000:03:00.0";
   fx.add(trunc);
-  fx.write(fx.device_dir("0000:03:00.0") + "/vendor", "");           // truncated
+  fx.write(fx.device_dir("0000:03:00.0") + "/vendor", "");          // truncated
   fx.write(fx.device_dir("0000:03:00.0") + "/config", "\x86\x80");  // truncated config space
   fx.write(fx.device_dir("0000:02:00.0") + "/numa_node", "banana");
   fs::remove(fs::path(fx.root()) / fx.device_dir("0000:01:00.0") / "class");
-  fs::create_directory(fs::path(fx.root()) / fx.device_dir("0000:01:00.0") / "class");  // a folder, not a file
+  fs::create_directory(fs::path(fx.root()) / fx.device_dir("0000:01:00.0") /
+                       "class");  // a folder, not a file
   fs::remove(fs::path(fx.root()) / fx.device_dir("0000:02:00.0") / "device");
   ::mkfifo((fx.root() + "/" + fx.device_dir("0000:02:00.0") + "/device").c_str(), 0600);  // a FIFO
   // A symlink loop and a dangling link among the devices.
   fs::create_symlink("0000:09:00.0", fs::path(fx.root()) / "sys/bus/pci/devices/0000:08:00.0");
   fs::create_symlink("0000:08:00.0", fs::path(fx.root()) / "sys/bus/pci/devices/0000:09:00.0");
-  fs::create_symlink("../../../devices/nowhere", fs::path(fx.root()) / "sys/bus/pci/devices/0000:0a:00.0");
+  fs::create_symlink("../../../devices/nowhere",
+                     fs::path(fx.root()) / "sys/bus/pci/devices/0000:0a:00.0");
   fx.write("sys/bus/pci/devices/not-an-address", "");
   fx.write("sys/devices/system/node/node1/cpulist", "0-");
   fx.write("proc/cmdline", "");
@@ -144,10 +147,10 @@ TEST(ProbeOddInputTest, NothingCrashesAndEveryProblemIsNoted) {
   auto m = read_machine(SysfsReader::for_copy(fx.root()), nullptr, "no NVML here");
   ASSERT_NE(m.find("0000:01:00.0"), nullptr);
   const PciDevice& gpu = *m.find("0000:01:00.0");
-  EXPECT_EQ(gpu.link.max_gen, 3);   // "8 GT/s" without "PCIe"
-  EXPECT_EQ(gpu.link.cur_gen, 0);   // "Unknown"
+  EXPECT_EQ(gpu.link.max_gen, 3);  // "8 GT/s" without "PCIe"
+  EXPECT_EQ(gpu.link.cur_gen, 0);  // "Unknown"
   EXPECT_EQ(gpu.link.cur_width, 0);
-  EXPECT_FALSE(gpu.ids_read);       // class is a folder
+  EXPECT_FALSE(gpu.ids_read);  // class is a folder
   auto has_note = [](const PciDevice& d, const std::string& text) {
     for (const auto& n : d.notes)
       if (n.find(text) != std::string::npos) return true;
@@ -179,7 +182,8 @@ TEST(ProbeOddInputTest, PermissionErrorsAreNotedNotThrown) {
   EXPECT_TRUE(noted);
   // The same through the file system, where it can be tested (not as root, who may read anything).
   if (::geteuid() != 0) {
-    fs::permissions(fs::path(fx.root()) / fx.device_dir("0000:01:00.0") / "vendor", fs::perms::none);
+    fs::permissions(fs::path(fx.root()) / fx.device_dir("0000:01:00.0") / "vendor",
+                    fs::perms::none);
     auto m2 = read_machine(SysfsReader::for_copy(fx.root()), nullptr);
     bool noted2 = false;
     for (const auto& n : m2.find("0000:01:00.0")->notes) noted2 |= n == "vendor: permission denied";
@@ -199,10 +203,13 @@ TEST(ProbeOddInputTest, EmptyOrMissingTreeIsAMachineWithOneSocket) {
 TEST(ProbeOddInputTest, ReaderResolvesOnlyInsideItsRoot) {
   SysfsFixture fx(linkwise::testing::temp_dir());
   fs::create_directories(fs::path(fx.root()) / "sys/devices/pci0000:00/0000:00:01.0");
-  fs::create_symlink("../../../../../../..", fs::path(fx.root()) / "sys/bus/pci/devices/0000:00:02.0");
-  fs::create_symlink("../../../devices/pci0000:00/0000:00:01.0", fs::path(fx.root()) / "sys/bus/pci/devices/0000:00:01.0");
+  fs::create_symlink("../../../../../../..",
+                     fs::path(fx.root()) / "sys/bus/pci/devices/0000:00:02.0");
+  fs::create_symlink("../../../devices/pci0000:00/0000:00:01.0",
+                     fs::path(fx.root()) / "sys/bus/pci/devices/0000:00:01.0");
   auto sys = SysfsReader::for_copy(fx.root());
-  EXPECT_EQ(sys.resolve_sys("bus/pci/devices/0000:00:01.0").value_or(""), "devices/pci0000:00/0000:00:01.0");
+  EXPECT_EQ(sys.resolve_sys("bus/pci/devices/0000:00:01.0").value_or(""),
+            "devices/pci0000:00/0000:00:01.0");
   EXPECT_FALSE(sys.resolve_sys("bus/pci/devices/0000:00:02.0"));
 }
 

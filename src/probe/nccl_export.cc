@@ -19,11 +19,20 @@ std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -31,14 +40,19 @@ std::string esc(const std::string& s) {
 
 // Transfer rate per generation as sysfs writes it (PCI Express Base Specification, §4.2).
 const char* speed_text(int gen) {
-  static const char* kText[] = {"", "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe",
+  static const char* kText[] = {"",
+                                "2.5 GT/s PCIe",
+                                "5.0 GT/s PCIe",
+                                "8.0 GT/s PCIe",
+                                "16.0 GT/s PCIe",
+                                "32.0 GT/s PCIe",
                                 "64.0 GT/s PCIe"};
   return gen >= 1 && gen <= 6 ? kText[gen] : "";
 }
 
-// The <cpu> attributes NCCL's ncclTopoAddCpu() (src/graph/topo.cc) reads: numaid and arch always; on
-// x86_64 the vendor, and familyid and modelid for Intel (familyid for AMD), with xmlGetAttrInt, which
-// fails when the attribute is missing. Written in decimal, as NCCL's own dump does.
+// The <cpu> attributes NCCL's ncclTopoAddCpu() (src/graph/topo.cc) reads: numaid and arch always;
+// on x86_64 the vendor, and familyid and modelid for Intel (familyid for AMD), with xmlGetAttrInt,
+// which fails when the attribute is missing. Written in decimal, as NCCL's own dump does.
 std::string cpu_attrs(const topo::Node& n) {
   std::string attrs = fmt::format("numaid=\"{}\"", std::max(0, n.numa));
   std::string vendor;
@@ -51,14 +65,16 @@ std::string cpu_attrs(const topo::Node& n) {
     int g = gen.size() > 4 ? gen.back() - '0' : 0;
     detail::cpuid_for_part(detail::closest_cpu_part(vendor_id, g), &vendor, &family, &model);
   }
-  return attrs + fmt::format(" arch=\"x86_64\" vendor=\"{}\" familyid=\"{}\" modelid=\"{}\"", vendor, family, model);
+  return attrs + fmt::format(" arch=\"x86_64\" vendor=\"{}\" familyid=\"{}\" modelid=\"{}\"",
+                             vendor, family, model);
 }
 
 class Exporter {
  public:
   explicit Exporter(const topo::Chassis& c) : c_(c), f_(c) {}
   std::string run();
-  /// "GPU0 0000:10:00.0" for each exported device whose bus ID was made up (no pci_address in the chassis).
+  /// "GPU0 0000:10:00.0" for each exported device whose bus ID was made up (no pci_address in the
+  /// chassis).
   std::vector<std::string> synthetic_names() const {
     std::vector<std::string> out;
     for (int n : synthetic_)
@@ -110,10 +126,12 @@ std::string Exporter::bus(int n) {
 
 void Exporter::gpu_body(int n, int depth) {
   const auto& node = c_.node(n);
-  static const std::map<std::string, int> kSm = {{"volta", 70}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100}};
+  static const std::map<std::string, int> kSm = {
+      {"volta", 70}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100}};
   std::string arch = node.part->attr("arch");
   int sm = kSm.count(arch) ? kSm.at(arch) : 90;
-  out_ += fmt::format("{}<gpu dev=\"{}\" sm=\"{}\" rank=\"{}\" gdr=\"1\">\n", pad(depth), gpu_index_, sm, gpu_index_);
+  out_ += fmt::format("{}<gpu dev=\"{}\" sm=\"{}\" rank=\"{}\" gdr=\"1\">\n", pad(depth),
+                      gpu_index_, sm, gpu_index_);
   ++gpu_index_;
   std::map<int, int> count;  // other node -> NVLinks
   for (int li : c_.incident(n)) {
@@ -122,16 +140,18 @@ void Exporter::gpu_body(int n, int depth) {
   }
   for (const auto& [other, k] : count) {
     bool to_gpu = c_.node(other).kind == NodeKind::kGpu;
-    out_ += fmt::format("{}<nvlink target=\"{}\" count=\"{}\" tclass=\"{}\"/>\n", pad(depth + 1), esc(bus(other)), k,
-                        to_gpu ? "0x030200" : "0x068000");
+    out_ += fmt::format("{}<nvlink target=\"{}\" count=\"{}\" tclass=\"{}\"/>\n", pad(depth + 1),
+                        esc(bus(other)), k, to_gpu ? "0x030200" : "0x068000");
   }
   out_ += pad(depth) + "</gpu>\n";
 }
 
 void Exporter::node(int n, int depth) {
   const auto& nd = c_.node(n);
-  static const std::map<NodeKind, const char*> kClass = {{NodeKind::kGpu, "0x030200"}, {NodeKind::kNic, "0x020700"},
-                                                         {NodeKind::kNvme, "0x010802"}, {NodeKind::kPcieSwitch, "0x060400"}};
+  static const std::map<NodeKind, const char*> kClass = {{NodeKind::kGpu, "0x030200"},
+                                                         {NodeKind::kNic, "0x020700"},
+                                                         {NodeKind::kNvme, "0x010802"},
+                                                         {NodeKind::kPcieSwitch, "0x060400"}};
   if (!kClass.count(nd.kind)) return;
   unsigned vendor = 0, device = 0;
   detail::ids_for_part(nd.part->id, &vendor, &device);  // optional to NCCL: left out when not known
@@ -149,7 +169,8 @@ void Exporter::node(int n, int depth) {
   if (parent(n) >= 0 && c_.node(parent(n)).kind == NodeKind::kCpu) {
     // The link that leaves the CPU (through any retimers) carries the host bridge number.
     int top = n;
-    while (f_.pcie_parent(top) >= 0 && c_.node(f_.pcie_parent(top)).kind != NodeKind::kCpu) top = f_.pcie_parent(top);
+    while (f_.pcie_parent(top) >= 0 && c_.node(f_.pcie_parent(top)).kind != NodeKind::kCpu)
+      top = f_.pcie_parent(top);
     const topo::Link* cl = uplink(top);
     if (cl && cl->root_complex >= 0) attrs += fmt::format(" linkwise_rc=\"{}\"", cl->root_complex);
   }
@@ -160,10 +181,11 @@ void Exporter::node(int n, int depth) {
     double bytes = 0;
     for (const auto& t : hw::Catalog::builtin().link_techs())
       if (t.id == tech_id) bytes = t.unit_bytes_per_s.value;
-    out_ += fmt::format("{}<nic>\n{}<net name=\"mlx5_{}\" dev=\"{}\" speed=\"{:.0f}\" port=\"1\" latency=\"0\" "
-                        "guid=\"0x{:x}\" maxconn=\"131072\" gdr=\"1\"/>\n{}</nic>\n",
-                        pad(depth + 1), pad(depth + 2), nic_index_, nic_index_, bytes * 8 / 1e6, nic_index_ + 1,
-                        pad(depth + 1));
+    out_ += fmt::format(
+        "{}<nic>\n{}<net name=\"mlx5_{}\" dev=\"{}\" speed=\"{:.0f}\" port=\"1\" latency=\"0\" "
+        "guid=\"0x{:x}\" maxconn=\"131072\" gdr=\"1\"/>\n{}</nic>\n",
+        pad(depth + 1), pad(depth + 2), nic_index_, nic_index_, bytes * 8 / 1e6, nic_index_ + 1,
+        pad(depth + 1));
     ++nic_index_;
   }
   for (int ch : children_[n]) node(ch, depth + 1);
@@ -172,7 +194,8 @@ void Exporter::node(int n, int depth) {
 
 std::string Exporter::run() {
   for (const auto& n : c_.nodes())
-    if (n.box == 0 && n.kind != NodeKind::kRetimer && parent(n.index) >= 0) children_[parent(n.index)].push_back(n.index);
+    if (n.box == 0 && n.kind != NodeKind::kRetimer && parent(n.index) >= 0)
+      children_[parent(n.index)].push_back(n.index);
   out_ = "<system version=\"1\">\n";
   for (int cpu : c_.nodes_of_kind(NodeKind::kCpu)) {
     const auto& n = c_.node(cpu);
@@ -187,7 +210,8 @@ std::string Exporter::run() {
 
 }  // namespace
 
-std::string export_nccl_topology(const topo::Chassis& chassis, std::vector<std::string>* synthetic) {
+std::string export_nccl_topology(const topo::Chassis& chassis,
+                                 std::vector<std::string>* synthetic) {
   Exporter e(chassis);
   std::string xml = e.run();
   if (synthetic) *synthetic = e.synthetic_names();

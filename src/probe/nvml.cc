@@ -1,4 +1,5 @@
-// The real NvmlApi: libnvidia-ml.so.1 loaded with dlopen, only the functions linkwise uses declared.
+// The real NvmlApi: libnvidia-ml.so.1 loaded with dlopen, only the functions linkwise uses
+// declared.
 #include "linkwise/probe/nvml.h"
 
 #include <dlfcn.h>
@@ -11,11 +12,16 @@ namespace linkwise::probe {
 
 const char* to_string(NvlinkErrorCounter c) {
   switch (c) {
-    case NvlinkErrorCounter::kReplay: return "replay";
-    case NvlinkErrorCounter::kRecovery: return "recovery";
-    case NvlinkErrorCounter::kCrcFlit: return "crc_flit";
-    case NvlinkErrorCounter::kCrcData: return "crc_data";
-    case NvlinkErrorCounter::kEccData: return "ecc_data";
+    case NvlinkErrorCounter::kReplay:
+      return "replay";
+    case NvlinkErrorCounter::kRecovery:
+      return "recovery";
+    case NvlinkErrorCounter::kCrcFlit:
+      return "crc_flit";
+    case NvlinkErrorCounter::kCrcData:
+      return "crc_data";
+    case NvlinkErrorCounter::kEccData:
+      return "ecc_data";
   }
   return "?";
 }
@@ -37,12 +43,12 @@ int nvlink_generation(unsigned v) {
 namespace {
 
 // nvml.h types, declared here as the ABI needs them.
-struct RawPciInfo {                // nvmlPciInfo_t (v3 layout)
-  char bus_id_legacy[16];          // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
+struct RawPciInfo {        // nvmlPciInfo_t (v3 layout)
+  char bus_id_legacy[16];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
   unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
-  char bus_id[32];                 // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE
+  char bus_id[32];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE
 };
-using RawDevice = void*;           // nvmlDevice_t
+using RawDevice = void*;              // nvmlDevice_t
 constexpr unsigned kNameBuffer = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 
 NvmlPciInfo convert(const RawPciInfo& r) {
@@ -65,12 +71,16 @@ class RealNvml : public NvmlApi {
 
   bool resolve(std::string* why) {
     bool ok = sym(init_, "nvmlInit_v2", why) && sym(shutdown_, "nvmlShutdown", why) &&
-              sym(count_, "nvmlDeviceGetCount_v2", why) && sym(handle_, "nvmlDeviceGetHandleByIndex_v2", why) &&
+              sym(count_, "nvmlDeviceGetCount_v2", why) &&
+              sym(handle_, "nvmlDeviceGetHandleByIndex_v2", why) &&
               sym(pci_, "nvmlDeviceGetPciInfo_v3", why) && sym(name_, "nvmlDeviceGetName", why) &&
-              sym(state_, "nvmlDeviceGetNvLinkState", why) && sym(version_, "nvmlDeviceGetNvLinkVersion", why) &&
+              sym(state_, "nvmlDeviceGetNvLinkState", why) &&
+              sym(version_, "nvmlDeviceGetNvLinkVersion", why) &&
               sym(remote_, "nvmlDeviceGetNvLinkRemotePciInfo_v2", why) &&
-              sym(errors_, "nvmlDeviceGetNvLinkErrorCounter", why) && sym(temp_, "nvmlDeviceGetTemperature", why) &&
-              sym(clock_, "nvmlDeviceGetClockInfo", why) && sym(power_, "nvmlDeviceGetPowerUsage", why);
+              sym(errors_, "nvmlDeviceGetNvLinkErrorCounter", why) &&
+              sym(temp_, "nvmlDeviceGetTemperature", why) &&
+              sym(clock_, "nvmlDeviceGetClockInfo", why) &&
+              sym(power_, "nvmlDeviceGetPowerUsage", why);
     sym(error_string_, "nvmlErrorString", nullptr);  // optional
     // Field health: optional, an older library answers "not supported" for what it lacks.
     sym(throttle_, "nvmlDeviceGetCurrentClocksThrottleReasons", nullptr);
@@ -117,20 +127,25 @@ class RealNvml : public NvmlApi {
     *active = state == 1;
     return r;
   }
-  NvmlReturn nvlink_version(NvmlDevice d, unsigned link, unsigned* v) override { return version_(dev(d), link, v); }
+  NvmlReturn nvlink_version(NvmlDevice d, unsigned link, unsigned* v) override {
+    return version_(dev(d), link, v);
+  }
   NvmlReturn nvlink_remote_pci_info(NvmlDevice d, unsigned link, NvmlPciInfo* p) override {
     RawPciInfo raw{};
     NvmlReturn r = remote_(dev(d), link, &raw);
     if (r == kNvmlSuccess) *p = convert(raw);
     return r;
   }
-  NvmlReturn nvlink_error_counter(NvmlDevice d, unsigned link, NvlinkErrorCounter c, std::uint64_t* v) override {
+  NvmlReturn nvlink_error_counter(NvmlDevice d, unsigned link, NvlinkErrorCounter c,
+                                  std::uint64_t* v) override {
     unsigned long long value = 0;
     NvmlReturn r = errors_(dev(d), link, static_cast<unsigned>(c), &value);
     *v = value;
     return r;
   }
-  NvmlReturn temperature_c(NvmlDevice d, unsigned* t) override { return temp_(dev(d), 0 /*NVML_TEMPERATURE_GPU*/, t); }
+  NvmlReturn temperature_c(NvmlDevice d, unsigned* t) override {
+    return temp_(dev(d), 0 /*NVML_TEMPERATURE_GPU*/, t);
+  }
   NvmlReturn clock_mhz(NvmlDevice d, NvmlClock c, unsigned* mhz) override {
     return clock_(dev(d), static_cast<unsigned>(c), mhz);
   }
@@ -143,14 +158,16 @@ class RealNvml : public NvmlApi {
     return r;
   }
   NvmlReturn slowdown_temperature_c(NvmlDevice d, unsigned* t) override {
-    return threshold_ ? threshold_(dev(d), 1 /*NVML_TEMPERATURE_THRESHOLD_SLOWDOWN*/, t) : kNvmlErrorNotSupported;
+    return threshold_ ? threshold_(dev(d), 1 /*NVML_TEMPERATURE_THRESHOLD_SLOWDOWN*/, t)
+                      : kNvmlErrorNotSupported;
   }
   NvmlReturn power_limit_mw(NvmlDevice d, unsigned* mw) override {
     return power_limit_ ? power_limit_(dev(d), mw) : kNvmlErrorNotSupported;
   }
   NvmlReturn ecc_errors(NvmlDevice d, bool uncorrected, std::uint64_t* count) override {
     if (!ecc_) return kNvmlErrorNotSupported;
-    unsigned long long v = 0;  // NVML_MEMORY_ERROR_TYPE_CORRECTED 0 / UNCORRECTED 1; NVML_AGGREGATE_ECC 1
+    unsigned long long v =
+        0;  // NVML_MEMORY_ERROR_TYPE_CORRECTED 0 / UNCORRECTED 1; NVML_AGGREGATE_ECC 1
     NvmlReturn r = ecc_(dev(d), uncorrected ? 1 : 0, 1, &v);
     *count = v;
     return r;

@@ -25,11 +25,16 @@ NvmlReturn FakeNvml::shutdown() {
 }
 std::string FakeNvml::error_string(NvmlReturn r) {
   switch (r) {
-    case kNvmlSuccess: return "Success";
-    case kNvmlErrorNotSupported: return "Not Supported";
-    case kNvmlErrorDriverNotLoaded: return "Driver Not Loaded";
-    case kNvmlErrorNoPermission: return "Insufficient Permissions";
-    default: return fmt::format("NVML error {}", r);
+    case kNvmlSuccess:
+      return "Success";
+    case kNvmlErrorNotSupported:
+      return "Not Supported";
+    case kNvmlErrorDriverNotLoaded:
+      return "Driver Not Loaded";
+    case kNvmlErrorNoPermission:
+      return "Insufficient Permissions";
+    default:
+      return fmt::format("NVML error {}", r);
   }
 }
 NvmlReturn FakeNvml::device_count(unsigned* count) {
@@ -74,7 +79,8 @@ NvmlReturn FakeNvml::nvlink_remote_pci_info(NvmlDevice d, unsigned l, NvmlPciInf
   pci->bus_id = normalize_bus_id(k->remote_bus_id);
   return kNvmlSuccess;
 }
-NvmlReturn FakeNvml::nvlink_error_counter(NvmlDevice d, unsigned l, NvlinkErrorCounter c, std::uint64_t* value) {
+NvmlReturn FakeNvml::nvlink_error_counter(NvmlDevice d, unsigned l, NvlinkErrorCounter c,
+                                          std::uint64_t* value) {
   const Link* k = link(d, l);
   auto i = static_cast<unsigned>(c);
   if (!k || i >= k->errors.size()) return kNvmlErrorNotSupported;
@@ -123,7 +129,8 @@ NvmlReturn FakeNvml::power_limit_mw(NvmlDevice d, unsigned* milliwatts) {
 }
 NvmlReturn FakeNvml::ecc_errors(NvmlDevice d, bool uncorrected, std::uint64_t* count) {
   const Gpu* g = gpu(d);
-  return g ? answer(uncorrected ? g->ecc_uncorrected : g->ecc_corrected, count) : kNvmlErrorInvalidArgument;
+  return g ? answer(uncorrected ? g->ecc_uncorrected : g->ecc_corrected, count)
+           : kNvmlErrorInvalidArgument;
 }
 NvmlReturn FakeNvml::remapped_rows(NvmlDevice d, NvmlRemappedRows* rows) {
   const Gpu* g = gpu(d);

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
-#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -72,7 +72,8 @@ std::vector<std::vector<std::string>> matrix(const topo::ChassisSpec& spec) {
   return m;
 }
 
-// Every preset exported as NCCL XML and imported again has the same `topo` matrix (GPUs, NICs, NVMe).
+// Every preset exported as NCCL XML and imported again has the same `topo` matrix (GPUs, NICs,
+// NVMe).
 TEST(ProbeNcclXmlTest, PresetsRoundTrip) {
   for (const auto& p : topo::presets()) {
     auto spec = topo::load_spec(p.id);
@@ -82,12 +83,16 @@ TEST(ProbeNcclXmlTest, PresetsRoundTrip) {
   }
 }
 
-// What NCCL's loader requires of each element (NCCL src/graph/topo.cc: ncclTopoAddCpu, ncclTopoAddPci,
-// ncclTopoAddGpu, ncclTopoAddNvLinks, ncclTopoAddNic; src/graph/xml.cc ncclTopoXmlLoadSystem; xml.h
-// MAX_ATTR_COUNT 16), checked on every preset's export.
+// What NCCL's loader requires of each element (NCCL src/graph/topo.cc: ncclTopoAddCpu,
+// ncclTopoAddPci, ncclTopoAddGpu, ncclTopoAddNvLinks, ncclTopoAddNic; src/graph/xml.cc
+// ncclTopoXmlLoadSystem; xml.h MAX_ATTR_COUNT 16), checked on every preset's export.
 void expect_nccl_accepts(const pt::ptree& node, const std::string& tag, const std::string& where) {
-  auto has = [&](const char* a) { return node.get_optional<std::string>(std::string("<xmlattr>.") + a).has_value(); };
-  auto get = [&](const char* a) { return node.get<std::string>(std::string("<xmlattr>.") + a, ""); };
+  auto has = [&](const char* a) {
+    return node.get_optional<std::string>(std::string("<xmlattr>.") + a).has_value();
+  };
+  auto get = [&](const char* a) {
+    return node.get<std::string>(std::string("<xmlattr>.") + a, "");
+  };
   auto is_int = [&](const char* a) {
     std::string v = get(a);
     return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
@@ -98,36 +103,44 @@ void expect_nccl_accepts(const pt::ptree& node, const std::string& tag, const st
   if (tag == "cpu") {
     EXPECT_TRUE(is_int("numaid")) << where;
     EXPECT_TRUE(get("arch") == "x86_64" || get("arch") == "arm64") << where;
-    if (get("arch") == "x86_64") EXPECT_TRUE(get("vendor") == "GenuineIntel" || get("vendor") == "AuthenticAMD") << where;
-    if (get("vendor") == "GenuineIntel") EXPECT_TRUE(is_int("familyid") && is_int("modelid")) << where;
+    if (get("arch") == "x86_64")
+      EXPECT_TRUE(get("vendor") == "GenuineIntel" || get("vendor") == "AuthenticAMD") << where;
+    if (get("vendor") == "GenuineIntel")
+      EXPECT_TRUE(is_int("familyid") && is_int("modelid")) << where;
     if (get("vendor") == "AuthenticAMD") EXPECT_TRUE(is_int("familyid")) << where;
   }
   if (tag == "pci") {
     EXPECT_TRUE(has("busid") && has("class")) << where;
     EXPECT_TRUE(is_int("link_width")) << where << " " << get("busid");
     // NCCL's kvDictPciGen keys (sysfs text of kernels after 5.6); anything else falls back to Gen3.
-    static const std::set<std::string> kGen = {"2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe",
+    static const std::set<std::string> kGen = {"2.5 GT/s PCIe",  "5.0 GT/s PCIe",
+                                               "8.0 GT/s PCIe",  "16.0 GT/s PCIe",
                                                "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
-    EXPECT_TRUE(kGen.count(get("link_speed"))) << where << " " << get("busid") << " '" << get("link_speed") << "'";
+    EXPECT_TRUE(kGen.count(get("link_speed")))
+        << where << " " << get("busid") << " '" << get("link_speed") << "'";
   }
-  if (tag == "gpu") EXPECT_TRUE(is_int("dev") && is_int("sm") && is_int("rank") && is_int("gdr")) << where;
+  if (tag == "gpu")
+    EXPECT_TRUE(is_int("dev") && is_int("sm") && is_int("rank") && is_int("gdr")) << where;
   if (tag == "nvlink") EXPECT_TRUE(has("target") && is_int("count") && has("tclass")) << where;
   if (tag == "net") EXPECT_TRUE(has("name") && is_int("dev")) << where;
   for (const auto& [t, child] : node)
     if (t != "<xmlattr>") expect_nccl_accepts(child, t, where);
 }
 
-// dgx-h100 gives no pci_address: every exported GPU, NIC, NVMe drive and switch gets a made-up bus ID,
-// marked in the file and listed; the matrix still survives the round trip (PresetsRoundTrip).
+// dgx-h100 gives no pci_address: every exported GPU, NIC, NVMe drive and switch gets a made-up bus
+// ID, marked in the file and listed; the matrix still survives the round trip (PresetsRoundTrip).
 TEST(ProbeNcclXmlTest, SyntheticBusIdsAreMarkedAndListed) {
   auto c = topo::load_chassis("dgx-h100");
   std::vector<std::string> synthetic;
   std::string xml = export_nccl_topology(c, &synthetic);
   ASSERT_FALSE(synthetic.empty());
-  EXPECT_TRUE(std::any_of(synthetic.begin(), synthetic.end(), [](const auto& s) { return s.rfind("GPU0 0000:", 0) == 0; }))
-      << synthetic.front();
+  EXPECT_TRUE(std::any_of(synthetic.begin(), synthetic.end(), [](const auto& s) {
+    return s.rfind("GPU0 0000:", 0) == 0;
+  })) << synthetic.front();
   std::size_t marked = 0;
-  for (std::size_t p = 0; (p = xml.find("linkwise_busid=\"synthetic\"", p)) != std::string::npos; ++p) ++marked;
+  for (std::size_t p = 0; (p = xml.find("linkwise_busid=\"synthetic\"", p)) != std::string::npos;
+       ++p)
+    ++marked;
   EXPECT_EQ(marked, synthetic.size()) << xml;
   std::size_t pci = 0;
   for (std::size_t p = 0; (p = xml.find("<pci ", p)) != std::string::npos; ++p) ++pci;
@@ -141,20 +154,24 @@ TEST(ProbeNcclXmlTest, ExportHasEveryAttributeNcclRequires) {
     pt::read_xml(in, tree);
     expect_nccl_accepts(tree.get_child("system"), "system", p.id);
   }
-  // Sapphire Rapids is CPUID family 6 model 0x8F (Intel SDM Vol. 4, Table 2-1): NCCL reads it as SRP.
+  // Sapphire Rapids is CPUID family 6 model 0x8F (Intel SDM Vol. 4, Table 2-1): NCCL reads it as
+  // SRP.
   auto xml = export_nccl_topology(topo::build_chassis(topo::load_spec("dgx-h100")));
-  EXPECT_NE(xml.find("<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">"),
+  EXPECT_NE(xml.find("<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" "
+                     "modelid=\"143\">"),
             std::string::npos)
       << xml;
   // EPYC 7742 (Rome): family 17h model 31h.
   xml = export_nccl_topology(topo::build_chassis(topo::load_spec("dgx-a100")));
-  EXPECT_NE(xml.find("<cpu numaid=\"1\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"23\" modelid=\"49\">"),
+  EXPECT_NE(xml.find("<cpu numaid=\"1\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"23\" "
+                     "modelid=\"49\">"),
             std::string::npos)
       << xml;
 }
 
 TEST(ProbeNcclXmlTest, ImportsAnNcclDumpWithoutLinkwiseAttributes) {
-  // The shape NCCL writes (NCCL src/graph/xml.cc): switches as <pci> bridges, NVLinks to NVSwitches.
+  // The shape NCCL writes (NCCL src/graph/xml.cc): switches as <pci> bridges, NVLinks to
+  // NVSwitches.
   const char* xml = R"(<system version="1">
   <cpu numaid="0" affinity="0000ffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
     <pci busid="0000:18:00.0" class="0x060400" vendor="0x1000" device="0xc030" link_speed="32.0 GT/s PCIe" link_width="16">
@@ -188,7 +205,8 @@ TEST(ProbeNcclXmlTest, MalformedXmlNamesFileAndLine) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().file, "bad.xml");
     EXPECT_GT(e.where().line, 0);
-    EXPECT_NE(std::string(e.what()).find("malformed NCCL topology XML"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("malformed NCCL topology XML"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(import_nccl_topology("<other/>", "x.xml"), InputError);
   EXPECT_THROW(import_nccl_topology("<system version=\"1\"/>", "x.xml"), InputError);

@@ -6,9 +6,9 @@
 
 namespace linkwise::probe::detail {
 
-/// Guessed or variant parts may have fewer lanes or ports than the machine uses: records what it uses
-/// as an override (pcie_lanes, lanes, pcie_width, nvlink_links, ports, socket_links), so the chassis
-/// builds and says what it is.
+/// Guessed or variant parts may have fewer lanes or ports than the machine uses: records what it
+/// uses as an override (pcie_lanes, lanes, pcie_width, nvlink_links, ports, socket_links), so the
+/// chassis builds and says what it is.
 void fit_capacities(topo::ChassisSpec& spec, const hw::Catalog& catalog);
 
 }  // namespace linkwise::probe::detail

@@ -21,11 +21,15 @@ ReadStatus status_from_errno(int err) {
   switch (err) {
     case ENOENT:
     case ENOTDIR:
-    case ELOOP: return ReadStatus::kMissing;
+    case ELOOP:
+      return ReadStatus::kMissing;
     case EACCES:
-    case EPERM: return ReadStatus::kNoPermission;
-    case EISDIR: return ReadStatus::kNotAFile;
-    default: return ReadStatus::kError;
+    case EPERM:
+      return ReadStatus::kNoPermission;
+    case EISDIR:
+      return ReadStatus::kNotAFile;
+    default:
+      return ReadStatus::kError;
   }
 }
 
@@ -41,11 +45,16 @@ std::string join_path(const std::string& dir, std::string_view rel) {
 
 const char* to_string(ReadStatus s) {
   switch (s) {
-    case ReadStatus::kOk: return "ok";
-    case ReadStatus::kMissing: return "missing";
-    case ReadStatus::kNoPermission: return "permission denied";
-    case ReadStatus::kNotAFile: return "not a regular file";
-    case ReadStatus::kError: return "read error";
+    case ReadStatus::kOk:
+      return "ok";
+    case ReadStatus::kMissing:
+      return "missing";
+    case ReadStatus::kNoPermission:
+      return "permission denied";
+    case ReadStatus::kNotAFile:
+      return "not a regular file";
+    case ReadStatus::kError:
+      return "read error";
   }
   return "?";
 }
@@ -58,14 +67,17 @@ std::string printable(std::string_view text, std::size_t max_chars) {
       break;
     }
     auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
-    else out += fmt::format("\\x{:02x}", c);
+    if (c >= 0x20 && c < 0x7f)
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("\\x{:02x}", c);
   }
   return out;
 }
 
 std::string trim_right(std::string s) {
-  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == '\0')) s.pop_back();
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == '\0'))
+    s.pop_back();
   return s;
 }
 
@@ -146,11 +158,13 @@ std::optional<std::string> SysfsReader::resolve_sys(std::string_view rel) const 
   std::error_code ec;
   fs::path base = fs::canonical(sys_dir_, ec);
   if (ec) return std::nullopt;
-  fs::path target = fs::canonical(join_path(sys_dir_, rel), ec);  // ELOOP and dangling links fail here
+  fs::path target =
+      fs::canonical(join_path(sys_dir_, rel), ec);  // ELOOP and dangling links fail here
   if (ec) return std::nullopt;
   std::string b = base.string(), t = target.string();
   if (b == "/") return t.substr(1);
-  if (t.size() <= b.size() || t.compare(0, b.size(), b) != 0 || t[b.size()] != '/') return std::nullopt;
+  if (t.size() <= b.size() || t.compare(0, b.size(), b) != 0 || t[b.size()] != '/')
+    return std::nullopt;
   return t.substr(b.size() + 1);
 }
 

@@ -10,7 +10,8 @@
 
 namespace linkwise::probe {
 
-std::pair<Machine, Discovery> read_this_machine(const std::string& sysfs_root, bool no_nvml, const std::string& name) {
+std::pair<Machine, Discovery> read_this_machine(const std::string& sysfs_root, bool no_nvml,
+                                                const std::string& name) {
   std::unique_ptr<NvmlApi> nvml;
   std::string why;
   if (no_nvml) {

@@ -21,17 +21,24 @@ std::string host_text(const BenchReport& r) {
   if (r.host.empty()) return "";
   Table t;
   t.header({"GPU", "engine", "size", "h2d", "d2h", "bidir", "bidir h2d", "bidir d2h"});
-  std::map<std::tuple<int, std::string, std::uint64_t>, std::map<std::string, const CopyResult*>> rows;
-  for (const auto& c : r.host) rows[{c.kind == "h2d" ? c.dst : c.src, to_string(c.engine), c.bytes}][c.kind] = &c;
+  std::map<std::tuple<int, std::string, std::uint64_t>, std::map<std::string, const CopyResult*>>
+      rows;
+  for (const auto& c : r.host)
+    rows[{c.kind == "h2d" ? c.dst : c.src, to_string(c.engine), c.bytes}][c.kind] = &c;
   for (const auto& [key, k] : rows) {
-    auto fig = [&k = k](const char* kind) { return k.count(kind) ? num(k.at(kind)->GBps.median) : "-"; };
+    auto fig = [&k = k](const char* kind) {
+      return k.count(kind) ? num(k.at(kind)->GBps.median) : "-";
+    };
     const CopyResult* b = k.count("bidir") ? k.at("bidir") : nullptr;
     bool dirs = b && b->direction_GBps.size() == 2;
-    t.row({std::to_string(std::get<0>(key)), std::get<1>(key), format_size_bytes(std::get<2>(key)), fig("h2d"),
-           fig("d2h"), fig("bidir"), dirs ? num(b->direction_GBps[0]) : "-", dirs ? num(b->direction_GBps[1]) : "-"});
+    t.row({std::to_string(std::get<0>(key)), std::get<1>(key), format_size_bytes(std::get<2>(key)),
+           fig("h2d"), fig("d2h"), fig("bidir"), dirs ? num(b->direction_GBps[0]) : "-",
+           dirs ? num(b->direction_GBps[1]) : "-"});
   }
-  return fmt::format("Host <-> device, pinned memory (GB/s; median of {} samples of {} copies; bidir = both at once, summed)\n{}\n",
-                     r.copy.samples, r.copy.loops, t.render());
+  return fmt::format(
+      "Host <-> device, pinned memory (GB/s; median of {} samples of {} copies; bidir = both at "
+      "once, summed)\n{}\n",
+      r.copy.samples, r.copy.loops, t.render());
 }
 
 // p2pBandwidthLatencyTest's matrix layout: "   D\D     0      1", rows "     0 value value".
@@ -64,7 +71,8 @@ std::string peer_text(const BenchReport& r) {
       for (const char* kind : {"p2p", "p2p_bidir"}) {
         std::map<std::pair<int, int>, double> v;
         for (const auto& c : r.local)
-          if (to_string(c.engine) == engine && c.bytes == bytes) v[{c.src, c.src}] = c.GBps.median * (kind[3] ? 2 : 1);
+          if (to_string(c.engine) == engine && c.bytes == bytes)
+            v[{c.src, c.src}] = c.GBps.median * (kind[3] ? 2 : 1);
         bool any = false;
         for (const auto& c : list) {
           if (c.kind != kind || to_string(c.engine) != engine || c.bytes != bytes) continue;
@@ -85,7 +93,8 @@ std::string peer_text(const BenchReport& r) {
     if (lat.empty()) continue;
     std::map<std::pair<int, int>, double> v;
     for (const auto& l : lat) v[{l.src, l.dst}] = l.us;
-    o += matrix(fmt::format("P2P={} Latency Matrix (us), GPU", on ? "Enabled" : "Disabled"), gpus, v);
+    o += matrix(fmt::format("P2P={} Latency Matrix (us), GPU", on ? "Enabled" : "Disabled"), gpus,
+                v);
   }
   return o;
 }
@@ -94,8 +103,11 @@ std::string local_text(const BenchReport& r) {
   if (r.local.empty()) return "";
   Table t;
   t.header({"GPU", "engine", "size", "local copy GB/s"});
-  for (const auto& c : r.local) t.row({std::to_string(c.src), to_string(c.engine), format_size_bytes(c.bytes), num(c.GBps.median)});
-  return "Device-local copy (bytes copied per second; each byte is read and written)\n" + t.render() + "\n";
+  for (const auto& c : r.local)
+    t.row({std::to_string(c.src), to_string(c.engine), format_size_bytes(c.bytes),
+           num(c.GBps.median)});
+  return "Device-local copy (bytes copied per second; each byte is read and written)\n" +
+         t.render() + "\n";
 }
 
 std::string sustained_text(const SustainedResult& s) {
@@ -103,19 +115,23 @@ std::string sustained_text(const SustainedResult& s) {
   t.header({"t (s)", "GB/s", "temp (C)", "SM MHz", "mem MHz", "power (W)"});
   for (const auto& p : s.points) {
     auto f = [&](double TelemetrySample::*m, const char* spec) {
-      return p.telemetry && std::isfinite((*p.telemetry).*m) ? fmt::format(fmt::runtime(spec), (*p.telemetry).*m) : "-";
+      return p.telemetry && std::isfinite((*p.telemetry).*m)
+                 ? fmt::format(fmt::runtime(spec), (*p.telemetry).*m)
+                 : "-";
     };
     t.row({fmt::format("{:.1f}", p.t_s), num(p.GBps), f(&TelemetrySample::temp_c, "{:.0f}"),
-           f(&TelemetrySample::sm_clock_mhz, "{:.0f}"), f(&TelemetrySample::mem_clock_mhz, "{:.0f}"),
-           f(&TelemetrySample::power_w, "{:.0f}")});
+           f(&TelemetrySample::sm_clock_mhz, "{:.0f}"),
+           f(&TelemetrySample::mem_clock_mhz, "{:.0f}"), f(&TelemetrySample::power_w, "{:.0f}")});
   }
   const auto& o = s.options;
-  std::string out = fmt::format("Sustained {} on GPU {} ({}), {} copies of {} for {:g} s\n{}", o.kind, o.gpu, s.device,
-                                to_string(o.engine), format_size_bytes(o.bytes), o.duration_s, t.render());
+  std::string out = fmt::format("Sustained {} on GPU {} ({}), {} copies of {} for {:g} s\n{}",
+                                o.kind, o.gpu, s.device, to_string(o.engine),
+                                format_size_bytes(o.bytes), o.duration_s, t.render());
   if (!s.telemetry_note.empty()) out += s.telemetry_note + "\n";
-  out += fmt::format("first quarter {} GB/s, last quarter {} GB/s, drop {:.1f}%: {}\n\n", num(s.first_GBps),
-                     num(s.last_GBps), s.drop_pct,
-                     s.slows_down ? fmt::format("SLOWS DOWN (more than {:g}%)", o.slowdown_pct) : "steady");
+  out += fmt::format(
+      "first quarter {} GB/s, last quarter {} GB/s, drop {:.1f}%: {}\n\n", num(s.first_GBps),
+      num(s.last_GBps), s.drop_pct,
+      s.slows_down ? fmt::format("SLOWS DOWN (more than {:g}%)", o.slowdown_pct) : "steady");
   return out;
 }
 
@@ -124,11 +140,12 @@ std::string sustained_text(const SustainedResult& s) {
 std::string bench_text(const BenchReport& r) {
   std::string o;
   for (const auto& d : r.devices)
-    o += fmt::format("# GPU {}: {} [{}] {} SMs, {:.0f} GiB\n", d.index, d.name, d.pci_bus_id, d.sm_count,
-                     d.memory_bytes / 1073741824.0);
+    o += fmt::format("# GPU {}: {} [{}] {} SMs, {:.0f} GiB\n", d.index, d.name, d.pci_bus_id,
+                     d.sm_count, d.memory_bytes / 1073741824.0);
   o += "\n" + host_text(r) + local_text(r) + peer_text(r);
   for (const auto& s : r.nccl)
-    o += fmt::format("# {}_perf: {} ranks, NCCL {}\n{}\n", to_string(s.op), s.nranks, s.nccl_version, format_nccl_tests(s));
+    o += fmt::format("# {}_perf: {} ranks, NCCL {}\n{}\n", to_string(s.op), s.nranks,
+                     s.nccl_version, format_nccl_tests(s));
   if (r.sustained) o += sustained_text(*r.sustained);
   for (const auto& n : r.notes) o += "note: " + n + "\n";
   return o;

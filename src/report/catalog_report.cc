@@ -11,15 +11,18 @@ namespace linkwise::report {
 std::string catalog_text(const hw::Catalog& cat) {
   Table t;
   t.header({"id", "kind", "name"});
-  for (const auto& x : cat.link_techs()) t.row({x.id, std::string("link/") + hw::to_string(x.family), x.name});
+  for (const auto& x : cat.link_techs())
+    t.row({x.id, std::string("link/") + hw::to_string(x.family), x.name});
   for (const auto& p : cat.parts()) t.row({p.id, hw::to_string(p.kind), p.name});
   return t.render();
 }
 
 nlohmann::json catalog_json(const hw::Catalog& cat) {
   nlohmann::json j = nlohmann::json::array();
-  for (const auto& x : cat.link_techs()) j.push_back({{"id", x.id}, {"kind", "link"}, {"name", x.name}});
-  for (const auto& p : cat.parts()) j.push_back({{"id", p.id}, {"kind", hw::to_string(p.kind)}, {"name", p.name}});
+  for (const auto& x : cat.link_techs())
+    j.push_back({{"id", x.id}, {"kind", "link"}, {"name", x.name}});
+  for (const auto& p : cat.parts())
+    j.push_back({{"id", p.id}, {"kind", hw::to_string(p.kind)}, {"name", p.name}});
   return with_schema({{"entries", j}});
 }
 
@@ -33,7 +36,8 @@ std::string entry_text(const hw::EntryFigures& e) {
 
 nlohmann::json entry_json(const hw::EntryFigures& e) {
   nlohmann::json figures = nlohmann::json::object(), attributes = nlohmann::json::object();
-  for (const auto& [field, f] : e.figures) figures[field] = {{"value", f.value}, {"source", f.source}};
+  for (const auto& [field, f] : e.figures)
+    figures[field] = {{"value", f.value}, {"source", f.source}};
   for (const auto& [k, v] : e.attributes) attributes[k] = v;
   return with_schema({{"id", e.id}, {"figures", figures}, {"attributes", attributes}});
 }

@@ -13,7 +13,8 @@ TEST(ReportCatalog, EntryShowsEachFigureWithItsSource) {
   e.id = "x";
   e.figures.push_back({"latency_s", {1.5e-6, "spec 1.2"}});
   e.attributes.push_back({"pcie", "pcie5"});
-  EXPECT_EQ(entry_text(e), "field      value    source\nlatency_s  1.5e-06  spec 1.2\npcie       pcie5\n");
+  EXPECT_EQ(entry_text(e),
+            "field      value    source\nlatency_s  1.5e-06  spec 1.2\npcie       pcie5\n");
   auto j = entry_json(e);
   EXPECT_EQ(j["id"], "x");
   EXPECT_DOUBLE_EQ(j["figures"]["latency_s"]["value"].get<double>(), 1.5e-6);

@@ -22,7 +22,8 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
   j["bound_busbw_GBps"] = r.bound.busbw_Bps / 1e9;
   j["bound_cut"] = r.bound.cut;
   j["rings"] = nlohmann::json::array();
-  for (const auto& ring : r.rings) j["rings"].push_back({{"order", ring.str}, {"GBps", ring.bytes_per_s / 1e9}});
+  for (const auto& ring : r.rings)
+    j["rings"].push_back({{"order", ring.str}, {"GBps", ring.bytes_per_s / 1e9}});
   j["notes"] = r.notes;
   j["rows"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
@@ -43,21 +44,26 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
 }
 
 std::string collective_text(const comm::SweepResult& r) {
-  std::string text = fmt::format("# linkwise collective: {} on {} ({} GPUs{}), predicted\n", comm::to_string(r.op),
-                                 r.chassis, r.ranks, r.boxes > 1 ? fmt::format(", {} boxes", r.boxes) : "");
+  std::string text =
+      fmt::format("# linkwise collective: {} on {} ({} GPUs{}), predicted\n", comm::to_string(r.op),
+                  r.chassis, r.ranks, r.boxes > 1 ? fmt::format(", {} boxes", r.boxes) : "");
   for (std::size_t i = 0; i < r.rings.size() && i < 8; ++i)
-    text += fmt::format("# ring {}: {}  ({} GB/s)\n", i, r.rings[i].str, gbps(r.rings[i].bytes_per_s));
+    text +=
+        fmt::format("# ring {}: {}  ({} GB/s)\n", i, r.rings[i].str, gbps(r.rings[i].bytes_per_s));
   if (r.rings.size() > 8) text += fmt::format("# ... {} rings in all\n", r.rings.size());
-  text += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps), r.bound.cut);
+  text += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps),
+                      r.bound.cut);
   for (const auto& note : r.notes) text += "# " + note + "\n";
   Table t;
-  t.header({"size", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm", "bound", "pred/bound"});
+  t.header({"size", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm", "bound",
+            "pred/bound"});
   for (const auto& row : r.rows) {
     const auto& p = row.prediction;
-    std::string name = fmt::format("{}/{}", comm::to_string(p.algorithm), comm::to_string(p.protocol));
-    t.row({fmt::format("{}", row.bytes), fmt::format("{}", row.count), r.dtype, fmt::format("{:.2f}", p.time_s * 1e6),
-           gbps(p.algbw_Bps), gbps(p.busbw_Bps), name, gbps(r.bound.busbw_Bps),
-           fmt::format("{:.3f}", row.ratio_to_bound)});
+    std::string name =
+        fmt::format("{}/{}", comm::to_string(p.algorithm), comm::to_string(p.protocol));
+    t.row({fmt::format("{}", row.bytes), fmt::format("{}", row.count), r.dtype,
+           fmt::format("{:.2f}", p.time_s * 1e6), gbps(p.algbw_Bps), gbps(p.busbw_Bps), name,
+           gbps(r.bound.busbw_Bps), fmt::format("{:.3f}", row.ratio_to_bound)});
   }
   text += t.render();
   if (!r.rows.empty() && !r.rows.back().prediction.bottlenecks.empty()) {

@@ -33,13 +33,17 @@ comm::SweepResult two_sizes() {
 
 TEST(ReportCollective, TextHasRingsBoundRowsAndLimit) {
   auto t = collective_text(two_sizes());
-  EXPECT_NE(t.find("# linkwise collective: all_reduce on box (4 GPUs), predicted\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("# linkwise collective: all_reduce on box (4 GPUs), predicted\n"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("# ring 0: GPU0 GPU1 GPU2 GPU3  (50.00 GB/s)\n"), std::string::npos) << t;
-  EXPECT_NE(t.find("# bound: busbw <= 100.00 GB/s (worst cut: GPU0 | others)\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("# bound: busbw <= 100.00 GB/s (worst cut: GPU0 | others)\n"), std::string::npos)
+      << t;
   // 2048 B in 2 us: algbw 1.02 GB/s, busbw 1.5 x that = 1.54 GB/s.
   EXPECT_NE(t.find("1.02"), std::string::npos) << t;
   EXPECT_NE(t.find("1.54"), std::string::npos) << t;
-  EXPECT_NE(t.find("# limited by (largest size): gpu0->nvsw0, (+2 more)\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("# limited by (largest size): gpu0->nvsw0, (+2 more)\n"), std::string::npos)
+      << t;
 }
 
 TEST(ReportCollective, JsonKeysCarryUnits) {

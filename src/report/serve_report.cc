@@ -1,11 +1,10 @@
 #include "linkwise/report/serve_report.h"
 
-#include "linkwise/report/json.h"
-
 #include <fmt/format.h>
 
 #include <sstream>
 
+#include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
 namespace linkwise::report {
@@ -191,7 +190,8 @@ std::string serve_sweep_text(const work::ServeResult& r) {
 
 std::string serve_validation_markdown(const std::vector<work::ServeValidationRow>& rows) {
   auto cell = [](double pred, double meas, double scale, const char* fmtspec) {
-    if (meas <= 0) return fmt::format(fmt::runtime(std::string(fmtspec) + " / not published"), pred * scale);
+    if (meas <= 0)
+      return fmt::format(fmt::runtime(std::string(fmtspec) + " / not published"), pred * scale);
     return fmt::format(fmt::runtime(std::string(fmtspec) + " / " + fmtspec + " ({:+.0f}%)"),
                        pred * scale, meas * scale, 100 * (pred - meas) / meas);
   };
@@ -207,7 +207,8 @@ std::string serve_validation_markdown(const std::vector<work::ServeValidationRow
                        cell(p.output_tokens_per_s, r.c.output_tokens_per_s, 1, "{:.0f}"), p.bound);
   }
   out += fmt::format("\nmedian |error|: TTFT {:.1f}%, ITL {:.1f}%, output tokens/s {:.1f}%\n",
-                     100 * work::serve_validation_median(rows, 0), 100 * work::serve_validation_median(rows, 1),
+                     100 * work::serve_validation_median(rows, 0),
+                     100 * work::serve_validation_median(rows, 1),
                      100 * work::serve_validation_median(rows, 2));
   out += "\nsources and commands:\n";
   for (const auto& r : rows)
@@ -240,7 +241,9 @@ nlohmann::json serve_validation_json(const std::vector<work::ServeValidationRow>
 }
 
 std::string serve_output(const work::ServeRun& run, bool json) {
-  if (run.validation) return json ? serve_validation_json(run.rows).dump(2) + "\n" : serve_validation_markdown(run.rows);
+  if (run.validation)
+    return json ? serve_validation_json(run.rows).dump(2) + "\n"
+                : serve_validation_markdown(run.rows);
   if (json) return serve_json(run.result).dump(2) + "\n";
   return run.sweep ? serve_sweep_text(run.result) : serve_text(run.result);
 }

@@ -7,11 +7,11 @@ namespace {
 
 TEST(ReportTable, WidthInDisplayColumns) {
   EXPECT_EQ(display_width("abc"), 3u);
-  EXPECT_EQ(display_width("µs"), 2u);          // two bytes for µ, one column
-  EXPECT_EQ(display_width("≤ 5"), 3u);         // three bytes for ≤
-  EXPECT_EQ(display_width("表"), 2u);          // a wide character
-  EXPECT_EQ(display_width("e\xcc\x81"), 1u);   // e + combining acute
-  EXPECT_EQ(display_width("\xff"), 1u);        // a stray byte: one column
+  EXPECT_EQ(display_width("µs"), 2u);         // two bytes for µ, one column
+  EXPECT_EQ(display_width("≤ 5"), 3u);        // three bytes for ≤
+  EXPECT_EQ(display_width("表"), 2u);         // a wide character
+  EXPECT_EQ(display_width("e\xcc\x81"), 1u);  // e + combining acute
+  EXPECT_EQ(display_width("\xff"), 1u);       // a stray byte: one column
 }
 
 TEST(ReportTable, UnicodeCellsLineUp) {

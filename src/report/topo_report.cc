@@ -1,16 +1,14 @@
 #include "linkwise/report/topo_report.h"
 
-#include "linkwise/report/budget_report.h"
-
 #include <fmt/format.h>
-
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/graphviz.hpp>
-#include <sstream>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <sstream>
 
+#include "linkwise/report/budget_report.h"
 #include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 
@@ -41,7 +39,8 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     for (auto i : rows) {
       std::vector<std::string> row = {a.devices[i]};
       for (auto j : rows) row.push_back(a.matrix[i][j]);
-      auto g = std::find_if(a.gpus.begin(), a.gpus.end(), [&](const auto& x) { return x.name == a.devices[i]; });
+      auto g = std::find_if(a.gpus.begin(), a.gpus.end(),
+                            [&](const auto& x) { return x.name == a.devices[i]; });
       if (g != a.gpus.end()) {
         row.push_back(g->cpu_affinity);
         row.push_back(g->numa >= 0 ? std::to_string(g->numa) : "N/A");
@@ -51,8 +50,10 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
       t.row(row);
     }
     out += t.render();
-    out += "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches,\n"
-           "PHB = a CPU host bridge, NODE = host bridges of one NUMA node, SYS = the socket link, NET = network\n\n";
+    out +=
+        "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches,\n"
+        "PHB = a CPU host bridge, NODE = host bridges of one NUMA node, SYS = the socket link, NET "
+        "= network\n\n";
   } else {
     out += fmt::format("(matrix of {} devices left out; --json has it)\n\n", rows.size());
   }
@@ -69,7 +70,9 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     out += t.render();
     if (a.pairs.size() > 64)
       out += fmt::format("... {} more pairs (--json lists {})\n", a.pairs.size() - 64,
-                         a.pairs_complete ? "all" : "box 0's and those from box 0 to box 1; other boxes repeat them");
+                         a.pairs_complete
+                             ? "all"
+                             : "box 0's and those from box 0 to box 1; other boxes repeat them");
     out += "\n";
   }
   out += "GPU to host memory, NICs and NVMe (GB/s per direction)\n";
@@ -80,29 +83,33 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     for (const auto& g : a.gpus) {
       if (shown++ >= 16) break;
       std::vector<std::string> nics, nvmes;
-      for (const auto& p : g.nics) nics.push_back(fmt::format("{} {} {:.1f}", p.name, p.cls, gb(p.bytes_per_s)));
-      for (const auto& p : g.nvmes) nvmes.push_back(fmt::format("{} {} {:.1f}", p.name, p.cls, gb(p.bytes_per_s)));
+      for (const auto& p : g.nics)
+        nics.push_back(fmt::format("{} {} {:.1f}", p.name, p.cls, gb(p.bytes_per_s)));
+      for (const auto& p : g.nvmes)
+        nvmes.push_back(fmt::format("{} {} {:.1f}", p.name, p.cls, gb(p.bytes_per_s)));
       auto brief = [](const std::vector<std::string>& v) {
         if (v.size() <= 2) return fmt::to_string(fmt::join(v, ", "));
         return v[0] + ", " + v[1] + fmt::format(", +{}", v.size() - 2);
       };
-      t.row({g.name, g.cpu.empty() ? "-" : g.cpu, fmt::format("{:.1f}", gb(g.host_bytes_per_s)), brief(nics),
-             brief(nvmes)});
+      t.row({g.name, g.cpu.empty() ? "-" : g.cpu, fmt::format("{:.1f}", gb(g.host_bytes_per_s)),
+             brief(nics), brief(nvmes)});
     }
     out += t.render();
   }
   if (a.gpus.size() >= 2)
-    out += fmt::format("\nBisection bandwidth: {:.1f} GB/s per direction ({}; NVLink only {:.1f} GB/s)\n",
-                       gb(a.bisection_bytes_per_s),
-                       a.bisection_exact ? "exact" : "not exact: the least of the splits tried",
-                       gb(a.bisection_nvlink_bytes_per_s));
+    out += fmt::format(
+        "\nBisection bandwidth: {:.1f} GB/s per direction ({}; NVLink only {:.1f} GB/s)\n",
+        gb(a.bisection_bytes_per_s),
+        a.bisection_exact ? "exact" : "not exact: the least of the splits tried",
+        gb(a.bisection_nvlink_bytes_per_s));
   else
     out += "\nBisection bandwidth: none (fewer than two GPUs)\n";
   out += "\nPCIe lanes\n";
   {
     Table t;
     t.header({"node", "part", "used", "available"});
-    for (const auto& l : a.lanes) t.row({l.node, l.part, std::to_string(l.used), std::to_string(l.available)});
+    for (const auto& l : a.lanes)
+      t.row({l.node, l.part, std::to_string(l.used), std::to_string(l.available)});
     out += t.render();
   }
   if (!a.warnings.empty()) {
@@ -121,8 +128,10 @@ nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {
   j["gpus"] = json::array();
   for (const auto& g : a.gpus) {
     json nics = json::array(), nvmes = json::array();
-    for (const auto& p : g.nics) nics.push_back({{"name", p.name}, {"class", p.cls}, {"GBps", gb(p.bytes_per_s)}});
-    for (const auto& p : g.nvmes) nvmes.push_back({{"name", p.name}, {"class", p.cls}, {"GBps", gb(p.bytes_per_s)}});
+    for (const auto& p : g.nics)
+      nics.push_back({{"name", p.name}, {"class", p.cls}, {"GBps", gb(p.bytes_per_s)}});
+    for (const auto& p : g.nvmes)
+      nvmes.push_back({{"name", p.name}, {"class", p.cls}, {"GBps", gb(p.bytes_per_s)}});
     j["gpus"].push_back({{"name", g.name},
                          {"node", c.node(g.node).name},
                          {"part", g.part},
@@ -158,15 +167,18 @@ nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {
   j["bisection_exact"] = a.bisection_exact;
   j["lanes"] = json::array();
   for (const auto& l : a.lanes)
-    j["lanes"].push_back({{"node", l.node}, {"part", l.part}, {"used", l.used}, {"available", l.available}});
+    j["lanes"].push_back(
+        {{"node", l.node}, {"part", l.part}, {"used", l.used}, {"available", l.available}});
   j["warnings"] = json::array();
-  for (const auto& w : a.warnings) j["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
+  for (const auto& w : a.warnings)
+    j["warnings"].push_back({{"kind", w.kind}, {"message", w.message}});
   j["budgets"] = budget_json(a.budgets);
   return with_schema(std::move(j));
 }
 
 std::string topo_dot(const topo::Chassis& c) {
-  // Boost.Graph writes the DOT (write_graphviz_dp) and quotes every name and label, so a name holding
+  // Boost.Graph writes the DOT (write_graphviz_dp) and quotes every name and label, so a name
+  // holding
   // '"' or spaces still gives valid DOT.
   struct Vertex {
     std::string name, shape, label;
@@ -179,14 +191,26 @@ std::string topo_dot(const topo::Chassis& c) {
   for (const auto& n : c.nodes()) {
     const char* shape = "box";
     switch (n.kind) {
-      case topo::NodeKind::kGpu: shape = "box3d"; break;
-      case topo::NodeKind::kCpu: shape = "component"; break;
+      case topo::NodeKind::kGpu:
+        shape = "box3d";
+        break;
+      case topo::NodeKind::kCpu:
+        shape = "component";
+        break;
       case topo::NodeKind::kNvSwitch:
       case topo::NodeKind::kPcieSwitch:
-      case topo::NodeKind::kNetSwitch: shape = "hexagon"; break;
-      case topo::NodeKind::kNic: shape = "cds"; break;
-      case topo::NodeKind::kNvme: shape = "cylinder"; break;
-      case topo::NodeKind::kRetimer: shape = "point"; break;
+      case topo::NodeKind::kNetSwitch:
+        shape = "hexagon";
+        break;
+      case topo::NodeKind::kNic:
+        shape = "cds";
+        break;
+      case topo::NodeKind::kNvme:
+        shape = "cylinder";
+        break;
+      case topo::NodeKind::kRetimer:
+        shape = "point";
+        break;
     }
     g[n.index] = {n.name, shape, n.name + "\\n" + n.part->id};
   }
@@ -205,11 +229,14 @@ std::string topo_dot(const topo::Chassis& c) {
   dp.property("label", boost::get(&Edge::label, g));
   std::ostringstream out;
   boost::write_graphviz_dp(out, g, dp);
-  // The writer names every graph G: the chassis' name instead, escaped the same way, and a font for all.
+  // The writer names every graph G: the chassis' name instead, escaped the same way, and a font for
+  // all.
   std::string dot = out.str();
   const std::string head = "graph G {\n";
   if (dot.rfind(head, 0) == 0)
-    dot.replace(0, head.size(), "graph " + boost::escape_dot_string(c.name()) + " {\n  node [fontname=Helvetica];\n");
+    dot.replace(
+        0, head.size(),
+        "graph " + boost::escape_dot_string(c.name()) + " {\n  node [fontname=Helvetica];\n");
   return dot;
 }
 

@@ -17,8 +17,9 @@ TEST(ReportTopo, DotEscapesNames) {
   auto c = topo::build_chassis(spec);
   auto dot = topo_dot(c);
   EXPECT_EQ(dot.rfind("graph \"two-gpu-pcie\" {\n", 0), 0u) << dot;
-  EXPECT_NE(dot.find("\"cpu \\\"A\\\"\""), std::string::npos) << dot;        // "cpu \"A\""
-  EXPECT_NE(dot.find("label=\"gpu0\\nrtx-4090\""), std::string::npos) << dot;  // name, new line, part
+  EXPECT_NE(dot.find("\"cpu \\\"A\\\"\""), std::string::npos) << dot;  // "cpu \"A\""
+  EXPECT_NE(dot.find("label=\"gpu0\\nrtx-4090\""), std::string::npos)
+      << dot;  // name, new line, part
   EXPECT_NE(dot.find("label=\"pcie4 x16\""), std::string::npos) << dot;
   // Every quote is escaped or paired: an even count of unescaped quotes on each line.
   std::size_t start = 0;

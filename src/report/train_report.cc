@@ -1,13 +1,13 @@
 #include "linkwise/report/train_report.h"
 
-#include "linkwise/report/json.h"
-#include "linkwise/report/table.h"
-#include "linkwise/util/text.h"
+#include <fmt/format.h>
 
 #include <cmath>
 #include <sstream>
 
-#include <fmt/format.h>
+#include "linkwise/report/json.h"
+#include "linkwise/report/table.h"
+#include "linkwise/util/text.h"
 
 namespace linkwise::report {
 
@@ -16,44 +16,69 @@ std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest) {
   if (v.to == 0) {
     s = fmt::format("per-GPU throughput holds within 2 % up to {} GPUs\n", largest);
   } else {
-    s = fmt::format("per-GPU throughput falls most from {} to {} GPUs ({:+.1f} %); what grew most: {}, {:.0f} % -> {:.0f} % "
-                    "of the step",
-                    v.from, v.to, 100 * v.per_gpu_change, v.term, 100 * v.term_share_from, 100 * v.term_share_to);
+    s = fmt::format(
+        "per-GPU throughput falls most from {} to {} GPUs ({:+.1f} %); what grew most: {}, {:.0f} "
+        "% -> {:.0f} % "
+        "of the step",
+        v.from, v.to, 100 * v.per_gpu_change, v.term, 100 * v.term_share_from,
+        100 * v.term_share_to);
     if (!v.link.empty())
-      s += fmt::format("; busiest link {} ({}) busy {:.0f} % of the step", v.link, v.tech, 100 * v.link_busy);
+      s += fmt::format("; busiest link {} ({}) busy {:.0f} % of the step", v.link, v.tech,
+                       100 * v.link_busy);
     s += "\n";
   }
   if (v.stops_paying > 0)
-    s += fmt::format("adding GPUs stops paying at {} GPUs: total tokens/s no higher than at half as many\n", v.stops_paying);
+    s += fmt::format(
+        "adding GPUs stops paying at {} GPUs: total tokens/s no higher than at half as many\n",
+        v.stops_paying);
   return s;
 }
 
 nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
-  nlohmann::json j = {{"falls_from", v.from}, {"falls_to", v.to}, {"per_gpu_change", v.per_gpu_change},
-                      {"term", v.term}, {"term_share_from", v.term_share_from}, {"term_share_to", v.term_share_to},
-                      {"link", v.link}, {"tech", v.tech}, {"link_busy_fraction", v.link_busy},
+  nlohmann::json j = {{"falls_from", v.from},
+                      {"falls_to", v.to},
+                      {"per_gpu_change", v.per_gpu_change},
+                      {"term", v.term},
+                      {"term_share_from", v.term_share_from},
+                      {"term_share_to", v.term_share_to},
+                      {"link", v.link},
+                      {"tech", v.tech},
+                      {"link_busy_fraction", v.link_busy},
                       {"stops_paying_at", v.stops_paying}};
   return j;
 }
 
 std::string checkpoint_text(const work::CheckpointCost& c, int every) {
-  return fmt::format("checkpoint every {} steps: {:.1f} GB ({:.1f} GB per box); GPUs to host memory {:.3g} s over the "
-                     "PCIe tree, to {} {:.3g} s; the step waits {:.3g} s: {:.2f} % of wall time; dataset reads "
-                     "{:.1f} MB per step per box\n",
-                     every, c.bytes / 1e9, c.box_bytes / 1e9, c.d2h_s, c.sink, c.write_s, c.exposed_s, 100 * c.share,
-                     c.read_bytes_per_step / 1e6);
+  return fmt::format(
+      "checkpoint every {} steps: {:.1f} GB ({:.1f} GB per box); GPUs to host memory {:.3g} s over "
+      "the "
+      "PCIe tree, to {} {:.3g} s; the step waits {:.3g} s: {:.2f} % of wall time; dataset reads "
+      "{:.1f} MB per step per box\n",
+      every, c.bytes / 1e9, c.box_bytes / 1e9, c.d2h_s, c.sink, c.write_s, c.exposed_s,
+      100 * c.share, c.read_bytes_per_step / 1e6);
 }
 
 nlohmann::json checkpoint_json(const work::CheckpointCost& c, int every) {
-  return {{"every_steps", every},       {"bytes", c.bytes},     {"box_bytes", c.box_bytes}, {"d2h_s", c.d2h_s},
-          {"write_s", c.write_s},       {"sink", c.sink},       {"exposed_s", c.exposed_s}, {"share", c.share},
+  return {{"every_steps", every},
+          {"bytes", c.bytes},
+          {"box_bytes", c.box_bytes},
+          {"d2h_s", c.d2h_s},
+          {"write_s", c.write_s},
+          {"sink", c.sink},
+          {"exposed_s", c.exposed_s},
+          {"share", c.share},
           {"read_bytes_per_step", c.read_bytes_per_step}};
 }
 
 std::string job_choices(const work::Job& job) {
-  std::string overlap = job.grad_overlap == work::Switch::kDefault ? "" : job.grad_overlap == work::Switch::kOn ? ", overlap on" : ", overlap off";
-  std::string el = job.fused_elementwise == work::Switch::kDefault ? "" : job.fused_elementwise == work::Switch::kOn ? ", fused" : ", eager";
-  return fmt::format("{}, recompute {}{}{}{}", work::to_string(job.framework), work::to_string(job.recompute), overlap, el,
+  std::string overlap = job.grad_overlap == work::Switch::kDefault ? ""
+                        : job.grad_overlap == work::Switch::kOn    ? ", overlap on"
+                                                                   : ", overlap off";
+  std::string el = job.fused_elementwise == work::Switch::kDefault ? ""
+                   : job.fused_elementwise == work::Switch::kOn    ? ", fused"
+                                                                   : ", eager";
+  return fmt::format("{}, recompute {}{}{}{}", work::to_string(job.framework),
+                     work::to_string(job.recompute), overlap, el,
                      job.offload_optimizer ? ", offload" : "");
 }
 
@@ -61,28 +86,38 @@ std::string search_notes_text(const work::SearchResult& r) {
   std::string s;
   if (r.best.size() > 1) s += work::why_first_beats_second(r.best[0], r.best[1]) + "\n";
   if (!r.passed_over.empty())
-    s += fmt::format("passed over {}: communication-bound, and a plan within 5 % of it is not\n", r.passed_over);
+    s += fmt::format("passed over {}: communication-bound, and a plan within 5 % of it is not\n",
+                     r.passed_over);
   return s;
 }
 
 std::string validation_markdown(const std::vector<work::ValidationRow>& rows) {
-  std::string s = "| case | GPUs | plan | metric | measured | predicted | error | source |\n|---|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "| case | GPUs | plan | metric | measured | predicted | error | source "
+      "|\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows)
-    s += fmt::format("| {}{} | {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.c.name, r.c.open ? " (open)" : "",
-                     r.c.plan.gpus(),
-                     r.c.plan.str(), r.c.metric, r.c.measured, r.predicted, 100 * r.error, r.c.source);
+    s += fmt::format("| {}{} | {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.c.name,
+                     r.c.open ? " (open)" : "", r.c.plan.gpus(), r.c.plan.str(), r.c.metric,
+                     r.c.measured, r.predicted, 100 * r.error, r.c.source);
   return s;
 }
 
 nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& r : rows)
-    j.push_back({{"case", r.c.name}, {"gpus", r.c.plan.gpus()}, {"plan", r.c.plan.str()}, {"metric", r.c.metric},
-                 {"measured", r.c.measured}, {"predicted", r.predicted}, {"error", r.error}, {"source", r.c.source}, {"open", r.c.open},
-                 {"step_time_s", r.step.step_time_s}, {"mfu", r.step.mfu}});
+    j.push_back({{"case", r.c.name},
+                 {"gpus", r.c.plan.gpus()},
+                 {"plan", r.c.plan.str()},
+                 {"metric", r.c.metric},
+                 {"measured", r.c.measured},
+                 {"predicted", r.predicted},
+                 {"error", r.error},
+                 {"source", r.c.source},
+                 {"open", r.c.open},
+                 {"step_time_s", r.step.step_time_s},
+                 {"mfu", r.step.mfu}});
   return with_schema({{"cases", j}});
 }
-
 
 namespace {
 
@@ -99,15 +134,19 @@ std::string human_time(double s) {
 std::string header_text(const work::TrainSetup& s) {
   const auto& j = s.job;
   std::string mode = work::to_string(j.mode);
-  if (j.mode == work::Mode::kLora) mode += fmt::format(" rank {} on {}", j.lora.rank, join(j.lora.targets, ","));
+  if (j.mode == work::Mode::kLora)
+    mode += fmt::format(" rank {} on {}", j.lora.rank, join(j.lora.targets, ","));
   std::string notes;
   for (const auto& n : s.notes) notes += "note: " + n + "\n";
-  return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
-                     "({:.2f}M tokens), recompute {}{}{}, {}\n{}\n",
-                     s.model_name, s.model_params / 1e9, s.chassis_name, s.chassis_gpus, s.gpu_part, mode,
-                     work::to_string(j.precision), j.seq, j.global_batch, static_cast<double>(j.global_batch) * j.seq / 1e6,
-                     work::to_string(j.recompute), j.flash_attention ? ", fused attention" : "",
-                     j.offload_optimizer ? ", optimizer offloaded to CPU" : "", work::to_string(j.framework), notes);
+  return fmt::format(
+      "{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
+      "({:.2f}M tokens), recompute {}{}{}, {}\n{}\n",
+      s.model_name, s.model_params / 1e9, s.chassis_name, s.chassis_gpus, s.gpu_part, mode,
+      work::to_string(j.precision), j.seq, j.global_batch,
+      static_cast<double>(j.global_batch) * j.seq / 1e6, work::to_string(j.recompute),
+      j.flash_attention ? ", fused attention" : "",
+      j.offload_optimizer ? ", optimizer offloaded to CPU" : "", work::to_string(j.framework),
+      notes);
 }
 
 std::string scaling_text(const work::TrainResult& r) {
@@ -119,9 +158,11 @@ std::string scaling_text(const work::TrainResult& r) {
       continue;
     }
     t.row({std::to_string(p.gpus), p.best.plan.str(), fmt::format("{:.0f}", p.best.tokens_per_s),
-           fmt::format("{:.0f}", p.best.tokens_per_s / p.gpus), pct(p.efficiency), pct(p.best.mfu)});
+           fmt::format("{:.0f}", p.best.tokens_per_s / p.gpus), pct(p.efficiency),
+           pct(p.best.mfu)});
   }
-  return t.render() + scaling_verdict_text(r.verdict, r.scaling.empty() ? 0 : r.scaling.back().gpus);
+  return t.render() +
+         scaling_verdict_text(r.verdict, r.scaling.empty() ? 0 : r.scaling.back().gpus);
 }
 
 nlohmann::json scaling_json(const work::TrainResult& r) {
@@ -132,8 +173,12 @@ nlohmann::json scaling_json(const work::TrainResult& r) {
       j["scaling"].push_back({{"gpus", p.gpus}, {"fits", false}});
       continue;
     }
-    j["scaling"].push_back({{"gpus", p.gpus}, {"fits", true}, {"plan", p.best.plan.str()},
-                            {"tokens_per_s", p.best.tokens_per_s}, {"efficiency", p.efficiency}, {"mfu", p.best.mfu}});
+    j["scaling"].push_back({{"gpus", p.gpus},
+                            {"fits", true},
+                            {"plan", p.best.plan.str()},
+                            {"tokens_per_s", p.best.tokens_per_s},
+                            {"efficiency", p.efficiency},
+                            {"mfu", p.best.mfu}});
   }
   j["verdict"] = scaling_verdict_json(r.verdict);
   return j;
@@ -144,12 +189,13 @@ std::string search_text(const work::SearchResult& r) {
   t.header({"rank", "plan", "step s", "tokens/s", "MFU", "GiB/GPU", "how"});
   for (std::size_t i = 0; i < r.best.size(); ++i) {
     const auto& x = r.best[i];
-    t.row({std::to_string(i + 1), x.plan.str(), fmt::format("{:.4g}", x.step_time_s), fmt::format("{:.0f}", x.tokens_per_s),
-           pct(x.mfu), fmt::format("{:.1f}", gib(x.memory.total)),
+    t.row({std::to_string(i + 1), x.plan.str(), fmt::format("{:.4g}", x.step_time_s),
+           fmt::format("{:.0f}", x.tokens_per_s), pct(x.mfu),
+           fmt::format("{:.1f}", gib(x.memory.total)),
            job_choices(x.job) + (x.simulated ? ", simulated" : ", estimated")});
   }
-  return fmt::format("plan search: {} plans enumerated, {} can run, {} fit in memory; best {}:\n", r.candidates,
-                     r.runnable, r.fitting, r.best.size()) +
+  return fmt::format("plan search: {} plans enumerated, {} can run, {} fit in memory; best {}:\n",
+                     r.candidates, r.runnable, r.fitting, r.best.size()) +
          t.render() + search_notes_text(r) + "\n";
 }
 
@@ -157,8 +203,12 @@ void add_search_json(nlohmann::json& j, const work::SearchResult& r, const std::
   j["candidates"] = {{"enumerated", r.candidates}, {"runnable", r.runnable}, {"fit", r.fitting}};
   j["ranking"] = nlohmann::json::array();
   for (const auto& x : r.best)
-    j["ranking"].push_back({{"plan", x.plan.str()}, {"step_time_s", x.step_time_s}, {"tokens_per_s", x.tokens_per_s},
-                            {"mfu", x.mfu}, {"memory_per_gpu_GiB", gib(x.memory.total)}, {"simulated", x.simulated},
+    j["ranking"].push_back({{"plan", x.plan.str()},
+                            {"step_time_s", x.step_time_s},
+                            {"tokens_per_s", x.tokens_per_s},
+                            {"mfu", x.mfu},
+                            {"memory_per_gpu_GiB", gib(x.memory.total)},
+                            {"simulated", x.simulated},
                             {"job", job_choices(x.job)}});
   j["why_first"] = why_first;
   j["passed_over"] = r.passed_over;
@@ -176,35 +226,47 @@ std::string step_text(const work::StepResult& r, int max_links) {
   t.header({"step", "seconds", "share"});
   t.row({"step time", fmt::format("{:.4g}", T), "100%"});
   t.row({"  compute", fmt::format("{:.4g}", b.compute_s), pct(b.compute_s / T)});
-  t.row({"  exposed communication", fmt::format("{:.4g}", b.exposed_comm_s), pct(b.exposed_comm_s / T)});
-  for (auto [name, v] : std::vector<std::pair<const char*, double>>{{"tensor parallel", b.tp_s}, {"expert all-to-all", b.ep_s},
-                                                                    {"pipeline send/recv", b.pp_s}, {"data-parallel gradients", b.dp_s},
-                                                                    {"ZeRO gathers", b.zero_s}})
+  t.row({"  exposed communication", fmt::format("{:.4g}", b.exposed_comm_s),
+         pct(b.exposed_comm_s / T)});
+  for (auto [name, v] :
+       std::vector<std::pair<const char*, double>>{{"tensor parallel", b.tp_s},
+                                                   {"expert all-to-all", b.ep_s},
+                                                   {"pipeline send/recv", b.pp_s},
+                                                   {"data-parallel gradients", b.dp_s},
+                                                   {"ZeRO gathers", b.zero_s}})
     if (v > 0) t.row({std::string("    ") + name, fmt::format("{:.4g}", v), pct(v / T)});
   if (b.contention_s > 0)
-    t.row({"  compute slowed by NCCL kernels", fmt::format("{:.4g}", b.contention_s), pct(b.contention_s / T)});
+    t.row({"  compute slowed by NCCL kernels", fmt::format("{:.4g}", b.contention_s),
+           pct(b.contention_s / T)});
   t.row({"  pipeline bubble", fmt::format("{:.4g}", b.bubble_s), pct(b.bubble_s / T)});
   t.row({"  host I/O (offload)", fmt::format("{:.4g}", b.io_s), pct(b.io_s / T)});
   o << t.render() << "\n";
-  o << fmt::format("tokens/s {:.0f}   MFU {}   HFU {}   model TFLOP/s per GPU {:.0f}\n\n", r.tokens_per_s, pct(r.mfu),
-                   pct(r.hfu), r.model_tflops_per_gpu);
+  o << fmt::format("tokens/s {:.0f}   MFU {}   HFU {}   model TFLOP/s per GPU {:.0f}\n\n",
+                   r.tokens_per_s, pct(r.mfu), pct(r.hfu), r.model_tflops_per_gpu);
   const auto& m = r.memory;
   Table mt;
   mt.header({"memory per GPU", "GiB"});
-  for (auto [name, v] : std::vector<std::pair<const char*, double>>{{"weights", m.weights}, {"gradients", m.gradients},
-                                                                    {"optimizer states", m.optimizer}, {"activations", m.activations},
-                                                                    {"LoRA adapters", m.lora}, {"buffers and runtime", m.buffers}})
+  for (auto [name, v] :
+       std::vector<std::pair<const char*, double>>{{"weights", m.weights},
+                                                   {"gradients", m.gradients},
+                                                   {"optimizer states", m.optimizer},
+                                                   {"activations", m.activations},
+                                                   {"LoRA adapters", m.lora},
+                                                   {"buffers and runtime", m.buffers}})
     if (v > 0) mt.row({name, fmt::format("{:.1f}", gib(v))});
   mt.row({"total", fmt::format("{:.1f} of {:.1f}", gib(m.total), gib(m.capacity))});
-  mt.row({m.fits ? "fits, headroom" : "DOES NOT FIT, short by", fmt::format("{:.1f}", gib(std::abs(m.headroom())))});
-  if (m.host_bytes > 0) mt.row({"host memory (offloaded)", fmt::format("{:.1f}", gib(m.host_bytes))});
+  mt.row({m.fits ? "fits, headroom" : "DOES NOT FIT, short by",
+          fmt::format("{:.1f}", gib(std::abs(m.headroom())))});
+  if (m.host_bytes > 0)
+    mt.row({"host memory (offloaded)", fmt::format("{:.1f}", gib(m.host_bytes))});
   o << mt.render() << "\n";
   if (!r.links.empty()) {
     Table lt;
     lt.header({"busiest links", "technology", "busy", "GB/step", "traffic"});
     for (int i = 0; i < std::min<int>(max_links, r.links.size()); ++i) {
       const auto& l = r.links[i];
-      lt.row({l.link, l.tech, pct(l.busy_fraction), fmt::format("{:.1f}", l.bytes / 1e9), l.traffic});
+      lt.row(
+          {l.link, l.tech, pct(l.busy_fraction), fmt::format("{:.1f}", l.bytes / 1e9), l.traffic});
     }
     o << lt.render() << "\n";
   }
@@ -217,30 +279,44 @@ nlohmann::json step_json(const work::StepResult& r) {
   const auto& m = r.memory;
   nlohmann::json links = nlohmann::json::array();
   for (const auto& l : r.links)
-    links.push_back({{"link", l.link}, {"tech", l.tech}, {"busy_fraction", l.busy_fraction},
-                     {"bytes_per_step", l.bytes}, {"traffic", l.traffic}});
-  return {{"plan", r.plan.str()},
-          {"gpus", r.gpus},
-          {"simulated", r.simulated},
-          {"micro_batches", r.micro_batches},
-          {"step_time_s", r.step_time_s},
-          {"tokens_per_step", r.tokens_per_step},
-          {"tokens_per_s", r.tokens_per_s},
-          {"mfu", r.mfu},
-          {"hfu", r.hfu},
-          {"memory_per_gpu_GiB", gib(m.total)},
-          {"memory_capacity_GiB", gib(m.capacity)},
-          {"headroom_GiB", gib(m.headroom())},
-          {"fits", m.fits},
-          {"memory", {{"weights_GiB", gib(m.weights)}, {"gradients_GiB", gib(m.gradients)},
-                      {"optimizer_GiB", gib(m.optimizer)}, {"activations_GiB", gib(m.activations)},
-                      {"lora_GiB", gib(m.lora)}, {"buffers_GiB", gib(m.buffers)}, {"host_GiB", gib(m.host_bytes)}}},
-          {"breakdown", {{"compute_s", b.compute_s}, {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s},
-                         {"contention_s", b.contention_s}, {"io_s", b.io_s}, {"optimizer_s", b.optimizer_s},
-                         {"exposed_comm_by_kind_s", {{"tp", b.tp_s}, {"ep", b.ep_s}, {"pp", b.pp_s}, {"dp", b.dp_s},
-                                                     {"zero", b.zero_s}}}}},
-          {"links", links},
-          {"bottleneck", r.bottleneck}};
+    links.push_back({{"link", l.link},
+                     {"tech", l.tech},
+                     {"busy_fraction", l.busy_fraction},
+                     {"bytes_per_step", l.bytes},
+                     {"traffic", l.traffic}});
+  return {
+      {"plan", r.plan.str()},
+      {"gpus", r.gpus},
+      {"simulated", r.simulated},
+      {"micro_batches", r.micro_batches},
+      {"step_time_s", r.step_time_s},
+      {"tokens_per_step", r.tokens_per_step},
+      {"tokens_per_s", r.tokens_per_s},
+      {"mfu", r.mfu},
+      {"hfu", r.hfu},
+      {"memory_per_gpu_GiB", gib(m.total)},
+      {"memory_capacity_GiB", gib(m.capacity)},
+      {"headroom_GiB", gib(m.headroom())},
+      {"fits", m.fits},
+      {"memory",
+       {{"weights_GiB", gib(m.weights)},
+        {"gradients_GiB", gib(m.gradients)},
+        {"optimizer_GiB", gib(m.optimizer)},
+        {"activations_GiB", gib(m.activations)},
+        {"lora_GiB", gib(m.lora)},
+        {"buffers_GiB", gib(m.buffers)},
+        {"host_GiB", gib(m.host_bytes)}}},
+      {"breakdown",
+       {{"compute_s", b.compute_s},
+        {"exposed_comm_s", b.exposed_comm_s},
+        {"bubble_s", b.bubble_s},
+        {"contention_s", b.contention_s},
+        {"io_s", b.io_s},
+        {"optimizer_s", b.optimizer_s},
+        {"exposed_comm_by_kind_s",
+         {{"tp", b.tp_s}, {"ep", b.ep_s}, {"pp", b.pp_s}, {"dp", b.dp_s}, {"zero", b.zero_s}}}}},
+      {"links", links},
+      {"bottleneck", r.bottleneck}};
 }
 
 std::string train_text(const work::TrainResult& r) {
@@ -252,8 +328,8 @@ std::string train_text(const work::TrainResult& r) {
   text += step_text(r.step, 8);
   if (r.checkpoint) text += checkpoint_text(*r.checkpoint, r.checkpoint_every);
   if (r.tokens > 0)
-    text += fmt::format("time to train {:.3g} tokens: {} ({:.0f} steps)\n", r.tokens, human_time(r.run_time_s),
-                        r.tokens / r.step.tokens_per_step);
+    text += fmt::format("time to train {:.3g} tokens: {} ({:.0f} steps)\n", r.tokens,
+                        human_time(r.run_time_s), r.tokens / r.step.tokens_per_step);
   return text;
 }
 
@@ -280,8 +356,8 @@ std::string train_output(const work::TrainResult& r, bool json) {
 }
 
 std::string train_does_not_fit(const work::TrainResult& r, const std::string& output) {
-  return fmt::format("plan {} does not fit: it needs {:.1f} GiB per GPU of {:.1f} GiB{}", r.step.plan.str(),
-                     gib(r.step.memory.total), gib(r.step.memory.capacity),
+  return fmt::format("plan {} does not fit: it needs {:.1f} GiB per GPU of {:.1f} GiB{}",
+                     r.step.plan.str(), gib(r.step.memory.total), gib(r.step.memory.capacity),
                      output.empty() ? "" : fmt::format("; {} not written", output));
 }
 

@@ -1,18 +1,19 @@
 // The discrete-event engine; the model and its equations are in include/linkwise/sim/engine.h.
 #include "linkwise/sim/engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <queue>
 
-#include <fmt/format.h>
-
 #include "linkwise/util/error.h"
 
 namespace linkwise::sim {
 
-int TaskGraph::add_compute(int gpu, int stream, double duration_s, std::string name, std::vector<int> deps) {
+int TaskGraph::add_compute(int gpu, int stream, double duration_s, std::string name,
+                           std::vector<int> deps) {
   Task t;
   t.name = std::move(name);
   t.tag = "compute";
@@ -22,7 +23,8 @@ int TaskGraph::add_compute(int gpu, int stream, double duration_s, std::string n
   return add(std::move(t));
 }
 
-int TaskGraph::add_transfer(std::vector<FlowSpec> flows, double latency_s, std::string name, std::vector<int> deps) {
+int TaskGraph::add_transfer(std::vector<FlowSpec> flows, double latency_s, std::string name,
+                            std::vector<int> deps) {
   Task t;
   t.name = std::move(name);
   t.tag = "transfer";
@@ -36,15 +38,17 @@ int TaskGraph::add(Task task) {
   int id = size();
   for (int d : task.deps)
     if (d < 0 || d >= id)
-      throw InputError(fmt::format("task {} ('{}') depends on task {}, which is not an earlier task", id, task.name, d));
+      throw InputError(fmt::format(
+          "task {} ('{}') depends on task {}, which is not an earlier task", id, task.name, d));
   tasks_.push_back(std::move(task));
   return id;
 }
 
 void TaskGraph::depend(int task, int prerequisite) {
   if (task < 0 || task >= size() || prerequisite < 0 || prerequisite >= task)
-    throw InputError(fmt::format("task {} cannot depend on task {}: a task depends only on earlier ones", task,
-                                 prerequisite));
+    throw InputError(
+        fmt::format("task {} cannot depend on task {}: a task depends only on earlier ones", task,
+                    prerequisite));
   tasks_[task].deps.push_back(prerequisite);
 }
 
@@ -53,7 +57,8 @@ std::vector<int> SimResult::busiest(int k) const {
   for (int r = 0; r < static_cast<int>(resources.size()); ++r)
     if (resources[r].bytes > 0) ids.push_back(r);
   std::sort(ids.begin(), ids.end(), [&](int a, int b) {
-    if (resources[a].busy_s != resources[b].busy_s) return resources[a].busy_s > resources[b].busy_s;
+    if (resources[a].busy_s != resources[b].busy_s)
+      return resources[a].busy_s > resources[b].busy_s;
     if (resources[a].bytes != resources[b].bytes) return resources[a].bytes > resources[b].bytes;
     return a < b;
   });
@@ -71,7 +76,8 @@ struct ActiveFlow {
 
 class Run {
  public:
-  Run(const std::vector<double>& capacity, const TaskGraph& g) : cap_(capacity), g_(g), solver_(capacity) {}
+  Run(const std::vector<double>& capacity, const TaskGraph& g)
+      : cap_(capacity), g_(g), solver_(capacity) {}
 
   SimResult go() {
     const int n = g_.size();
@@ -110,16 +116,18 @@ class Run {
       std::sort(deps.begin(), deps.end());
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
       for (int d : deps) {
-        if (d < 0 || d >= t) throw InputError(fmt::format("task {} depends on task {}, not an earlier task", t, d));
+        if (d < 0 || d >= t)
+          throw InputError(fmt::format("task {} depends on task {}, not an earlier task", t, d));
         dependents_[d].push_back(t);
       }
       waiting_[t] = static_cast<int>(deps.size());
       for (const auto& f : task.flows)
         for (int r : f.route)
           if (r < 0 || r >= static_cast<int>(cap_.size()) || !(cap_[r] > 0))
-            throw InputError(fmt::format("task {} ('{}') routes a flow over resource {}, which {}", t, task.name, r,
-                                         r < 0 || r >= static_cast<int>(cap_.size()) ? "does not exist"
-                                                                                       : "has no capacity"));
+            throw InputError(fmt::format(
+                "task {} ('{}') routes a flow over resource {}, which {}", t, task.name, r,
+                r < 0 || r >= static_cast<int>(cap_.size()) ? "does not exist"
+                                                            : "has no capacity"));
     }
   }
 
@@ -150,8 +158,10 @@ class Run {
   void solve() {
     solver_.clear();
     for (const auto& a : active_) {
-      if (a.spec->coeff.empty()) solver_.add_flow(a.spec->route, a.spec->rate_cap);
-      else solver_.add_flow(a.spec->route, a.spec->coeff, a.spec->rate_cap);
+      if (a.spec->coeff.empty())
+        solver_.add_flow(a.spec->route, a.spec->rate_cap);
+      else
+        solver_.add_flow(a.spec->route, a.spec->coeff, a.spec->rate_cap);
     }
     rates_ = solver_.solve();
     ++result_.events;
@@ -165,7 +175,8 @@ class Run {
       if (!delays_.empty()) next = delays_.top().first;
       for (std::size_t i = 0; i < active_.size(); ++i)
         if (rates_[i] > 0) next = std::min(next, now_ + active_[i].remaining / rates_[i]);
-      if (!std::isfinite(next)) throw InputError("simulation stalled: a flow has no rate (check its route)");
+      if (!std::isfinite(next))
+        throw InputError("simulation stalled: a flow has no rate (check its route)");
       advance(next);
       while (!delays_.empty() && delays_.top().first <= now_) {
         int t = delays_.top().second;
@@ -191,7 +202,8 @@ class Run {
     for (std::size_t i = 0; i < active_.size(); ++i) {
       auto& a = active_[i];
       a.remaining -= rates_[i] * dt;
-      if (a.remaining <= a.spec->bytes * 1e-12 || (rates_[i] > 0 && a.remaining / rates_[i] <= 1e-15 * (1 + now_))) {
+      if (a.remaining <= a.spec->bytes * 1e-12 ||
+          (rates_[i] > 0 && a.remaining / rates_[i] <= 1e-15 * (1 + now_))) {
         done.push_back(a.task);
         dirty_ = true;
       } else {

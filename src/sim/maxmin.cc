@@ -41,15 +41,14 @@ int MaxMinSolver::add_flow(std::span<const int> route, double cap) {
 }
 
 int MaxMinSolver::add_flow(std::span<const int> route, std::span<const double> coeff, double cap) {
-  if (coeff.size() != route.size()) throw InputError("flow route and coefficients differ in length");
+  if (coeff.size() != route.size())
+    throw InputError("flow route and coefficients differ in length");
   int id = add_flow(route, cap);
   std::copy(coeff.begin(), coeff.end(), coeff_.end() - static_cast<long>(coeff.size()));
   return id;
 }
 
-bool MaxMinSolver::saturated(int r) const {
-  return load_.at(r) >= capacity_.at(r) * (1 - 1e-9);
-}
+bool MaxMinSolver::saturated(int r) const { return load_.at(r) >= capacity_.at(r) * (1 - 1e-9); }
 
 void MaxMinSolver::build_index() {
   const int F = flows();
@@ -78,7 +77,8 @@ const std::vector<double>& MaxMinSolver::solve() {
   auto& active = active_;  // resources with unfrozen weight
   active.clear();
   active.reserve(R);
-  to_freeze_.reserve(route_.size() + F);  // at most every route entry of a full resource, then every cap
+  to_freeze_.reserve(route_.size() +
+                     F);  // at most every route entry of a full resource, then every cap
   int unfrozen = 0;
   for (int f = 0; f < F; ++f) {
     if (start_[f] == start_[f + 1]) {  // no route: only its cap limits it
@@ -118,9 +118,10 @@ const std::vector<double>& MaxMinSolver::solve() {
       --unfrozen;
       for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[route_[i]] -= coeff_[i];
     }
-    active.erase(std::remove_if(active.begin(), active.end(),
-                                [&](int r) { return weight_[r] <= 1e-12 * (1 + std::abs(weight_[r])); }),
-                 active.end());
+    active.erase(
+        std::remove_if(active.begin(), active.end(),
+                       [&](int r) { return weight_[r] <= 1e-12 * (1 + std::abs(weight_[r])); }),
+        active.end());
   }
   for (int f = 0; f < F; ++f) {
     if (!frozen_[f]) rate_[f] = level;
@@ -130,11 +131,14 @@ const std::vector<double>& MaxMinSolver::solve() {
   return rate_;
 }
 
-std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<RateFlow>& flows) {
+std::vector<double> max_min_rates(const std::vector<double>& capacity,
+                                  const std::vector<RateFlow>& flows) {
   MaxMinSolver s(capacity);
   for (const auto& f : flows) {
-    if (f.coeff.empty()) s.add_flow(f.route, f.cap);
-    else s.add_flow(f.route, f.coeff, f.cap);
+    if (f.coeff.empty())
+      s.add_flow(f.route, f.cap);
+    else
+      s.add_flow(f.route, f.coeff, f.cap);
   }
   return s.solve();
 }

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
-#include <limits>
-#include <numeric>
 #include <set>
 
 namespace linkwise::topo {
@@ -20,7 +20,8 @@ double gbps(double bytes_per_s) { return bytes_per_s / 1e9; }
 std::string cpu_affinity(const Chassis& c, int cpu) {
   if (cpu < 0) return "N/A";
   const Node& n = c.node(cpu);
-  if (!n.cpulist.empty()) return n.cpulist;  // probed: the NUMA nodes' logical CPUs, SMT siblings included
+  if (!n.cpulist.empty())
+    return n.cpulist;  // probed: the NUMA nodes' logical CPUs, SMT siblings included
   int cores = static_cast<int>(n.fig("cores"));
   if (cores <= 0) return "N/A";
   int pos = 0;
@@ -37,7 +38,8 @@ double split_flow(PathFinder& f, const std::vector<int>& gpus, std::uint64_t mas
   return f.max_flow(a, b, fabric);
 }
 
-double split_flow(PathFinder& f, const std::vector<int>& gpus, const std::vector<char>& side, Fabric fabric) {
+double split_flow(PathFinder& f, const std::vector<int>& gpus, const std::vector<char>& side,
+                  Fabric fabric) {
   std::vector<int> a, b;
   for (std::size_t i = 0; i < gpus.size(); ++i) (side[i] ? a : b).push_back(gpus[i]);
   return f.max_flow(a, b, fabric);
@@ -61,10 +63,11 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
     if (down > upbw * 1.0001)
       out.warnings.push_back(
           {"oversubscribed-uplink",
-           fmt::format("{} uplink ({} x{}, {:.1f} GB/s) serves {} downstream links of {:.1f} GB/s in all: "
-                       "{:.2f}:1 oversubscribed",
-                       c.node(sw).name, c.link(up).tech->id, c.link(up).width, gbps(upbw), count, gbps(down),
-                       down / upbw)});
+           fmt::format(
+               "{} uplink ({} x{}, {:.1f} GB/s) serves {} downstream links of {:.1f} GB/s in all: "
+               "{:.2f}:1 oversubscribed",
+               c.node(sw).name, c.link(up).tech->id, c.link(up).width, gbps(upbw), count,
+               gbps(down), down / upbw)});
   }
   // GPUs without a NIC under their switch.
   auto nics = c.nodes_of_kind(NodeKind::kNic);
@@ -87,12 +90,14 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
     if (best_cls != "PIX" && best_cls != "PXB")
       out.warnings.push_back(
           {"gpu-nic-not-under-switch",
-           fmt::format("{} has no NIC {}; its nearest, {}, is {}: GPUDirect RDMA traffic goes through the CPU{}",
-                       c.display_name(g),
-                       c.node(f.pcie_parent(g) >= 0 ? f.pcie_parent(g) : g).kind == NodeKind::kPcieSwitch
-                           ? "under its PCIe switch"
-                           : "under a PCIe switch with it (it sits on a CPU root port)",
-                       best_nic, best_cls, best_cls == "SYS" ? " and across the socket link" : "")});
+           fmt::format(
+               "{} has no NIC {}; its nearest, {}, is {}: GPUDirect RDMA traffic goes through the "
+               "CPU{}",
+               c.display_name(g),
+               c.node(f.pcie_parent(g) >= 0 ? f.pcie_parent(g) : g).kind == NodeKind::kPcieSwitch
+                   ? "under its PCIe switch"
+                   : "under a PCIe switch with it (it sits on a CPU root port)",
+               best_nic, best_cls, best_cls == "SYS" ? " and across the socket link" : "")});
   }
   // GPU pairs without NVLink whose traffic crosses a socket link.
   int sys_pairs = 0;
@@ -105,24 +110,28 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
     std::string socket;
     for (const auto& l : c.links())
       if (l.family() == hw::LinkFamily::kSocket && c.node(l.a).box == 0) {
-        socket = fmt::format("{} x{}, {:.1f} GB/s", l.tech->id, l.width, gbps(l.line_bytes_per_s()));
+        socket =
+            fmt::format("{} x{}, {:.1f} GB/s", l.tech->id, l.width, gbps(l.line_bytes_per_s()));
         break;
       }
     out.warnings.push_back(
-        {"cross-socket", fmt::format("{} GPU pair{} (e.g. {}){} have no NVLink and cross the socket link{}", sys_pairs,
-                                     sys_pairs == 1 ? "" : "s", example, c.boxes() > 1 ? " in each box" : "",
-                                     socket.empty() ? "" : " (" + socket + ")")});
+        {"cross-socket",
+         fmt::format("{} GPU pair{} (e.g. {}){} have no NVLink and cross the socket link{}",
+                     sys_pairs, sys_pairs == 1 ? "" : "s", example,
+                     c.boxes() > 1 ? " in each box" : "",
+                     socket.empty() ? "" : " (" + socket + ")")});
   }
   // Links that trained below their design.
   for (const auto& l : c.links())
     if (l.below_design())
-      out.warnings.push_back({"trained-below-spec",
-                              fmt::format("link {} - {} trained at Gen{} x{}, designed {} x{}; {}", c.node(l.a).name,
-                                          c.node(l.b).name, l.trained_gen ? l.trained_gen : l.tech->generation,
-                                          l.trained_width ? l.trained_width : l.width, l.tech->id, l.width,
-                                          c.rates() == LinkRates::kAsBuilt
-                                              ? "figures here use the trained rate (--as-designed: the design's)"
-                                              : "figures here use the design rate (--as-designed)")});
+      out.warnings.push_back(
+          {"trained-below-spec",
+           fmt::format("link {} - {} trained at Gen{} x{}, designed {} x{}; {}", c.node(l.a).name,
+                       c.node(l.b).name, l.trained_gen ? l.trained_gen : l.tech->generation,
+                       l.trained_width ? l.trained_width : l.width, l.tech->id, l.width,
+                       c.rates() == LinkRates::kAsBuilt
+                           ? "figures here use the trained rate (--as-designed: the design's)"
+                           : "figures here use the design rate (--as-designed)")});
 }
 
 }  // namespace
@@ -156,8 +165,9 @@ double bisection_bytes_per_s(const Chassis& c, PathFinder& f, Fabric fabric, boo
     for (std::size_t k = 0; k < idx.size() / 2; ++k) side[idx[k]] = 1;
   if (static_cast<std::size_t>(std::count(side.begin(), side.end(), 1)) == half)
     candidates.push_back(side);  // each box split in two
-  // Random splits only while the graph is small enough for them to be cheap: on many identical boxes a
-  // structured split is the worst one anyway (the network between box halves is the narrowest cut).
+  // Random splits only while the graph is small enough for them to be cheap: on many identical
+  // boxes a structured split is the worst one anyway (the network between box halves is the
+  // narrowest cut).
   std::mt19937 rng(12345);
   std::vector<std::size_t> order(n);
   const int random_splits = c.boxes() <= 8 ? 16 : 0;
@@ -240,22 +250,26 @@ void add_pairs(const Chassis& c, const Chassis& model, PathFinder& f, const Topo
     return p;
   };
   for (std::size_t i = 0; i < per_box; ++i)
-    for (std::size_t j = i + 1; j < per_box; ++j) inside[i][j] = figures(mlayout.box0[i], mlayout.box0[j]);
+    for (std::size_t j = i + 1; j < per_box; ++j)
+      inside[i][j] = figures(mlayout.box0[i], mlayout.box0[j]);
   if (!mlayout.box1.empty())
     for (std::size_t i = 0; i < per_box; ++i)
-      for (std::size_t j = 0; j < per_box; ++j) across[i][j] = figures(mlayout.box0[i], mlayout.box1[j]);
+      for (std::size_t j = 0; j < per_box; ++j)
+        across[i][j] = figures(mlayout.box0[i], mlayout.box1[j]);
   out.pairs_complete = static_cast<int>(gpus.size()) <= options.max_listed_gpus;
   for (std::size_t x = 0; x < gpus.size(); ++x)
     for (std::size_t y = x + 1; y < gpus.size(); ++y) {
       int bx = c.node(gpus[x]).box, by = c.node(gpus[y]).box;
       if (!out.pairs_complete && !(bx == 0 && by <= 1)) continue;
-      const PairInfo& model = bx == by ? inside[layout.local[x]][layout.local[y]] : across[layout.local[x]][layout.local[y]];
+      const PairInfo& model = bx == by ? inside[layout.local[x]][layout.local[y]]
+                                       : across[layout.local[x]][layout.local[y]];
       PairInfo p = model;
       p.a = gpus[x];
       p.b = gpus[y];
       p.name_a = c.display_name(p.a);
       p.name_b = c.display_name(p.b);
-      if (bx != 0 || by > 1) p.path_links.clear();  // links of box 0 and 1 only; the copy has its own
+      if (bx != 0 || by > 1)
+        p.path_links.clear();  // links of box 0 and 1 only; the copy has its own
       out.pairs.push_back(std::move(p));
     }
 }
@@ -267,8 +281,8 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
   out.chassis = c.name();
   out.boxes = c.boxes();
   PathFinder f(c);
-  // Boxes are identical copies on a symmetric network: pairs and per-GPU figures are the same in a copy
-  // of two boxes, whose graphs are far smaller than those of hundreds of boxes.
+  // Boxes are identical copies on a symmetric network: pairs and per-GPU figures are the same in a
+  // copy of two boxes, whose graphs are far smaller than those of hundreds of boxes.
   std::optional<Chassis> two;
   if (c.boxes() > 2) two = build_chassis(c.spec(), hw::Catalog::builtin(), 2, true, c.rates());
   const Chassis& model = two ? *two : c;
@@ -295,7 +309,8 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
   for (std::size_t x = 0; x < c.gpus().size(); ++x) {
     int g = c.gpus()[x];
     const Node& n = c.node(g);
-    std::vector<int> nics = peers_of_box(c, n.box, NodeKind::kNic), nvmes = peers_of_box(c, n.box, NodeKind::kNvme);
+    std::vector<int> nics = peers_of_box(c, n.box, NodeKind::kNic),
+                     nvmes = peers_of_box(c, n.box, NodeKind::kNvme);
     GpuInfo info;
     if (n.box == 0) {
       // Inside box 0, which `model` holds with the same names.
@@ -334,9 +349,9 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
   }
   for (const auto& n : c.nodes()) {
     if (n.box > 0) continue;
-    int avail = n.kind == NodeKind::kCpu ? static_cast<int>(n.fig("pcie_lanes"))
+    int avail = n.kind == NodeKind::kCpu          ? static_cast<int>(n.fig("pcie_lanes"))
                 : n.kind == NodeKind::kPcieSwitch ? static_cast<int>(n.fig("lanes"))
-                                                   : 0;
+                                                  : 0;
     if (avail <= 0) continue;
     int used = 0;
     for (int li : c.incident(n.index))

@@ -35,8 +35,9 @@ TEST(AnalysisTest, DgxH100IsNv18Everywhere) {
 TEST(AnalysisTest, Dgx1HybridCubeMesh) {
   auto a = analyse(load_chassis("dgx1-v100"));
   std::vector<std::string> expected = {
-      "X NV1 NV1 NV2 NV2 SYS SYS SYS", "NV1 X NV2 NV1 SYS NV2 SYS SYS", "NV1 NV2 X NV2 SYS SYS NV1 SYS",
-      "NV2 NV1 NV2 X SYS SYS SYS NV1", "NV2 SYS SYS SYS X NV1 NV1 NV2", "SYS NV2 SYS SYS NV1 X NV2 NV1",
+      "X NV1 NV1 NV2 NV2 SYS SYS SYS", "NV1 X NV2 NV1 SYS NV2 SYS SYS",
+      "NV1 NV2 X NV2 SYS SYS NV1 SYS", "NV2 NV1 NV2 X SYS SYS SYS NV1",
+      "NV2 SYS SYS SYS X NV1 NV1 NV2", "SYS NV2 SYS SYS NV1 X NV2 NV1",
       "SYS SYS NV1 SYS NV1 NV2 X NV2", "SYS SYS SYS NV1 NV2 NV1 NV2 X"};
   EXPECT_EQ(gpu_rows(a, 8), expected);
   // GPU0-GPU1 have one NVLink2: 25 GB/s, and traffic may not pass through other GPUs.
@@ -55,8 +56,8 @@ TEST(AnalysisTest, PcieServerShowsNodeAndSys) {
   EXPECT_TRUE(cross_socket_warned);
 }
 
-// Two GPUs under one Gen4 switch with a x16 uplink: they talk through the switch at x16 Gen4, 31.5 GB/s;
-// each reaches host memory through the shared uplink, 31.5 GB/s alone.
+// Two GPUs under one Gen4 switch with a x16 uplink: they talk through the switch at x16 Gen4, 31.5
+// GB/s; each reaches host memory through the shared uplink, 31.5 GB/s alone.
 TEST(AnalysisTest, HandBuiltSwitchBandwidths) {
   auto c = build_chassis(parse_chassis_spec(R"(
 nodes:
@@ -114,7 +115,8 @@ TEST(AnalysisTest, SeveralBoxesGoThroughTheNetwork) {
   EXPECT_EQ(a.gpus.size(), 16u);
   EXPECT_EQ(a.matrix[0][8], "NET");
   // GPU0 of box 0 to GPU0 of box 1: each GPU reaches the network through its own NDR NIC
-  // (50 GB/s per direction) - the PCIe x16 Gen5 path to other NICs adds more, up to the GPU's x16 link.
+  // (50 GB/s per direction) - the PCIe x16 Gen5 path to other NICs adds more, up to the GPU's x16
+  // link.
   const PairInfo* cross = nullptr;
   for (const auto& p : a.pairs)
     if (p.name_a == "GPU0" && p.name_b == "GPU8") cross = &p;

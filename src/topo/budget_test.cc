@@ -10,8 +10,9 @@ namespace {
 // Gen5 (Nyquist 16 GHz): the catalog's 16 GHz points are the materials' losses at that frequency,
 // FR-4 1.289 dB/in = 0.05075 dB/mm, Megtron 6 0.336 dB/in = 0.01323 dB/mm (TI SNLA426 Table 9-1).
 // Fixed loss: two packages of 9 dB = 18 dB; budget 36 dB, so 18 dB is left for the trace.
-//   400 mm FR-4:      400 x 0.05075 = 20.30 dB -> 38.30 dB > 36: one retimer (two 200 mm pieces of 10.15 + 18).
-//   400 mm Megtron 6: 400 x 0.01323 =  5.29 dB -> 23.29 dB, within budget, no retimer.
+//   400 mm FR-4:      400 x 0.05075 = 20.30 dB -> 38.30 dB > 36: one retimer (two 200 mm pieces
+//   of 10.15 + 18). 400 mm Megtron 6: 400 x 0.01323 =  5.29 dB -> 23.29 dB, within budget, no
+//   retimer.
 TEST(Budget, Gen5ChannelLossOnTwoMaterialsAndTheRetimerItNeeds) {
   auto fr4 = channel_loss("pcie5", 400, "fr4");
   EXPECT_NEAR(fr4.trace_db, 20.30, 0.01);
@@ -27,17 +28,33 @@ TEST(Budget, Gen5ChannelLossOnTwoMaterialsAndTheRetimerItNeeds) {
   EXPECT_NEAR(channel_loss("pcie4", 1000, "fr4").trace_db, 27.01, 0.01);
 }
 
-ChassisSpec gen5_link(double trace_mm, const std::string& material, const std::string& retimer = "") {
+ChassisSpec gen5_link(double trace_mm, const std::string& material,
+                      const std::string& retimer = "") {
   ChassisSpec s;
   s.name = "t";
   s.nodes.push_back({.id = "cpu0", .kind = "cpu", .part = "xeon-8480c"});
   s.nodes.push_back({.id = "gpu0", .kind = "gpu", .part = "h100-pcie"});
   if (retimer.empty()) {
-    s.links.push_back({.a = "gpu0", .b = "cpu0", .tech = "pcie5", .width = 16, .trace_mm = trace_mm, .material = material});
+    s.links.push_back({.a = "gpu0",
+                       .b = "cpu0",
+                       .tech = "pcie5",
+                       .width = 16,
+                       .trace_mm = trace_mm,
+                       .material = material});
   } else {
     s.nodes.push_back({.id = "rt0", .kind = "retimer", .part = retimer});
-    s.links.push_back({.a = "rt0", .b = "cpu0", .tech = "pcie5", .width = 16, .trace_mm = trace_mm / 2, .material = material});
-    s.links.push_back({.a = "gpu0", .b = "rt0", .tech = "pcie5", .width = 16, .trace_mm = trace_mm / 2, .material = material});
+    s.links.push_back({.a = "rt0",
+                       .b = "cpu0",
+                       .tech = "pcie5",
+                       .width = 16,
+                       .trace_mm = trace_mm / 2,
+                       .material = material});
+    s.links.push_back({.a = "gpu0",
+                       .b = "rt0",
+                       .tech = "pcie5",
+                       .width = 16,
+                       .trace_mm = trace_mm / 2,
+                       .material = material});
   }
   return s;
 }
@@ -57,7 +74,8 @@ TEST(Budget, LongFr4Gen5LinkWithoutRetimerIsRejected) {
     build_chassis(gen5_link(400, "fr4", "astera-aries-pt4161l"));
     FAIL() << "a Gen4 retimer on a Gen5 link must be rejected";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("Gen4 part on the Gen5 link"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Gen4 part on the Gen5 link"), std::string::npos)
+        << e.what();
   }
   // Unchecked, the same chassis builds and the report names the budget.
   auto c = build_chassis(gen5_link(1500, "fr4"), hw::Catalog::builtin(), 0, false);
@@ -96,12 +114,15 @@ TEST(Budget, LaneOverflowOnOneRootComplex) {
   s.name = "t";
   s.nodes.push_back({.id = "cpu0", .kind = "cpu", .part = "xeon-8480c"});
   s.nodes.push_back({.id = "gpu{0..1}", .kind = "gpu", .part = "h100-pcie"});
-  s.links.push_back({.a = "gpu{0..1}", .b = "cpu0", .tech = "pcie5", .width = 16, .root_complex = 0});
+  s.links.push_back(
+      {.a = "gpu{0..1}", .b = "cpu0", .tech = "pcie5", .width = 16, .root_complex = 0});
   try {
     build_chassis(s);
     FAIL() << "32 lanes on one 16-lane root complex must be rejected";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("root complex 0 use 32 lanes, but one root complex has 16"), std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("root complex 0 use 32 lanes, but one root complex has 16"),
+        std::string::npos)
         << e.what();
   }
   s.links[0].root_complex.reset();  // each on its own root port: fine
@@ -111,7 +132,7 @@ TEST(Budget, LaneOverflowOnOneRootComplex) {
 // Power over the supplies and heat over a zone are errors naming the budget.
 TEST(Budget, PowerAndHeatOverflow) {
   auto spec = load_spec("training-appliance");
-  spec.budgets.redundant = 4;  // 2 x 3000 = 6000 W < 7740 W
+  spec.budgets.redundant = 4;                       // 2 x 3000 = 6000 W < 7740 W
   spec.budgets.cooling_zones[0].capacity_w = 6000;  // < 6080 W
   auto r = check_budgets(build_chassis(spec, hw::Catalog::builtin(), 0, false));
   EXPECT_EQ(r.errors(), 2);

@@ -39,14 +39,30 @@ std::vector<int> Chassis::nodes_of_kind(NodeKind kind) const {
 std::string Chassis::display_name(int node) const {
   const char* prefix = "";
   switch (nodes_.at(node).kind) {
-    case NodeKind::kGpu: prefix = "GPU"; break;
-    case NodeKind::kCpu: prefix = "CPU"; break;
-    case NodeKind::kNic: prefix = "NIC"; break;
-    case NodeKind::kNvme: prefix = "NVME"; break;
-    case NodeKind::kPcieSwitch: prefix = "PSW"; break;
-    case NodeKind::kNvSwitch: prefix = "NVSW"; break;
-    case NodeKind::kRetimer: prefix = "RT"; break;
-    case NodeKind::kNetSwitch: prefix = "NET"; break;
+    case NodeKind::kGpu:
+      prefix = "GPU";
+      break;
+    case NodeKind::kCpu:
+      prefix = "CPU";
+      break;
+    case NodeKind::kNic:
+      prefix = "NIC";
+      break;
+    case NodeKind::kNvme:
+      prefix = "NVME";
+      break;
+    case NodeKind::kPcieSwitch:
+      prefix = "PSW";
+      break;
+    case NodeKind::kNvSwitch:
+      prefix = "NVSW";
+      break;
+    case NodeKind::kRetimer:
+      prefix = "RT";
+      break;
+    case NodeKind::kNetSwitch:
+      prefix = "NET";
+      break;
   }
   return fmt::format("{}{}", prefix, display_index_.at(node));
 }
@@ -72,10 +88,11 @@ struct Builder {
   void spend_names(std::size_t n, const SourceLocation& where) {
     expanded_names += static_cast<long long>(n);
     if (expanded_names > limits::kMaxExpandedNames)
-      throw InputError(fmt::format("the chassis expands to more than {} node names and link pairs in all (brace "
-                                   "lists and match: all)",
-                                   limits::kMaxExpandedNames),
-                       where);
+      throw InputError(
+          fmt::format("the chassis expands to more than {} node names and link pairs in all (brace "
+                      "lists and match: all)",
+                      limits::kMaxExpandedNames),
+          where);
   }
   std::unordered_map<std::string, int>& by_name;
   std::map<std::string, const hw::Part*> own;  // parts the file defines (spec.parts)
@@ -85,7 +102,8 @@ struct Builder {
     auto it = own.find(id);
     if (it == own.end()) return cat.part(id, kind);
     if (it->second->kind != kind)
-      throw InputError(fmt::format("part '{}' is a {}, not a {}", id, hw::to_string(it->second->kind), hw::to_string(kind)));
+      throw InputError(fmt::format("part '{}' is a {}, not a {}", id,
+                                   hw::to_string(it->second->kind), hw::to_string(kind)));
     return *it->second;
   }
 
@@ -98,14 +116,16 @@ struct Builder {
         return it == ps.field_where.end() ? ps.where : it->second;
       };
       if (!kind || *kind == NodeKind::kNetSwitch)
-        throw InputError(fmt::format("part '{}': unknown kind '{}' (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)",
+        throw InputError(fmt::format("part '{}': unknown kind '{}' (gpu, cpu, pcie_switch, "
+                                     "nvswitch, nic, nvme, retimer)",
                                      ps.id, ps.kind),
                          at("kind"));
       if (ps.id.empty()) throw InputError("a part needs an 'id'", ps.where);
       if (cat.find_part(ps.id) || own.count(ps.id))
-        throw InputError(fmt::format("part id '{}' is already {}; give yours another id and 'like: {}'", ps.id,
-                                     own.count(ps.id) ? "defined above" : "in the catalog", ps.id),
-                         at("id"));
+        throw InputError(
+            fmt::format("part id '{}' is already {}; give yours another id and 'like: {}'", ps.id,
+                        own.count(ps.id) ? "defined above" : "in the catalog", ps.id),
+            at("id"));
       hw::Part p;
       if (!ps.like.empty()) {
         auto it = own.find(ps.like);
@@ -114,12 +134,13 @@ struct Builder {
           std::vector<std::string> ids = cat.part_ids(*kind);
           for (const auto& [id, _] : own) ids.push_back(id);
           std::string hint = did_you_mean(ps.like, ids);
-          throw InputError(fmt::format("part '{}': 'like: {}' names no part{}", ps.id, ps.like, hint.empty() ? "" : "; " + hint),
+          throw InputError(fmt::format("part '{}': 'like: {}' names no part{}", ps.id, ps.like,
+                                       hint.empty() ? "" : "; " + hint),
                            at("like"));
         }
         if (base->kind != *kind)
-          throw InputError(fmt::format("part '{}' is a {} but 'like: {}' is a {}", ps.id, ps.kind, ps.like,
-                                       hw::to_string(base->kind)),
+          throw InputError(fmt::format("part '{}' is a {} but 'like: {}' is a {}", ps.id, ps.kind,
+                                       ps.like, hw::to_string(base->kind)),
                            at("like"));
         p = *base;
       }
@@ -127,13 +148,15 @@ struct Builder {
       p.kind = *kind;
       if (p.name.empty()) p.name = ps.id;
       for (const auto& [k, v] : ps.attributes) {
-        if (k == "name") p.name = v;
-        else if (k == "vendor") p.vendor = v;
+        if (k == "name")
+          p.name = v;
+        else if (k == "vendor")
+          p.vendor = v;
         else {
           if (k != "arch" && !cat.find_link_tech(v)) {
             std::string hint = did_you_mean(v, cat.link_tech_ids());
-            throw InputError(fmt::format("part '{}': '{}: {}' names no link technology{}", ps.id, k, v,
-                                         hint.empty() ? "" : "; " + hint),
+            throw InputError(fmt::format("part '{}': '{}: {}' names no link technology{}", ps.id, k,
+                                         v, hint.empty() ? "" : "; " + hint),
                              at(k));
           }
           p.attributes[k] = v;
@@ -144,18 +167,24 @@ struct Builder {
           std::vector<std::string> fields;
           for (const auto& [f, _] : p.figures) fields.push_back(f);
           std::string hint = did_you_mean(field, fields);
-          throw InputError(fmt::format("part '{}' (like: {}) has no figure '{}' -- figures are named with their "
-                                       "unit (_bytes, _bytes_per_s, _s, _w, _tflops, or _GiB, _GB, _GBps, _TBps, _us, "
-                                       "_ns){}",
-                                       ps.id, ps.like, field, hint.empty() ? "" : "; " + hint),
-                           at(field));
+          throw InputError(
+              fmt::format(
+                  "part '{}' (like: {}) has no figure '{}' -- figures are named with their "
+                  "unit (_bytes, _bytes_per_s, _s, _w, _tflops, or _GiB, _GB, _GBps, _TBps, _us, "
+                  "_ns){}",
+                  ps.id, ps.like, field, hint.empty() ? "" : "; " + hint),
+              at(field));
         }
         const auto loc = at(field);
-        p.figures[field] = {value, fmt::format("chassis file {}:{}", loc.file.empty() ? spec.name : loc.file, loc.line)};
+        p.figures[field] = {value, fmt::format("chassis file {}:{}",
+                                               loc.file.empty() ? spec.name : loc.file, loc.line)};
       }
       if (*kind == NodeKind::kGpu && p.attr("pcie").empty())
-        throw InputError(fmt::format("part '{}': a GPU needs 'pcie: <link technology>' (or 'like: <catalog GPU>')", ps.id),
-                         ps.where);
+        throw InputError(
+            fmt::format(
+                "part '{}': a GPU needs 'pcie: <link technology>' (or 'like: <catalog GPU>')",
+                ps.id),
+            ps.where);
       store.push_back(std::move(p));
       own[ps.id] = &store.back();
     }
@@ -174,12 +203,14 @@ struct Builder {
     for (const auto& ns : spec.nodes) {
       auto kind = hw::part_kind_from_string(ns.kind);
       if (!kind || *kind == NodeKind::kNetSwitch) {
-        std::vector<std::string> kinds = {"gpu", "cpu", "pcie_switch", "nvswitch", "nic", "nvme", "retimer"};
+        std::vector<std::string> kinds = {"gpu", "cpu",  "pcie_switch", "nvswitch",
+                                          "nic", "nvme", "retimer"};
         std::string hint = did_you_mean(ns.kind, kinds);
-        throw InputError(fmt::format("unknown node kind '{}' for '{}'{}", ns.kind, ns.id,
-                                     hint.empty() ? " (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)"
-                                                  : "; " + hint),
-                         ns.where);
+        throw InputError(
+            fmt::format("unknown node kind '{}' for '{}'{}", ns.kind, ns.id,
+                        hint.empty() ? " (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)"
+                                     : "; " + hint),
+            ns.where);
       }
       try {
         part(ns.part, *kind);
@@ -189,23 +220,27 @@ struct Builder {
       auto ids = expand_pattern(ns.id, ns.where);
       spend_names(ids.size(), ns.where);
       if (expanded.size() + ids.size() > static_cast<std::size_t>(limits::kMaxNodesPerBox))
-        throw InputError(fmt::format("more than {} nodes in one box", limits::kMaxNodesPerBox), ns.where);
+        throw InputError(fmt::format("more than {} nodes in one box", limits::kMaxNodesPerBox),
+                         ns.where);
       if (*kind == NodeKind::kGpu) {
         gpus_per_box += static_cast<long long>(ids.size());
         if (gpus_per_box > limits::kMaxGpusPerBox)
-          throw InputError(fmt::format("more than {} GPUs in one box", limits::kMaxGpusPerBox), ns.where);
+          throw InputError(fmt::format("more than {} GPUs in one box", limits::kMaxGpusPerBox),
+                           ns.where);
       }
       for (const auto& id : ids) {
         if (!seen.insert(id).second)
-          throw InputError(fmt::format("duplicate node id '{}'", limits::quote_value(id)), ns.where);
+          throw InputError(fmt::format("duplicate node id '{}'", limits::quote_value(id)),
+                           ns.where);
         expanded.emplace_back(id, &ns);
         local_ids.push_back(id);
       }
     }
     if (static_cast<long long>(expanded.size()) * boxes > limits::kMaxMachineNodes)
-      throw InputError(fmt::format("{} boxes of {} nodes are more than the {} nodes one machine may have", boxes,
-                                   expanded.size(), limits::kMaxMachineNodes),
-                       spec.network.where);
+      throw InputError(
+          fmt::format("{} boxes of {} nodes are more than the {} nodes one machine may have", boxes,
+                      expanded.size(), limits::kMaxMachineNodes),
+          spec.network.where);
     int cpu_order = 0;
     std::vector<int> cpu_numa;
     for (const auto& [id, ns] : expanded)
@@ -224,8 +259,8 @@ struct Builder {
             std::vector<std::string> fields;
             for (const auto& [f, _] : n.part->figures) fields.push_back(f);
             std::string hint = did_you_mean(k, fields);
-            throw InputError(fmt::format("node '{}': part '{}' has no figure '{}' to override{}", id, ns->part, k,
-                                         hint.empty() ? "" : "; " + hint),
+            throw InputError(fmt::format("node '{}': part '{}' has no figure '{}' to override{}",
+                                         id, ns->part, k, hint.empty() ? "" : "; " + hint),
                              ns->where);
           }
         n.box = box;
@@ -246,8 +281,8 @@ struct Builder {
     int i = find_local(id, box, boxes);
     if (i >= 0) return i;
     std::string hint = did_you_mean(id, local_ids);
-    throw InputError(fmt::format("link to node '{}', which does not exist{}", limits::quote_value(id),
-                                 hint.empty() ? "" : "; " + hint),
+    throw InputError(fmt::format("link to node '{}', which does not exist{}",
+                                 limits::quote_value(id), hint.empty() ? "" : "; " + hint),
                      ls.where);
   }
 
@@ -266,30 +301,38 @@ struct Builder {
     bool ok = true;
     switch (t.family) {
       case hw::LinkFamily::kNvlink:
-        ok = is({NodeKind::kGpu, NodeKind::kNvSwitch}, a) && is({NodeKind::kGpu, NodeKind::kNvSwitch}, b);
+        ok = is({NodeKind::kGpu, NodeKind::kNvSwitch}, a) &&
+             is({NodeKind::kGpu, NodeKind::kNvSwitch}, b);
         break;
       case hw::LinkFamily::kPcie:
-        ok = !is({NodeKind::kNvSwitch, NodeKind::kNetSwitch}, a) && !is({NodeKind::kNvSwitch, NodeKind::kNetSwitch}, b);
+        ok = !is({NodeKind::kNvSwitch, NodeKind::kNetSwitch}, a) &&
+             !is({NodeKind::kNvSwitch, NodeKind::kNetSwitch}, b);
         break;
       case hw::LinkFamily::kSocket:
         ok = a.kind == NodeKind::kCpu && b.kind == NodeKind::kCpu;
         break;
       case hw::LinkFamily::kNetwork:
-        ok = is({NodeKind::kNic, NodeKind::kNetSwitch}, a) && is({NodeKind::kNic, NodeKind::kNetSwitch}, b);
+        ok = is({NodeKind::kNic, NodeKind::kNetSwitch}, a) &&
+             is({NodeKind::kNic, NodeKind::kNetSwitch}, b);
         break;
     }
     if (!ok)
-      throw InputError(fmt::format("a {} link cannot join '{}' ({}) and '{}' ({})", t.name.empty() ? t.id : t.name,
-                                   a.name, hw::to_string(a.kind), b.name, hw::to_string(b.kind)),
+      throw InputError(fmt::format("a {} link cannot join '{}' ({}) and '{}' ({})",
+                                   t.name.empty() ? t.id : t.name, a.name, hw::to_string(a.kind),
+                                   b.name, hw::to_string(b.kind)),
                        ls.where);
   }
 
   static int max_width(hw::LinkFamily f) {
     switch (f) {
-      case hw::LinkFamily::kPcie: return limits::kMaxPcieWidth;
-      case hw::LinkFamily::kNvlink: return limits::kMaxNvlinkLinks;
-      case hw::LinkFamily::kSocket: return limits::kMaxSocketLinks;
-      case hw::LinkFamily::kNetwork: return limits::kMaxNetworkPorts;
+      case hw::LinkFamily::kPcie:
+        return limits::kMaxPcieWidth;
+      case hw::LinkFamily::kNvlink:
+        return limits::kMaxNvlinkLinks;
+      case hw::LinkFamily::kSocket:
+        return limits::kMaxSocketLinks;
+      case hw::LinkFamily::kNetwork:
+        return limits::kMaxNetworkPorts;
     }
     return limits::kMaxPcieWidth;
   }
@@ -305,15 +348,19 @@ struct Builder {
     l.b = b;
     l.tech = &t;
     l.width = ls.width > 0 ? ls.width : default_width(t, na, nb);
-    if (ls.width < 0) throw InputError(fmt::format("width {} must be positive", ls.width), ls.where);
+    if (ls.width < 0)
+      throw InputError(fmt::format("width {} must be positive", ls.width), ls.where);
     if (int most = max_width(t.family); l.width > most)
-      throw InputError(fmt::format("width {} is more than a {} link may have ({} {})", l.width, t.id, most,
-                                   t.family == hw::LinkFamily::kPcie ? "lanes" : "links"),
-                       ls.where);
-    if (!t.widths.empty() && std::find(t.widths.begin(), t.widths.end(), l.width) == t.widths.end()) {
+      throw InputError(
+          fmt::format("width {} is more than a {} link may have ({} {})", l.width, t.id, most,
+                      t.family == hw::LinkFamily::kPcie ? "lanes" : "links"),
+          ls.where);
+    if (!t.widths.empty() &&
+        std::find(t.widths.begin(), t.widths.end(), l.width) == t.widths.end()) {
       std::vector<std::string> ws;
       for (int w : t.widths) ws.push_back(fmt::format("x{}", w));
-      throw InputError(fmt::format("width {} is not allowed for {} (allowed: {})", l.width, t.id, fmt::to_string(fmt::join(ws, ", "))),
+      throw InputError(fmt::format("width {} is not allowed for {} (allowed: {})", l.width, t.id,
+                                   fmt::to_string(fmt::join(ws, ", "))),
                        ls.where);
     }
     l.efficiency = ls.efficiency.value_or(t.efficiency.value);
@@ -325,17 +372,20 @@ struct Builder {
     l.trained_gen = ls.trained_gen.value_or(0);
     l.trained_width = ls.trained_width.value_or(0);
     if (l.trained_gen < 0 || l.trained_gen > 64)
-      throw InputError(fmt::format("trained_gen {} is not a PCIe generation", l.trained_gen), ls.where);
+      throw InputError(fmt::format("trained_gen {} is not a PCIe generation", l.trained_gen),
+                       ls.where);
     if (l.trained_width < 0 || l.trained_width > max_width(t.family))
-      throw InputError(fmt::format("trained_width {} must be 1 to {}", l.trained_width, max_width(t.family)), ls.where);
+      throw InputError(
+          fmt::format("trained_width {} must be 1 to {}", l.trained_width, max_width(t.family)),
+          ls.where);
     l.spec_link = spec_link;
     l.where = ls.where;
     links.push_back(l);
   }
 
   void add_links(int boxes) {
-    // Every link line is expanded first, so that the file's budget of names is spent before any link is
-    // made; then the links are made in order.
+    // Every link line is expanded first, so that the file's budget of names is spent before any
+    // link is made; then the links are made in order.
     std::vector<const hw::LinkTech*> techs(spec.links.size());
     std::vector<std::vector<std::pair<std::string, std::string>>> all_pairs(spec.links.size());
     for (std::size_t k = 0; k < spec.links.size(); ++k) {
@@ -351,7 +401,8 @@ struct Builder {
       auto bs = expand_pattern(ls.b, ls.where);
       auto& pairs = all_pairs[k];
       techs[k] = t;
-      spend_names(ls.match == "all" ? as.size() * bs.size() : std::max(as.size(), bs.size()), ls.where);
+      spend_names(ls.match == "all" ? as.size() * bs.size() : std::max(as.size(), bs.size()),
+                  ls.where);
       if (ls.match == "all") {
         for (const auto& x : as)
           for (const auto& y : bs) pairs.emplace_back(x, y);
@@ -361,10 +412,11 @@ struct Builder {
         for (std::size_t i = 0; i < std::max(as.size(), bs.size()); ++i)
           pairs.emplace_back(as[as.size() == 1 ? 0 : i], bs[bs.size() == 1 ? 0 : i]);
       } else {
-        throw InputError(fmt::format("link '{}' - '{}' pairs {} names with {}: with match: zip both sides need "
-                                     "the same count (or one side a single node); use match: all for every pair",
-                                     ls.a, ls.b, as.size(), bs.size()),
-                         ls.where);
+        throw InputError(
+            fmt::format("link '{}' - '{}' pairs {} names with {}: with match: zip both sides need "
+                        "the same count (or one side a single node); use match: all for every pair",
+                        ls.a, ls.b, as.size(), bs.size()),
+            ls.where);
       }
     }
     for (std::size_t k = 0; k < spec.links.size(); ++k) {
@@ -372,10 +424,13 @@ struct Builder {
       const auto& pairs = all_pairs[k];
       if (static_cast<long long>(links.size()) + static_cast<long long>(pairs.size()) * boxes >
           limits::kMaxMachineLinks)
-        throw InputError(fmt::format("the machine would have more than {} links", limits::kMaxMachineLinks), ls.where);
+        throw InputError(
+            fmt::format("the machine would have more than {} links", limits::kMaxMachineLinks),
+            ls.where);
       for (int box = 0; box < boxes; ++box)
         for (const auto& [x, y] : pairs)
-          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *techs[k], ls, static_cast<int>(k));
+          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *techs[k], ls,
+                   static_cast<int>(k));
     }
   }
 
@@ -385,8 +440,9 @@ struct Builder {
     for (const auto& n : nodes)
       if (n.kind == NodeKind::kNic) nics.push_back(n.index);
     if (nics.empty())
-      throw InputError(fmt::format("{} boxes need a network, but chassis '{}' has no NIC", boxes, spec.name),
-                       spec.network.where);
+      throw InputError(
+          fmt::format("{} boxes need a network, but chassis '{}' has no NIC", boxes, spec.name),
+          spec.network.where);
     std::string tech_id = spec.network.tech;
     if (tech_id.empty()) tech_id = nodes[nics.front()].part->attr("network");
     const hw::LinkTech* t = cat.find_link_tech(tech_id);
@@ -395,11 +451,13 @@ struct Builder {
       for (const auto& x : cat.link_techs())
         if (x.family == hw::LinkFamily::kNetwork) ids.push_back(x.id);
       std::string hint = did_you_mean(tech_id, ids);
-      throw InputError(fmt::format("unknown network technology '{}'{}", tech_id, hint.empty() ? "" : "; " + hint),
+      throw InputError(fmt::format("unknown network technology '{}'{}", tech_id,
+                                   hint.empty() ? "" : "; " + hint),
                        spec.network.where);
     }
     if (spec.network.oversubscription < 1)
-      throw InputError(fmt::format("network oversubscription must be at least 1, not {}", spec.network.oversubscription),
+      throw InputError(fmt::format("network oversubscription must be at least 1, not {}",
+                                   spec.network.oversubscription),
                        spec.network.where);
     const hw::Part* sw = nullptr;
     for (const auto& p : cat.parts())
@@ -443,10 +501,17 @@ struct Builder {
     for (const auto& l : links)
       for (int end : {l.a, l.b}) {
         switch (l.family()) {
-          case hw::LinkFamily::kPcie: pcie[end] += l.width; break;
-          case hw::LinkFamily::kNvlink: nvl[end] += l.width; break;
-          case hw::LinkFamily::kSocket: sock[end] += l.width; break;
-          case hw::LinkFamily::kNetwork: break;
+          case hw::LinkFamily::kPcie:
+            pcie[end] += l.width;
+            break;
+          case hw::LinkFamily::kNvlink:
+            nvl[end] += l.width;
+            break;
+          case hw::LinkFamily::kSocket:
+            sock[end] += l.width;
+            break;
+          case hw::LinkFamily::kNetwork:
+            break;
         }
       }
     auto first_link = [&](int node, hw::LinkFamily f) -> SourceLocation {
@@ -462,34 +527,39 @@ struct Builder {
       if (n.kind == NodeKind::kPcieSwitch) lanes = n.fig("lanes");
       if (n.kind == NodeKind::kRetimer) lanes = 2 * n.fig("lanes");
       if (lanes > 0 && pcie[n.index] > lanes)
-        throw InputError(fmt::format("'{}' ({}) has {} PCIe lanes but its links use {}", n.name, n.part->id,
-                                     static_cast<int>(lanes), pcie[n.index]),
+        throw InputError(fmt::format("'{}' ({}) has {} PCIe lanes but its links use {}", n.name,
+                                     n.part->id, static_cast<int>(lanes), pcie[n.index]),
                          first_link(n.index, hw::LinkFamily::kPcie));
       if (n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme) {
         double w = n.fig("pcie_width", 16);
         for (const auto& l : links)
-          if ((l.a == n.index || l.b == n.index) && l.family() == hw::LinkFamily::kPcie && l.width > w)
-            throw InputError(fmt::format("'{}' ({}) has a x{} PCIe interface, but its link is x{}", n.name,
-                                         n.part->id, static_cast<int>(w), l.width),
+          if ((l.a == n.index || l.b == n.index) && l.family() == hw::LinkFamily::kPcie &&
+              l.width > w)
+            throw InputError(fmt::format("'{}' ({}) has a x{} PCIe interface, but its link is x{}",
+                                         n.name, n.part->id, static_cast<int>(w), l.width),
                              l.where);
       }
-      double ports = n.kind == NodeKind::kGpu ? n.fig("nvlink_links") : n.kind == NodeKind::kNvSwitch ? n.fig("ports") : -1;
+      double ports = n.kind == NodeKind::kGpu        ? n.fig("nvlink_links")
+                     : n.kind == NodeKind::kNvSwitch ? n.fig("ports")
+                                                     : -1;
       if (ports >= 0 && nvl[n.index] > ports)
-        throw InputError(fmt::format("'{}' ({}) has {} NVLink ports but its links use {}", n.name, n.part->id,
-                                     static_cast<int>(ports), nvl[n.index]),
+        throw InputError(fmt::format("'{}' ({}) has {} NVLink ports but its links use {}", n.name,
+                                     n.part->id, static_cast<int>(ports), nvl[n.index]),
                          first_link(n.index, hw::LinkFamily::kNvlink));
-      if (n.kind == NodeKind::kCpu && n.part->has("socket_links") && sock[n.index] > n.fig("socket_links"))
-        throw InputError(fmt::format("'{}' ({}) has {} socket links but its links use {}", n.name, n.part->id,
-                                     static_cast<int>(n.fig("socket_links")), sock[n.index]),
-                         first_link(n.index, hw::LinkFamily::kSocket));
+      if (n.kind == NodeKind::kCpu && n.part->has("socket_links") &&
+          sock[n.index] > n.fig("socket_links"))
+        throw InputError(
+            fmt::format("'{}' ({}) has {} socket links but its links use {}", n.name, n.part->id,
+                        static_cast<int>(n.fig("socket_links")), sock[n.index]),
+            first_link(n.index, hw::LinkFamily::kSocket));
       if (n.kind == NodeKind::kGpu && pcie[n.index] + nvl[n.index] == 0)
         throw InputError(fmt::format("GPU '{}' is not connected to anything", n.name), n.where);
     }
   }
 };
 
-// Each node's CPU, and its parent and uplink in the PCIe tree: breadth first from every CPU over PCIe
-// links, through switches and retimers.
+// Each node's CPU, and its parent and uplink in the PCIe tree: breadth first from every CPU over
+// PCIe links, through switches and retimers.
 void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
                      const std::vector<std::vector<int>>& incident) {
   std::deque<int> queue;
@@ -502,7 +572,8 @@ void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
     int u = queue.front();
     queue.pop_front();
     const Node& nu = nodes[u];
-    bool transit = nu.kind == NodeKind::kCpu || nu.kind == NodeKind::kPcieSwitch || nu.kind == NodeKind::kRetimer;
+    bool transit = nu.kind == NodeKind::kCpu || nu.kind == NodeKind::kPcieSwitch ||
+                   nu.kind == NodeKind::kRetimer;
     if (!transit) continue;
     for (int li : incident[u]) {
       const Link& l = links[li];
@@ -519,14 +590,17 @@ void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
     if (n.cpu >= 0) n.numa = nodes[n.cpu].numa;
 }
 
-// PCIe is a tree below each CPU; every box needs a CPU, and a box's CPUs are joined by socket links.
-void check_structure(const ChassisSpec& spec, const std::vector<Node>& nodes, const std::vector<Link>& links) {
+// PCIe is a tree below each CPU; every box needs a CPU, and a box's CPUs are joined by socket
+// links.
+void check_structure(const ChassisSpec& spec, const std::vector<Node>& nodes,
+                     const std::vector<Link>& links) {
   boost::disjoint_sets_with_storage<> pcie(nodes.size()), sockets(nodes.size());
   for (const auto& l : links) {
     if (l.family() == hw::LinkFamily::kPcie && pcie.find_set(l.a) == pcie.find_set(l.b))
-      throw InputError(fmt::format("PCIe links form a loop through '{}' and '{}': PCIe below a CPU is a tree",
-                                   nodes[l.a].name, nodes[l.b].name),
-                       l.where);
+      throw InputError(
+          fmt::format("PCIe links form a loop through '{}' and '{}': PCIe below a CPU is a tree",
+                      nodes[l.a].name, nodes[l.b].name),
+          l.where);
     if (l.family() == hw::LinkFamily::kPcie) pcie.union_set(l.a, l.b);
     if (l.family() == hw::LinkFamily::kSocket) sockets.union_set(l.a, l.b);
   }
@@ -535,26 +609,33 @@ void check_structure(const ChassisSpec& spec, const std::vector<Node>& nodes, co
     if (n.kind != NodeKind::kCpu || n.box < 0) continue;
     if (static_cast<int>(first_cpu.size()) <= n.box) first_cpu.resize(n.box + 1, -1);
     int& first = first_cpu[n.box];
-    if (first < 0) first = n.index;
+    if (first < 0)
+      first = n.index;
     else if (sockets.find_set(first) != sockets.find_set(n.index))
-      throw InputError(fmt::format("CPUs '{}' and '{}' are not joined by socket links (e.g. tech: upi-16)",
-                                   nodes[first].name, n.name),
-                       n.where);
+      throw InputError(
+          fmt::format("CPUs '{}' and '{}' are not joined by socket links (e.g. tech: upi-16)",
+                      nodes[first].name, n.name),
+          n.where);
   }
   if (first_cpu.empty())
-    throw InputError(fmt::format("chassis '{}' has no CPU: GPUs, NICs and NVMe drives need a PCIe path to one",
-                                 spec.name),
-                     {spec.file, 0, 0});
+    throw InputError(
+        fmt::format("chassis '{}' has no CPU: GPUs, NICs and NVMe drives need a PCIe path to one",
+                    spec.name),
+        {spec.file, 0, 0});
 }
 
 // Every GPU, NIC and NVMe drive reaches a CPU through PCIe (assign_affinity() found which).
-void check_host_paths(const ChassisSpec&, const std::vector<Node>& nodes, const std::vector<Link>&) {
+void check_host_paths(const ChassisSpec&, const std::vector<Node>& nodes,
+                      const std::vector<Link>&) {
   for (const auto& n : nodes) {
     if (n.box > 0) break;
-    bool needs_host = n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme;
+    bool needs_host =
+        n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme;
     if (needs_host && n.cpu < 0)
       throw InputError(fmt::format("{} '{}' has no PCIe path to a CPU: every {} needs a host link",
-                                   n.kind == NodeKind::kGpu ? "GPU" : n.kind == NodeKind::kNic ? "NIC" : "NVMe drive",
+                                   n.kind == NodeKind::kGpu   ? "GPU"
+                                   : n.kind == NodeKind::kNic ? "NIC"
+                                                              : "NVMe drive",
                                    n.name, hw::to_string(n.kind)),
                        n.where);
   }
@@ -562,10 +643,12 @@ void check_host_paths(const ChassisSpec&, const std::vector<Node>& nodes, const 
 
 }  // namespace
 
-// The box as built: a PCIe link recorded as trained below its design runs at the trained generation's
-// unit rate × the trained width, with that generation's efficiency unless the file sets one (a Gen4 link
-// carries less of its line rate than a Gen5 one: catalog.yaml pcie4/pcie5 efficiency).
-static void apply_trained_rates(const ChassisSpec& spec, const hw::Catalog& cat, std::vector<Link>& links) {
+// The box as built: a PCIe link recorded as trained below its design runs at the trained
+// generation's unit rate × the trained width, with that generation's efficiency unless the file
+// sets one (a Gen4 link carries less of its line rate than a Gen5 one: catalog.yaml pcie4/pcie5
+// efficiency).
+static void apply_trained_rates(const ChassisSpec& spec, const hw::Catalog& cat,
+                                std::vector<Link>& links) {
   std::map<int, const hw::LinkTech*> pcie_by_gen;
   for (const auto& id : cat.link_tech_ids())
     if (const auto* t = cat.find_link_tech(id); t && t->family == hw::LinkFamily::kPcie)
@@ -576,15 +659,16 @@ static void apply_trained_rates(const ChassisSpec& spec, const hw::Catalog& cat,
     if (l.trained_gen > 0 && l.trained_gen < l.tech->generation) {
       auto it = pcie_by_gen.find(l.trained_gen);
       if (it == pcie_by_gen.end())
-        throw InputError(fmt::format("trained_gen {}: the catalog has no PCIe generation {}", l.trained_gen,
-                                     l.trained_gen),
+        throw InputError(fmt::format("trained_gen {}: the catalog has no PCIe generation {}",
+                                     l.trained_gen, l.trained_gen),
                          l.where);
       t = it->second;
     }
     const int w = l.trained_width > 0 && l.trained_width < l.width ? l.trained_width : l.width;
     l.as_built = true;
     l.built_line_bytes_per_s = t->line_bytes_per_s(w);
-    const bool own_efficiency = l.spec_link >= 0 && spec.links[static_cast<std::size_t>(l.spec_link)].efficiency;
+    const bool own_efficiency =
+        l.spec_link >= 0 && spec.links[static_cast<std::size_t>(l.spec_link)].efficiency;
     if (!own_efficiency) l.efficiency = t->efficiency.value;
   }
 }
@@ -593,28 +677,32 @@ std::string link_rates_note(const Chassis& c) {
   std::vector<std::string> items;
   for (const auto& l : c.links()) {
     if (!l.below_design() || l.family() != hw::LinkFamily::kPcie || c.node(l.a).box != 0) continue;
-    const int g = l.trained_gen > 0 && l.trained_gen < l.tech->generation ? l.trained_gen : l.tech->generation;
+    const int g = l.trained_gen > 0 && l.trained_gen < l.tech->generation ? l.trained_gen
+                                                                          : l.tech->generation;
     const int w = l.trained_width > 0 && l.trained_width < l.width ? l.trained_width : l.width;
-    items.push_back(fmt::format("{} - {} trained at Gen{} x{} (designed {} x{})", c.node(l.a).name, c.node(l.b).name,
-                                g, w, l.tech->id, l.width));
+    items.push_back(fmt::format("{} - {} trained at Gen{} x{} (designed {} x{})", c.node(l.a).name,
+                                c.node(l.b).name, g, w, l.tech->id, l.width));
   }
   if (items.empty()) return "";
   if (c.rates() == LinkRates::kAsBuilt)
-    return fmt::format("links as built: {}; these run at the trained rate (--as-designed for the design figures)",
-                       join(items, ", "));
-  return fmt::format("links as designed (--as-designed): {} run at the design rate, not the trained one",
-                     join(items, ", "));
+    return fmt::format(
+        "links as built: {}; these run at the trained rate (--as-designed for the design figures)",
+        join(items, ", "));
+  return fmt::format(
+      "links as designed (--as-designed): {} run at the design rate, not the trained one",
+      join(items, ", "));
 }
 
-Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes, bool enforce_budgets,
-                      LinkRates rates) {
+Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes,
+                      bool enforce_budgets, LinkRates rates) {
   Chassis c;
   c.name_ = spec.name;
   c.description_ = spec.description;
   c.spec_ = spec;
   c.boxes_ = boxes > 0 ? boxes : spec.network.boxes;
   if (c.boxes_ < 1 || c.boxes_ > kMaxBoxes)
-    throw InputError(fmt::format("number of boxes must be 1 to {}, not {}", kMaxBoxes, c.boxes_), spec.network.where);
+    throw InputError(fmt::format("number of boxes must be 1 to {}, not {}", kMaxBoxes, c.boxes_),
+                     spec.network.where);
   Builder b{spec, catalog, c, c.nodes_, c.links_, {}, c.by_name_, {}};
   c.own_parts_ = std::make_shared<std::deque<hw::Part>>();
   b.add_parts(*c.own_parts_);
@@ -662,12 +750,14 @@ ChassisSpec load_spec(const std::string& preset_or_path) {
   if (const auto* f = linkwise::detail::find_embedded("data/presets/" + preset_or_path + ".yaml"))
     return parse_chassis_spec(std::string(f->contents), std::string(f->path));
   std::error_code ec;
-  if (std::filesystem::is_regular_file(preset_or_path, ec)) return load_chassis_spec_file(preset_or_path);
+  if (std::filesystem::is_regular_file(preset_or_path, ec))
+    return load_chassis_spec_file(preset_or_path);
   std::vector<std::string> ids;
   for (const auto& p : presets()) ids.push_back(p.id);
   std::string hint = did_you_mean(preset_or_path, ids);
-  throw InputError(fmt::format("'{}' is neither a preset nor a chassis file{}", preset_or_path,
-                               hint.empty() ? " (linkwise presets lists the presets)" : "; " + hint));
+  throw InputError(
+      fmt::format("'{}' is neither a preset nor a chassis file{}", preset_or_path,
+                  hint.empty() ? " (linkwise presets lists the presets)" : "; " + hint));
 }
 
 Chassis load_chassis(const std::string& preset_or_path, int boxes, LinkRates rates) {

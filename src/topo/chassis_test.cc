@@ -46,13 +46,15 @@ TEST(ChassisTest, UnknownKindAndTechnology) {
 }
 
 TEST(ChassisTest, LinkToMissingNode) {
-  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu2, b: cpu0, tech: pcie5}\n"),
-            "box.yaml:5:5: link to node 'gpu2', which does not exist; did you mean 'gpu0', 'gpu1'?");
+  EXPECT_EQ(
+      build_error(std::string(kHead) + "links:\n  - {a: gpu2, b: cpu0, tech: pcie5}\n"),
+      "box.yaml:5:5: link to node 'gpu2', which does not exist; did you mean 'gpu0', 'gpu1'?");
 }
 
 TEST(ChassisTest, WidthTheTechnologyDoesNotAllow) {
-  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5, width: 12}\n"),
-            "box.yaml:5:5: width 12 is not allowed for pcie5 (allowed: x1, x2, x4, x8, x16)");
+  EXPECT_EQ(
+      build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5, width: 12}\n"),
+      "box.yaml:5:5: width 12 is not allowed for pcie5 (allowed: x1, x2, x4, x8, x16)");
 }
 
 TEST(ChassisTest, MoreLanesOrPortsThanThePartHas) {
@@ -65,7 +67,8 @@ links:
 )"),
             "box.yaml:5:5: 'cpu0' (xeon-8480c) has 80 PCIe lanes but its links use 96");
   // An H100 SXM has 18 NVLinks: 20 are too many.
-  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: gpu1, tech: nvlink4, links: 20}\n"),
+  EXPECT_EQ(build_error(std::string(kHead) +
+                        "links:\n  - {a: gpu0, b: gpu1, tech: nvlink4, links: 20}\n"),
             "box.yaml:5:5: 'gpu0' (h100-sxm) has 18 NVLink ports but its links use 20");
 }
 
@@ -80,8 +83,9 @@ TEST(ChassisTest, DuplicateIds) {
 }
 
 TEST(ChassisTest, LinkFamilyMustFitItsEnds) {
-  EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: nvlink4, links: 2}\n"),
-            "box.yaml:5:5: a NVLink 4.0 link cannot join 'gpu0' (gpu) and 'cpu0' (cpu)");
+  EXPECT_EQ(
+      build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: nvlink4, links: 2}\n"),
+      "box.yaml:5:5: a NVLink 4.0 link cannot join 'gpu0' (gpu) and 'cpu0' (cpu)");
 }
 
 TEST(ChassisTest, BoxesAreCopiedAndJoinedByANetwork) {
@@ -98,11 +102,12 @@ TEST(ChassisTest, BoxesAreCopiedAndJoinedByANetwork) {
 }
 
 TEST(ChassisTest, LineAndEffectiveRates) {
-  auto c = build_chassis(parse_chassis_spec(std::string(kHead) +
-                                                "links:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie5, width: 16}\n"
-                                                "  - {a: gpu0, b: gpu1, tech: nvlink4, links: 18, efficiency: 0.5}\n",
-                                            "box.yaml"));
-  // x16 Gen5: 63.0 GB/s line; NVLink4 x18 = 450 GB/s line, at the overridden efficiency 0.5 -> 225 GB/s.
+  auto c = build_chassis(parse_chassis_spec(
+      std::string(kHead) + "links:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie5, width: 16}\n"
+                           "  - {a: gpu0, b: gpu1, tech: nvlink4, links: 18, efficiency: 0.5}\n",
+      "box.yaml"));
+  // x16 Gen5: 63.0 GB/s line; NVLink4 x18 = 450 GB/s line, at the overridden efficiency 0.5 -> 225
+  // GB/s.
   EXPECT_NEAR(c.link(0).line_bytes_per_s() / 1e9, 63.0, 0.05);
   EXPECT_NEAR(c.link(2).line_bytes_per_s() / 1e9, 450.0, 1e-6);
   EXPECT_NEAR(c.link(2).effective_bytes_per_s() / 1e9, 225.0, 1e-6);
@@ -113,7 +118,8 @@ TEST(ChassisTest, NeitherPresetNorFile) {
     load_chassis("dgx-h10");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "'dgx-h10' is neither a preset nor a chassis file; did you mean 'dgx-h100'?");
+    EXPECT_STREQ(e.what(),
+                 "'dgx-h10' is neither a preset nor a chassis file; did you mean 'dgx-h100'?");
   }
 }
 
@@ -124,7 +130,8 @@ namespace linkwise::topo {
 namespace {
 
 TEST(ChassisStructureTest, PcieLoopsAreRejected) {
-  EXPECT_EQ(build_error(R"(nodes:
+  EXPECT_EQ(
+      build_error(R"(nodes:
   - {id: cpu0, kind: cpu, part: xeon-8480c}
   - {id: "sw{0..2}", kind: pcie_switch, part: pex89144}
   - {id: gpu0, kind: gpu, part: h100-pcie}
@@ -134,20 +141,23 @@ links:
   - {a: sw2, b: sw0, tech: pcie5}
   - {a: gpu0, b: sw1, tech: pcie5}
 )"),
-            "box.yaml:8:5: PCIe links form a loop through 'sw2' and 'sw0': PCIe below a CPU is a tree");
+      "box.yaml:8:5: PCIe links form a loop through 'sw2' and 'sw0': PCIe below a CPU is a tree");
 }
 
 TEST(ChassisStructureTest, BoxesNeedJoinedCpus) {
-  EXPECT_EQ(build_error("nodes:\n  - {id: g, kind: gpu, part: h100-sxm}\n  - {id: n, kind: nvswitch, part: nvswitch-gen3}\n"
-                        "links:\n  - {a: g, b: n, tech: nvlink4, links: 18}\n"),
-            "box.yaml: chassis 'box' has no CPU: GPUs, NICs and NVMe drives need a PCIe path to one");
-  EXPECT_EQ(build_error(R"(nodes:
+  EXPECT_EQ(
+      build_error("nodes:\n  - {id: g, kind: gpu, part: h100-sxm}\n  - {id: n, kind: nvswitch, "
+                  "part: nvswitch-gen3}\n"
+                  "links:\n  - {a: g, b: n, tech: nvlink4, links: 18}\n"),
+      "box.yaml: chassis 'box' has no CPU: GPUs, NICs and NVMe drives need a PCIe path to one");
+  EXPECT_EQ(
+      build_error(R"(nodes:
   - {id: "cpu{0..1}", kind: cpu, part: xeon-8480c}
   - {id: "gpu{0..1}", kind: gpu, part: h100-pcie}
 links:
   - {a: "gpu{0..1}", b: "cpu{0..1}", tech: pcie5}
 )"),
-            "box.yaml:2:5: CPUs 'cpu0' and 'cpu1' are not joined by socket links (e.g. tech: upi-16)");
+      "box.yaml:2:5: CPUs 'cpu0' and 'cpu1' are not joined by socket links (e.g. tech: upi-16)");
 }
 
 TEST(ChassisStructureTest, GpusNeedAHostLink) {
@@ -158,14 +168,20 @@ TEST(ChassisStructureTest, GpusNeedAHostLink) {
 
 TEST(ChassisStructureTest, OverridesMustBePlausible) {
   auto with = [](const std::string& overrides) {
-    return build_error("nodes:\n  - {id: cpu0, kind: cpu, part: xeon-8480c}\n"
-                       "  - {id: g, kind: gpu, part: h100-sxm, overrides: {" + overrides + "}}\n"
-                       "links:\n  - {a: g, b: cpu0, tech: pcie5}\n");
+    return build_error(
+        "nodes:\n  - {id: cpu0, kind: cpu, part: xeon-8480c}\n"
+        "  - {id: g, kind: gpu, part: h100-sxm, overrides: {" +
+        overrides +
+        "}}\n"
+        "links:\n  - {a: g, b: cpu0, tech: pcie5}\n");
   };
-  EXPECT_EQ(with("bf16_dense_tflops: -5"), "box.yaml:3:71: override 'bf16_dense_tflops' must be positive, not -5");
-  EXPECT_EQ(with("memory_bytes_per_s: 0"), "box.yaml:3:72: override 'memory_bytes_per_s' must be positive, not 0");
+  EXPECT_EQ(with("bf16_dense_tflops: -5"),
+            "box.yaml:3:71: override 'bf16_dense_tflops' must be positive, not -5");
+  EXPECT_EQ(with("memory_bytes_per_s: 0"),
+            "box.yaml:3:72: override 'memory_bytes_per_s' must be positive, not 0");
   EXPECT_EQ(with("power_w: -1"), "box.yaml:3:61: override 'power_w' must be zero or more, not -1");
-  EXPECT_EQ(with("bf16_dense_tflops: 1e308"), "box.yaml:3:71: override 'bf16_dense_tflops' must be at most 1e15, not 1e308");
+  EXPECT_EQ(with("bf16_dense_tflops: 1e308"),
+            "box.yaml:3:71: override 'bf16_dense_tflops' must be at most 1e15, not 1e308");
   EXPECT_EQ(with("power_w: 350"), "(no error)");
 }
 
@@ -192,11 +208,12 @@ TEST(ChassisPartsTest, OwnPartsStartFromACatalogPart) {
   EXPECT_EQ(g.part->id, "my-gpu");
   EXPECT_DOUBLE_EQ(g.fig("memory_bytes"), 96.0 * 1024 * 1024 * 1024);  // _GiB converted
   EXPECT_DOUBLE_EQ(g.fig("peer_access"), 0);
-  EXPECT_DOUBLE_EQ(g.fig("memory_bytes_per_s"), 864e9);                 // the rest from l40s
+  EXPECT_DOUBLE_EQ(g.fig("memory_bytes_per_s"), 864e9);  // the rest from l40s
   EXPECT_EQ(g.part->figures.at("memory_bytes").source, "chassis file box.yaml:2");
   // The spec round-trips with its parts.
   auto again = build_chassis(parse_chassis_spec(chassis_spec_to_yaml(c.spec()), "again.yaml"));
-  EXPECT_NEAR(again.node(again.gpus()[1]).fig("memory_bytes"), 96.0 * 1024 * 1024 * 1024, 1e3);  // 10 digits
+  EXPECT_NEAR(again.node(again.gpus()[1]).fig("memory_bytes"), 96.0 * 1024 * 1024 * 1024,
+              1e3);  // 10 digits
 }
 
 TEST(ChassisPartsTest, BadPartsNameTheLineAndTheValue) {
@@ -205,15 +222,20 @@ TEST(ChassisPartsTest, BadPartsNameTheLineAndTheValue) {
     text.replace(text.find(from), from.size(), to);
     return build_error(text);
   };
-  EXPECT_EQ(with("like: l40s", "like: l40x"), "box.yaml:2:35: part 'my-gpu': 'like: l40x' names no part; did you mean 'l40s'?");
+  EXPECT_EQ(with("like: l40s", "like: l40x"),
+            "box.yaml:2:35: part 'my-gpu': 'like: l40x' names no part; did you mean 'l40s'?");
   EXPECT_EQ(with("memory_GiB: 96", "memory_GiB: 96GB"),
-            "box.yaml:2:53: part 'my-gpu': figure 'memory_GiB' must be a number of zero or more in the unit its name "
+            "box.yaml:2:53: part 'my-gpu': figure 'memory_GiB' must be a number of zero or more in "
+            "the unit its name "
             "says, not '96GB'");
-  EXPECT_NE(with("memory_GiB: 96", "memory_GHz: 2").find("box.yaml:2:53: part 'my-gpu' (like: l40s) has no figure 'memory_GHz'"),
+  EXPECT_NE(with("memory_GiB: 96", "memory_GHz: 2")
+                .find("box.yaml:2:53: part 'my-gpu' (like: l40s) has no figure 'memory_GHz'"),
             std::string::npos);
   EXPECT_EQ(with("id: my-gpu", "id: l40s"),
-            "box.yaml:2:10: part id 'l40s' is already in the catalog; give yours another id and 'like: l40s'");
-  EXPECT_EQ(with("kind: gpu, like", "kind: cpu, like"), "box.yaml:2:35: part 'my-gpu' is a cpu but 'like: l40s' is a gpu");
+            "box.yaml:2:10: part id 'l40s' is already in the catalog; give yours another id and "
+            "'like: l40s'");
+  EXPECT_EQ(with("kind: gpu, like", "kind: cpu, like"),
+            "box.yaml:2:35: part 'my-gpu' is a cpu but 'like: l40s' is a gpu");
   EXPECT_NE(with("part: my-gpu", "part: my-gpx").find("my-gpx"), std::string::npos);
 }
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
-#include <cmath>
-#include <cstdint>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace linkwise::topo {
@@ -14,9 +14,12 @@ namespace linkwise::topo {
 Transit transit(NodeKind kind) {
   switch (kind) {
     case NodeKind::kGpu:
-    case NodeKind::kNvme: return Transit::kNever;
-    case NodeKind::kNic: return Transit::kBetweenBoxes;
-    default: return Transit::kAlways;
+    case NodeKind::kNvme:
+      return Transit::kNever;
+    case NodeKind::kNic:
+      return Transit::kBetweenBoxes;
+    default:
+      return Transit::kAlways;
   }
 }
 
@@ -44,10 +47,12 @@ struct FlowNetwork::Impl {
     double capacity = 0;  // bytes/s as the caller gave it
     Flow units = 0;       // the same in whole flow units, set by max_flow()
     Flow residual = 0;
-    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor reverse;
+    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>::edge_descriptor
+        reverse;
     int tag = -1;  // the caller's name (a link), or -1 for reverse edges and untagged ones
   };
-  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProp>;
+  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                  EdgeProp>;
   using Edge = G::edge_descriptor;
   using Vertex = G::vertex_descriptor;
   G g;
@@ -81,20 +86,25 @@ int FlowNetwork::add_edge(int u, int v, double capacity, int tag) {
   return static_cast<int>(impl_->edges.size()) - 1;
 }
 
-void FlowNetwork::set_capacity(int edge, double capacity) { impl_->g[impl_->edges[edge]].capacity = capacity; }
+void FlowNetwork::set_capacity(int edge, double capacity) {
+  impl_->g[impl_->edges[edge]].capacity = capacity;
+}
 
-// Push-relabel is exact only in integer arithmetic: in doubles, flow pushed through an open edge of 1e30
-// vanished in rounding, flow was not conserved and Boost's is_flow() check failed in Debug builds. So the
-// solver runs on whole numbers: bytes/s, or a coarser whole unit where the sums would not fit in 62 bits,
-// and an open edge carries one unit more than all the others together, which no cut can exceed.
+// Push-relabel is exact only in integer arithmetic: in doubles, flow pushed through an open edge of
+// 1e30 vanished in rounding, flow was not conserved and Boost's is_flow() check failed in Debug
+// builds. So the solver runs on whole numbers: bytes/s, or a coarser whole unit where the sums
+// would not fit in 62 bits, and an open edge carries one unit more than all the others together,
+// which no cut can exceed.
 double FlowNetwork::max_flow(int s, int t) {
   auto& g = impl_->g;
   using P = Impl::EdgeProp;
   double total = 0;
   std::size_t opens = 0;
   for (const auto& e : impl_->edges) {
-    if (g[e].capacity >= kOpen) ++opens;
-    else total += g[e].capacity;
+    if (g[e].capacity >= kOpen)
+      ++opens;
+    else
+      total += g[e].capacity;
   }
   const double need =
       (static_cast<double>(opens) + 1) * (total + static_cast<double>(impl_->edges.size()) + 1);
@@ -158,7 +168,8 @@ FlowNetwork::Widest FlowNetwork::widest_path(int s, int t) const {
     int best = -1;
     double best_cap = -1;
     for (auto [e, end] = boost::out_edges(w.vertices[i], g); e != end; ++e)
-      if (static_cast<int>(boost::target(*e, g)) == w.vertices[i + 1] && g[*e].tag >= 0 && g[*e].capacity > best_cap) {
+      if (static_cast<int>(boost::target(*e, g)) == w.vertices[i + 1] && g[*e].tag >= 0 &&
+          g[*e].capacity > best_cap) {
         best_cap = g[*e].capacity;
         best = g[*e].tag;
       }

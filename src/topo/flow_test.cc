@@ -11,18 +11,20 @@ TEST(Transit, OneRuleForEveryKind) {
   EXPECT_EQ(transit(NodeKind::kGpu), Transit::kNever);
   EXPECT_EQ(transit(NodeKind::kNvme), Transit::kNever);
   EXPECT_EQ(transit(NodeKind::kNic), Transit::kBetweenBoxes);
-  for (auto k : {NodeKind::kCpu, NodeKind::kPcieSwitch, NodeKind::kNvSwitch, NodeKind::kRetimer, NodeKind::kNetSwitch})
+  for (auto k : {NodeKind::kCpu, NodeKind::kPcieSwitch, NodeKind::kNvSwitch, NodeKind::kRetimer,
+                 NodeKind::kNetSwitch})
     EXPECT_EQ(transit(k), Transit::kAlways);
   EXPECT_FALSE(may_pass(NodeKind::kNic, false));
   EXPECT_TRUE(may_pass(NodeKind::kNic, true));
   EXPECT_FALSE(may_pass(NodeKind::kGpu, true));
 }
 
-// a -> sw -> b with 50 and 25 GB/s, plus a -> g -> b through a device nothing passes through (20 GB/s
-// each way): max flow 25 GB/s (hand: the only open path is through sw, its narrower edge 25).
+// a -> sw -> b with 50 and 25 GB/s, plus a -> g -> b through a device nothing passes through (20
+// GB/s each way): max flow 25 GB/s (hand: the only open path is through sw, its narrower edge 25).
 TEST(FlowNetwork, SplitDevicesCarryNothingThrough) {
   FlowNetwork net;
-  auto a = net.add_device(false), b = net.add_device(false), sw = net.add_device(true), g = net.add_device(false);
+  auto a = net.add_device(false), b = net.add_device(false), sw = net.add_device(true),
+       g = net.add_device(false);
   EXPECT_EQ(sw.in, sw.out);
   EXPECT_NE(g.in, g.out);
   net.add_edge(a.out, sw.in, 50e9, 0);
@@ -76,7 +78,8 @@ TEST(LinkGraph, NicsPassOnlyBetweenBoxes) {
   int nics = 0;
   for (int v : p.nodes) nics += c.node(v).kind == NodeKind::kNic;
   EXPECT_EQ(nics, 2);
-  for (std::size_t i = 1; i + 1 < p.nodes.size(); ++i) EXPECT_NE(c.node(p.nodes[i]).kind, NodeKind::kGpu);
+  for (std::size_t i = 1; i + 1 < p.nodes.size(); ++i)
+    EXPECT_NE(c.node(p.nodes[i]).kind, NodeKind::kGpu);
 }
 
 }  // namespace

@@ -9,14 +9,22 @@ namespace linkwise::topo {
 
 std::string PathClass::str() const {
   switch (type) {
-    case PathType::kSelf: return "X";
-    case PathType::kNvlink: return fmt::format("NV{}", nvlinks);
-    case PathType::kPix: return "PIX";
-    case PathType::kPxb: return "PXB";
-    case PathType::kPhb: return "PHB";
-    case PathType::kNode: return "NODE";
-    case PathType::kSys: return "SYS";
-    case PathType::kNet: return "NET";
+    case PathType::kSelf:
+      return "X";
+    case PathType::kNvlink:
+      return fmt::format("NV{}", nvlinks);
+    case PathType::kPix:
+      return "PIX";
+    case PathType::kPxb:
+      return "PXB";
+    case PathType::kPhb:
+      return "PHB";
+    case PathType::kNode:
+      return "NODE";
+    case PathType::kSys:
+      return "SYS";
+    case PathType::kNet:
+      return "NET";
   }
   return "?";
 }
@@ -25,18 +33,22 @@ namespace {
 
 bool in_fabric(const Link& l, Fabric f) {
   switch (f) {
-    case Fabric::kNvlink: return l.family() == hw::LinkFamily::kNvlink;
-    case Fabric::kHost: return l.family() == hw::LinkFamily::kPcie || l.family() == hw::LinkFamily::kSocket;
-    case Fabric::kAll: return true;
+    case Fabric::kNvlink:
+      return l.family() == hw::LinkFamily::kNvlink;
+    case Fabric::kHost:
+      return l.family() == hw::LinkFamily::kPcie || l.family() == hw::LinkFamily::kSocket;
+    case Fabric::kAll:
+      return true;
   }
   return false;
 }
 
 }  // namespace
 
-// One fabric's flow network (topo/flow.h): devices traffic may not pass through are split, so no flow or
-// path passes through them; a NIC passes only in the fabric that joins boxes (kAll). Two extra vertices S
-// and T have zero-capacity edges to every node; a multi-source query opens the ones it needs.
+// One fabric's flow network (topo/flow.h): devices traffic may not pass through are split, so no
+// flow or path passes through them; a NIC passes only in the fabric that joins boxes (kAll). Two
+// extra vertices S and T have zero-capacity edges to every node; a multi-source query opens the
+// ones it needs.
 class PathFinder::Graph {
  public:
   Graph(const LinkGraph& graph, Fabric f, Rate rate) {
@@ -95,14 +107,16 @@ class PathFinder::Graph {
   int s_ = 0, t_ = 0;
 };
 
-PathFinder::PathFinder(const Chassis& chassis, Rate rate) : chassis_(chassis), rate_(rate), graph_(chassis) {
+PathFinder::PathFinder(const Chassis& chassis, Rate rate)
+    : chassis_(chassis), rate_(rate), graph_(chassis) {
   const int n = static_cast<int>(chassis.nodes().size());
   // NVSwitch fabrics: components joined through NVSwitches.
   nvl_component_.assign(n, -1);
   boost::disjoint_sets_with_storage<> fabric(n);
   for (const auto& l : chassis.links()) {
     if (l.family() != hw::LinkFamily::kNvlink) continue;
-    bool via_switch = chassis.node(l.a).kind == NodeKind::kNvSwitch || chassis.node(l.b).kind == NodeKind::kNvSwitch;
+    bool via_switch = chassis.node(l.a).kind == NodeKind::kNvSwitch ||
+                      chassis.node(l.b).kind == NodeKind::kNvSwitch;
     if (!via_switch) continue;
     fabric.union_set(l.a, l.b);
     nvl_component_[l.a] = nvl_component_[l.b] = 0;
@@ -132,7 +146,8 @@ int PathFinder::nvlink_count(int a, int b) const {
     int sum = 0;
     for (int li : chassis_.incident(g)) {
       const Link& l = chassis_.link(li);
-      if (l.family() == hw::LinkFamily::kNvlink && chassis_.node(l.other(g)).kind == NodeKind::kNvSwitch)
+      if (l.family() == hw::LinkFamily::kNvlink &&
+          chassis_.node(l.other(g)).kind == NodeKind::kNvSwitch)
         sum += l.width;
     }
     return sum;
@@ -189,16 +204,22 @@ PathClass PathFinder::path_class(int a, int b) const {
 
 Fabric PathFinder::gpu_fabric(int a, int b) const {
   if (chassis_.node(a).box != chassis_.node(b).box) return Fabric::kAll;
-  if (chassis_.node(a).kind == NodeKind::kGpu && chassis_.node(b).kind == NodeKind::kGpu && nvlink_count(a, b) > 0)
+  if (chassis_.node(a).kind == NodeKind::kGpu && chassis_.node(b).kind == NodeKind::kGpu &&
+      nvlink_count(a, b) > 0)
     return Fabric::kNvlink;
   return Fabric::kHost;
 }
 
-Path PathFinder::widest_path(int src, int dst, Fabric fabric) { return graph(fabric).widest_path(src, dst); }
+Path PathFinder::widest_path(int src, int dst, Fabric fabric) {
+  return graph(fabric).widest_path(src, dst);
+}
 
-double PathFinder::max_flow(int src, int dst, Fabric fabric) { return graph(fabric).max_flow({src}, {dst}); }
+double PathFinder::max_flow(int src, int dst, Fabric fabric) {
+  return graph(fabric).max_flow({src}, {dst});
+}
 
-double PathFinder::max_flow(const std::vector<int>& srcs, const std::vector<int>& dsts, Fabric fabric) {
+double PathFinder::max_flow(const std::vector<int>& srcs, const std::vector<int>& dsts,
+                            Fabric fabric) {
   return graph(fabric).max_flow(srcs, dsts);
 }
 

@@ -1,6 +1,7 @@
-// Max flows of topo::PathFinder (Boost push-relabel on whole-number capacities) against an independent
-// solver: Edmonds-Karp written here on a dense matrix of double capacities, over the same network rules
-// (GPUs and NVMe drives, and NICs outside the all-fabric, pass no traffic through them).
+// Max flows of topo::PathFinder (Boost push-relabel on whole-number capacities) against an
+// independent solver: Edmonds-Karp written here on a dense matrix of double capacities, over the
+// same network rules (GPUs and NVMe drives, and NICs outside the all-fabric, pass no traffic
+// through them).
 #include "linkwise/topo/paths.h"
 
 #include <gtest/gtest.h>
@@ -18,16 +19,20 @@ constexpr double kGB = 1e9;
 
 bool in_fabric(const Link& l, Fabric f) {
   switch (f) {
-    case Fabric::kNvlink: return l.family() == hw::LinkFamily::kNvlink;
-    case Fabric::kHost: return l.family() == hw::LinkFamily::kPcie || l.family() == hw::LinkFamily::kSocket;
-    case Fabric::kAll: return true;
+    case Fabric::kNvlink:
+      return l.family() == hw::LinkFamily::kNvlink;
+    case Fabric::kHost:
+      return l.family() == hw::LinkFamily::kPcie || l.family() == hw::LinkFamily::kSocket;
+    case Fabric::kAll:
+      return true;
   }
   return false;
 }
 
-// Edmonds-Karp (shortest augmenting paths by breadth-first search) over vertices 2i ("in" of node i)
-// and 2i+1 ("out"); a transit node has an unbounded in->out edge, an endpoint none.
-double reference_max_flow(const Chassis& c, const std::vector<int>& srcs, const std::vector<int>& dsts, Fabric f) {
+// Edmonds-Karp (shortest augmenting paths by breadth-first search) over vertices 2i ("in" of node
+// i) and 2i+1 ("out"); a transit node has an unbounded in->out edge, an endpoint none.
+double reference_max_flow(const Chassis& c, const std::vector<int>& srcs,
+                          const std::vector<int>& dsts, Fabric f) {
   const int n = static_cast<int>(c.nodes().size());
   const int nv = 2 * n + 2, s = 2 * n, t = 2 * n + 1;
   const double inf = std::numeric_limits<double>::infinity();
@@ -84,11 +89,13 @@ void expect_same_flows(const std::string& preset) {
             << "GPU" << i << " -> GPU" << j << " fabric " << static_cast<int>(f);
       }
   // Half the GPUs to the other half, and every GPU to every CPU (host memory reads).
-  std::vector<int> lo(gpus.begin(), gpus.begin() + gpus.size() / 2), hi(gpus.begin() + gpus.size() / 2, gpus.end());
+  std::vector<int> lo(gpus.begin(), gpus.begin() + gpus.size() / 2),
+      hi(gpus.begin() + gpus.size() / 2, gpus.end());
   const auto cpus = c.nodes_of_kind(NodeKind::kCpu);
   for (Fabric f : {Fabric::kNvlink, Fabric::kHost, Fabric::kAll}) {
     const double want = reference_max_flow(c, lo, hi, f);
-    EXPECT_NEAR(finder.max_flow(lo, hi, f), want, 1e-9 * want + 1) << "bisection, fabric " << static_cast<int>(f);
+    EXPECT_NEAR(finder.max_flow(lo, hi, f), want, 1e-9 * want + 1)
+        << "bisection, fabric " << static_cast<int>(f);
     const double want_host = reference_max_flow(c, gpus, cpus, f);
     EXPECT_NEAR(finder.max_flow(gpus, cpus, f), want_host, 1e-9 * want_host + 1) << "to the CPUs";
   }
@@ -103,9 +110,9 @@ TEST(PathsMaxFlowTest, ExamplesAgreeWithEdmondsKarp) {
     expect_same_flows(std::string(LINKWISE_SOURCE_DIR) + "/examples/" + e);
 }
 
-// Hand answers on the DGX H100 (18 NVLink4 links of 25 GB/s per GPU into four NVSwitches): one GPU to
-// another 450 GB/s; four GPUs to the other four 4 x 450 = 1800 GB/s; asked again after other queries,
-// the answer is the same (the open S and T edges are closed again between queries).
+// Hand answers on the DGX H100 (18 NVLink4 links of 25 GB/s per GPU into four NVSwitches): one GPU
+// to another 450 GB/s; four GPUs to the other four 4 x 450 = 1800 GB/s; asked again after other
+// queries, the answer is the same (the open S and T edges are closed again between queries).
 TEST(PathsMaxFlowTest, DgxH100HandAnswersRepeat) {
   const Chassis c = load_chassis("dgx-h100");
   PathFinder finder(c, Rate::kLine);

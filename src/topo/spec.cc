@@ -34,7 +34,8 @@ std::vector<std::string> brace_values(const std::string& body, const std::string
     std::size_t start = 0;
     while (true) {
       auto comma = body.find(',', start);
-      std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      std::string item =
+          body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (item.empty()) bad("empty item in {x,y}");
       if (static_cast<long long>(out.size()) >= limits::kMaxExpandedNames)
         bad(fmt::format("expands to more than {} names", limits::kMaxExpandedNames));
@@ -52,7 +53,8 @@ std::vector<std::string> brace_values(const std::string& body, const std::string
   auto number = [&](const std::string& s) {
     if (s.empty() || s.size() > 6) bad("expected {a..b} or {a..b:r} with whole numbers");
     for (char c : s)
-      if (!std::isdigit(static_cast<unsigned char>(c))) bad("expected {a..b} or {a..b:r} with whole numbers");
+      if (!std::isdigit(static_cast<unsigned char>(c)))
+        bad("expected {a..b} or {a..b:r} with whole numbers");
     return std::stoi(s);
   };
   int lo = number(lo_s), hi = number(hi_s), rep = number(rep_s);
@@ -69,7 +71,8 @@ std::vector<std::string> brace_values(const std::string& body, const std::string
 
 std::vector<std::string> expand_pattern(const std::string& pattern, const SourceLocation& where) {
   // Left to right, one brace at a time: the names so far times the brace's values, never more than
-  // limits::kMaxExpandedNames in all (a product of braces is bounded as a whole, not brace by brace).
+  // limits::kMaxExpandedNames in all (a product of braces is bounded as a whole, not brace by
+  // brace).
   std::vector<std::string> out = {""};
   std::size_t pos = 0;
   int braces = 0;
@@ -78,15 +81,18 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const Source
   };
   for (;;) {
     const auto open = pattern.find('{', pos);
-    const std::string literal = pattern.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
+    const std::string literal =
+        pattern.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
     if (literal.find('}') != std::string::npos) bad("'}' without '{'");
     for (auto& o : out) o += literal;
     if (open == std::string::npos) break;
     const auto close = pattern.find('}', open);
     if (close == std::string::npos) bad("'{' without '}'");
-    if (++braces > limits::kMaxPatternBraces) bad(fmt::format("more than {} braces", limits::kMaxPatternBraces));
+    if (++braces > limits::kMaxPatternBraces)
+      bad(fmt::format("more than {} braces", limits::kMaxPatternBraces));
     const auto values = brace_values(pattern.substr(open + 1, close - open - 1), pattern, where);
-    if (static_cast<long long>(out.size()) * static_cast<long long>(values.size()) > limits::kMaxExpandedNames)
+    if (static_cast<long long>(out.size()) * static_cast<long long>(values.size()) >
+        limits::kMaxExpandedNames)
       bad(fmt::format("expands to more than {} names", limits::kMaxExpandedNames));
     std::vector<std::string> next;
     next.reserve(out.size() * values.size());
@@ -101,7 +107,10 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const Source
 namespace {
 
 NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
-  check_keys(n, {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot", "cpulist"}, file, "a node");
+  check_keys(n,
+             {"id", "kind", "part", "numa", "overrides", "pci_address", "label", "zone", "slot",
+              "cpulist"},
+             file, "a node");
   NodeSpec s;
   s.where = location_of(n, file);
   if (!n["id"]) throw InputError("node without an 'id'", s.where);
@@ -117,34 +126,45 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
   if (n["slot"]) s.slot = as_string(n["slot"], file, "slot");
   if (n["cpulist"]) {
     s.cpulist = as_string(n["cpulist"], file, "cpulist");
-    // As Linux writes it: ranges and numbers joined by commas, nothing else (it is printed for numactl).
+    // As Linux writes it: ranges and numbers joined by commas, nothing else (it is printed for
+    // numactl).
     const bool ok = !s.cpulist.empty() && s.cpulist.size() <= 4096 &&
                     s.cpulist.find_first_not_of("0123456789,-") == std::string::npos &&
                     std::isdigit(static_cast<unsigned char>(s.cpulist.front())) &&
                     std::isdigit(static_cast<unsigned char>(s.cpulist.back()));
     if (!ok)
-      throw InputError(fmt::format("'cpulist' must be a Linux CPU list such as 0-55,112-167, not '{}'",
-                                   limits::quote_value(s.cpulist)),
-                       location_of(n["cpulist"], file));
+      throw InputError(
+          fmt::format("'cpulist' must be a Linux CPU list such as 0-55,112-167, not '{}'",
+                      limits::quote_value(s.cpulist)),
+          location_of(n["cpulist"], file));
   }
   if (const auto& o = n["overrides"]) {
-    if (!o.IsMap()) throw InputError("'overrides' must be a map of figure names to numbers", location_of(o, file));
+    if (!o.IsMap())
+      throw InputError("'overrides' must be a map of figure names to numbers",
+                       location_of(o, file));
     for (auto it = o.begin(); it != o.end(); ++it) {
       std::string key = it->first.Scalar();
       double v = as_double(it->second, file, key);
-      // Figures are counts, rates, sizes and powers: never negative; peaks, rates and sizes never zero.
-      bool positive = key.ends_with("_tflops") || key.ends_with("_bytes_per_s") || key.ends_with("_bytes");
+      // Figures are counts, rates, sizes and powers: never negative; peaks, rates and sizes never
+      // zero.
+      bool positive =
+          key.ends_with("_tflops") || key.ends_with("_bytes_per_s") || key.ends_with("_bytes");
       if (v < 0 || (positive && v == 0) || v > 1e15)
-        throw InputError(fmt::format("override '{}' must be {}, not {}", key, v > 1e15 ? "at most 1e15" : positive ? "positive" : "zero or more",
+        throw InputError(fmt::format("override '{}' must be {}, not {}", key,
+                                     v > 1e15   ? "at most 1e15"
+                                     : positive ? "positive"
+                                                : "zero or more",
                                      it->second.Scalar()),
                          location_of(it->second, file));
-      // Counts (lanes, ports, links) are whole numbers no part comes near limits::kMaxCountFigure of.
-      const bool count = key == "pcie_width" || key == "pcie_lanes" || key == "lanes" || key == "ports" ||
-                         key == "nvlink_links";
+      // Counts (lanes, ports, links) are whole numbers no part comes near limits::kMaxCountFigure
+      // of.
+      const bool count = key == "pcie_width" || key == "pcie_lanes" || key == "lanes" ||
+                         key == "ports" || key == "nvlink_links";
       if (count && (v != std::floor(v) || v > limits::kMaxCountFigure))
-        throw InputError(fmt::format("override '{}' is a count: a whole number up to {}, not {}", key,
-                                     limits::kMaxCountFigure, limits::quote_value(it->second.Scalar())),
-                         location_of(it->second, file));
+        throw InputError(
+            fmt::format("override '{}' is a count: a whole number up to {}, not {}", key,
+                        limits::kMaxCountFigure, limits::quote_value(it->second.Scalar())),
+            location_of(it->second, file));
       s.overrides[key] = v;
     }
   }
@@ -153,8 +173,8 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
 
 LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   check_keys(n,
-             {"a", "b", "tech", "width", "links", "match", "trace_mm", "material", "efficiency", "root_complex",
-              "trained_gen", "trained_width", "connectors", "vias"},
+             {"a", "b", "tech", "width", "links", "match", "trace_mm", "material", "efficiency",
+              "root_complex", "trained_gen", "trained_width", "connectors", "vias"},
              file, "a link");
   LinkSpec s;
   s.where = location_of(n, file);
@@ -170,24 +190,29 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   if (n["match"]) {
     s.match = as_string(n["match"], file, "match");
     if (s.match != "zip" && s.match != "all")
-      throw InputError(fmt::format("'match' must be 'zip' or 'all', not '{}'", s.match), location_of(n["match"], file));
+      throw InputError(fmt::format("'match' must be 'zip' or 'all', not '{}'", s.match),
+                       location_of(n["match"], file));
   }
   if (n["trace_mm"]) {
     s.trace_mm = as_double(n["trace_mm"], file, "trace_mm");
     if (*s.trace_mm < 0 || *s.trace_mm > 1e5)
-      throw InputError(fmt::format("'trace_mm' must be 0 to 100000, not {}", *s.trace_mm), location_of(n["trace_mm"], file));
+      throw InputError(fmt::format("'trace_mm' must be 0 to 100000, not {}", *s.trace_mm),
+                       location_of(n["trace_mm"], file));
   }
   for (const char* key : {"connectors", "vias"})
     if (n[key]) {
       int v = as_int(n[key], file, key);
-      if (v < 0 || v > 100) throw InputError(fmt::format("'{}' must be 0 to 100, not {}", key, v), location_of(n[key], file));
+      if (v < 0 || v > 100)
+        throw InputError(fmt::format("'{}' must be 0 to 100, not {}", key, v),
+                         location_of(n[key], file));
       (std::string(key) == "vias" ? s.vias : s.connectors) = v;
     }
   if (n["material"]) s.material = as_string(n["material"], file, "material");
   if (n["efficiency"]) {
     double e = as_double(n["efficiency"], file, "efficiency");
     if (e <= 0 || e > 1)
-      throw InputError(fmt::format("'efficiency' must be in (0, 1], not {}", e), location_of(n["efficiency"], file));
+      throw InputError(fmt::format("'efficiency' must be in (0, 1], not {}", e),
+                       location_of(n["efficiency"], file));
     s.efficiency = e;
   }
   if (n["root_complex"]) s.root_complex = as_int(n["root_complex"], file, "root_complex");
@@ -199,36 +224,48 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
 // A user part's field: the catalog name and the factor to it, from the unit its name ends with.
 std::pair<std::string, double> catalog_field(const std::string& key) {
   static const std::vector<std::tuple<std::string, std::string, double>> units = {
-      {"_GiB", "_bytes", 1073741824.0}, {"_GB", "_bytes", 1e9},       {"_GBps", "_bytes_per_s", 1e9},
-      {"_TBps", "_bytes_per_s", 1e12},  {"_us", "_s", 1e-6},          {"_ns", "_s", 1e-9}};
+      {"_GiB", "_bytes", 1073741824.0}, {"_GB", "_bytes", 1e9}, {"_GBps", "_bytes_per_s", 1e9},
+      {"_TBps", "_bytes_per_s", 1e12},  {"_us", "_s", 1e-6},    {"_ns", "_s", 1e-9}};
   for (const auto& [suffix, to, factor] : units)
-    if (key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (key.size() > suffix.size() &&
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
       return {key.substr(0, key.size() - suffix.size()) + to, factor};
   return {key, 1.0};
 }
 
 PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
-  if (!n.IsMap()) throw InputError("a part must be a map with 'id' and 'kind'", location_of(n, file));
+  if (!n.IsMap())
+    throw InputError("a part must be a map with 'id' and 'kind'", location_of(n, file));
   PartSpec p;
   p.where = location_of(n, file);
   if (!n["id"]) throw InputError("a part needs an 'id'", p.where);
-  if (!n["kind"]) throw InputError("a part needs a 'kind' (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)", p.where);
-  static const std::set<std::string> plain = {"id", "kind", "like", "name", "vendor", "arch", "pcie", "nvlink", "socket", "network"};
+  if (!n["kind"])
+    throw InputError("a part needs a 'kind' (gpu, cpu, pcie_switch, nvswitch, nic, nvme, retimer)",
+                     p.where);
+  static const std::set<std::string> plain = {"id",   "kind", "like",   "name",   "vendor",
+                                              "arch", "pcie", "nvlink", "socket", "network"};
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string key = it->first.Scalar();
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     const SourceLocation at = location_of(it->second, file);
     if (plain.count(key)) {
       std::string value = as_string(v, file, key);
-      if (key == "id") p.id = value;
-      else if (key == "kind") p.kind = value;
-      else if (key == "like") p.like = value;
-      else p.attributes[key] = value;
+      if (key == "id")
+        p.id = value;
+      else if (key == "kind")
+        p.kind = value;
+      else if (key == "like")
+        p.like = value;
+      else
+        p.attributes[key] = value;
       p.field_where[key] = at;
       continue;
     }
     if (!v.IsScalar())
-      throw InputError(fmt::format("part '{}': figure '{}' must be one number in the unit its name says", p.id, key), at);
+      throw InputError(
+          fmt::format("part '{}': figure '{}' must be one number in the unit its name says", p.id,
+                      key),
+          at);
     double x = 0;
     std::size_t used = 0;
     try {
@@ -237,10 +274,12 @@ PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
       used = 0;
     }
     if (used == 0 || used != v.Scalar().size() || !std::isfinite(x) || x < 0)
-      throw InputError(fmt::format("part '{}': figure '{}' must be a number of zero or more in the unit its name says, "
-                                   "not '{}'",
-                                   p.id, key, v.Scalar()),
-                       at);
+      throw InputError(
+          fmt::format(
+              "part '{}': figure '{}' must be a number of zero or more in the unit its name says, "
+              "not '{}'",
+              p.id, key, v.Scalar()),
+          at);
     auto [field, factor] = catalog_field(key);
     p.figures[field] = x * factor;
     p.field_where[field] = at;
@@ -250,17 +289,21 @@ PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
 
 double non_negative(const YAML::Node& n, const std::string& file, const char* key) {
   double v = as_double(n, file, key);
-  if (v < 0 || v > 1e12) throw InputError(fmt::format("'{}' must be 0 to 1e12, not {}", key, n.Scalar()), location_of(n, file));
+  if (v < 0 || v > 1e12)
+    throw InputError(fmt::format("'{}' must be 0 to 1e12, not {}", key, n.Scalar()),
+                     location_of(n, file));
   return v;
 }
 
 BudgetSpec parse_budgets(const YAML::Node& b, const std::string& file) {
-  check_keys(b, {"power", "cooling_zones", "slots", "max_cost_usd", "prices_usd"}, file, "'budgets'");
+  check_keys(b, {"power", "cooling_zones", "slots", "max_cost_usd", "prices_usd"}, file,
+             "'budgets'");
   BudgetSpec out;
   if (b["slots"]) {
     out.slots = as_int(b["slots"], file, "slots");
     if (out.slots < 0 || out.slots > 4096)
-      throw InputError(fmt::format("'slots' must be 0 to 4096, not {}", out.slots), location_of(b["slots"], file));
+      throw InputError(fmt::format("'slots' must be 0 to 4096, not {}", out.slots),
+                       location_of(b["slots"], file));
   }
   out.where = location_of(b, file);
   if (const auto& p = b["power"]) {
@@ -270,23 +313,29 @@ BudgetSpec parse_budgets(const YAML::Node& b, const std::string& file) {
     out.supplies = as_int(p["supplies"], file, "supplies");
     out.supply_w = non_negative(p["supply_w"], file, "supply_w");
     if (p["redundant"]) out.redundant = as_int(p["redundant"], file, "redundant");
-    if (out.supplies < 1 || out.supplies > 1000 || out.redundant < 0 || out.redundant >= out.supplies)
-      throw InputError(fmt::format("'budgets.power': supplies must be 1 to 1000 and redundant 0 to supplies - 1, not {} and {}",
+    if (out.supplies < 1 || out.supplies > 1000 || out.redundant < 0 ||
+        out.redundant >= out.supplies)
+      throw InputError(fmt::format("'budgets.power': supplies must be 1 to 1000 and redundant 0 to "
+                                   "supplies - 1, not {} and {}",
                                    out.supplies, out.redundant),
                        location_of(p, file));
   }
   if (const auto& z = b["cooling_zones"]) {
-    if (!z.IsSequence()) throw InputError("'cooling_zones' must be a list of {id, capacity_w}", location_of(z, file));
+    if (!z.IsSequence())
+      throw InputError("'cooling_zones' must be a list of {id, capacity_w}", location_of(z, file));
     for (const auto& e : z) {
       check_keys(e, {"id", "capacity_w"}, file, "a cooling zone");
-      if (!e["id"] || !e["capacity_w"]) throw InputError("a cooling zone needs 'id' and 'capacity_w'", location_of(e, file));
-      out.cooling_zones.push_back({as_string(e["id"], file, "id"), non_negative(e["capacity_w"], file, "capacity_w"),
+      if (!e["id"] || !e["capacity_w"])
+        throw InputError("a cooling zone needs 'id' and 'capacity_w'", location_of(e, file));
+      out.cooling_zones.push_back({as_string(e["id"], file, "id"),
+                                   non_negative(e["capacity_w"], file, "capacity_w"),
                                    location_of(e, file)});
     }
   }
   if (b["max_cost_usd"]) out.max_cost_usd = non_negative(b["max_cost_usd"], file, "max_cost_usd");
   if (const auto& p = b["prices_usd"]) {
-    if (!p.IsMap()) throw InputError("'prices_usd' must be a map of part ids to prices", location_of(p, file));
+    if (!p.IsMap())
+      throw InputError("'prices_usd' must be a map of part ids to prices", location_of(p, file));
     for (auto it = p.begin(); it != p.end(); ++it)
       out.prices_usd[it->first.Scalar()] = non_negative(it->second, file, "prices_usd");
   }
@@ -298,23 +347,30 @@ BudgetSpec parse_budgets(const YAML::Node& b, const std::string& file) {
 ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename) {
   YAML::Node root = detail::load_yaml(yaml_text, filename);
   if (!root.IsMap())
-    throw InputError("a chassis file must be a map with 'nodes' and 'links'", location_of(root, filename));
-  check_keys(root, {"name", "description", "sources", "parts", "nodes", "links", "network", "nccl", "budgets"},
-             filename, "the chassis");
+    throw InputError("a chassis file must be a map with 'nodes' and 'links'",
+                     location_of(root, filename));
+  check_keys(
+      root,
+      {"name", "description", "sources", "parts", "nodes", "links", "network", "nccl", "budgets"},
+      filename, "the chassis");
   ChassisSpec spec;
   spec.file = filename;
   if (root["name"]) spec.name = as_string(root["name"], filename, "name");
-  if (root["description"]) spec.description = as_string(root["description"], filename, "description");
+  if (root["description"])
+    spec.description = as_string(root["description"], filename, "description");
   if (const auto& s = root["sources"]) {
-    if (!s.IsSequence()) throw InputError("'sources' must be a list of text", location_of(s, filename));
+    if (!s.IsSequence())
+      throw InputError("'sources' must be a list of text", location_of(s, filename));
     for (const auto& x : s) spec.sources.push_back(as_string(x, filename, "sources"));
   }
   const auto& nodes = root["nodes"];
   if (!nodes || !nodes.IsSequence() || nodes.size() == 0)
-    throw InputError("the chassis needs a non-empty 'nodes' list", location_of(nodes ? nodes : root, filename));
+    throw InputError("the chassis needs a non-empty 'nodes' list",
+                     location_of(nodes ? nodes : root, filename));
   for (const auto& n : nodes) spec.nodes.push_back(parse_node(n, filename));
   if (const auto& links = root["links"]) {
-    if (!links.IsSequence()) throw InputError("'links' must be a list", location_of(links, filename));
+    if (!links.IsSequence())
+      throw InputError("'links' must be a list", location_of(links, filename));
     for (const auto& n : links) spec.links.push_back(parse_link(n, filename));
   }
   if (const auto& net = root["network"]) {
@@ -323,20 +379,25 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
     if (net["boxes"]) spec.network.boxes = as_int(net["boxes"], filename, "boxes");
     if (net["tech"]) spec.network.tech = as_string(net["tech"], filename, "tech");
     if (net["oversubscription"])
-      spec.network.oversubscription = as_double(net["oversubscription"], filename, "oversubscription");
+      spec.network.oversubscription =
+          as_double(net["oversubscription"], filename, "oversubscription");
   }
   if (const auto& ps = root["parts"]) {
-    if (!ps.IsSequence()) throw InputError("'parts' must be a list of part definitions", location_of(ps, filename));
+    if (!ps.IsSequence())
+      throw InputError("'parts' must be a list of part definitions", location_of(ps, filename));
     for (const auto& n : ps) spec.parts.push_back(parse_part_spec(n, filename));
   }
   if (const auto& nc = root["nccl"]) {
     if (!nc.IsMap())
-      throw InputError("'nccl' must be a map of NCCL settings, e.g. {NCCL_P2P_LEVEL: PHB}", location_of(nc, filename));
+      throw InputError("'nccl' must be a map of NCCL settings, e.g. {NCCL_P2P_LEVEL: PHB}",
+                       location_of(nc, filename));
     for (auto it = nc.begin(); it != nc.end(); ++it) {
       if (!it->second.IsScalar())
-        throw InputError(fmt::format("nccl setting '{}' must be a single value", it->first.as<std::string>()),
-                         location_of(it->second, filename));
-      spec.nccl.push_back({it->first.as<std::string>(), it->second.as<std::string>(), location_of(it->first, filename)});
+        throw InputError(
+            fmt::format("nccl setting '{}' must be a single value", it->first.as<std::string>()),
+            location_of(it->second, filename));
+      spec.nccl.push_back({it->first.as<std::string>(), it->second.as<std::string>(),
+                           location_of(it->first, filename)});
     }
   }
   if (const auto& b = root["budgets"]) spec.budgets = parse_budgets(b, filename);
@@ -348,20 +409,24 @@ ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& 
   return spec;
 }
 
-ChassisSpec load_chassis_spec_file(const std::string& path) { return parse_chassis_spec(read_file(path), path); }
+ChassisSpec load_chassis_spec_file(const std::string& path) {
+  return parse_chassis_spec(read_file(path), path);
+}
 
 std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
   YAML::Emitter out;
   out.SetDoublePrecision(10);  // enough for byte counts; fitted efficiencies read as 0.7934570312
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << spec.name;
-  if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
+  if (!spec.description.empty())
+    out << YAML::Key << "description" << YAML::Value << spec.description;
   if (!spec.sources.empty()) out << YAML::Key << "sources" << YAML::Value << spec.sources;
   if (!spec.parts.empty()) {
     out << YAML::Key << "parts" << YAML::Value << YAML::BeginSeq;
     for (const auto& p : spec.parts) {
       out << YAML::Flow << YAML::BeginMap;
-      out << YAML::Key << "id" << YAML::Value << p.id << YAML::Key << "kind" << YAML::Value << p.kind;
+      out << YAML::Key << "id" << YAML::Value << p.id << YAML::Key << "kind" << YAML::Value
+          << p.kind;
       if (!p.like.empty()) out << YAML::Key << "like" << YAML::Value << p.like;
       for (const auto& [k, v] : p.attributes) out << YAML::Key << k << YAML::Value << v;
       for (const auto& [k, v] : p.figures) out << YAML::Key << k << YAML::Value << v;
@@ -406,7 +471,8 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
-  if (spec.network.boxes != 1 || !spec.network.tech.empty() || spec.network.oversubscription != 1.0) {
+  if (spec.network.boxes != 1 || !spec.network.tech.empty() ||
+      spec.network.oversubscription != 1.0) {
     out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "boxes" << YAML::Value << spec.network.boxes;
     if (!spec.network.tech.empty()) out << YAML::Key << "tech" << YAML::Value << spec.network.tech;
@@ -423,15 +489,16 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     out << YAML::Key << "budgets" << YAML::Value << YAML::BeginMap;
     if (b.supplies > 0) {
       out << YAML::Key << "power" << YAML::Value << YAML::Flow << YAML::BeginMap;
-      out << YAML::Key << "supplies" << YAML::Value << b.supplies << YAML::Key << "supply_w" << YAML::Value << b.supply_w;
+      out << YAML::Key << "supplies" << YAML::Value << b.supplies << YAML::Key << "supply_w"
+          << YAML::Value << b.supply_w;
       if (b.redundant) out << YAML::Key << "redundant" << YAML::Value << b.redundant;
       out << YAML::EndMap;
     }
     if (!b.cooling_zones.empty()) {
       out << YAML::Key << "cooling_zones" << YAML::Value << YAML::BeginSeq;
       for (const auto& z : b.cooling_zones)
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << z.id << YAML::Key << "capacity_w"
-            << YAML::Value << z.capacity_w << YAML::EndMap;
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << z.id << YAML::Key
+            << "capacity_w" << YAML::Value << z.capacity_w << YAML::EndMap;
       out << YAML::EndSeq;
     }
     if (b.slots) out << YAML::Key << "slots" << YAML::Value << b.slots;

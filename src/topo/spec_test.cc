@@ -65,7 +65,8 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(SpecTest, SyntaxErrorsCarryFileLineColumn) {
-  EXPECT_EQ(error_of("nodes:\n  - {id: a, kind: gpu\n"), "box.yaml:3:1: YAML syntax error: end of map flow not found");
+  EXPECT_EQ(error_of("nodes:\n  - {id: a, kind: gpu\n"),
+            "box.yaml:3:1: YAML syntax error: end of map flow not found");
 }
 
 TEST(SpecTest, UnknownKeysSuggestTheClosest) {
@@ -76,10 +77,12 @@ TEST(SpecTest, UnknownKeysSuggestTheClosest) {
 }
 
 TEST(SpecTest, BadValuesAreNamed) {
-  EXPECT_EQ(error_of("nodes:\n  - {id: g, kind: gpu, part: x}\nlinks:\n  - {a: g, b: h, tech: pcie5, width: wide}\n"),
+  EXPECT_EQ(error_of("nodes:\n  - {id: g, kind: gpu, part: x}\nlinks:\n  - {a: g, b: h, tech: "
+                     "pcie5, width: wide}\n"),
             "box.yaml:4:38: 'width' must be a number, not 'wide'");
   EXPECT_EQ(error_of("nodes: []\n"), "box.yaml:1:8: the chassis needs a non-empty 'nodes' list");
-  EXPECT_EQ(error_of("- 1\n- 2\n"), "box.yaml:1:1: a chassis file must be a map with 'nodes' and 'links'");
+  EXPECT_EQ(error_of("- 1\n- 2\n"),
+            "box.yaml:1:1: a chassis file must be a map with 'nodes' and 'links'");
 }
 
 }  // namespace

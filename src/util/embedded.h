@@ -7,7 +7,7 @@
 namespace linkwise::detail {
 
 struct EmbeddedFile {
-  std::string_view path;      ///< relative to the source tree, e.g. "data/presets/dgx-h100.yaml"
+  std::string_view path;  ///< relative to the source tree, e.g. "data/presets/dgx-h100.yaml"
   std::string_view contents;
 };
 

@@ -1,8 +1,8 @@
 #include "linkwise/util/text.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,7 +42,8 @@ std::string lower(std::string_view s) {
 }
 }  // namespace
 
-std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
+std::vector<std::string> closest_names(std::string_view name,
+                                       const std::vector<std::string>& candidates,
                                        std::size_t max) {
   const std::string key = lower(name);
   std::vector<std::pair<int, std::string>> scored;
@@ -87,12 +88,18 @@ std::uint64_t parse_size_bytes(std::string_view text, std::string_view what) {
   std::string suffix = lower(s.substr(pos));
   if (!suffix.empty() && suffix.back() == 'b') suffix.pop_back();
   std::uint64_t mult = 1;
-  if (suffix == "") mult = 1;
-  else if (suffix == "k") mult = 1ull << 10;
-  else if (suffix == "m") mult = 1ull << 20;
-  else if (suffix == "g") mult = 1ull << 30;
-  else if (suffix == "t") mult = 1ull << 40;
-  else fail("unknown suffix (use K, M, G or T)");
+  if (suffix == "")
+    mult = 1;
+  else if (suffix == "k")
+    mult = 1ull << 10;
+  else if (suffix == "m")
+    mult = 1ull << 20;
+  else if (suffix == "g")
+    mult = 1ull << 30;
+  else if (suffix == "t")
+    mult = 1ull << 40;
+  else
+    fail("unknown suffix (use K, M, G or T)");
   if (value == 0) fail("must be at least 1 byte");
   constexpr std::uint64_t kMax = 1ull << 40;
   if (value > kMax / mult) fail("too large (the most is 2^40 bytes, 1T)");
@@ -128,8 +135,8 @@ std::string folder_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// An output target: a regular file or nothing yet. A symbolic link is followed, so the file it names is
-// replaced and the link stays. Throws InputError for anything else.
+// An output target: a regular file or nothing yet. A symbolic link is followed, so the file it
+// names is replaced and the link stays. Throws InputError for anything else.
 std::string output_target(const std::string& path) {
   if (path.empty()) throw InputError("an output path is empty");
   struct stat st {};
@@ -139,8 +146,8 @@ std::string output_target(const std::string& path) {
     if (!ec) return output_target(real.string());
   }
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw InputError(fmt::format("cannot write '{}': it is {}; outputs are regular files only", path,
-                                 kind_of(st.st_mode)));
+    throw InputError(fmt::format("cannot write '{}': it is {}; outputs are regular files only",
+                                 path, kind_of(st.st_mode)));
   return path;
 }
 
@@ -152,13 +159,15 @@ struct TempFile {
 TempFile write_temp(const std::string& target, std::string_view contents) {
   std::string tmp = target + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw RuntimeError(fmt::format("cannot write '{}': {}", target, std::strerror(errno)));
+  if (fd < 0)
+    throw RuntimeError(fmt::format("cannot write '{}': {}", target, std::strerror(errno)));
   auto fail = [&](int err) {
     ::close(fd);
     ::unlink(tmp.c_str());
     throw RuntimeError(fmt::format("cannot write '{}': {}", target, std::strerror(err)));
   };
-  // mkstemp makes the file 0600: give it the mode of the file it replaces, else 0666 less the umask.
+  // mkstemp makes the file 0600: give it the mode of the file it replaces, else 0666 less the
+  // umask.
   struct stat st {};
   mode_t mode;
   if (::stat(target.c_str(), &st) == 0) {
@@ -201,13 +210,14 @@ void write_file_atomic(const std::string& path, std::string_view contents) {
 }
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {
-  // Every target is checked, then every file written to a temporary beside it; only when all of them
-  // are on disk are they renamed into place.
+  // Every target is checked, then every file written to a temporary beside it; only when all of
+  // them are on disk are they renamed into place.
   std::vector<std::string> targets;
   for (const auto& [path, text] : files) targets.push_back(output_target(path));
   std::vector<TempFile> temps;
   try {
-    for (std::size_t i = 0; i < files.size(); ++i) temps.push_back(write_temp(targets[i], files[i].second));
+    for (std::size_t i = 0; i < files.size(); ++i)
+      temps.push_back(write_temp(targets[i], files[i].second));
   } catch (...) {
     for (const auto& t : temps) ::unlink(t.tmp.c_str());
     throw;
@@ -223,8 +233,9 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 std::string read_file(const std::string& path) {
-  // Opened without blocking (a FIFO would wait for a writer), then refused unless a regular file, and
-  // read no further than the size limit (a file that grows while read is cut there and refused).
+  // Opened without blocking (a FIFO would wait for a writer), then refused unless a regular file,
+  // and read no further than the size limit (a file that grows while read is cut there and
+  // refused).
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   struct stat st {};

@@ -21,8 +21,9 @@ class TreeCheck {
   explicit TreeCheck(const std::string& file) : file_(file) {}
   void walk(const YAML::Node& n, int depth) {
     if (++visits_ > kMaxVisits)
-      throw InputError(fmt::format("more than {} YAML nodes (counting each use of an alias)", kMaxVisits),
-                       location_of(n, file_));
+      throw InputError(
+          fmt::format("more than {} YAML nodes (counting each use of an alias)", kMaxVisits),
+          location_of(n, file_));
     if (depth > limits::kMaxNestingDepth)
       throw InputError(fmt::format("YAML nested deeper than {} levels", limits::kMaxNestingDepth),
                        location_of(n, file_));
@@ -58,7 +59,8 @@ YAML::Node load_yaml(const std::string& text, const std::string& filename) {
     throw InputError(fmt::format("YAML syntax error: {}", e.msg),
                      {filename, e.mark.line + 1, e.mark.column + 1});
   } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("YAML error: {}", e.msg), {filename, e.mark.line + 1, e.mark.column + 1});
+    throw InputError(fmt::format("YAML error: {}", e.msg),
+                     {filename, e.mark.line + 1, e.mark.column + 1});
   }
   TreeCheck(filename).walk(root, 0);
   return root;
@@ -87,26 +89,29 @@ double as_double(const YAML::Node& n, const std::string& file, const std::string
     } catch (const std::exception&) {
     }
   }
-  throw InputError(fmt::format("'{}' must be a number, not '{}'", what, limits::quote_value(scalar_text(n))),
-                   location_of(n, file));
+  throw InputError(
+      fmt::format("'{}' must be a number, not '{}'", what, limits::quote_value(scalar_text(n))),
+      location_of(n, file));
 }
 
 int as_int(const YAML::Node& n, const std::string& file, const std::string& what) {
   double v = as_double(n, file, what);
   if (v != std::floor(v) || std::fabs(v) > 1e9)
-    throw InputError(fmt::format("'{}' must be a whole number, not '{}'", what, limits::quote_value(n.Scalar())),
-                     location_of(n, file));
+    throw InputError(
+        fmt::format("'{}' must be a whole number, not '{}'", what, limits::quote_value(n.Scalar())),
+        location_of(n, file));
   return static_cast<int>(v);
 }
 
 std::string as_string(const YAML::Node& n, const std::string& file, const std::string& what) {
   if (!n.IsScalar())
-    throw InputError(fmt::format("'{}' must be text, not {}", what, scalar_text(n)), location_of(n, file));
+    throw InputError(fmt::format("'{}' must be text, not {}", what, scalar_text(n)),
+                     location_of(n, file));
   return n.Scalar();
 }
 
-void check_keys(const YAML::Node& n, const std::vector<std::string>& allowed, const std::string& file,
-                const std::string& context) {
+void check_keys(const YAML::Node& n, const std::vector<std::string>& allowed,
+                const std::string& file, const std::string& context) {
   if (!n.IsMap())
     throw InputError(fmt::format("{} must be a map of keys", context), location_of(n, file));
   for (auto it = n.begin(); it != n.end(); ++it) {

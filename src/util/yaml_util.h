@@ -22,7 +22,7 @@ int as_int(const YAML::Node& n, const std::string& file, const std::string& what
 std::string as_string(const YAML::Node& n, const std::string& file, const std::string& what);
 
 /// Throws InputError for the first key of map `n` not in `allowed`, with the closest allowed key.
-void check_keys(const YAML::Node& n, const std::vector<std::string>& allowed, const std::string& file,
-                const std::string& context);
+void check_keys(const YAML::Node& n, const std::vector<std::string>& allowed,
+                const std::string& file, const std::string& context);
 
 }  // namespace linkwise::detail

@@ -9,7 +9,8 @@
 
 namespace linkwise::work {
 
-CheckpointCost checkpoint_cost(StepModel& sm, const StepResult& step, int every, bool sharded, bool async) {
+CheckpointCost checkpoint_cost(StepModel& sm, const StepResult& step, int every, bool sharded,
+                               bool async) {
   CheckpointCost c;
   const Model& m = sm.model();
   const Job& job = step.job;
@@ -26,18 +27,21 @@ CheckpointCost checkpoint_cost(StepModel& sm, const StepResult& step, int every,
   {
     std::vector<int> seen;
     for (int n : pl.gpus)
-      if (std::find(seen.begin(), seen.end(), ch.node(n).box) == seen.end()) seen.push_back(ch.node(n).box);
+      if (std::find(seen.begin(), seen.end(), ch.node(n).box) == seen.end())
+        seen.push_back(ch.node(n).box);
     boxes = static_cast<int>(seen.size());
   }
   c.box_bytes = c.bytes / std::max(1, boxes);
   if (gpus.empty()) return c;
   if (!sharded) gpus.resize(1);
-  // GPUs to host memory: the offload transfer (one flow per GPU over its PCIe path) with the box's share.
+  // GPUs to host memory: the offload transfer (one flow per GPU over its PCIe path) with the box's
+  // share.
   Plan one = p;
   one.zero = 0;
   Shape sh;
   sh.layers_per_stage = 1;
-  sh.layer_trainable = c.box_bytes / 2 / static_cast<double>(gpus.size());  // offload_periods moves 2 bytes each
+  sh.layer_trainable =
+      c.box_bytes / 2 / static_cast<double>(gpus.size());  // offload_periods moves 2 bytes each
   Periods r;
   if (sharded) {
     offload_periods(*sm.impl(), one, pl, sh, r, nullptr);

@@ -1,9 +1,9 @@
 #include "linkwise/work/compute.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -16,47 +16,55 @@ namespace {
 
 // Fraction of dense peak that large cuBLAS GEMMs sustain, by architecture. derived: estimate. Large
 // square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s and ~75-80% of the H100
-// SXM's 989 TFLOP/s, which boosts less under its 700 W limit (NVIDIA Matrix Multiplication Background
-// User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves). V100: an fp16 cuBLAS GEMM
-// of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's 112 (NVIDIA developer forums, "Understanding IPC
-// and issue slot utilization when using Tensor Cores", 2019, kernel volta_h884gemm_128x128), so 0.85 too,
-// but with Volta's smaller 128x128 output tiles (kTile below), which quantize worse on big layers.
+// SXM's 989 TFLOP/s, which boosts less under its 700 W limit (NVIDIA Matrix Multiplication
+// Background User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves). V100: an
+// fp16 cuBLAS GEMM of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's 112 (NVIDIA developer
+// forums, "Understanding IPC and issue slot utilization when using Tensor Cores", 2019, kernel
+// volta_h884gemm_128x128), so 0.85 too, but with Volta's smaller 128x128 output tiles (kTile
+// below), which quantize worse on big layers.
 double gemm_efficiency_for(const std::string& arch) {
   if (arch == "hopper" || arch == "blackwell") return 0.75;
   return 0.85;
 }
 
-bool pre_ampere(const std::string& arch) { return arch == "volta" || arch == "turing" || arch == "pascal"; }
+bool pre_ampere(const std::string& arch) {
+  return arch == "volta" || arch == "turing" || arch == "pascal";
+}
 
 // FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, section 4.1) against ~85% for
 // large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75.
 constexpr double kFlashFactor = 0.75;
-// FlashAttention-2 on H100 SXM: "up to 335 TFLOPs/s" forward (Dao 2023, section 4.1) of its 989 dense bf16:
-// 0.34 of the Hopper peak (it issues Ampere-style mma.sync, not Hopper's wgmma). derived: 335 / 989.
+// FlashAttention-2 on H100 SXM: "up to 335 TFLOPs/s" forward (Dao 2023, section 4.1) of its 989
+// dense bf16: 0.34 of the Hopper peak (it issues Ampere-style mma.sync, not Hopper's wgmma).
+// derived: 335 / 989.
 constexpr double kFa2OnHopper = 0.34;
 // Backward of fused attention: 5 matmuls against the forward's 2 (Dao 2023, algorithm 2).
 constexpr double kFlashBackwardFlops = 2.5;
 // Per-kernel launch and tail overhead. derived: estimate, CUDA kernel launch latency is 2-5 us
-// (CUDA C++ Best Practices Guide, "Kernel launch overhead"); with CUDA graphs and overlap about 3 us.
+// (CUDA C++ Best Practices Guide, "Kernel launch overhead"); with CUDA graphs and overlap about 3
+// us.
 constexpr double kLaunchS = 3e-6;
-// Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile); Volta's
-// cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
+// Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile);
+// Volta's cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
 constexpr double kTileM = 256, kTileN = 128, kVoltaTileM = 128;
 
-// What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring collectives on
-// 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s bus bandwidth (docs/
-// VALIDATION.md, nccl-tests issue #149): ~10 GB/s each; NCCL "would use 16 SMs" on a DGX with 8 NICs at
-// ~190 GB/s (NVIDIA/nccl issue #689, S. Jeaugey): ~12 GB/s each; "2 SMs" for one 12-24 GB/s NIC.
+// What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring
+// collectives on 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s
+// bus bandwidth (docs/ VALIDATION.md, nccl-tests issue #149): ~10 GB/s each; NCCL "would use 16
+// SMs" on a DGX with 8 NICs at ~190 GB/s (NVIDIA/nccl issue #689, S. Jeaugey): ~12 GB/s each; "2
+// SMs" for one 12-24 GB/s NIC.
 constexpr double kChannelBytesPerS = 10e9;
-// NCCL's channel bounds: MAXCHANNELS 32 (src/include/device.h), at least 2 (NVIDIA/nccl issue #689: "2 is
-// the minimum").
+// NCCL's channel bounds: MAXCHANNELS 32 (src/include/device.h), at least 2 (NVIDIA/nccl issue #689:
+// "2 is the minimum").
 constexpr int kMaxChannels = 32, kMinChannels = 2;
-// HBM bytes per byte a collective moves on the bus. derived: each byte a GPU sends is read from its memory
-// once and each byte it receives is written once (P2P/IPC read or write, GPUDirect RDMA); the Simple
-// protocol's staging through the peer's FIFO would add more and is not counted.
+// HBM bytes per byte a collective moves on the bus. derived: each byte a GPU sends is read from its
+// memory once and each byte it receives is written once (P2P/IPC read or write, GPUDirect RDMA);
+// the Simple protocol's staging through the peer's FIFO would add more and is not counted.
 constexpr double kHbmPerBusByte = 2;
 
-double hd(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
+double hd(const Model& m) {
+  return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
+}
 
 }  // namespace
 
@@ -76,7 +84,8 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
                                                       : "fp16_dense_tflops";
   double tf = gpu.fig(field, -1);
   if (tf <= 0) {
-    if (precision == Precision::kFp8) throw InputError(fmt::format("{} has no FP8 tensor cores", g.part));
+    if (precision == Precision::kFp8)
+      throw InputError(fmt::format("{} has no FP8 tensor cores", g.part));
     if (precision == Precision::kBf16)
       throw InputError(fmt::format("{} has no BF16 tensor cores (use --precision fp16)", g.part));
     throw InputError(fmt::format("{} has no fp16_dense_tflops figure in the catalog", g.part));
@@ -100,7 +109,9 @@ double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count)
   double q = tiles / (waves * gpu.sms);
   double flops = 2 * m * n * k * count;
   double bytes = 2 * (m * k + k * n + m * n) * count;
-  return std::max(flops / (gpu.peak_flops * gpu.gemm_efficiency * q), bytes / gpu.memory_bytes_per_s) + kLaunchS;
+  return std::max(flops / (gpu.peak_flops * gpu.gemm_efficiency * q),
+                  bytes / gpu.memory_bytes_per_s) +
+         kLaunchS;
 }
 
 double memory_time(const GpuSpec& gpu, double bytes) {
@@ -109,13 +120,15 @@ double memory_time(const GpuSpec& gpu, double bytes) {
 
 int nccl_channels(double busbw_Bps) {
   if (busbw_Bps <= 0) return 0;
-  return std::clamp(static_cast<int>(std::ceil(busbw_Bps / kChannelBytesPerS)), kMinChannels, kMaxChannels);
+  return std::clamp(static_cast<int>(std::ceil(busbw_Bps / kChannelBytesPerS)), kMinChannels,
+                    kMaxChannels);
 }
 
 double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fraction) {
   if (busbw_Bps <= 0) return 0;
   double mu = std::clamp(mem_fraction, 0.0, 1.0);
-  double sm_share = std::min(1.0, static_cast<double>(nccl_channels(busbw_Bps)) / std::max(1, gpu.sms));
+  double sm_share =
+      std::min(1.0, static_cast<double>(nccl_channels(busbw_Bps)) / std::max(1, gpu.sms));
   double hbm_share = std::min(1.0, kHbmPerBusByte * busbw_Bps / gpu.memory_bytes_per_s);
   return (1 - mu) * sm_share + mu * hbm_share;
 }
@@ -128,18 +141,20 @@ struct Dims {
   double act_bytes = 6;   ///< per element of f: gated activation read 4, write 2 (GeLU: 4)
 };
 
-// Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU kernels): a
-// norm reads and writes once (4 bytes), SwiGLU reads gate and up and writes once (6). Eager PyTorch (the
-// RMSNorm of Hugging Face's LlamaRMSNorm and torchtitan's RMSNorm: cast to fp32, pow, mean, multiply by
-// rsqrt, cast back, multiply by the weight: 6 + 8 + 4 + 8 + 6 + 4 = 36 bytes); eager SwiGLU is silu(gate)
-// (read 2, write 2) then a product (read 4, write 2): 10. LayerNorm is one kernel in eager PyTorch too
-// (torch.nn.LayerNorm), as is GeLU. Models with gated MLPs are taken to use RMSNorm (the Llama family).
+// Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU
+// kernels): a norm reads and writes once (4 bytes), SwiGLU reads gate and up and writes once (6).
+// Eager PyTorch (the RMSNorm of Hugging Face's LlamaRMSNorm and torchtitan's RMSNorm: cast to fp32,
+// pow, mean, multiply by rsqrt, cast back, multiply by the weight: 6 + 8 + 4 + 8 + 6 + 4 = 36
+// bytes); eager SwiGLU is silu(gate) (read 2, write 2) then a product (read 4, write 2): 10.
+// LayerNorm is one kernel in eager PyTorch too (torch.nn.LayerNorm), as is GeLU. Models with gated
+// MLPs are taken to use RMSNorm (the Llama family).
 constexpr double kEagerRmsNormBytes = 36, kEagerSwigluBytes = 10;
 
-// fp8 training (Transformer Engine, docs "Using FP8 with Transformer Engine"): only the linear layers' GEMMs
-// run in fp8; each GEMM input is cast from bf16 (read 2 bytes, write 1), and in training the cast also
-// writes the transposed copy the weight-gradient GEMM needs (cast_transpose: 4 bytes per element; LoRA has
-// no weight gradient of the base: 3). Fused attention stays in 16-bit (TE's fp8 attention is opt-in).
+// fp8 training (Transformer Engine, docs "Using FP8 with Transformer Engine"): only the linear
+// layers' GEMMs run in fp8; each GEMM input is cast from bf16 (read 2 bytes, write 1), and in
+// training the cast also writes the transposed copy the weight-gradient GEMM needs (cast_transpose:
+// 4 bytes per element; LoRA has no weight gradient of the base: 3). Fused attention stays in 16-bit
+// (TE's fp8 attention is opt-in).
 double fp8_cast_bytes(const Job& job) { return job.mode == Mode::kLora ? 3 : 4; }
 
 GpuSpec half_precision(GpuSpec g) {
@@ -147,9 +162,10 @@ GpuSpec half_precision(GpuSpec g) {
   return g;
 }
 
-// Attention block forward: QKV projection, attention core, output projection, norm, residual (seconds).
-double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, bool core_only,
-                         double* flops, double* mem) {
+// Attention block forward: QKV projection, attention core, output projection, norm, residual
+// (seconds).
+double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x,
+                         bool core_only, double* flops, double* mem) {
   double core_flops = 4 * x.S * x.s * x.a / x.t * x.d;
   double core;
   if (job.flash_attention) {
@@ -169,25 +185,34 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
   double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
-  double elementwise = memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
-  if (gpu.fp8) elementwise += memory_time(gpu, fp8_cast_bytes(job) * x.S * (x.h + x.a * x.d / x.t));  // QKV and proj inputs
+  double elementwise = memory_time(
+      gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  if (gpu.fp8)
+    elementwise += memory_time(
+        gpu, fp8_cast_bytes(job) * x.S * (x.h + x.a * x.d / x.t));  // QKV and proj inputs
   *mem += elementwise;
   return core + proj + elementwise;
 }
 
-double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, double* flops, double* mem) {
+double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, double* flops,
+                   double* mem) {
   double up_n = (m.gated_ffn ? 2 : 1) * x.f / x.t;
   double tokens = x.S * m.top_k;
   double per_expert = tokens / x.count;  // tokens each local expert sees (x.count local experts)
-  double t = gemm_time(gpu, per_expert, up_n, x.h, x.count) + gemm_time(gpu, per_expert, x.h, x.f / x.t, x.count);
+  double t = gemm_time(gpu, per_expert, up_n, x.h, x.count) +
+             gemm_time(gpu, per_expert, x.h, x.f / x.t, x.count);
   *flops += 2 * tokens * up_n * x.h + 2 * tokens * x.h * x.f / x.t;
   if (m.moe()) {
     t += gemm_time(gpu, x.S, m.experts, x.h);  // router
     *flops += 2 * x.S * x.h * m.experts;
   }
   double act_bytes = (m.gated_ffn ? x.act_bytes : 4) * tokens * x.f / x.t;
-  double elementwise = memory_time(gpu, act_bytes) + memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
-  if (gpu.fp8) elementwise += memory_time(gpu, fp8_cast_bytes(job) * (x.S * x.h + tokens * x.f / x.t));  // up and down inputs
+  double elementwise =
+      memory_time(gpu, act_bytes) +
+      memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+  if (gpu.fp8)
+    elementwise += memory_time(
+        gpu, fp8_cast_bytes(job) * (x.S * x.h + tokens * x.f / x.t));  // up and down inputs
   *mem += elementwise;
   return t + elementwise;
 }
@@ -196,19 +221,26 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
 
 LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
-  Dims x{static_cast<double>(job.seq) * mb, static_cast<double>(job.seq), static_cast<double>(m.hidden), hd(m),
-         static_cast<double>(m.heads), static_cast<double>(m.kv_heads), static_cast<double>(m.ffn),
-         static_cast<double>(p.tp), (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
+  Dims x{static_cast<double>(job.seq) * mb,
+         static_cast<double>(job.seq),
+         static_cast<double>(m.hidden),
+         hd(m),
+         static_cast<double>(m.heads),
+         static_cast<double>(m.kv_heads),
+         static_cast<double>(m.ffn),
+         static_cast<double>(p.tp),
+         (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
-  if (!framework_traits(job, p).fused_elementwise && m.gated_ffn) x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
+  if (!framework_traits(job, p).fused_elementwise && m.gated_ffn)
+    x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
   LayerCompute c;
   double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
   c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);
   c.mlp_f = mlp_forward(m, job, gpu, x, &mlp_flops, &c.mem_f);
   double core_f = attention_forward(m, job, gpu, x, true, &core_flops, &core_mem);
   c.flops_f = attn_flops + mlp_flops;
-  // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen weights
-  // (input gradients only); the attention core twice, 2.5x when fused; element-wise twice.
+  // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen
+  // weights (input gradients only); the attention core twice, 2.5x when fused; element-wise twice.
   bool lora = job.mode == Mode::kLora;
   double wfactor = lora ? 1.0 : 2.0;
   double core_b = job.flash_attention ? core_f * kFlashBackwardFlops : 2 * core_f;
@@ -218,8 +250,9 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
               (job.flash_attention ? kFlashBackwardFlops : 2.0) * core_flops;
   c.mem_b = 2 * c.mem_f;  // element-wise backward moves twice the forward bytes (header note)
   if (lora && job.base_weights == BaseWeights::kNf4) {
-    // QLoRA dequantizes each frozen NF4 weight to bf16 before its GEMM, in the forward and again for the
-    // input gradient (Dettmers et al. 2023, section 3): read 0.52 bytes, write 2, per parameter.
+    // QLoRA dequantizes each frozen NF4 weight to bf16 before its GEMM, in the forward and again
+    // for the input gradient (Dettmers et al. 2023, section 3): read 0.52 bytes, write 2, per
+    // parameter.
     double layer_w = (m.attention_params() + m.experts * m.expert_params()) / (p.tp * p.ep);
     double t = memory_time(gpu, (base_weight_bytes(job) + 2) * layer_w);
     c.attn_f += t, c.attn_b += t, c.mem_f += t, c.mem_b += t;
@@ -251,7 +284,7 @@ double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec
   double S = static_cast<double>(job.seq) * mb, V = static_cast<double>(m.vocab) / p.tp;
   double f = gemm_time(gpu, S, V, m.hidden);
   double loss = memory_time(gpu, 10 * S * V);  // logits read, fp32 softmax written and read back
-  double b = 2 * f;                            // input and weight gradients of the output projection
+  double b = 2 * f;  // input and weight gradients of the output projection
   if (job.mode == Mode::kLora) b = f;
   return f + b + loss + memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
 }

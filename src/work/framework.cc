@@ -10,14 +10,16 @@ namespace {
 // Megatron-core DistributedDataParallel: bucket_size = max(40000000, 1000000 * dp) parameters
 // (megatron/core/distributed/distributed_data_parallel.py).
 double megatron_bucket(int dp) { return std::max(40e6, 1e6 * dp); }
-// PyTorch DDP bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel), fp32 gradients: 25 MiB / 4 B.
+// PyTorch DDP bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel), fp32 gradients: 25
+// MiB / 4 B.
 constexpr double kDdpBucketParams = 25.0 * (1 << 20) / 4;
 // DeepSpeed reduce_bucket_size default 5e8 elements (deepspeed.ai/docs/config-json).
 constexpr double kDeepSpeedReduceBucket = 5e8;
-// Host time per rank of a torch.distributed list collective as DeepSpeed 0.3 issued it: one tensor view
-// made in Python (narrow, ~2 us: pytorch/pytorch issue #41383, "approx 2 us", half of it Python) and one
-// copy_ of it in C++ (~1 us of ATen dispatch, same issue) through cudaMemcpyAsync (5-7 us per call,
-// Wu et al. 2026, arXiv 2602.21548, section 5.2; 6 taken). derived: 2 + 1 + 6 = 9 us.
+// Host time per rank of a torch.distributed list collective as DeepSpeed 0.3 issued it: one tensor
+// view made in Python (narrow, ~2 us: pytorch/pytorch issue #41383, "approx 2 us", half of it
+// Python) and one copy_ of it in C++ (~1 us of ATen dispatch, same issue) through cudaMemcpyAsync
+// (5-7 us per call, Wu et al. 2026, arXiv 2602.21548, section 5.2; 6 taken). derived: 2 + 1 + 6 = 9
+// us.
 constexpr double kCopyLaunch_s = 9e-6;
 }  // namespace
 
@@ -27,7 +29,8 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   bool half = job.precision == Precision::kFp16;
   switch (job.framework) {
     case Framework::kMegatron:
-      t.grad_overlap = p.zero >= 3;  // DDP: overlap_grad_reduce = False; Megatron-FSDP overlaps its collectives
+      t.grad_overlap =
+          p.zero >= 3;  // DDP: overlap_grad_reduce = False; Megatron-FSDP overlaps its collectives
       t.grad_bytes = half ? 2 : 4;
       t.fused_elementwise = true;
       break;
@@ -49,42 +52,48 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.zero3_reduce_bucket_params = kDeepSpeedReduceBucket;
       t.per_module_gather = true;
       t.bucket_params = kDeepSpeedReduceBucket;
-      // The recomputed forward runs the sub-modules' forward hooks, which gather and, after it, release
-      // the weights (DeepSpeed issue #4784: pre_sub_module_forward_function runs in the recomputation;
-      // PR #8130 keeps frozen weights gathered there, trainable ones still released); the backward's
-      // pre-backward hook gathers them again.
+      // The recomputed forward runs the sub-modules' forward hooks, which gather and, after it,
+      // release the weights (DeepSpeed issue #4784: pre_sub_module_forward_function runs in the
+      // recomputation; PR #8130 keeps frozen weights gathered there, trainable ones still
+      // released); the backward's pre-backward hook gathers them again.
       t.zero3_regather_for_recompute = true;
       if (job.framework == Framework::kDeepSpeed03) {
-        // DeepSpeed 0.3.x (stage 3 first shipped in 0.3.13, March 2021) as deepspeed, except how stage 3
-        // issues its collectives, which DeepSpeed PR #1188 (June 2021) changed:
-        //  * every parameter all-gather called torch.cuda.synchronize() before launching (PR #1188: "the
-        //    async version is not async at all, because each all_gather calls torch.cuda.synchronize()";
-        //    issue #1069: "a torch.cuda.synchronize() sync point when pre_launch next all_gather"): the
-        //    device drains, so no gather or gradient reduce-scatter runs beside the compute;
+        // DeepSpeed 0.3.x (stage 3 first shipped in 0.3.13, March 2021) as deepspeed, except how
+        // stage 3 issues its collectives, which DeepSpeed PR #1188 (June 2021) changed:
+        //  * every parameter all-gather called torch.cuda.synchronize() before launching (PR #1188:
+        //  "the
+        //    async version is not async at all, because each all_gather calls
+        //    torch.cuda.synchronize()"; issue #1069: "a torch.cuda.synchronize() sync point when
+        //    pre_launch next all_gather"): the device drains, so no gather or gradient
+        //    reduce-scatter runs beside the compute;
         //  * one all-gather per parameter, ~0.13 ms pre-launch + ~0.25 ms launch of host time each
         //    (issue #1069, 8 A100 p4d box, DeepSpeed 0.3.16, PyTorch 1.8);
         //  * the gathered partitions copied out one tensor per rank (PR #1188: "the existing
         //    _allgather_params has explicit memcpy after the all-gather op"; PyTorch 1.8
         //    ProcessGroupNCCL::allgather copies outputTensors[i][j] one by one), and the gradient
-        //    reduce-scatter's inputs copied in the same way (ProcessGroupNCCL::reduce_scatter flattens its
-        //    input list): one copy_ per rank, kCopyLaunch_s each.
+        //    reduce-scatter's inputs copied in the same way (ProcessGroupNCCL::reduce_scatter
+        //    flattens its input list): one copy_ per rank, kCopyLaunch_s each.
         t.grad_overlap = false;
         t.zero3_blocking = true;
-        t.zero3_call_s = 0.13e-3 + 0.25e-3 - 8 * kCopyLaunch_s;  // #1069 timed 8 ranks: their copies out
+        t.zero3_call_s =
+            0.13e-3 + 0.25e-3 - 8 * kCopyLaunch_s;  // #1069 timed 8 ranks: their copies out
         t.zero3_call_per_rank_s = kCopyLaunch_s;
       }
       break;
   }
   if (job.grad_overlap != Switch::kDefault) t.grad_overlap = job.grad_overlap == Switch::kOn;
-  if (job.fused_elementwise != Switch::kDefault) t.fused_elementwise = job.fused_elementwise == Switch::kOn;
-  if (job.framework == Framework::kMegatron) t.bucket_params = t.grad_overlap ? megatron_bucket(p.dp) : 0;
+  if (job.fused_elementwise != Switch::kDefault)
+    t.fused_elementwise = job.fused_elementwise == Switch::kOn;
+  if (job.framework == Framework::kMegatron)
+    t.bucket_params = t.grad_overlap ? megatron_bucket(p.dp) : 0;
   if (job.framework == Framework::kFsdp) t.bucket_params = kDdpBucketParams;
   return t;
 }
 
 std::string framework_problem(const Job& job, const Plan& p) {
   if (job.framework == Framework::kFsdp && p.zero == 1 && p.dp > 1)
-    return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework megatron/deepspeed)";
+    return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework "
+           "megatron/deepspeed)";
   return "";
 }
 
@@ -98,9 +107,11 @@ std::vector<double> zero3_units(const Model& m, const Plan& p, bool per_module) 
     u.push_back(q + 2 * kv + o + experts * (m.gated_ffn ? 3 : 2) * h * f / t + router + 2 * h);
     return u;
   }
-  if (m.gated_ffn) {  // Llama-style modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
+  if (m.gated_ffn) {  // Llama-style modules: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj,
+                      // down_proj
     u.insert(u.end(), {q, kv, kv, o});
-    for (int e = 0; e < static_cast<int>(experts); ++e) u.insert(u.end(), {h * f / t, h * f / t, f * h / t});
+    for (int e = 0; e < static_cast<int>(experts); ++e)
+      u.insert(u.end(), {h * f / t, h * f / t, f * h / t});
   } else {  // GPT-style: fused query_key_value, dense, dense_h_to_4h, dense_4h_to_h
     u.insert(u.end(), {q + 2 * kv, o});
     for (int e = 0; e < static_cast<int>(experts); ++e) u.insert(u.end(), {h * f / t, f * h / t});

@@ -7,19 +7,22 @@ namespace linkwise::work {
 
 namespace {
 
-double head_dim(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
+double head_dim(const Model& m) {
+  return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
+}
 
 // Mixed-precision bytes per parameter (Rajbhandari et al. 2020, ZeRO, section 3.1).
-constexpr double kWeightBytes = 2;     // bf16 weights
-constexpr double kFp8CopyBytes = 1;    // fp8 weight copy kept by fp8 training (Micikevicius et al. 2022)
-constexpr double kGradBytes = 2;       // bf16 gradients
-constexpr double kOptimizerBytes = 12; // fp32 master weight + Adam m + Adam v
-// Runtime reserve: CUDA context and NCCL's per-peer channel buffers. derived: estimate, about 0.5 GiB of
-// CUDA context (PyTorch reports 300-600 MiB on A100/H100) plus NCCL_BUFFSIZE 4 MiB x 2 directions x up to
-// 32 channels x 2 protocols (NCCL docs, NCCL_BUFFSIZE default 4 MiB).
+constexpr double kWeightBytes = 2;  // bf16 weights
+constexpr double kFp8CopyBytes =
+    1;                            // fp8 weight copy kept by fp8 training (Micikevicius et al. 2022)
+constexpr double kGradBytes = 2;  // bf16 gradients
+constexpr double kOptimizerBytes = 12;  // fp32 master weight + Adam m + Adam v
+// Runtime reserve: CUDA context and NCCL's per-peer channel buffers. derived: estimate, about 0.5
+// GiB of CUDA context (PyTorch reports 300-600 MiB on A100/H100) plus NCCL_BUFFSIZE 4 MiB x 2
+// directions x up to 32 channels x 2 protocols (NCCL docs, NCCL_BUFFSIZE default 4 MiB).
 constexpr double kRuntimeReserveBytes = 1.0 * (1ull << 30);
-// Gradient bucket of PyTorch DDP (bucket_cap_mb = 25, torch.nn.parallel.DistributedDataParallel docs);
-// two in flight while one reduces and the next fills.
+// Gradient bucket of PyTorch DDP (bucket_cap_mb = 25, torch.nn.parallel.DistributedDataParallel
+// docs); two in flight while one reduces and the next fills.
 constexpr double kBucketBytes = 25.0 * (1 << 20);
 
 }  // namespace
@@ -28,11 +31,16 @@ double lora_params(const Model& m, const LoraSpec& lora) {
   double h = m.hidden, d = head_dim(m), r = lora.rank, f = m.ffn;
   double per_layer = 0;
   for (const auto& t : lora.targets) {
-    if (t == "q") per_layer += r * (h + m.heads * d);
-    else if (t == "k" || t == "v") per_layer += r * (h + m.kv_heads * d);
-    else if (t == "o") per_layer += r * (m.heads * d + h);
-    else if (t == "gate" || t == "up") per_layer += m.experts * r * (h + f);
-    else if (t == "down") per_layer += m.experts * r * (f + h);
+    if (t == "q")
+      per_layer += r * (h + m.heads * d);
+    else if (t == "k" || t == "v")
+      per_layer += r * (h + m.kv_heads * d);
+    else if (t == "o")
+      per_layer += r * (m.heads * d + h);
+    else if (t == "gate" || t == "up")
+      per_layer += m.experts * r * (h + f);
+    else if (t == "down")
+      per_layer += m.experts * r * (f + h);
   }
   return per_layer * m.layers;
 }
@@ -40,8 +48,8 @@ double lora_params(const Model& m, const LoraSpec& lora) {
 double stage_params(const Model& m, const Plan& p, int stage) {
   double layers = static_cast<double>(m.layers) / p.pp;
   double router = m.moe() ? static_cast<double>(m.hidden) * m.experts : 0;
-  double per_layer = m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) + router +
-                     2.0 * m.hidden;
+  double per_layer = m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) +
+                     router + 2.0 * m.hidden;
   double params = layers * per_layer;
   double table = static_cast<double>(m.vocab) * m.hidden / p.tp;  // vocabulary-parallel embedding
   if (stage == 0) params += table;
@@ -56,7 +64,8 @@ double layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
   if (job.recompute == Recompute::kFull) return 2 * S * h / outer_div;
   // Korthikanti et al. 2022, section 4.1, generalised to GQA, gated MLPs and MoE (see memory.h).
   double outer = 4 * S * h + 2 * S * h + 2 * S * h + (m.dropout ? 2 * S * h : 0);
-  double kv = std::max(m.kv_heads * d / t, d);  // a KV head is replicated when tp exceeds their count
+  double kv =
+      std::max(m.kv_heads * d / t, d);  // a KV head is replicated when tp exceeds their count
   double inner = 2 * S * m.heads * d / t + 2 * 2 * S * kv + 2 * S * m.heads * d / t +
                  m.top_k * (m.gated_ffn ? 6 : 4) * S * f / t;
   double core = 0;
@@ -81,19 +90,22 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     double params = stage_params(m, p, stage);
     const double sd = p.shard_size();  // HSDP shards over its shard group only
     double w_div = p.zero >= 3 ? sd : 1, g_div = p.zero >= 2 ? sd : 1, o_div = p.zero >= 1 ? sd : 1;
-    double wbytes = job.mode == Mode::kLora ? base_weight_bytes(job)
-                                            : kWeightBytes + (job.precision == Precision::kFp8 ? kFp8CopyBytes : 0);
+    double wbytes = job.mode == Mode::kLora
+                        ? base_weight_bytes(job)
+                        : kWeightBytes + (job.precision == Precision::kFp8 ? kFp8CopyBytes : 0);
     r.weights = params * wbytes / w_div;
     double trainable = params;
     if (job.mode == Mode::kLora) {
       double adapters = lora_params(m, job.lora) / (m.layers * p.tp) * layers;
-      r.lora = adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : kOptimizerBytes));
+      r.lora =
+          adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : kOptimizerBytes));
       r.host_bytes = job.offload_optimizer ? adapters * kOptimizerBytes : 0;
       trainable = 0;
     }
     r.gradients = trainable * kGradBytes / g_div;
     r.optimizer = job.offload_optimizer ? 0 : trainable * kOptimizerBytes / o_div;
-    if (job.mode != Mode::kLora && job.offload_optimizer) r.host_bytes = trainable * kOptimizerBytes / o_div;
+    if (job.mode != Mode::kLora && job.offload_optimizer)
+      r.host_bytes = trainable * kOptimizerBytes / o_div;
     r.activations = per_layer * layers * in_flight;
     if (job.recompute == Recompute::kFull) {  // one layer recomputed in full during its backward
       Job sel = job;

@@ -15,7 +15,9 @@
 namespace linkwise::work {
 
 namespace {
-double hd(const Model& m) { return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads; }
+double hd(const Model& m) {
+  return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
+}
 }  // namespace
 
 double Model::attention_params() const {
@@ -23,7 +25,9 @@ double Model::attention_params() const {
   return h * (heads * d + 2.0 * kv_heads * d) + heads * d * h;
 }
 
-double Model::expert_params() const { return (gated_ffn ? 3.0 : 2.0) * hidden * static_cast<double>(ffn); }
+double Model::expert_params() const {
+  return (gated_ffn ? 3.0 : 2.0) * hidden * static_cast<double>(ffn);
+}
 
 double Model::layer_params() const {
   double router = moe() ? static_cast<double>(hidden) * experts : 0;
@@ -73,22 +77,25 @@ void validate_model(const Model& m, const std::function<SourceLocation(const cha
        fmt::format("'kv_heads' ({}) must divide 'heads' ({})", m.kv_heads, m.heads));
   need(m.head_dim >= 0, "head_dim", fmt::format("'head_dim' must be positive, not {}", m.head_dim));
   need(m.head_dim > 0 || m.hidden % m.heads == 0, "heads",
-       fmt::format("'heads' ({}) must divide 'hidden' ({}) unless 'head_dim' is given", m.heads, m.hidden));
+       fmt::format("'heads' ({}) must divide 'hidden' ({}) unless 'head_dim' is given", m.heads,
+                   m.hidden));
   positive(m.ffn, "ffn");
   positive(m.vocab, "vocab");
   need(m.experts >= 1, "experts", fmt::format("'experts' must be at least 1, not {}", m.experts));
   need(m.top_k >= 1 && m.top_k <= m.experts, "top_k",
        fmt::format("'top_k' ({}) must be between 1 and 'experts' ({})", m.top_k, m.experts));
   positive(m.seq, "seq");
-  need(m.max_context >= 0, "max_context", fmt::format("'max_context' must be positive, not {}", m.max_context));
+  need(m.max_context >= 0, "max_context",
+       fmt::format("'max_context' must be positive, not {}", m.max_context));
 }
 
 Model parse_model(const std::string& text, const std::string& file) {
   using namespace detail;
   YAML::Node n = load_yaml(text, file);
   check_keys(n,
-             {"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "gated_ffn",
-              "vocab", "experts", "top_k", "tied_embeddings", "dropout", "seq", "max_context"},
+             {"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+              "gated_ffn", "vocab", "experts", "top_k", "tied_embeddings", "dropout", "seq",
+              "max_context"},
              file, "a model");
   Model m;
   m.file = file;
@@ -96,14 +103,17 @@ Model parse_model(const std::string& text, const std::string& file) {
     if (n[k]) out = as_string(n[k], file, k);
   };
   auto num = [&](const char* k, int& out, bool required) {
-    if (n[k]) out = as_int(n[k], file, k);
-    else if (required) throw InputError(fmt::format("a model needs '{}'", k), location_of(n, file));
+    if (n[k])
+      out = as_int(n[k], file, k);
+    else if (required)
+      throw InputError(fmt::format("a model needs '{}'", k), location_of(n, file));
   };
   auto flag = [&](const char* k, bool& out) {
     if (!n[k]) return;
     std::string s = as_string(n[k], file, k);
     if (s != "true" && s != "false")
-      throw InputError(fmt::format("'{}' must be true or false, not '{}'", k, s), location_of(n[k], file));
+      throw InputError(fmt::format("'{}' must be true or false, not '{}'", k, s),
+                       location_of(n[k], file));
     out = s == "true";
   };
   str("id", m.id);
@@ -126,7 +136,9 @@ Model parse_model(const std::string& text, const std::string& file) {
   flag("gated_ffn", m.gated_ffn);
   flag("tied_embeddings", m.tied_embeddings);
   flag("dropout", m.dropout);
-  validate_model(m, [&](const char* field) { return n[field] ? location_of(n[field], file) : location_of(n, file); });
+  validate_model(m, [&](const char* field) {
+    return n[field] ? location_of(n[field], file) : location_of(n, file);
+  });
   return m;
 }
 
@@ -145,12 +157,14 @@ Model find_model(const std::string& id_or_path) {
   if (const auto* f = detail::find_embedded("data/models/" + id_or_path + ".yaml"))
     return parse_model(std::string(f->contents), std::string(f->path));
   std::error_code ec;
-  if (std::filesystem::is_regular_file(id_or_path, ec)) return parse_model(read_file(id_or_path), id_or_path);
+  if (std::filesystem::is_regular_file(id_or_path, ec))
+    return parse_model(read_file(id_or_path), id_or_path);
   std::vector<std::string> ids;
   for (const auto& m : model_presets()) ids.push_back(m.id);
   std::string hint = did_you_mean(id_or_path, ids);
-  throw InputError(fmt::format("'{}' is neither a model preset nor a model file{}", id_or_path,
-                               hint.empty() ? " (presets: " + fmt::to_string(fmt::join(ids, ", ")) + ")" : "; " + hint));
+  throw InputError(fmt::format(
+      "'{}' is neither a model preset nor a model file{}", id_or_path,
+      hint.empty() ? " (presets: " + fmt::to_string(fmt::join(ids, ", ")) + ")" : "; " + hint));
 }
 
 }  // namespace linkwise::work

@@ -1,10 +1,11 @@
+#include "linkwise/work/model.h"
+
 #include <gtest/gtest.h>
 
-#include "linkwise/util/error.h"
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
 #include "linkwise/work/compute.h"
 #include "linkwise/work/memory.h"
-#include "linkwise/work/model.h"
 #include "linkwise/work/plan.h"
 
 namespace linkwise::work {
@@ -16,16 +17,16 @@ TEST(WorkModel, PresetsLoad) {
   auto all = model_presets();
   std::vector<std::string> ids;
   for (const auto& m : all) ids.push_back(m.id);
-  for (const char* id : {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b",
-                         "mixtral-8x7b", "gpt3-175b"})
+  for (const char* id : {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b",
+                         "llama3-405b", "mixtral-8x7b", "gpt3-175b"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
 }
 
 TEST(WorkModel, Llama2_7bParameters) {
   // Hand derivation (h = 4096, f = 11008, 32 layers, V = 32000, MHA, SwiGLU, untied):
   //   attention 4·h² = 67,108,864; MLP 3·h·f = 135,266,304; two norms 2h = 8,192
-  //   layer 202,383,360; x 32 = 6,476,267,520; embedding + output 2·V·h = 262,144,000; final norm 4,096
-  //   total 6,738,415,616 (the 6.74B Touvron et al. report).
+  //   layer 202,383,360; x 32 = 6,476,267,520; embedding + output 2·V·h = 262,144,000; final norm
+  //   4,096 total 6,738,415,616 (the 6.74B Touvron et al. report).
   auto m = find_model("llama2-7b");
   EXPECT_NEAR(m.layer_params(), 202383360.0, 202383360.0 * kExact);
   EXPECT_NEAR(m.total_params(), 6738415616.0, 6738415616.0 * kExact);
@@ -48,8 +49,8 @@ TEST(WorkModel, Gpt3ForwardFlopsIncludeAttention) {
 }
 
 TEST(WorkModel, MixtralActiveParameters) {
-  // 2 of 8 experts active: 32·(attention 41,943,040 + 2·176,160,768 + router 32,768) + V·h 131,072,000
-  // = 12,748,587,008: about 13B active of 47B in all, as Jiang et al. 2024 say.
+  // 2 of 8 experts active: 32·(attention 41,943,040 + 2·176,160,768 + router 32,768) + V·h
+  // 131,072,000 = 12,748,587,008: about 13B active of 47B in all, as Jiang et al. 2024 say.
   auto m = find_model("mixtral-8x7b");
   EXPECT_NEAR(m.active_params() / 1e9, 12.75, 0.01);
   EXPECT_NEAR(m.total_params() / 1e9, 46.70, 0.01);
@@ -60,7 +61,9 @@ TEST(WorkModel, BadYamlNamesTheField) {
     parse_model("id: x\nlayers: 2\nhidden: 64\nheads: 3\nffn: 128\nvocab: 100\n", "m.yaml");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "m.yaml:4:8: model 'x': 'heads' (3) must divide 'hidden' (64) unless 'head_dim' is given");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "m.yaml:4:8: model 'x': 'heads' (3) must divide 'hidden' (64) unless 'head_dim' is given");
   }
   EXPECT_THROW(find_model("llama3-7b"), InputError);
 }
@@ -79,7 +82,8 @@ TEST(WorkMemory, ActivationsFollowKorthikanti) {
   EXPECT_NEAR(layer_activation_bytes(m, j, p), 358612992.0, 1);
   j.recompute = Recompute::kFull;
   EXPECT_NEAR(layer_activation_bytes(m, j, p), 6291456.0, 1);
-  // Without SP the 10·s·b·h outer part is not divided: (10 + 24/8)·sbh = 13·2048·12288 = 327,155,712.
+  // Without SP the 10·s·b·h outer part is not divided: (10 + 24/8)·sbh = 13·2048·12288 =
+  // 327,155,712.
   j.recompute = Recompute::kSelective;
   p.sp = false;
   EXPECT_NEAR(layer_activation_bytes(m, j, p), 327155712.0, 1);
@@ -104,7 +108,8 @@ TEST(WorkMemory, ModelStatesByZeroStage) {
 }
 
 TEST(WorkMemory, LoraFreezesTheBase) {
-  // LoRA rank 16 on q,k,v,o of Llama 2 7B: per layer 4·16·(4096 + 4096) = 524,288; x32 = 16,777,216.
+  // LoRA rank 16 on q,k,v,o of Llama 2 7B: per layer 4·16·(4096 + 4096) = 524,288; x32 =
+  // 16,777,216.
   auto m = find_model("llama2-7b");
   Job j;
   j.mode = Mode::kLora, j.seq = 4096, j.global_batch = 1;
@@ -117,24 +122,30 @@ TEST(WorkMemory, LoraFreezesTheBase) {
 }
 
 TEST(WorkCompute, GemmEfficiencyAtTwoShapes) {
-  // A100 (312 TFLOP/s bf16, 2,039 GB/s, 108 SMs, η 0.85), efficiency = 2mnk / (t · peak), launch excluded.
+  // A100 (312 TFLOP/s bf16, 2,039 GB/s, 108 SMs, η 0.85), efficiency = 2mnk / (t · peak), launch
+  // excluded.
   auto c = topo::load_chassis("dgx-a100");
   GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
-  auto eff = [&](double m, double n, double k) { return 2 * m * n * k / ((gemm_time(g, m, n, k) - 3e-6) * g.peak_flops); };
-  // Llama 2 7B MLP up-projection, 8 sequences of 4096 tokens: 32768 x 11008 x 4096: 128 · 86 = 11,008 tiles
-  // in ceil(11008/108) = 102 waves: q = 11008/11016 = 0.99927, efficiency 0.85 · 0.99927 = 0.8494.
+  auto eff = [&](double m, double n, double k) {
+    return 2 * m * n * k / ((gemm_time(g, m, n, k) - 3e-6) * g.peak_flops);
+  };
+  // Llama 2 7B MLP up-projection, 8 sequences of 4096 tokens: 32768 x 11008 x 4096: 128 · 86 =
+  // 11,008 tiles in ceil(11008/108) = 102 waves: q = 11008/11016 = 0.99927, efficiency 0.85 ·
+  // 0.99927 = 0.8494.
   EXPECT_NEAR(eff(32768, 11008, 4096), 0.85 * 11008 / 11016, 1e-9);
-  // A thin one, one 2048-token sequence through a TP=8 shard of the attention output (2048 x 512 x 4096):
-  // 8 · 4 = 32 tiles on 108 SMs, one wave a third full: q = 32/108, efficiency 0.85 · 0.2963 = 0.2519.
+  // A thin one, one 2048-token sequence through a TP=8 shard of the attention output (2048 x 512 x
+  // 4096): 8 · 4 = 32 tiles on 108 SMs, one wave a third full: q = 32/108, efficiency 0.85 · 0.2963
+  // = 0.2519.
   EXPECT_NEAR(eff(2048, 512, 4096), 0.85 * 32 / 108, 1e-9);
 }
 
 TEST(WorkMemory, Fp8LoraBaseOf70bModel) {
-  // Llama 2 70B, LoRA, tp=8 (pp=1: the one stage holds both embedding tables). Per layer on one GPU:
-  // attention 8192·(64·128 + 2·8·128) + 64·128·8192 = 150,994,944 / 8 = 18,874,368; MLP 3·8192·28672 =
-  // 704,643,072 / 8 = 88,080,384; norms 2·8192 = 16,384: 106,971,136; 80 layers 8,557,690,880; embedding
-  // and output tables 2·32000·8192 / 8 = 65,536,000, final norm 8192: 8,623,235,072 parameters.
-  // fp8 base: 1 byte each (8.03 GiB); bf16: 2 (16.06 GiB); NF4 with double quantization: 4.127 bits.
+  // Llama 2 70B, LoRA, tp=8 (pp=1: the one stage holds both embedding tables). Per layer on one
+  // GPU: attention 8192·(64·128 + 2·8·128) + 64·128·8192 = 150,994,944 / 8 = 18,874,368; MLP
+  // 3·8192·28672 = 704,643,072 / 8 = 88,080,384; norms 2·8192 = 16,384: 106,971,136; 80 layers
+  // 8,557,690,880; embedding and output tables 2·32000·8192 / 8 = 65,536,000, final norm 8192:
+  // 8,623,235,072 parameters. fp8 base: 1 byte each (8.03 GiB); bf16: 2 (16.06 GiB); NF4 with
+  // double quantization: 4.127 bits.
   Model m = find_model("llama2-70b");
   Plan p = parse_plan("tp=8");
   Job j;
@@ -145,8 +156,9 @@ TEST(WorkMemory, Fp8LoraBaseOf70bModel) {
   EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, 2 * params, 1);
   j.base_weights = BaseWeights::kNf4;
   EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).weights, 4.127 / 8 * params, 1);
-  // Adapters (rank 16 on q, k, v, o) keep 16 bytes per parameter whatever the base: per layer 16·(8192 +
-  // 8192) + 2·16·(8192 + 1024) + 16·(8192 + 8192) = 819,200, / 8 per GPU, x 80 layers = 8,192,000.
+  // Adapters (rank 16 on q, k, v, o) keep 16 bytes per parameter whatever the base: per layer
+  // 16·(8192 + 8192) + 2·16·(8192 + 1024) + 16·(8192 + 8192) = 819,200, / 8 per GPU, x 80 layers =
+  // 8,192,000.
   EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).lora, 16 * 8192000.0, 1);
 }
 
@@ -162,10 +174,12 @@ TEST(WorkPlan, ParseAndProblems) {
   auto m = find_model("llama2-7b");
   Job j;
   j.global_batch = 8;
-  EXPECT_EQ(plan_problem(parse_plan("tp=3"), m, j, 8), "tp=3 does not divide the 32 attention heads of llama2-7b");
+  EXPECT_EQ(plan_problem(parse_plan("tp=3"), m, j, 8),
+            "tp=3 does not divide the 32 attention heads of llama2-7b");
   EXPECT_EQ(plan_problem(parse_plan("tp=8,dp=2"), m, j, 8),
             "plan tp=8,pp=1,dp=2,zero=0 needs tp·pp·dp = 16 GPUs but the chassis has 8");
-  EXPECT_EQ(plan_problem(parse_plan("pp=3"), m, j, 8), "pp=3 does not divide the 32 layers of llama2-7b");
+  EXPECT_EQ(plan_problem(parse_plan("pp=3"), m, j, 8),
+            "pp=3 does not divide the 32 layers of llama2-7b");
   EXPECT_EQ(plan_problem(parse_plan("tp=8"), m, j, 8), "");
 }
 
@@ -174,8 +188,10 @@ TEST(WorkCompute, GemmRoofline) {
   g.peak_flops = 312e12, g.memory_bytes_per_s = 2e12, g.sms = 108, g.gemm_efficiency = 0.85;
   // 8192^3: 32·64 = 2048 tiles of 256x128 in ceil(2048/108) = 19 waves: q = 2048/2052 = 0.99805;
   // t = 2·8192³ / (312e12 · 0.85 · 0.99805) + 3 us = 4.1544 ms.
-  EXPECT_NEAR(gemm_time(g, 8192, 8192, 8192), 2 * 549755813888.0 / (312e12 * 0.85 * 2048 / 2052) + 3e-6, 1e-9);
-  // A skinny GEMM is memory-bound: m = 1: bytes 2·(k + k·n + n) for n = k = 8192 = 134,250,496 -> 67.1 us.
+  EXPECT_NEAR(gemm_time(g, 8192, 8192, 8192),
+              2 * 549755813888.0 / (312e12 * 0.85 * 2048 / 2052) + 3e-6, 1e-9);
+  // A skinny GEMM is memory-bound: m = 1: bytes 2·(k + k·n + n) for n = k = 8192 = 134,250,496
+  // -> 67.1 us.
   EXPECT_NEAR(gemm_time(g, 1, 8192, 8192), 2 * (8192.0 + 8192.0 * 8192 + 8192) / 2e12 + 3e-6, 1e-9);
 }
 

@@ -1,7 +1,5 @@
 #include "linkwise/work/plan.h"
 
-#include "linkwise/work/framework.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -14,6 +12,7 @@
 #include "linkwise/util/error.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
+#include "linkwise/work/framework.h"
 
 namespace linkwise::work {
 
@@ -38,7 +37,8 @@ int parse_count(const std::string& key, const std::string& value, int lo, int hi
     if (pos == value.size() && v >= lo && v <= hi) return v;
   } catch (const std::exception&) {
   }
-  throw InputError(fmt::format("--plan: '{}' must be a whole number from {} to {}, not '{}'", key, lo, hi, value));
+  throw InputError(fmt::format("--plan: '{}' must be a whole number from {} to {}, not '{}'", key,
+                               lo, hi, value));
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -65,53 +65,70 @@ Plan parse_plan(const std::string& text) {
     std::vector<std::string> sorted = dims;
     std::sort(sorted.begin(), sorted.end());
     if (sorted != std::vector<std::string>{"dp", "pp", "tp"})
-      throw InputError(fmt::format("--plan: 'order' must name tp, dp and pp once each, innermost first "
-                                   "(e.g. order=dp,tp,pp), not '{}'", tail));
+      throw InputError(
+          fmt::format("--plan: 'order' must name tp, dp and pp once each, innermost first "
+                      "(e.g. order=dp,tp,pp), not '{}'",
+                      tail));
     p.order = fmt::to_string(fmt::join(dims, ","));
     std::size_t end = at + 6 + p.order.size();
     rest = rest.substr(0, at) + (end < rest.size() ? rest.substr(end + 1) : "");
   }
-  static const std::vector<std::string> keys = {"tp", "pp", "dp", "ep", "zero", "vpp", "sp", "mb", "shard", "order"};
+  static const std::vector<std::string> keys = {"tp",  "pp", "dp", "ep",    "zero",
+                                                "vpp", "sp", "mb", "shard", "order"};
   std::vector<std::string> seen;
   if (text.find("order=") != std::string::npos) seen.push_back("order");
   for (const auto& part : split(rest, ',')) {
     if (part.empty()) continue;
     auto eq = part.find('=');
     if (eq == std::string::npos)
-      throw InputError(fmt::format("--plan: expected key=value, not '{}' (keys: {})", part, fmt::to_string(fmt::join(keys, ", "))));
+      throw InputError(fmt::format("--plan: expected key=value, not '{}' (keys: {})", part,
+                                   fmt::to_string(fmt::join(keys, ", "))));
     std::string k = part.substr(0, eq), v = part.substr(eq + 1);
     if (std::find(seen.begin(), seen.end(), k) != seen.end())
       throw InputError(fmt::format("--plan: '{}' is given twice in '{}'", k, text));
     seen.push_back(k);
-    if (k == "tp") p.tp = parse_count(k, v, 1, 1 << 20);
-    else if (k == "pp") p.pp = parse_count(k, v, 1, 1 << 20);
-    else if (k == "dp") p.dp = parse_count(k, v, 1, 1 << 20);
-    else if (k == "ep") p.ep = parse_count(k, v, 1, 1 << 20);
-    else if (k == "zero") p.zero = parse_count(k, v, 0, 3);
-    else if (k == "vpp") p.vpp = parse_count(k, v, 1, 1 << 10);
-    else if (k == "mb") p.micro_batch = parse_count(k, v, 1, 1 << 20);
-    else if (k == "shard") p.shard = parse_count(k, v, 1, 1 << 20);
+    if (k == "tp")
+      p.tp = parse_count(k, v, 1, 1 << 20);
+    else if (k == "pp")
+      p.pp = parse_count(k, v, 1, 1 << 20);
+    else if (k == "dp")
+      p.dp = parse_count(k, v, 1, 1 << 20);
+    else if (k == "ep")
+      p.ep = parse_count(k, v, 1, 1 << 20);
+    else if (k == "zero")
+      p.zero = parse_count(k, v, 0, 3);
+    else if (k == "vpp")
+      p.vpp = parse_count(k, v, 1, 1 << 10);
+    else if (k == "mb")
+      p.micro_batch = parse_count(k, v, 1, 1 << 20);
+    else if (k == "shard")
+      p.shard = parse_count(k, v, 1, 1 << 20);
     else if (k == "sp") {
-      if (v != "on" && v != "off") throw InputError(fmt::format("--plan: 'sp' must be on or off, not '{}'", v));
+      if (v != "on" && v != "off")
+        throw InputError(fmt::format("--plan: 'sp' must be on or off, not '{}'", v));
       p.sp = v == "on";
     } else {
       std::string hint = did_you_mean(k, keys);
-      throw InputError(fmt::format("--plan: unknown key '{}' (keys: {}){}", limits::quote_value(k), fmt::to_string(fmt::join(keys, ", ")),
+      throw InputError(fmt::format("--plan: unknown key '{}' (keys: {}){}", limits::quote_value(k),
+                                   fmt::to_string(fmt::join(keys, ", ")),
                                    hint.empty() ? "" : "; " + hint));
     }
   }
-  // Products of the sizes stay within limits::kMaxPlanGpus, so no count derived from them overflows.
+  // Products of the sizes stay within limits::kMaxPlanGpus, so no count derived from them
+  // overflows.
   auto product = [&](std::initializer_list<int> xs) {
     std::int64_t r = 1;
     for (int x : xs) r = limits::checked_mul(r, x).value_or(limits::kMaxPlanGpus + 1);
     return r;
   };
   if (product({p.tp, p.pp, p.dp}) > limits::kMaxPlanGpus)
-    throw InputError(fmt::format("--plan: tp·pp·dp = {}·{}·{} is more than {} GPUs", p.tp, p.pp, p.dp,
-                                 limits::kMaxPlanGpus));
-  if (product({p.tp, p.ep}) > limits::kMaxPlanGpus || product({p.pp, p.vpp}) > limits::kMaxPlanGpus ||
+    throw InputError(fmt::format("--plan: tp·pp·dp = {}·{}·{} is more than {} GPUs", p.tp, p.pp,
+                                 p.dp, limits::kMaxPlanGpus));
+  if (product({p.tp, p.ep}) > limits::kMaxPlanGpus ||
+      product({p.pp, p.vpp}) > limits::kMaxPlanGpus ||
       product({std::max(1, p.micro_batch), p.dp}) > limits::kMaxPlanGpus)
-    throw InputError(fmt::format("--plan: tp·ep, pp·vpp and mb·dp must each be at most {}", limits::kMaxPlanGpus));
+    throw InputError(fmt::format("--plan: tp·ep, pp·vpp and mb·dp must each be at most {}",
+                                 limits::kMaxPlanGpus));
   return p;
 }
 
@@ -122,29 +139,39 @@ int micro_batches(const Plan& plan, const Job& job) {
 
 std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus_available) {
   if (p.gpus() > gpus_available)
-    return fmt::format("plan {} needs tp·pp·dp = {} GPUs but the chassis has {}", p.str(), p.gpus(), gpus_available);
+    return fmt::format("plan {} needs tp·pp·dp = {} GPUs but the chassis has {}", p.str(), p.gpus(),
+                       gpus_available);
   if (m.heads % p.tp != 0)
     return fmt::format("tp={} does not divide the {} attention heads of {}", p.tp, m.heads, m.id);
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
-    return fmt::format("tp={} neither divides nor is a multiple of the {} KV heads of {}", p.tp, m.kv_heads, m.id);
-  if (m.ffn % p.tp != 0) return fmt::format("tp={} does not divide the FFN width {} of {}", p.tp, m.ffn, m.id);
+    return fmt::format("tp={} neither divides nor is a multiple of the {} KV heads of {}", p.tp,
+                       m.kv_heads, m.id);
+  if (m.ffn % p.tp != 0)
+    return fmt::format("tp={} does not divide the FFN width {} of {}", p.tp, m.ffn, m.id);
   if (m.layers % (p.pp * p.vpp) != 0)
-    return p.vpp > 1 ? fmt::format("pp·vpp = {} does not divide the {} layers of {}", p.pp * p.vpp, m.layers, m.id)
-                     : fmt::format("pp={} does not divide the {} layers of {}", p.pp, m.layers, m.id);
+    return p.vpp > 1
+               ? fmt::format("pp·vpp = {} does not divide the {} layers of {}", p.pp * p.vpp,
+                             m.layers, m.id)
+               : fmt::format("pp={} does not divide the {} layers of {}", p.pp, m.layers, m.id);
   if (p.vpp > 1 && p.pp == 1) return "vpp > 1 (interleaving) needs pp > 1";
   if (p.ep > 1 && !m.moe()) return fmt::format("ep={} but {} has no experts", p.ep, m.id);
-  if (m.experts % p.ep != 0) return fmt::format("ep={} does not divide the {} experts of {}", p.ep, m.experts, m.id);
+  if (m.experts % p.ep != 0)
+    return fmt::format("ep={} does not divide the {} experts of {}", p.ep, m.experts, m.id);
   if (p.dp % p.ep != 0) return fmt::format("ep={} does not divide dp={}", p.ep, p.dp);
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
   if (job.global_batch % (static_cast<std::int64_t>(mb) * p.dp) != 0)
-    return fmt::format("the global batch ({} sequences) is not a multiple of micro-batch × dp = {} × {}",
-                       job.global_batch, mb, p.dp);
+    return fmt::format(
+        "the global batch ({} sequences) is not a multiple of micro-batch × dp = {} × {}",
+        job.global_batch, mb, p.dp);
   if (p.shard > 0 && (p.zero < 3 || p.dp % p.shard != 0 || p.shard >= p.dp))
-    return fmt::format("shard={} needs zero=3 and a shard group that divides dp={} and is smaller", p.shard, p.dp);
+    return fmt::format("shard={} needs zero=3 and a shard group that divides dp={} and is smaller",
+                       p.shard, p.dp);
   if (std::string why = framework_problem(job, p); !why.empty()) return why;
   int micro = static_cast<int>(job.global_batch / (static_cast<std::int64_t>(mb) * p.dp));
   if (p.vpp > 1 && micro % p.pp != 0)
-    return fmt::format("the interleaved schedule needs the {} micro-batches to be a multiple of pp={}", micro, p.pp);
+    return fmt::format(
+        "the interleaved schedule needs the {} micro-batches to be a multiple of pp={}", micro,
+        p.pp);
   return "";
 }
 
@@ -180,8 +207,8 @@ std::vector<int> Placement::replica_group(int tp_r, int j, int pp_r) const {
 Placement place(const Plan& plan, const topo::Chassis& chassis) {
   const auto& all = chassis.gpus();
   if (plan.gpus() > static_cast<int>(all.size()))
-    throw InputError(fmt::format("plan {} needs {} GPUs but {} has {}", plan.str(), plan.gpus(), chassis.name(),
-                                 all.size()));
+    throw InputError(fmt::format("plan {} needs {} GPUs but {} has {}", plan.str(), plan.gpus(),
+                                 chassis.name(), all.size()));
   Placement pl;
   pl.gpus.assign(all.begin(), all.begin() + plan.gpus());
   pl.tp = plan.tp, pl.pp = plan.pp, pl.dp = plan.dp, pl.ep = plan.ep, pl.shard = plan.shard;

@@ -39,12 +39,14 @@ SearchOptions SearchOptions::everything() {
   return o;
 }
 
-std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int per_box, bool wide) {
+std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int per_box,
+                                  bool wide) {
   std::vector<Plan> out;
-  const std::vector<int> mbs = wide ? std::vector<int>{1, 2, 4, 8, 16, 32, 64} : std::vector<int>{1, 2, 4, 8};
+  const std::vector<int> mbs =
+      wide ? std::vector<int>{1, 2, 4, 8, 16, 32, 64} : std::vector<int>{1, 2, 4, 8};
   // Wide: every interleaving depth up to 8 that divides the layers per stage (Megatron-LM's
-  // --num-layers-per-virtual-pipeline-stage), and the placement orders tp,dp,pp (Megatron's default),
-  // dp,tp,pp and tp,pp,dp (--use-tp-pp-dp-mapping).
+  // --num-layers-per-virtual-pipeline-stage), and the placement orders tp,dp,pp (Megatron's
+  // default), dp,tp,pp and tp,pp,dp (--use-tp-pp-dp-mapping).
   const std::vector<int> vpps = wide ? std::vector<int>{1, 2, 3, 4, 6, 8} : std::vector<int>{1, 2};
   static const char* orders[] = {"tp,dp,pp", "dp,tp,pp", "tp,pp,dp"};
   for (int tp : divisors(gpus)) {
@@ -64,13 +66,15 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
               for (int sp = 1; sp >= (wide && tp > 1 ? 0 : 1); --sp)
                 for (int order = 0; order < n_orders; ++order) {
                   Plan p;
-                  p.tp = tp, p.pp = pp, p.dp = dp, p.ep = ep, p.zero = zero, p.micro_batch = mb, p.vpp = vpp;
+                  p.tp = tp, p.pp = pp, p.dp = dp, p.ep = ep, p.zero = zero, p.micro_batch = mb,
+                  p.vpp = vpp;
                   p.sp = sp == 1;
                   if (order > 0) p.order = orders[(tp > 1 && dp > 1) ? order : 2];
                   out.push_back(p);
                   // HSDP: ZeRO-3 sharded within one box's DP ranks, replicated across boxes.
                   int box_shard = per_box / tp;
-                  if (wide && zero == 3 && box_shard > 1 && dp > box_shard && dp % box_shard == 0 && p.order == "tp,dp,pp") {
+                  if (wide && zero == 3 && box_shard > 1 && dp > box_shard && dp % box_shard == 0 &&
+                      p.order == "tp,dp,pp") {
                     p.shard = box_shard;
                     out.push_back(p);
                   }
@@ -101,12 +105,14 @@ std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
       {x.bubble_s - y.bubble_s, "pipeline bubble"},
       {x.contention_s - y.contention_s, "compute slowed by NCCL kernels"},
       {x.io_s - y.io_s, "host offload traffic"}};
-  std::sort(d.begin(), d.end(), [](const auto& p, const auto& q) { return std::abs(p.first) > std::abs(q.first); });
+  std::sort(d.begin(), d.end(),
+            [](const auto& p, const auto& q) { return std::abs(p.first) > std::abs(q.first); });
   std::string s = fmt::format("#1 is {:.3g} s faster than #2: ", b.step_time_s - a.step_time_s);
   int shown = 0;
   for (const auto& [delta, what] : d) {
     if (shown == 2 || std::abs(delta) < 1e-3 * std::max(a.step_time_s, 1e-9)) break;
-    s += fmt::format("{}{:.3g} s {} {}", shown ? ", " : "", std::abs(delta), delta < 0 ? "less" : "more", what);
+    s += fmt::format("{}{:.3g} s {} {}", shown ? ", " : "", std::abs(delta),
+                     delta < 0 ? "less" : "more", what);
     ++shown;
   }
   if (shown == 0) s += "the same terms within 0.1 %";
@@ -117,12 +123,15 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   const auto& c = sm.chassis();
   int gpus = o.gpus > 0 ? o.gpus : static_cast<int>(c.gpus().size());
   if (gpus > static_cast<int>(c.gpus().size()))
-    throw InputError(fmt::format("{} GPUs asked for but {} has {}", gpus, c.name(), c.gpus().size()));
+    throw InputError(
+        fmt::format("{} GPUs asked for but {} has {}", gpus, c.name(), c.gpus().size()));
   SearchResult r;
   // Job variants: every combination of the choices left open.
   std::vector<Job> jobs;
   {
-    auto or_job = [](const auto& v, auto own) { return v.empty() ? std::vector<decltype(own)>{own} : v; };
+    auto or_job = [](const auto& v, auto own) {
+      return v.empty() ? std::vector<decltype(own)>{own} : v;
+    };
     const Job& base = sm.job();
     for (Recompute rc : or_job(o.recompute, base.recompute))
       for (bool off : or_job(o.offload, base.offload_optimizer))
@@ -130,7 +139,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
           for (Switch ov : or_job(o.grad_overlap, base.grad_overlap))
             for (Switch el : or_job(o.elementwise, base.fused_elementwise)) {
               Job j = base;
-              j.recompute = rc, j.offload_optimizer = off, j.framework = fw, j.grad_overlap = ov, j.fused_elementwise = el;
+              j.recompute = rc, j.offload_optimizer = off, j.framework = fw, j.grad_overlap = ov,
+              j.fused_elementwise = el;
               jobs.push_back(j);
             }
   }
@@ -141,7 +151,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   std::vector<Fit> fitting;
   const auto plans = candidate_plans(sm.model(), sm.job(), gpus, gpus_per_box(c), o.wide);
   for (const Plan& p : plans) {
-    // plan_problem depends on the job only through the framework (fsdp has no ZeRO-1): check per job.
+    // plan_problem depends on the job only through the framework (fsdp has no ZeRO-1): check per
+    // job.
     for (int ji = 0; ji < static_cast<int>(jobs.size()); ++ji) {
       const Job& job = jobs[ji];
       ++r.candidates;
@@ -160,12 +171,14 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
     }
   }
   if (r.runnable == 0)
-    throw InputError(fmt::format("no plan of {} GPUs can run {} (the layer count {} and {} heads leave no "
-                                 "valid split with global batch {})",
-                                 gpus, sm.model().id, sm.model().layers, sm.model().heads, sm.job().global_batch));
+    throw InputError(fmt::format(
+        "no plan of {} GPUs can run {} (the layer count {} and {} heads leave no "
+        "valid split with global batch {})",
+        gpus, sm.model().id, sm.model().layers, sm.model().heads, sm.job().global_batch));
   if (fitting.empty())
     throw InputError(fmt::format(
-        "{} fits on no plan of {} GPUs of {}: the least memory any plan needs is {:.1f} GiB per GPU ({}) "
+        "{} fits on no plan of {} GPUs of {}: the least memory any plan needs is {:.1f} GiB per "
+        "GPU ({}) "
         "against {:.1f} GiB; try more GPUs (--nodes), --mode lora, --recompute full or --offload",
         sm.model().id, gpus, c.name(), r.least_memory_bytes / (1ull << 30), r.least_memory_plan,
         sm.gpu().memory_bytes / (1ull << 30)));
@@ -179,17 +192,20 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   std::vector<StepResult> est;
   for (std::size_t i = 0; i < score.size() && static_cast<int>(est.size()) < keep; ++i) {
     auto e = sm.estimate(fitting[score[i].second].plan, jobs[fitting[score[i].second].job]);
-    // the same step and memory under another name (placement orders that move nothing, recompute modes
-    // fused attention makes equal): shown once
+    // the same step and memory under another name (placement orders that move nothing, recompute
+    // modes fused attention makes equal): shown once
     bool same = false;
-    for (const auto& x : est) same = same || (std::abs(x.step_time_s - e.step_time_s) <= 1e-9 * e.step_time_s &&
-                                              std::abs(x.memory.total - e.memory.total) <= 1e-3 * e.memory.total);
+    for (const auto& x : est)
+      same = same || (std::abs(x.step_time_s - e.step_time_s) <= 1e-9 * e.step_time_s &&
+                      std::abs(x.memory.total - e.memory.total) <= 1e-3 * e.memory.total);
     if (!same) est.push_back(e);
   }
   int k = std::min<int>(o.simulate_top, est.size());
   std::vector<StepResult> sim;
   for (int i = 0; i < k; ++i) sim.push_back(sm.simulate(est[i].plan, est[i].job));
-  auto faster = [](const StepResult& a, const StepResult& b) { return a.step_time_s < b.step_time_s; };
+  auto faster = [](const StepResult& a, const StepResult& b) {
+    return a.step_time_s < b.step_time_s;
+  };
   std::sort(sim.begin(), sim.end(), faster);
   // Never first a communication-bound plan when one within 5 % of its step time is not.
   if (!sim.empty() && communication_bound(sim.front())) {
@@ -201,7 +217,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       }
   }
   r.best = sim;
-  for (int i = k; i < static_cast<int>(est.size()) && static_cast<int>(r.best.size()) < o.top; ++i) r.best.push_back(est[i]);
+  for (int i = k; i < static_cast<int>(est.size()) && static_cast<int>(r.best.size()) < o.top; ++i)
+    r.best.push_back(est[i]);
   if (static_cast<int>(r.best.size()) > std::max(o.top, k)) r.best.resize(std::max(o.top, k));
   return r;
 }
@@ -236,10 +253,14 @@ namespace {
 std::vector<std::pair<double, std::string>> terms(const StepResult& r) {
   const Breakdown& b = r.breakdown;
   double T = r.step_time_s > 0 ? r.step_time_s : 1;
-  return {{b.tp_s / T, "tensor-parallel collectives"}, {b.ep_s / T, "expert all-to-alls"},
-          {b.pp_s / T, "pipeline sends"},              {b.dp_s / T, "data-parallel gradient sync"},
-          {b.zero_s / T, "ZeRO weight gathers and gradient scatters"}, {b.bubble_s / T, "the pipeline bubble"},
-          {b.contention_s / T, "NCCL kernels slowing the compute beside them"}, {b.io_s / T, "host offload traffic"}};
+  return {{b.tp_s / T, "tensor-parallel collectives"},
+          {b.ep_s / T, "expert all-to-alls"},
+          {b.pp_s / T, "pipeline sends"},
+          {b.dp_s / T, "data-parallel gradient sync"},
+          {b.zero_s / T, "ZeRO weight gathers and gradient scatters"},
+          {b.bubble_s / T, "the pipeline bubble"},
+          {b.contention_s / T, "NCCL kernels slowing the compute beside them"},
+          {b.io_s / T, "host offload traffic"}};
 }
 }  // namespace
 
@@ -251,7 +272,8 @@ ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
     if (!p.fits) continue;
     if (prev) {
       double change = (p.best.tokens_per_s / p.gpus) / (prev->best.tokens_per_s / prev->gpus) - 1;
-      if (v.stops_paying == 0 && p.best.tokens_per_s <= prev->best.tokens_per_s) v.stops_paying = p.gpus;
+      if (v.stops_paying == 0 && p.best.tokens_per_s <= prev->best.tokens_per_s)
+        v.stops_paying = p.gpus;
       if (change < worst) {
         worst = change;
         v.from = prev->gpus, v.to = p.gpus, v.per_gpu_change = change;
@@ -259,11 +281,13 @@ ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
         double grew = -1;
         for (std::size_t i = 0; i < a.size(); ++i)
           if (b[i].first - a[i].first > grew)
-            grew = b[i].first - a[i].first, v.term = b[i].second, v.term_share_from = a[i].first, v.term_share_to = b[i].first;
+            grew = b[i].first - a[i].first, v.term = b[i].second, v.term_share_from = a[i].first,
+            v.term_share_to = b[i].first;
         v.link = v.tech = "";
         v.link_busy = 0;
         if (!p.best.links.empty())
-          v.link = p.best.links.front().link, v.tech = p.best.links.front().tech, v.link_busy = p.best.links.front().busy_fraction;
+          v.link = p.best.links.front().link, v.tech = p.best.links.front().tech,
+          v.link_busy = p.best.links.front().busy_fraction;
       }
     }
     prev = &p;

@@ -264,8 +264,8 @@ void ServeModel::Impl::size_memory() {
   double stage_embed = opt.pp == 1 ? embed_bytes : embed_bytes / 2;
   // Norms stay 16-bit; everything else in layer_params is a matmul weight.
   double matmul_params = m.layer_params() - 2.0 * m.hidden;
-  // With expert parallelism each GPU holds E/tp whole experts instead of a 1/tp slice of each: the same
-  // bytes.
+  // With expert parallelism each GPU holds E/tp whole experts instead of a 1/tp slice of each: the
+  // same bytes.
   double layer_bytes = matmul_params * wb / tp + 2.0 * 2 * m.hidden;
   w_layer_bytes = layer_bytes;
   w_expert_bytes_layer = m.moe() ? m.experts * m.expert_params() * wb / tp : 0;

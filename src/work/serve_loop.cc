@@ -248,12 +248,12 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   r->gpus = replicas * opt.tp * opt.pp;
   r->weights_format = to_string(opt.precision);
   r->kv_format = to_string(opt.kv_precision);
-  r->engine = fmt::format(
-      "continuous batching, {} of {} tokens per step, at most {} sequences{}",
-      opt.chunked_prefill ? "chunked prefill" : "whole prompts", engine.max_batched_tokens,
-      engine.max_seqs,
-      opt.rate > 0 ? "; poisson arrivals"
-                   : (burst_arrivals() ? "; burst arrivals (clients in phase)" : "; poisson arrivals"));
+  r->engine = fmt::format("continuous batching, {} of {} tokens per step, at most {} sequences{}",
+                          opt.chunked_prefill ? "chunked prefill" : "whole prompts",
+                          engine.max_batched_tokens, engine.max_seqs,
+                          opt.rate > 0 ? "; poisson arrivals"
+                                       : (burst_arrivals() ? "; burst arrivals (clients in phase)"
+                                                           : "; poisson arrivals"));
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
   r->chunked_prefill = opt.chunked_prefill;
   r->memory = mem;

@@ -1,4 +1,5 @@
-// work::run_serve: the serving prediction behind `linkwise serve` (options -> result, no rendering).
+// work::run_serve: the serving prediction behind `linkwise serve` (options -> result, no
+// rendering).
 #include "linkwise/work/serve_run.h"
 
 #include <fmt/format.h>
@@ -19,8 +20,9 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   for (std::string g; std::getline(ss, g, ',');)
     if (!g.empty()) s.gpus.push_back(g);
   if (!o.gpus.empty() && s.gpus.empty())
-    throw InputError(fmt::format("--gpus: '{}' names no GPU; give e.g. 0,1 or 0-3, or leave --gpus out for every GPU",
-                                 o.gpus));
+    throw InputError(fmt::format(
+        "--gpus: '{}' names no GPU; give e.g. 0,1 or 0-3, or leave --gpus out for every GPU",
+        o.gpus));
   s.input = o.input;
   s.output = o.output;
   s.concurrency = o.concurrency;
@@ -49,23 +51,29 @@ ServeRun run_serve(const ServeRunOptions& o) {
   ServeRun run;
   if (o.validation) {
     if (!o.chassis.empty() || !o.model.empty())
-      throw InputError("--validation runs each published case on its own machine; it takes no CHASSIS or --model");
+      throw InputError(
+          "--validation runs each published case on its own machine; it takes no CHASSIS or "
+          "--model");
     run.validation = true;
     run.rows = run_serve_validation();
     return run;
   }
-  if (o.chassis.empty()) throw InputError("serve needs a CHASSIS (a preset name or a chassis file)");
-  if (o.model.empty()) throw InputError("serve needs --model (a preset such as llama3.1-70b, or a model YAML file)");
+  if (o.chassis.empty())
+    throw InputError("serve needs a CHASSIS (a preset name or a chassis file)");
+  if (o.model.empty())
+    throw InputError("serve needs --model (a preset such as llama3.1-70b, or a model YAML file)");
   if (!o.sweep.empty() && o.sweep != "concurrency")
     throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
-  if (!o.sweep.empty() && o.rate > 0) throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
-  auto chassis =
-      topo::load_chassis(o.chassis, 0, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  if (!o.sweep.empty() && o.rate > 0)
+    throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
+  auto chassis = topo::load_chassis(
+      o.chassis, 0, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   auto model = find_model(o.model);
   std::vector<int> points = o.sweep.empty() ? std::vector<int>{} : sweep_concurrencies(o.sweep_max);
   run.sweep = !points.empty();
   run.result = serve(chassis, model, make_serve_options(o), points);
-  if (auto links = topo::link_rates_note(chassis); !links.empty()) run.result.notes.push_back(links);
+  if (auto links = topo::link_rates_note(chassis); !links.empty())
+    run.result.notes.push_back(links);
   return run;
 }
 

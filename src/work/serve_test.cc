@@ -97,12 +97,13 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
 }
 
 TEST(Serve, PipelineStagesAndTheirSends) {
-  // Llama 3.1 8B over two pipeline stages (GPU0, GPU1 of a DGX H100), two sequences: each stage runs
-  // pp = 2 micro-batches of one sequence, so a token waits for both stages twice over the slowest stage.
-  // The last stage is the slowest: 16 layers x 218,103,808 x 2 bytes + the output projection
-  // 4096 x 128256 x 2 = 6,979,321,856 + 1,050,673,152 = 8,029,995,008 bytes, read once per micro-batch:
-  // memory 2 x 8.03e9 / (3.35e12 x 0.85) = 5.64 ms. One boundary passes one sequence's hidden state,
-  // 4096 x 2 = 8192 bytes, timed by the collectives model's send/recv between the two GPUs.
+  // Llama 3.1 8B over two pipeline stages (GPU0, GPU1 of a DGX H100), two sequences: each stage
+  // runs pp = 2 micro-batches of one sequence, so a token waits for both stages twice over the
+  // slowest stage. The last stage is the slowest: 16 layers x 218,103,808 x 2 bytes + the output
+  // projection 4096 x 128256 x 2 = 6,979,321,856 + 1,050,673,152 = 8,029,995,008 bytes, read once
+  // per micro-batch: memory 2 x 8.03e9 / (3.35e12 x 0.85) = 5.64 ms. One boundary passes one
+  // sequence's hidden state, 4096 x 2 = 8192 bytes, timed by the collectives model's send/recv
+  // between the two GPUs.
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o;
   o.pp = 2;

@@ -66,9 +66,10 @@ std::vector<ServeCase> serve_validation_cases() {
   // closed loop from phase-locking, so these rows run with poisson arrivals.
   auto rtx = [&](int c, double ttft_ms, double tok_s, double req_s) {
     int out = static_cast<int>(std::lround(tok_s / req_s));
-    ServeCase r = make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128 (mean {} out), c={}", out, c),
-                       m7 + fmt::format(", max concurrency {} ({} req/s)", c, req_s), "workstation-rtx4090",
-                       "GPU0", "mistral-7b", 1, bf16, 256, out, c, m7_cmd, ttft_ms, 0, tok_s);
+    ServeCase r =
+        make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128 (mean {} out), c={}", out, c),
+             m7 + fmt::format(", max concurrency {} ({} req/s)", c, req_s), "workstation-rtx4090",
+             "GPU0", "mistral-7b", 1, bf16, 256, out, c, m7_cmd, ttft_ms, 0, tok_s);
     r.options.arrivals = Arrivals::kPoisson;
     return r;
   };
@@ -76,16 +77,19 @@ std::vector<ServeCase> serve_validation_cases() {
       "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (commit 00f37686), Throughput "
       "Measurements, H100 SXM 80GB (DGX H100), FP8 (nvidia/*-FP8 ModelOpt checkpoints)";
   const std::string trt_cmd =
-      "trtllm-bench throughput --backend pytorch, prepare_dataset.py token-norm-dist with stdev 0 (all requests "
+      "trtllm-bench throughput --backend pytorch, prepare_dataset.py token-norm-dist with stdev 0 "
+      "(all requests "
       "queued at once: the engine runs as many as fit), total output tokens/s";
-  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input, int output, int requests,
-                     double tok_s) {
+  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
+                     int output, int requests, double tok_s) {
     ServeCase r =
-        make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input, output),
-             trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output), "dgx-h100",
-             tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests, trt_cmd, 0, 0, tok_s);
-    // The LLM API leaves chunked prefill off (tensorrt_llm/llmapi/llm_args.py, enable_chunked_prefill
-    // = False) and the page's llm_options.yml does not turn it on.
+        make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input,
+                         output),
+             trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output),
+             "dgx-h100", tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests,
+             trt_cmd, 0, 0, tok_s);
+    // The LLM API leaves chunked prefill off (tensorrt_llm/llmapi/llm_args.py,
+    // enable_chunked_prefill = False) and the page's llm_options.yml does not turn it on.
     r.options.chunked_prefill = false;
     return r;
   };
@@ -97,9 +101,11 @@ std::vector<ServeCase> serve_validation_cases() {
   auto nim_row = [&](int input, int output, int c, double ttft_ms, double itl_ms, double tok_s) {
     ServeCase r = make(
         fmt::format("NIM Llama 3.3 70B fp8 TP2 H100, {}/{}, c={}", input, output, c),
-        nim + fmt::format(", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, {}/{}, concurrency {}", input,
-                          output, c),
-        "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, input, output, c, nim_cmd, ttft_ms, itl_ms, tok_s);
+        nim + fmt::format(
+                  ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, {}/{}, concurrency {}",
+                  input, output, c),
+        "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, input, output, c, nim_cmd, ttft_ms, itl_ms,
+        tok_s);
     r.options.chunked_prefill = false;
     return r;
   };

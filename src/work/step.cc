@@ -17,11 +17,13 @@ StepModel::Impl::Impl(const topo::Chassis& c)
 
 const comm::Communicator& StepModel::Impl::comm(const std::vector<int>& nodes) {
   auto it = comms.find(nodes);
-  if (it == comms.end()) it = comms.emplace(nodes, std::make_unique<comm::Communicator>(chassis, nodes)).first;
+  if (it == comms.end())
+    it = comms.emplace(nodes, std::make_unique<comm::Communicator>(chassis, nodes)).first;
   return *it->second;
 }
 
-std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, Op op, double bytes) {
+std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, Op op,
+                                                 double bytes) {
   if (nodes.size() < 2 || bytes <= 0) return {0, 0};
   auto key = std::make_tuple(nodes, static_cast<int>(op), bytes);
   auto it = times.find(key);
@@ -30,8 +32,8 @@ std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, 
   return times.emplace(key, std::make_pair(pr.time_s, pr.busbw_Bps)).first->second;
 }
 
-void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl, const GpuSpec& gpu,
-                        Periods& r) {
+void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl,
+                        const GpuSpec& gpu, Periods& r) {
   double mu_f = r.lc.forward() > 0 ? r.lc.mem_f / r.lc.forward() : 0;
   double mu_b = r.lc.backward() > 0 ? r.lc.mem_b / r.lc.backward() : 0;
   auto lost = [&](const std::vector<Coll>& cs, double mu) {
@@ -42,7 +44,8 @@ void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Place
     }
     return s;
   };
-  r.slow_f = lost(t.beside_f, mu_f);  // ZeRO-3: beside the forward and the backward of every micro-batch
+  r.slow_f =
+      lost(t.beside_f, mu_f);  // ZeRO-3: beside the forward and the backward of every micro-batch
   r.slow_b = lost(t.beside_b, mu_b);
   if (t.buckets > 0) {  // gradient buckets beside the last micro-batch's backward
     auto [c, bw] = impl.timed(first_group(pl, t.bucket.group), t.bucket.op, t.bucket.bytes);
@@ -52,12 +55,18 @@ void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Place
 
 std::vector<int> first_group(const Placement& pl, GroupKind g) {
   switch (g) {
-    case GroupKind::kTp: return pl.tp_group(0, 0);
-    case GroupKind::kEp: return pl.ep_group(0, 0, 0);
-    case GroupKind::kDp: return pl.dp_group(0, 0);
-    case GroupKind::kStagePair: return pl.pp > 1 ? std::vector<int>{pl.node(0, 0, 0), pl.node(0, 0, 1)} : std::vector<int>{};
-    case GroupKind::kShard: return pl.shard_group(0, 0, 0);
-    case GroupKind::kReplica: return pl.replica_group(0, 0, 0);
+    case GroupKind::kTp:
+      return pl.tp_group(0, 0);
+    case GroupKind::kEp:
+      return pl.ep_group(0, 0, 0);
+    case GroupKind::kDp:
+      return pl.dp_group(0, 0);
+    case GroupKind::kStagePair:
+      return pl.pp > 1 ? std::vector<int>{pl.node(0, 0, 0), pl.node(0, 0, 1)} : std::vector<int>{};
+    case GroupKind::kShard:
+      return pl.shard_group(0, 0, 0);
+    case GroupKind::kReplica:
+      return pl.replica_group(0, 0, 0);
   }
   return {};
 }
@@ -69,8 +78,8 @@ Shape shape_of(const Model& m, const Job& job, const Plan& p) {
   sh.S = static_cast<double>(job.seq) * sh.mb;
   sh.act_bytes = 2 * sh.S * m.hidden;
   double router = m.moe() ? static_cast<double>(m.hidden) * m.experts : 0;
-  sh.layer_weights =
-      m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) + router + 2.0 * m.hidden;
+  sh.layer_weights = m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) +
+                     router + 2.0 * m.hidden;
   sh.layer_trainable =
       job.mode == Mode::kLora ? lora_params(m, job.lora) / m.layers / p.tp : sh.layer_weights;
   sh.layers_per_stage = m.layers / p.pp;
@@ -85,7 +94,9 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   double head = head_compute(m, job, p, gpu);
   r.head_f = head / 3, r.head_b = head - r.head_f;
   StepTraffic t = step_traffic(m, job, p, sh, r.lc);
-  auto time = [&](const Coll& c) { return c.host_s + impl.time(first_group(pl, c.group), c.op, c.bytes); };
+  auto time = [&](const Coll& c) {
+    return c.host_s + impl.time(first_group(pl, c.group), c.op, c.bytes);
+  };
   auto sum = [&](const std::vector<Coll>& cs) {
     double s = 0;
     for (const Coll& c : cs) s += time(c);
@@ -123,7 +134,8 @@ namespace {
 
 std::string percent(double x) { return fmt::format("{:.0f}%", 100 * x); }
 
-std::vector<LinkBusy> link_table(StepModel::Impl& impl, const std::map<int, ResUse>& use, double step) {
+std::vector<LinkBusy> link_table(StepModel::Impl& impl, const std::map<int, ResUse>& use,
+                                 double step) {
   std::vector<LinkBusy> out;
   for (const auto& [r, u] : use) {
     if (u.busy_s <= 0) continue;
@@ -138,37 +150,41 @@ std::vector<LinkBusy> link_table(StepModel::Impl& impl, const std::map<int, ResU
     out.push_back(b);
   }
   std::sort(out.begin(), out.end(), [](const LinkBusy& a, const LinkBusy& b) {
-    return a.busy_fraction != b.busy_fraction ? a.busy_fraction > b.busy_fraction : a.bytes > b.bytes;
+    return a.busy_fraction != b.busy_fraction ? a.busy_fraction > b.busy_fraction
+                                              : a.bytes > b.bytes;
   });
   return out;
 }
 
 std::string bottleneck_line(const StepResult& r) {
   const auto& b = r.breakdown;
-  std::vector<std::pair<double, std::string>> parts = {
-      {b.tp_s, "tensor-parallel collectives"}, {b.ep_s, "expert all-to-alls"},
-      {b.pp_s, "pipeline sends"},              {b.dp_s, "data-parallel gradient sync"},
-      {b.zero_s, "ZeRO weight gathers"},       {b.bubble_s, "the pipeline bubble"},
-      {b.io_s, "host offload traffic"}};
+  std::vector<std::pair<double, std::string>> parts = {{b.tp_s, "tensor-parallel collectives"},
+                                                       {b.ep_s, "expert all-to-alls"},
+                                                       {b.pp_s, "pipeline sends"},
+                                                       {b.dp_s, "data-parallel gradient sync"},
+                                                       {b.zero_s, "ZeRO weight gathers"},
+                                                       {b.bubble_s, "the pipeline bubble"},
+                                                       {b.io_s, "host offload traffic"}};
   auto worst = *std::max_element(parts.begin(), parts.end());
   std::string s;
   if (worst.first < 0.05 * r.step_time_s)
-    s = fmt::format("compute-bound: compute is {} of the step", percent(b.compute_s / r.step_time_s));
+    s = fmt::format("compute-bound: compute is {} of the step",
+                    percent(b.compute_s / r.step_time_s));
   else
     s = fmt::format("{} take {} of the step that compute does not hide", worst.second,
                     percent(worst.first / r.step_time_s));
   if (!r.links.empty()) {
     const auto& l = r.links.front();
-    s += fmt::format("; busiest link {} ({}) is busy {} of the step, mostly {} traffic", l.link, l.tech,
-                     percent(l.busy_fraction), l.traffic);
+    s += fmt::format("; busiest link {} ({}) is busy {} of the step, mostly {} traffic", l.link,
+                     l.tech, percent(l.busy_fraction), l.traffic);
   }
   return s;
 }
 
 }  // namespace
 
-StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, const Plan& p, const Shape& sh,
-                   const Periods& r, bool simulated) {
+StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, const Plan& p,
+                   const Shape& sh, const Periods& r, bool simulated) {
   const Model& m = sm.model();
   StepResult out;
   out.chassis = impl.chassis.name();
@@ -180,13 +196,17 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   out.simulated = simulated;
   double L = sh.layers_per_stage, mm = sh.m;
   double comp_f = L * r.lc.forward() + r.head_f, comp_b = L * r.lc.backward() + r.head_b;
-  // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves exposed
-  // already counts: a layer takes compute + max(exposed collective, σ·a).
-  double cont_f = std::max(0.0, r.slow_f - (r.zero_f - r.zero_after_f)), cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
+  // Overlapped NCCL kernels stretch the compute beside them; what the collective itself leaves
+  // exposed already counts: a layer takes compute + max(exposed collective, σ·a).
+  double cont_f = std::max(0.0, r.slow_f - (r.zero_f - r.zero_after_f)),
+         cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
   double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
   double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
   Breakdown& b = out.breakdown;
-  b.optimizer_s = job.offload_optimizer ? 0 : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu());
+  b.optimizer_s =
+      job.offload_optimizer
+          ? 0
+          : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu());
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);
@@ -194,17 +214,19 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
   b.bubble_s = pipe.bubble_s;
   b.pp_s = pipe.p2p_s;
-  // Buckets filled in backward order, each after 1/n of the last micro-batch's backward; without overlap
-  // they all wait for the backward's end.
+  // Buckets filled in backward order, each after 1/n of the last micro-batch's backward; without
+  // overlap they all wait for the backward's end.
   double interval = r.bucket_overlap ? t_b / std::max(1, r.buckets) : 0;
   b.dp_s = dp_tail_s(r.buckets, r.bucket, interval);
   b.contention_s = mm * L * (cont_f + cont_b);
-  if (r.bucket_overlap && r.buckets > 1 && r.dp_sigma > 0) {  // buckets 2..n run beside the backward
+  if (r.bucket_overlap && r.buckets > 1 &&
+      r.dp_sigma > 0) {  // buckets 2..n run beside the backward
     double hidden = (r.buckets - 1) * std::min(r.bucket, interval);
     b.contention_s += std::max(0.0, r.dp_sigma * hidden - (b.dp_s - r.bucket));
   }
   if (job.offload_optimizer) {
-    double exposed_d2h = std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
+    double exposed_d2h =
+        std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
     b.io_s = exposed_d2h + r.cpu_optimizer + r.h2d;
   }
   b.exposed_comm_s = b.tp_s + b.ep_s + b.pp_s + b.dp_s + b.zero_s;
@@ -247,14 +269,16 @@ StepModel::StepModel(const topo::Chassis& chassis, Model model, Job job)
   if (job_.seq == 0) job_.seq = model_.seq;
   if (job_.global_batch == 0) job_.global_batch = default_global_batch(model_, job_);
   validate_job(job_);
-  if (chassis.gpus().empty()) throw InputError(fmt::format("chassis '{}' has no GPUs", chassis.name()));
+  if (chassis.gpus().empty())
+    throw InputError(fmt::format("chassis '{}' has no GPUs", chassis.name()));
   const topo::Node& gpu = chassis.node(chassis.gpus().front());
   gpu_ = gpu_spec(gpu, job_.precision);
   job_.precision = resolve_precision(gpu, job_.precision);
   if (job_.flash_attention && !has_fused_attention(gpu)) {
     job_.flash_attention = false;
-    notes_.push_back(fmt::format("fused attention (FlashAttention-2) needs Ampere or newer: {} runs unfused attention",
-                                 gpu.part->id));
+    notes_.push_back(fmt::format(
+        "fused attention (FlashAttention-2) needs Ampere or newer: {} runs unfused attention",
+        gpu.part->id));
   }
   impl_ = std::make_unique<Impl>(chassis);
 }

@@ -1,4 +1,5 @@
-// Private parts of the step model shared by step.cc (composition, estimates) and step_sim.cc (engine runs).
+// Private parts of the step model shared by step.cc (composition, estimates) and step_sim.cc
+// (engine runs).
 #pragma once
 
 #include <map>
@@ -29,27 +30,27 @@ struct Periods {
   LayerCompute lc;
   double head_f = 0, head_b = 0;
   double tp_f = 0, tp_b = 0, ep_f = 0, ep_b = 0;  ///< per layer, on the critical path
-  double zero_f = 0, zero_b = 0;                  ///< per layer, ZeRO-3 traffic compute does not hide
+  double zero_f = 0, zero_b = 0;  ///< per layer, ZeRO-3 traffic compute does not hide
   /// per layer: compute lost to the NCCL kernels of the ZeRO-3 collectives beside it (Σ σ·a)
   double slow_f = 0, slow_b = 0;
-  double dp_sigma = 0;                            ///< σ of the gradient-bucket collective
-  double p2p = 0;                                 ///< one stage-boundary transfer
-  double bucket = 0;                              ///< one layer's gradient collective over dp
+  double dp_sigma = 0;  ///< σ of the gradient-bucket collective
+  double p2p = 0;       ///< one stage-boundary transfer
+  double bucket = 0;    ///< one layer's gradient collective over dp
   int buckets = 0;
-  bool bucket_overlap = true;                     ///< buckets beside the last backward, else after it
-  double zero_after_b = 0;                        ///< per layer: gradient collectives after the backward
-  double zero_after_f = 0;                        ///< per layer: blocking gathers of the forward
-  double param_gather = 0;                        ///< ZeRO-1/2 weight all-gather after the optimizer
-  double d2h = 0, cpu_optimizer = 0, h2d = 0;     ///< offload
-  std::map<int, ResUse> use;                      ///< per step, by resource (engine runs only)
+  bool bucket_overlap = true;  ///< buckets beside the last backward, else after it
+  double zero_after_b = 0;     ///< per layer: gradient collectives after the backward
+  double zero_after_f = 0;     ///< per layer: blocking gathers of the forward
+  double param_gather = 0;     ///< ZeRO-1/2 weight all-gather after the optimizer
+  double d2h = 0, cpu_optimizer = 0, h2d = 0;  ///< offload
+  std::map<int, ResUse> use;                   ///< per step, by resource (engine runs only)
 };
 
 /// Tokens, parameters and byte counts of one plan that every period needs.
 struct Shape {
-  int mb = 1;             ///< sequences per micro-batch
-  int m = 1;              ///< micro-batches per step
-  double S = 0;           ///< tokens per micro-batch
-  double act_bytes = 0;   ///< 2·S·h: one micro-batch's hidden states, bf16
+  int mb = 1;                  ///< sequences per micro-batch
+  int m = 1;                   ///< micro-batches per step
+  double S = 0;                ///< tokens per micro-batch
+  double act_bytes = 0;        ///< 2·S·h: one micro-batch's hidden states, bf16
   double layer_trainable = 0;  ///< trainable parameters of one layer on one GPU (TP/EP split)
   double layer_weights = 0;    ///< parameters of one layer on one GPU
   int layers_per_stage = 1;
@@ -68,8 +69,11 @@ struct StepModel::Impl {
   /// The communicator of a group (cached); the group has at least 2 GPUs.
   const comm::Communicator& comm(const std::vector<int>& nodes);
   /// Predicted time of one collective of one group alone (cached); 0 for a group of one.
-  double time(const std::vector<int>& nodes, comm::Op op, double bytes) { return timed(nodes, op, bytes).first; }
-  /// (time, bus bandwidth) of one collective of one group alone (cached); (0, 0) for a group of one.
+  double time(const std::vector<int>& nodes, comm::Op op, double bytes) {
+    return timed(nodes, op, bytes).first;
+  }
+  /// (time, bus bandwidth) of one collective of one group alone (cached); (0, 0) for a group of
+  /// one.
   std::pair<double, double> timed(const std::vector<int>& nodes, comm::Op op, double bytes);
 };
 
@@ -85,13 +89,15 @@ enum class GroupKind {
   kReplica,    ///< HSDP: the ranks holding the same shard across the shard groups
 };
 
-/// One collective of the step: what every group of its kind runs, `bytes` as nccl-tests counts them.
+/// One collective of the step: what every group of its kind runs, `bytes` as nccl-tests counts
+/// them.
 struct Coll {
   GroupKind group = GroupKind::kTp;
   comm::Op op = comm::Op::kAllReduce;
   double bytes = 0;
-  const char* kind = "tp";  ///< tp, ep, pp, dp, zero: the breakdown term and the links table's traffic
-  double host_s = 0;        ///< host time the framework spends issuing it, on the critical path
+  const char* kind =
+      "tp";           ///< tp, ep, pp, dp, zero: the breakdown term and the links table's traffic
+  double host_s = 0;  ///< host time the framework spends issuing it, on the critical path
 };
 
 /// One element of a layer's critical path, per TP group: compute, or a collective it waits for.
@@ -105,15 +111,15 @@ struct PathItem {
 /// Every collective of one step, written once: StepModel::estimate times each for one group alone,
 /// StepModel::simulate runs each period's list on the engine with every concurrent group.
 struct StepTraffic {
-  std::vector<PathItem> forward, backward;     ///< one layer, one micro-batch, in order
-  std::vector<Coll> beside_f, beside_b;        ///< ZeRO collectives beside the layer's compute, chained
-  std::vector<Coll> after_b;                   ///< ZeRO gradient collectives after the layer's backward (no overlap)
-  std::vector<Coll> after_f;                   ///< ZeRO collectives the forward waits for (blocking gathers)
-  std::vector<Coll> boundary;                  ///< one stage-boundary transfer, in order
-  Coll bucket;                                 ///< one gradient bucket (bytes 0: none)
-  int buckets = 0;                             ///< per step
-  bool bucket_overlap = true;                  ///< buckets start as the backward produces them
-  Coll param_gather;                           ///< ZeRO-1/2 weight all-gather after the optimizer
+  std::vector<PathItem> forward, backward;  ///< one layer, one micro-batch, in order
+  std::vector<Coll> beside_f, beside_b;  ///< ZeRO collectives beside the layer's compute, chained
+  std::vector<Coll> after_b;  ///< ZeRO gradient collectives after the layer's backward (no overlap)
+  std::vector<Coll> after_f;  ///< ZeRO collectives the forward waits for (blocking gathers)
+  std::vector<Coll> boundary;  ///< one stage-boundary transfer, in order
+  Coll bucket;                 ///< one gradient bucket (bytes 0: none)
+  int buckets = 0;             ///< per step
+  bool bucket_overlap = true;  ///< buckets start as the backward produces them
+  Coll param_gather;           ///< ZeRO-1/2 weight all-gather after the optimizer
 };
 
 /// The step's collectives for a plan (docs/training.md, "The step").
@@ -125,17 +131,18 @@ std::vector<int> first_group(const Placement& pl, GroupKind g);
 
 /// The ZeRO-3 and gradient-bucket collectives' NCCL kernels beside compute: sets slow_f, slow_b and
 /// dp_sigma (compute.h comm_kernel_slowdown), timing each collective of the first group alone.
-void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl, const GpuSpec& gpu,
-                        Periods& r);
+void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl,
+                        const GpuSpec& gpu, Periods& r);
 
 /// Periods with every collective timed for one group alone.
-Periods estimate_periods(StepModel::Impl& impl, const Model& model, const Job& job, const Plan& plan,
-                         const GpuSpec& gpu, const Shape& sh);
+Periods estimate_periods(StepModel::Impl& impl, const Model& model, const Job& job,
+                         const Plan& plan, const GpuSpec& gpu, const Shape& sh);
 /// Periods run on the engine (step_sim.cc).
-Periods simulate_periods(StepModel::Impl& impl, const Model& model, const Job& job, const Plan& plan,
-                         const GpuSpec& gpu, const Shape& sh);
-/// Offload transfers and the CPU optimizer, on the engine (both paths use it: it is one flow per GPU).
-void offload_periods(StepModel::Impl& impl, const Plan& plan, const Placement& pl, const Shape& sh, Periods& p,
-                     std::map<int, ResUse>* use);
+Periods simulate_periods(StepModel::Impl& impl, const Model& model, const Job& job,
+                         const Plan& plan, const GpuSpec& gpu, const Shape& sh);
+/// Offload transfers and the CPU optimizer, on the engine (both paths use it: it is one flow per
+/// GPU).
+void offload_periods(StepModel::Impl& impl, const Plan& plan, const Placement& pl, const Shape& sh,
+                     Periods& p, std::map<int, ResUse>* use);
 
 }  // namespace linkwise::work

@@ -19,7 +19,8 @@ struct Builder {
   sim::TaskGraph g;
   std::vector<std::vector<int>> last;  // by group index
 
-  int coll(const std::vector<int>& nodes, Op op, double bytes, const std::string& kind, std::vector<int> deps) {
+  int coll(const std::vector<int>& nodes, Op op, double bytes, const std::string& kind,
+           std::vector<int> deps) {
     if (nodes.size() < 2 || bytes <= 0) return -1;
     int first = g.size();
     int id = comm::add_schedule(g, impl.comm(nodes).schedule(op, bytes), deps, {}, kind);
@@ -58,7 +59,8 @@ struct Groups {
   std::set<int> stages;
 };
 
-// The TP groups with a GPU in the boxes of the first group (and of its EP block): the others repeat them.
+// The TP groups with a GPU in the boxes of the first group (and of its EP block): the others repeat
+// them.
 Groups representative(const topo::Chassis& c, const Plan& p, const Placement& pl) {
   std::set<int> boxes;
   for (int d = 0; d < std::max(1, p.ep); ++d)
@@ -79,19 +81,24 @@ Groups representative(const topo::Chassis& c, const Plan& p, const Placement& pl
   return out;
 }
 
-// DP-like groups of one (tp rank, stage): the DP group, or with HSDP its dp/shard shard groups and its
-// shard replica groups (block k of each kind).
-int blocks(const Plan& p) { return p.zero >= 3 && p.shard > 0 && p.shard < p.dp ? p.dp / p.shard : 1; }
+// DP-like groups of one (tp rank, stage): the DP group, or with HSDP its dp/shard shard groups and
+// its shard replica groups (block k of each kind).
+int blocks(const Plan& p) {
+  return p.zero >= 3 && p.shard > 0 && p.shard < p.dp ? p.dp / p.shard : 1;
+}
 // Shard blocks with a simulated TP group in them (the others repeat them in other boxes).
-bool simulated_block(const Plan& p, const std::vector<std::pair<int, int>>& tp_groups, GroupKind g, int blk) {
+bool simulated_block(const Plan& p, const std::vector<std::pair<int, int>>& tp_groups, GroupKind g,
+                     int blk) {
   if (g != GroupKind::kShard) return true;
   for (auto [d, s] : tp_groups)
     if (d / p.shard == blk) return true;
   return false;
 }
-std::vector<int> dp_like_group(const Placement& pl, const Plan& p, GroupKind g, int t, int blk, int s) {
+std::vector<int> dp_like_group(const Placement& pl, const Plan& p, GroupKind g, int t, int blk,
+                               int s) {
   if (g == GroupKind::kShard) return pl.shard_group(t, blk, s);
-  if (g == GroupKind::kReplica) return blk < p.shard ? pl.replica_group(t, blk, s) : std::vector<int>{};
+  if (g == GroupKind::kReplica)
+    return blk < p.shard ? pl.replica_group(t, blk, s) : std::vector<int>{};
   return blk == 0 ? pl.dp_group(t, s) : std::vector<int>{};
 }
 
@@ -110,16 +117,18 @@ void all_to_all(Builder& b, const LayerSpec& x, const Coll& c) {
   for (const auto& [key, members] : blocks) {
     std::vector<int> deps, ids;
     for (int gi : members) deps.insert(deps.end(), b.last[gi].begin(), b.last[gi].end());
-    for (int t = 0; t < x.p.tp; ++t) ids.push_back(b.coll(x.pl.ep_group(t, key.first, key.second), c.op, c.bytes, c.kind, deps));
+    for (int t = 0; t < x.p.tp; ++t)
+      ids.push_back(b.coll(x.pl.ep_group(t, key.first, key.second), c.op, c.bytes, c.kind, deps));
     ids.erase(std::remove(ids.begin(), ids.end(), -1), ids.end());
     for (int gi : members) b.last[gi] = ids.empty() ? b.last[gi] : ids;
   }
 }
 
-// One layer forward (or backward) for every simulated TP group, as the step's traffic list gives it.
-// `with_ep`, `with_zero` add the expert all-to-alls and the ZeRO-3 collectives beside the compute.
-double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool with_ep, bool with_zero,
-                 double occurrences, std::map<int, ResUse>* use) {
+// One layer forward (or backward) for every simulated TP group, as the step's traffic list gives
+// it. `with_ep`, `with_zero` add the expert all-to-alls and the ZeRO-3 collectives beside the
+// compute.
+double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool with_ep,
+                 bool with_zero, double occurrences, std::map<int, ResUse>* use) {
   Builder b{impl, {}, std::vector<std::vector<int>>(x.groups.tp.size())};
   auto tpg = [&](int gi) { return x.pl.tp_group(x.groups.tp[gi].first, x.groups.tp[gi].second); };
   int groups = static_cast<int>(x.groups.tp.size());
@@ -135,12 +144,14 @@ double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool 
   if (with_zero) {
     for (int s : x.groups.stages)
       for (int t = 0; t < x.p.tp; ++t)
-        for (int blk = 0; blk < blocks(x.p); ++blk) {  // one chain per DP group (per shard group with HSDP)
+        for (int blk = 0; blk < blocks(x.p);
+             ++blk) {  // one chain per DP group (per shard group with HSDP)
           int prev = -1;
           for (const Coll& c : backward ? x.t.beside_b : x.t.beside_f) {
             if (!simulated_block(x.p, x.groups.tp, c.group, blk)) continue;
             auto g = dp_like_group(x.pl, x.p, c.group, t, blk, s);
-            int id = b.coll(g, c.op, c.bytes, c.kind, prev >= 0 ? std::vector<int>{prev} : std::vector<int>{});
+            int id = b.coll(g, c.op, c.bytes, c.kind,
+                            prev >= 0 ? std::vector<int>{prev} : std::vector<int>{});
             if (id >= 0) prev = id;
           }
         }
@@ -148,21 +159,23 @@ double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool 
   return b.run(occurrences, use);
 }
 
-// One collective run by every DP group (or shard group, or replica group) of the simulated stages at once.
-double dp_run(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Groups& groups, const Coll& c,
-              double occurrences, std::map<int, ResUse>* use) {
+// One collective run by every DP group (or shard group, or replica group) of the simulated stages
+// at once.
+double dp_run(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Groups& groups,
+              const Coll& c, double occurrences, std::map<int, ResUse>* use) {
   Builder b{impl, {}, {}};
   for (int s : groups.stages)
     for (int t = 0; t < p.tp; ++t)
       for (int blk = 0; blk < blocks(p); ++blk)
-        if (simulated_block(p, groups.tp, c.group, blk)) b.coll(dp_like_group(pl, p, c.group, t, blk, s), c.op, c.bytes, c.kind, {});
+        if (simulated_block(p, groups.tp, c.group, blk))
+          b.coll(dp_like_group(pl, p, c.group, t, blk, s), c.op, c.bytes, c.kind, {});
   return b.run(occurrences, use);
 }
 
 }  // namespace
 
-Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu,
-                         const Shape& sh) {
+Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, const Plan& p,
+                         const GpuSpec& gpu, const Shape& sh) {
   Periods r;
   Placement pl = place(p, impl.chassis);
   Groups groups = representative(impl.chassis, p, pl);
@@ -183,16 +196,20 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_tp);
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, t_all - t_ep);
   }
-  for (const Coll& c : t.after_b) r.zero_after_b += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
+  for (const Coll& c : t.after_b)
+    r.zero_after_b += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
   r.zero_b += r.zero_after_b;
-  for (const Coll& c : t.after_f) r.zero_after_f += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
+  for (const Coll& c : t.after_f)
+    r.zero_after_f += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
   r.zero_f += r.zero_after_f;
   for (const Coll& c : t.boundary) {
-    if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0 sends its shard
+    if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0
+                                             // sends its shard
       Builder b{impl, {}, {}};
       for (auto [d, s] : groups.tp) {
         if (s != 0) continue;
-        for (int k = 0; k < p.tp; ++k) b.coll({pl.node(k, d, 0), pl.node(k, d, 1)}, c.op, c.bytes, c.kind, {});
+        for (int k = 0; k < p.tp; ++k)
+          b.coll({pl.node(k, d, 0), pl.node(k, d, 1)}, c.op, c.bytes, c.kind, {});
       }
       r.p2p += b.run(2.0 * sh.m * p.vpp, &r.use);
     } else {  // the receiving stage's TP group
@@ -204,26 +221,30 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     r.bucket_overlap = t.bucket_overlap;
     r.bucket = dp_run(impl, p, pl, groups, t.bucket, r.buckets, &r.use);
   }
-  if (t.param_gather.bytes > 0) r.param_gather = dp_run(impl, p, pl, groups, t.param_gather, 1, &r.use);
+  if (t.param_gather.bytes > 0)
+    r.param_gather = dp_run(impl, p, pl, groups, t.param_gather, 1, &r.use);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, &r.use);
   contention_periods(impl, t, pl, gpu, r);
   return r;
 }
 
-void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Shape& sh, Periods& r,
-                     std::map<int, ResUse>* use) {
+void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Shape& sh,
+                     Periods& r, std::map<int, ResUse>* use) {
   const auto& c = impl.chassis;
   int box = c.node(pl.gpus.front()).box;
   double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.shard_size() : 1);
   std::vector<int> gpus;  // the first box's GPUs that offload
   std::map<int, double> cpu_params;
   for (int n : pl.gpus)
-    if (c.node(n).box == box && c.node(n).cpu >= 0) gpus.push_back(n), cpu_params[c.node(n).cpu] += params;
-  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share it.
+    if (c.node(n).box == box && c.node(n).cpu >= 0)
+      gpus.push_back(n), cpu_params[c.node(n).cpu] += params;
+  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share
+  // it.
   for (const auto& [cpu, n] : cpu_params)
-    r.cpu_optimizer = std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
-  // One flow per GPU at a time: the makespan is proportional to the bytes, so the estimate keeps the
-  // seconds per byte of each GPU set (the plan search tries offload with thousands of plans).
+    r.cpu_optimizer =
+        std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
+  // One flow per GPU at a time: the makespan is proportional to the bytes, so the estimate keeps
+  // the seconds per byte of each GPU set (the plan search tries offload with thousands of plans).
   std::sort(gpus.begin(), gpus.end());
   if (!use) {
     auto it = impl.offload_per_byte.find(gpus);

@@ -8,16 +8,19 @@ namespace linkwise::work {
 
 using comm::Op;
 
-StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Shape& sh, const LayerCompute& lc) {
+StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Shape& sh,
+                         const LayerCompute& lc) {
   StepTraffic t;
   const bool tp = p.tp > 1, sp = p.sp && tp, ep = p.ep > 1;
-  const double a2a = sh.act_bytes * m.top_k / (sp ? p.tp : 1);  // tokens each GPU sends to its EP block
+  const double a2a =
+      sh.act_bytes * m.top_k / (sp ? p.tp : 1);  // tokens each GPU sends to its EP block
   auto coll = [](GroupKind g, Op op, double bytes, const char* kind) {
     PathItem it;
     it.coll = Coll{g, op, bytes, kind};
     return it;
   };
-  // Half a layer: [all-gather] [all-to-all] compute [all-to-all] reduce-scatter (all-reduce without SP).
+  // Half a layer: [all-gather] [all-to-all] compute [all-to-all] reduce-scatter (all-reduce without
+  // SP).
   auto half = [&](std::vector<PathItem>& out, double seconds, const char* name, bool mlp) {
     if (sp) out.push_back(coll(GroupKind::kTp, Op::kAllGather, sh.act_bytes, "tp"));
     if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
@@ -27,7 +30,9 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       out.push_back(c);
     }
     if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
-    if (tp) out.push_back(coll(GroupKind::kTp, sp ? Op::kReduceScatter : Op::kAllReduce, sh.act_bytes, "tp"));
+    if (tp)
+      out.push_back(
+          coll(GroupKind::kTp, sp ? Op::kReduceScatter : Op::kAllReduce, sh.act_bytes, "tp"));
   };
   half(t.forward, lc.attn_f, "attention forward", false);
   half(t.forward, lc.mlp_f, "mlp forward", true);
@@ -41,10 +46,10 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   const FrameworkTraits fw = framework_traits(job, p);
   const bool lora = job.mode == Mode::kLora;
   const double G = sh.layer_trainable;  // one layer's gradients on this GPU
-  // Gradient reduce-scatters of one layer: one per unit, or per reduce bucket (DeepSpeed), beside the
-  // backward where the framework overlaps them, else after it.
-  // HSDP: gathers and scatters within the shard group, then the shard's gradients all-reduced across the
-  // replicas (PyTorch FSDP HYBRID_SHARD).
+  // Gradient reduce-scatters of one layer: one per unit, or per reduce bucket (DeepSpeed), beside
+  // the backward where the framework overlaps them, else after it. HSDP: gathers and scatters
+  // within the shard group, then the shard's gradients all-reduced across the replicas (PyTorch
+  // FSDP HYBRID_SHARD).
   const bool hsdp = p.zero >= 3 && p.shard > 0 && p.shard < p.dp;
   const GroupKind shard_kind = hsdp ? GroupKind::kShard : GroupKind::kDp;
   // Host time to issue one collective of the shard group (DeepSpeed 0.3: per call and per rank).
@@ -52,36 +57,45 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   auto layer_scatter = [&](const char* kind) {
     if (lora) return;
     int n = 1;
-    if (fw.zero3_reduce_bucket_params > 0) n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
+    if (fw.zero3_reduce_bucket_params > 0)
+      n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
     auto& to = fw.grad_overlap && !fw.zero3_blocking ? t.beside_b : t.after_b;
-    for (int i = 0; i < n; ++i) to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * G / n, kind, call_s});
-    if (hsdp) to.push_back({GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * G / p.shard, kind});
+    for (int i = 0; i < n; ++i)
+      to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * G / n, kind, call_s});
+    if (hsdp)
+      to.push_back({GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * G / p.shard, kind});
   };
   if (p.dp > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
     for (double u : zero3_units(m, p, fw.per_module_gather)) {
       Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero", call_s};
       (fw.zero3_blocking ? t.after_f : t.beside_f).push_back(ag);
       auto& back = fw.zero3_blocking ? t.after_b : t.beside_b;
-      if (p.zero >= 3) back.push_back(ag);  // gathered again for the backward (resharded after forward)
+      if (p.zero >= 3)
+        back.push_back(ag);  // gathered again for the backward (resharded after forward)
       if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
         back.push_back(ag);  // and for the recomputed forward before it
     }
   }
   if (p.dp > 1 && p.zero >= 3) {
     layer_scatter("zero");
-  } else if (p.dp > 1 && fw.reduce_every_micro_batch) {  // ZeRO-2 reducing each micro-batch's gradients
+  } else if (p.dp > 1 &&
+             fw.reduce_every_micro_batch) {  // ZeRO-2 reducing each micro-batch's gradients
     layer_scatter("dp");
     if (!fw.gather_every_micro_batch)
       t.param_gather = {GroupKind::kDp, Op::kAllGather, 2 * G * sh.layers_per_stage, "zero"};
   }
-  if (p.pp > 1) {  // every TP rank sends its shard; without SP the next stage gathers the whole sequence
+  if (p.pp >
+      1) {  // every TP rank sends its shard; without SP the next stage gathers the whole sequence
     t.boundary.push_back({GroupKind::kStagePair, Op::kSendRecv, sh.act_bytes / p.tp, "pp"});
     if (!sp && tp) t.boundary.push_back({GroupKind::kTp, Op::kAllGather, sh.act_bytes, "pp"});
   }
-  if (p.dp > 1 && p.zero < 3 && !fw.reduce_every_micro_batch) {  // gradient buckets at the last micro-batch
+  if (p.dp > 1 && p.zero < 3 &&
+      !fw.reduce_every_micro_batch) {  // gradient buckets at the last micro-batch
     double all = G * sh.layers_per_stage;
-    t.buckets = fw.bucket_params > 0 ? std::max(1, static_cast<int>(std::ceil(all / fw.bucket_params))) : 1;
-    t.bucket = {GroupKind::kDp, p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter, fw.grad_bytes * all / t.buckets, "dp"};
+    t.buckets =
+        fw.bucket_params > 0 ? std::max(1, static_cast<int>(std::ceil(all / fw.bucket_params))) : 1;
+    t.bucket = {GroupKind::kDp, p.zero == 0 ? Op::kAllReduce : Op::kReduceScatter,
+                fw.grad_bytes * all / t.buckets, "dp"};
     t.bucket_overlap = fw.grad_overlap;
     if (p.zero >= 1) t.param_gather = {GroupKind::kDp, Op::kAllGather, 2 * all, "zero"};
   }

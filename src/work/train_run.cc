@@ -14,13 +14,16 @@ void check_train_options(const TrainOptions& o) {
   if (o.validation) {
     for (const std::string& n : o.given) {
       if (n == "--validation" || n == "--json" || n == "-o,--output" || n == "--help") continue;
-      throw InputError(fmt::format("--validation runs each published case on its own machine and plan; it takes no {}", n));
+      throw InputError(fmt::format(
+          "--validation runs each published case on its own machine and plan; it takes no {}", n));
     }
     return;
   }
   if (o.scaling && o.was_given("--plan"))
-    throw InputError("--scaling searches the best plan at each GPU count itself; it takes no --plan");
-  if (o.scaling && o.was_given("--top")) throw InputError("--scaling shows one plan per GPU count; it takes no --top");
+    throw InputError(
+        "--scaling searches the best plan at each GPU count itself; it takes no --plan");
+  if (o.scaling && o.was_given("--top"))
+    throw InputError("--scaling shows one plan per GPU count; it takes no --top");
   if (o.mode != "lora")
     for (const char* f : {"--lora-rank", "--lora-targets", "--base-weights"})
       if (o.was_given(f)) throw InputError(fmt::format("{} applies only with --mode lora", f));
@@ -56,10 +59,12 @@ TrainResult run_train(const TrainOptions& o) {
     res.validation = run_validation();
     return res;
   }
-  if (o.chassis.empty()) throw InputError("train needs a CHASSIS (a preset name or a chassis file)");
-  if (o.model.empty()) throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
-  auto chassis =
-      topo::load_chassis(o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  if (o.chassis.empty())
+    throw InputError("train needs a CHASSIS (a preset name or a chassis file)");
+  if (o.model.empty())
+    throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
+  auto chassis = topo::load_chassis(
+      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   StepModel sm(chassis, find_model(o.model), make_train_job(o));
   TrainSetup& s = res.setup;
   s.model_id = sm.model().id;
@@ -88,12 +93,15 @@ TrainResult run_train(const TrainOptions& o) {
     if (o.was_given("--elementwise")) so.elementwise.clear();
     res.search = search_plans(sm, so);
     res.step = res.search->best.front();
-    res.why_first = res.search->best.size() > 1 ? why_first_beats_second(res.search->best[0], res.search->best[1]) : "";
+    res.why_first = res.search->best.size() > 1
+                        ? why_first_beats_second(res.search->best[0], res.search->best[1])
+                        : "";
   } else {
     res.step = sm.simulate(parse_plan(o.plan));
   }
   if (o.checkpoint_every > 0) {
-    res.checkpoint = checkpoint_cost(sm, res.step, o.checkpoint_every, !o.checkpoint_unsharded, o.checkpoint_async);
+    res.checkpoint = checkpoint_cost(sm, res.step, o.checkpoint_every, !o.checkpoint_unsharded,
+                                     o.checkpoint_async);
     res.checkpoint_every = o.checkpoint_every;
   }
   if (o.tokens > 0) {

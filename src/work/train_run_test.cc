@@ -1,9 +1,11 @@
-// The option handling behind `linkwise train` and `linkwise serve` (work::run_train, work::run_serve).
+// The option handling behind `linkwise train` and `linkwise serve` (work::run_train,
+// work::run_serve).
+#include "linkwise/work/train_run.h"
+
 #include <gtest/gtest.h>
 
 #include "linkwise/util/error.h"
 #include "linkwise/work/serve_run.h"
-#include "linkwise/work/train_run.h"
 
 namespace linkwise::work {
 namespace {

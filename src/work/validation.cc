@@ -12,7 +12,8 @@ namespace linkwise::work {
 
 namespace {
 
-// GPT models as Megatron-LM trains them: FFN 4h, vocabulary 51200, sequence 2048, dropout, no gating.
+// GPT models as Megatron-LM trains them: FFN 4h, vocabulary 51200, sequence 2048, dropout, no
+// gating.
 Model gpt(const std::string& id, int layers, int hidden, int heads) {
   Model m;
   m.id = m.name = id;
@@ -21,18 +22,20 @@ Model gpt(const std::string& id, int layers, int hidden, int heads) {
   return m;
 }
 
-// Narayanan et al. 2021 (SC21, arXiv:2104.04473), Table 1: weak scaling on Selene (DGX A100 80GB, 8 HDR
-// InfiniBand NICs per node), fp16, full activation recomputation, no sequence parallelism.
-ValidationCase narayanan(const std::string& size, int heads, int hidden, int layers, int tp, int pp, int gpus,
-                         int batch, double tflops) {
+// Narayanan et al. 2021 (SC21, arXiv:2104.04473), Table 1: weak scaling on Selene (DGX A100 80GB, 8
+// HDR InfiniBand NICs per node), fp16, full activation recomputation, no sequence parallelism.
+ValidationCase narayanan(const std::string& size, int heads, int hidden, int layers, int tp, int pp,
+                         int gpus, int batch, double tflops) {
   ValidationCase c;
   c.name = "Narayanan " + size;
-  c.source = fmt::format("Narayanan et al. 2021, Table 1, {} row ({} GPUs, t={}, p={})", size, gpus, tp, pp);
+  c.source = fmt::format("Narayanan et al. 2021, Table 1, {} row ({} GPUs, t={}, p={})", size, gpus,
+                         tp, pp);
   c.metric = "TFLOP/s per GPU";
   c.model = gpt("gpt-" + size, layers, hidden, heads);
   c.chassis = "dgx-a100";
   c.boxes = gpus / 8;
-  c.plan.tp = tp, c.plan.pp = pp, c.plan.dp = gpus / (tp * pp), c.plan.sp = false, c.plan.micro_batch = 1;
+  c.plan.tp = tp, c.plan.pp = pp, c.plan.dp = gpus / (tp * pp), c.plan.sp = false,
+  c.plan.micro_batch = 1;
   c.job.seq = 2048, c.job.global_batch = batch, c.job.recompute = Recompute::kFull;
   c.job.flash_attention = false;
   c.job.precision = Precision::kFp16;  // section 5: "mixed precision" fp16 on A100
@@ -41,11 +44,11 @@ ValidationCase narayanan(const std::string& size, int heads, int hidden, int lay
   return c;
 }
 
-// Korthikanti et al. 2022 (arXiv:2205.05198), Table 3 (configurations) and Table 5 (end-to-end iteration
-// time): sequence parallelism with selective recomputation ("present work"), and the baseline of tensor
-// parallelism with full recomputation.
-ValidationCase korthikanti(const std::string& size, int heads, int hidden, int layers, int pp, int gpus,
-                           bool present_work, double seconds) {
+// Korthikanti et al. 2022 (arXiv:2205.05198), Table 3 (configurations) and Table 5 (end-to-end
+// iteration time): sequence parallelism with selective recomputation ("present work"), and the
+// baseline of tensor parallelism with full recomputation.
+ValidationCase korthikanti(const std::string& size, int heads, int hidden, int layers, int pp,
+                           int gpus, bool present_work, double seconds) {
   ValidationCase c;
   c.name = fmt::format("Korthikanti {} {}", size, present_work ? "SP+selective" : "full recompute");
   c.source = fmt::format("Korthikanti et al. 2022, Tables 3 and 5, {} {}", size,
@@ -54,28 +57,32 @@ ValidationCase korthikanti(const std::string& size, int heads, int hidden, int l
   c.model = gpt("gpt-" + size, layers, hidden, heads);
   c.chassis = "dgx-a100";
   c.boxes = gpus / 8;
-  c.plan.tp = 8, c.plan.pp = pp, c.plan.dp = gpus / (8 * pp), c.plan.sp = present_work, c.plan.micro_batch = 1;
-  c.job.seq = 2048, c.job.global_batch = size == "22B" ? 4 : gpus;  // Table 3: 4 for 22B, else one per GPU
+  c.plan.tp = 8, c.plan.pp = pp, c.plan.dp = gpus / (8 * pp), c.plan.sp = present_work,
+  c.plan.micro_batch = 1;
+  c.job.seq = 2048,
+  c.job.global_batch = size == "22B" ? 4 : gpus;  // Table 3: 4 for 22B, else one per GPU
   c.job.recompute = present_work ? Recompute::kSelective : Recompute::kFull;
   c.job.flash_attention = false;
   c.measured = seconds;
   return c;
 }
 
-// MPT models as llm-foundry trains them (scripts/train/yamls/pretrain/mpt-*.yaml): FFN 4h, vocabulary
-// 50368, tied embeddings, no dropout, no gating.
+// MPT models as llm-foundry trains them (scripts/train/yamls/pretrain/mpt-*.yaml): FFN 4h,
+// vocabulary 50368, tied embeddings, no dropout, no gating.
 Model mpt(const std::string& id, int layers, int hidden, int heads) {
   Model m = gpt(id, layers, hidden, heads);
   m.vocab = 50368, m.tied_embeddings = true, m.dropout = false;
   return m;
 }
 
-// Fused attention, FSDP (ZeRO-3 over every GPU, one replica per GPU), bf16, on DGX A100 80GB boxes. The
-// measured figure is tokens/s per GPU. recompute: none, or full for "activation checkpointing: True";
-// selective recomputation of the attention core costs nothing extra with fused attention (its backward
-// recomputes the scores anyway), so the no-recompute rows stand for the default fused/selective job.
-ValidationCase fsdp_case(const std::string& name, const std::string& source, const Model& m, int gpus, int seq,
-                         int micro_batch, int global_batch, Recompute rc, double tokens_per_gpu) {
+// Fused attention, FSDP (ZeRO-3 over every GPU, one replica per GPU), bf16, on DGX A100 80GB boxes.
+// The measured figure is tokens/s per GPU. recompute: none, or full for "activation checkpointing:
+// True"; selective recomputation of the attention core costs nothing extra with fused attention
+// (its backward recomputes the scores anyway), so the no-recompute rows stand for the default
+// fused/selective job.
+ValidationCase fsdp_case(const std::string& name, const std::string& source, const Model& m,
+                         int gpus, int seq, int micro_batch, int global_batch, Recompute rc,
+                         double tokens_per_gpu) {
   ValidationCase c;
   c.name = name;
   c.source = source;
@@ -84,41 +91,49 @@ ValidationCase fsdp_case(const std::string& name, const std::string& source, con
   c.chassis = "dgx-a100";
   c.boxes = gpus / 8;
   c.plan.dp = gpus, c.plan.zero = 3, c.plan.micro_batch = micro_batch;
-  c.job.seq = seq, c.job.global_batch = global_batch, c.job.recompute = rc, c.job.flash_attention = true;
+  c.job.seq = seq, c.job.global_batch = global_batch, c.job.recompute = rc,
+  c.job.flash_attention = true;
   c.job.framework = Framework::kFsdp;
   c.measured = tokens_per_gpu;
   return c;
 }
 
-// MosaicML llm-foundry, scripts/train/benchmarking/README.md, table "A100 80GB with 1600 Gbps node-node
-// interconnect (RoCE)": MPT models, 8 GPUs, FULL_SHARD, amp_bf16, Triton/flash attention.
-ValidationCase mosaic(const std::string& size, const Model& m, int seq, int mb, int accum, bool ckpt, double tps) {
-  return fsdp_case(fmt::format("MPT {} seq {} {}", size, seq, ckpt ? "full recompute" : "no recompute"),
-                   fmt::format("llm-foundry benchmarking README, A100 80GB table, {} seq {} row (8 GPUs, micro-batch "
-                               "{}, accumulation {}, checkpointing {})",
-                               size, seq, mb, accum, ckpt ? "True" : "False"),
-                   m, 8, seq, mb, mb * accum * 8, ckpt ? Recompute::kFull : Recompute::kNone, tps);
+// MosaicML llm-foundry, scripts/train/benchmarking/README.md, table "A100 80GB with 1600 Gbps
+// node-node interconnect (RoCE)": MPT models, 8 GPUs, FULL_SHARD, amp_bf16, Triton/flash attention.
+ValidationCase mosaic(const std::string& size, const Model& m, int seq, int mb, int accum,
+                      bool ckpt, double tps) {
+  return fsdp_case(
+      fmt::format("MPT {} seq {} {}", size, seq, ckpt ? "full recompute" : "no recompute"),
+      fmt::format(
+          "llm-foundry benchmarking README, A100 80GB table, {} seq {} row (8 GPUs, micro-batch "
+          "{}, accumulation {}, checkpointing {})",
+          size, seq, mb, accum, ckpt ? "True" : "False"),
+      m, 8, seq, mb, mb * accum * 8, ckpt ? Recompute::kFull : Recompute::kNone, tps);
 }
 
-// torchtitan docs/performance.md: Llama on 64 A100 80GB with FSDP2, local batch 1 or 2 (global = local x 64),
-// SDPA (flash) attention; WPS is tokens/s per GPU.
-ValidationCase titan(const std::string& id, int local_batch, Recompute rc, const std::string& ac, double wps) {
+// torchtitan docs/performance.md: Llama on 64 A100 80GB with FSDP2, local batch 1 or 2 (global =
+// local x 64), SDPA (flash) attention; WPS is tokens/s per GPU.
+ValidationCase titan(const std::string& id, int local_batch, Recompute rc, const std::string& ac,
+                     double wps) {
   Model m = find_model(id);
-  return fsdp_case(fmt::format("torchtitan {} {}", id, ac),
-                   fmt::format("torchtitan docs/performance.md, {} row: 64 A100 80GB, FSDP2, batch {}, activation "
-                               "checkpointing {}",
-                               id, local_batch, ac),
-                   m, 64, m.seq, local_batch, 64 * local_batch, rc, wps);
+  return fsdp_case(
+      fmt::format("torchtitan {} {}", id, ac),
+      fmt::format(
+          "torchtitan docs/performance.md, {} row: 64 A100 80GB, FSDP2, batch {}, activation "
+          "checkpointing {}",
+          id, local_batch, ac),
+      m, 64, m.seq, local_batch, 64 * local_batch, rc, wps);
 }
 
-// Narayanan et al. 2021, Table 2 (section 5.2, Figure 10): GPT-3 175B (96 layers, h 12288, 96 heads) at
-// global batch 1536 on 384, 768 and 1536 A100s, PTD-P (model-parallel size 96: t=8, p=12, micro-batch 1)
-// against ZeRO-3 without model parallelism (DeepSpeed, micro-batch 4, 2, 1: one micro-batch per step).
-// fp16, full recomputation, as Table 1.
+// Narayanan et al. 2021, Table 2 (section 5.2, Figure 10): GPT-3 175B (96 layers, h 12288, 96
+// heads) at global batch 1536 on 384, 768 and 1536 A100s, PTD-P (model-parallel size 96: t=8, p=12,
+// micro-batch 1) against ZeRO-3 without model parallelism (DeepSpeed, micro-batch 4, 2, 1: one
+// micro-batch per step). fp16, full recomputation, as Table 1.
 ValidationCase table2(bool zero3, int gpus, double tflops) {
   ValidationCase c = narayanan("175B", 96, 12288, 96, 8, 12, gpus, 1536, tflops);
   c.name = fmt::format("Narayanan T2 {} {}", zero3 ? "ZeRO-3" : "PTD-P", gpus);
-  c.source = fmt::format("Narayanan et al. 2021, Table 2, {} 174.6B row, {} GPUs", zero3 ? "ZeRO-3 without model parallelism" : "PTD Parallelism", gpus);
+  c.source = fmt::format("Narayanan et al. 2021, Table 2, {} 174.6B row, {} GPUs",
+                         zero3 ? "ZeRO-3 without model parallelism" : "PTD Parallelism", gpus);
   if (zero3) {
     c.plan = Plan{};
     c.plan.dp = gpus, c.plan.zero = 3, c.plan.micro_batch = 1536 / gpus;
@@ -127,37 +142,43 @@ ValidationCase table2(bool zero3, int gpus, double tflops) {
   return c;
 }
 
-// NeMo Framework 24.12 performance summary (docs.nvidia.com/nemo-framework/user-guide/24.12/nemotoolkit/
-// performance/performance_summary.html), "Finetuning" table: LoRA on DGX H100 at FP8, SQuAD packed to 4096
-// tokens, global batch 32, micro-batch 1; NeMo's LoRA defaults (nemo/collections/llm/peft/lora.py: rank
-// 32 on linear_qkv, linear_proj, linear_fc1, linear_fc2). Megatron-core underneath: fused kernels.
+// NeMo Framework 24.12 performance summary
+// (docs.nvidia.com/nemo-framework/user-guide/24.12/nemotoolkit/
+// performance/performance_summary.html), "Finetuning" table: LoRA on DGX H100 at FP8, SQuAD packed
+// to 4096 tokens, global batch 32, micro-batch 1; NeMo's LoRA defaults
+// (nemo/collections/llm/peft/lora.py: rank 32 on linear_qkv, linear_proj, linear_fc1, linear_fc2).
+// Megatron-core underneath: fused kernels.
 ValidationCase nemo_lora(const std::string& id, int gpus, int tp, int pp, double tokens_per_gpu) {
   ValidationCase c;
   c.name = fmt::format("NeMo LoRA {} fp8", id);
-  c.source = fmt::format("NeMo 24.12 performance summary, Finetuning table, {} LoRA row ({} H100, TP {}, PP {})",
-                         id, gpus, tp, pp);
+  c.source = fmt::format(
+      "NeMo 24.12 performance summary, Finetuning table, {} LoRA row ({} H100, TP {}, PP {})", id,
+      gpus, tp, pp);
   c.metric = "tokens/s per GPU";
   c.model = find_model(id);
   c.chassis = "dgx-h100";
   c.boxes = std::max(1, gpus / 8);
   c.plan.tp = tp, c.plan.pp = pp, c.plan.dp = gpus / (tp * pp), c.plan.micro_batch = 1;
-  c.job.mode = Mode::kLora, c.job.precision = Precision::kFp8, c.job.seq = 4096, c.job.global_batch = 32;
+  c.job.mode = Mode::kLora, c.job.precision = Precision::kFp8, c.job.seq = 4096,
+  c.job.global_batch = 32;
   c.job.lora.rank = 32, c.job.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
   c.job.framework = Framework::kMegatron;
   c.measured = tokens_per_gpu;
   return c;
 }
 
-// The same README, table "H100 80GB BF16": MPT models on H100 boxes (dgx-h100), FULL_SHARD, amp_bf16, at
-// 8, 32 and 64 GPUs. MPT-70B: llm-foundry's mpt-70b.yaml (80 layers, d_model 8192, 64 heads).
-ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int gpus, int mb, int accum, bool ckpt,
-                           double tps) {
-  ValidationCase c = fsdp_case(
-      fmt::format("MPT {} H100 seq {} {} GPUs", size, seq, gpus),
-      fmt::format("llm-foundry benchmarking README, H100 80GB BF16 table, {} seq {} {} GPUs row (micro-batch {}, "
-                  "accumulation {}, checkpointing {})",
-                  size, seq, gpus, mb, accum, ckpt ? "True" : "False"),
-      m, gpus, seq, mb, mb * accum * gpus, ckpt ? Recompute::kFull : Recompute::kNone, tps);
+// The same README, table "H100 80GB BF16": MPT models on H100 boxes (dgx-h100), FULL_SHARD,
+// amp_bf16, at 8, 32 and 64 GPUs. MPT-70B: llm-foundry's mpt-70b.yaml (80 layers, d_model 8192, 64
+// heads).
+ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int gpus, int mb,
+                           int accum, bool ckpt, double tps) {
+  ValidationCase c = fsdp_case(fmt::format("MPT {} H100 seq {} {} GPUs", size, seq, gpus),
+                               fmt::format("llm-foundry benchmarking README, H100 80GB BF16 table, "
+                                           "{} seq {} {} GPUs row (micro-batch {}, "
+                                           "accumulation {}, checkpointing {})",
+                                           size, seq, gpus, mb, accum, ckpt ? "True" : "False"),
+                               m, gpus, seq, mb, mb * accum * gpus,
+                               ckpt ? Recompute::kFull : Recompute::kNone, tps);
   c.chassis = "dgx-h100";
   return c;
 }
@@ -167,7 +188,8 @@ ValidationCase open_case(ValidationCase c) {
   return c;
 }
 
-// Narayanan et al. eq. 3: FLOPs per iteration with full recomputation, 96·B·s·l·h²·(1 + s/6h + V/16lh).
+// Narayanan et al. eq. 3: FLOPs per iteration with full recomputation, 96·B·s·l·h²·(1 + s/6h +
+// V/16lh).
 double narayanan_flops(const Model& m, const Job& j) {
   double B = j.global_batch, s = j.seq, l = m.layers, h = m.hidden, V = m.vocab;
   return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
@@ -227,9 +249,11 @@ std::vector<ValidationRow> run_validation(const std::string& filter) {
     ValidationRow r;
     r.c = c;
     r.step = sm.simulate(c.plan);
-    r.predicted = c.metric == "step time s"         ? r.step.step_time_s
-                  : c.metric == "tokens/s per GPU" ? r.step.tokens_per_s / c.plan.gpus()
-                                                   : narayanan_flops(c.model, sm.job()) / (r.step.step_time_s * c.plan.gpus()) / 1e12;
+    r.predicted =
+        c.metric == "step time s" ? r.step.step_time_s
+        : c.metric == "tokens/s per GPU"
+            ? r.step.tokens_per_s / c.plan.gpus()
+            : narayanan_flops(c.model, sm.job()) / (r.step.step_time_s * c.plan.gpus()) / 1e12;
     r.error = (r.predicted - c.measured) / c.measured;
     r.within_bound = c.open || std::abs(r.error) <= kValidationBound;
     rows.push_back(r);

@@ -48,7 +48,8 @@ CliResult run_cli(const std::string& args) {
   static int counter = 0;
   std::string out = dir + "/out" + std::to_string(counter) + ".txt";
   std::string err = dir + "/err" + std::to_string(counter++) + ".txt";
-  std::string cmd = std::string(LINKWISE_CLI) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  std::string cmd =
+      std::string(LINKWISE_CLI) + " " + args + " >" + out + " 2>" + err + " </dev/null";
   int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

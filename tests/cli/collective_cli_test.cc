@@ -1,5 +1,6 @@
 // linkwise collective: output, JSON shape, and bad input (exit code 2 with the exact message).
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -29,7 +30,8 @@ TEST(CollectiveCli, JsonShape) {
   EXPECT_EQ(j["ranks"], 4);
   ASSERT_EQ(j["rows"].size(), 3u);  // 1M, 2M, 4M
   EXPECT_EQ(j["rows"][0]["bytes"], 1048576.0);
-  EXPECT_EQ(j["rows"][0]["count"], 65536.0);  // per rank: 1M / 4 bytes / 4 ranks, as nccl-tests prints
+  EXPECT_EQ(j["rows"][0]["count"],
+            65536.0);  // per rank: 1M / 4 bytes / 4 ranks, as nccl-tests prints
   for (const auto& row : j["rows"]) {
     EXPECT_GT(row["time_us"].get<double>(), 0);
     // busbw = algbw x (n-1)/n for all-gather
@@ -54,24 +56,31 @@ TEST(CollectiveCli, SendRecvAndNodes) {
 TEST(CollectiveCli, BadInputExitsTwoWithAClearMessage) {
   auto op = run_cli("collective dgx-h100 --op allreduse");
   EXPECT_EQ(op.exit_code, 2);
-  EXPECT_NE(op.err.find("unknown collective operation 'allreduse' (did you mean 'all_reduce'"), std::string::npos)
+  EXPECT_NE(op.err.find("unknown collective operation 'allreduse' (did you mean 'all_reduce'"),
+            std::string::npos)
       << op.err;
   auto gpu = run_cli("collective dgx-h100 --gpus 0,9");
   EXPECT_EQ(gpu.exit_code, 2);
-  EXPECT_NE(gpu.err.find("--gpus: GPU9 is not in chassis 'dgx-h100', which has GPU0 to GPU7"), std::string::npos)
+  EXPECT_NE(gpu.err.find("--gpus: GPU9 is not in chassis 'dgx-h100', which has GPU0 to GPU7"),
+            std::string::npos)
       << gpu.err;
   auto one = run_cli("collective dgx-h100 --gpus 3");
   EXPECT_EQ(one.exit_code, 2);
-  EXPECT_NE(one.err.find("--gpus: a collective needs at least 2 GPUs, got 1 ('3')"), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("--gpus: a collective needs at least 2 GPUs, got 1 ('3')"),
+            std::string::npos)
+      << one.err;
   auto zero = run_cli("collective dgx-h100 -b 0");
   EXPECT_EQ(zero.exit_code, 2);
-  EXPECT_NE(zero.err.find("bad -b/--minbytes '0': must be at least 1 byte"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("bad -b/--minbytes '0': must be at least 1 byte"), std::string::npos)
+      << zero.err;
   auto big = run_cli("collective dgx-h100 -e 2T");
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_NE(big.err.find("bad -e/--maxbytes '2T': too large"), std::string::npos) << big.err;
   auto nvls = run_cli("collective dgx-a100 --algo nvls");
   EXPECT_EQ(nvls.exit_code, 2);
-  EXPECT_NE(nvls.err.find("algorithm 'nvls' cannot run all_reduce on these 8 GPUs"), std::string::npos) << nvls.err;
+  EXPECT_NE(nvls.err.find("algorithm 'nvls' cannot run all_reduce on these 8 GPUs"),
+            std::string::npos)
+      << nvls.err;
   auto preset = run_cli("collective dgx-h1000");
   EXPECT_EQ(preset.exit_code, 2);
 }
@@ -79,19 +88,25 @@ TEST(CollectiveCli, BadInputExitsTwoWithAClearMessage) {
 TEST(CollectiveCli, StepFactorIsAWholeNumberAndRowsAreCapped) {
   auto frac = run_cli("collective dgx-h100 -b 8 -e 8G -f 1.0000001");  // used to build ~2e8 sizes
   EXPECT_EQ(frac.exit_code, 2);
-  EXPECT_NE(frac.err.find("-f/--stepfactor must be a whole number of at least 2, not '1.0000001'"), std::string::npos)
+  EXPECT_NE(frac.err.find("-f/--stepfactor must be a whole number of at least 2, not '1.0000001'"),
+            std::string::npos)
       << frac.err;
   auto one = run_cli("collective dgx-h100 -f 1");
   EXPECT_EQ(one.exit_code, 2);
-  EXPECT_NE(one.err.find("-f/--stepfactor must be a whole number of at least 2, not '1'"), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("-f/--stepfactor must be a whole number of at least 2, not '1'"),
+            std::string::npos)
+      << one.err;
   auto many = run_cli("collective dgx-h100 -b 8 -e 8G -i 1");
   EXPECT_EQ(many.exit_code, 2);
-  EXPECT_NE(many.err.find("-b 8 -e 8G -i 1 makes 8589934585 sizes; the most is 10000 (use a larger -i, or -f)"),
-            std::string::npos)
+  EXPECT_NE(
+      many.err.find(
+          "-b 8 -e 8G -i 1 makes 8589934585 sizes; the most is 10000 (use a larger -i, or -f)"),
+      std::string::npos)
       << many.err;
   auto both = run_cli("collective dgx-h100 -f 2 -i 1M");
   EXPECT_EQ(both.exit_code, 2);
-  EXPECT_NE(both.err.find("give -f/--stepfactor or -i/--stepbytes, not both"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("give -f/--stepfactor or -i/--stepbytes, not both"), std::string::npos)
+      << both.err;
   // -i steps by bytes: 1M, 2M, 3M, 4M.
   auto step = run_cli("collective dgx-h100 -b 1M -e 4M -i 1M --json");
   ASSERT_EQ(step.exit_code, 0) << step.err;
@@ -110,13 +125,15 @@ TEST(CollectiveCli, SizesAreWholeElementsAsNcclTestsCountsThem) {
   // Under one double: nothing to run.
   auto tiny = run_cli("collective dgx-h100 --dtype double -b 7 -e 7");
   EXPECT_EQ(tiny.exit_code, 2);
-  EXPECT_NE(tiny.err.find("-b 7 -e 7: no size holds one double (8 bytes); use -b 8 or more"), std::string::npos)
+  EXPECT_NE(tiny.err.find("-b 7 -e 7: no size holds one double (8 bytes); use -b 8 or more"),
+            std::string::npos)
       << tiny.err;
   // 1, 3, 9, 27, 81 bytes of doubles: 0, 0, 8, 24, 80; the first two left out, with a note.
   auto r = run_cli("collective dgx-h100 --dtype double -b 1 -e 100 -f 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("# sizes rounded down to whole elements (8 bytes: one double), as nccl-tests does; "
-                       "3 of 5 sizes remain"),
+  EXPECT_NE(r.out.find(
+                "# sizes rounded down to whole elements (8 bytes: one double), as nccl-tests does; "
+                "3 of 5 sizes remain"),
             std::string::npos)
       << r.out;
   // All-gather counts per rank: on 3 GPUs a float size is a multiple of 12 bytes; count = S / 12.
@@ -128,8 +145,10 @@ TEST(CollectiveCli, SizesAreWholeElementsAsNcclTestsCountsThem) {
   EXPECT_EQ(j["rows"][0]["count"], 83u);
   auto under = run_cli("collective dgx-h100 --op reduce_scatter -b 16 -e 16");
   EXPECT_EQ(under.exit_code, 2);
-  EXPECT_NE(under.err.find("-b 16 -e 16: no size holds one float per rank on 8 GPUs (32 bytes); use -b 32 or more"),
-            std::string::npos)
+  EXPECT_NE(
+      under.err.find(
+          "-b 16 -e 16: no size holds one float per rank on 8 GPUs (32 bytes); use -b 32 or more"),
+      std::string::npos)
       << under.err;
 }
 
@@ -143,48 +162,58 @@ TEST(CollectiveCli, JsonHasIntegersAndNamesOnly) {
   EXPECT_EQ(row["count"], 2147483648u);
   // NVLS at 8G loads every GPU's 18 NVLinks both ways on 4 switches: 64 link directions saturated.
   ASSERT_EQ(row["bottlenecks"].size(), 3u);
-  for (const auto& b : row["bottlenecks"]) EXPECT_EQ(b.get<std::string>().find("more"), std::string::npos) << b;
+  for (const auto& b : row["bottlenecks"])
+    EXPECT_EQ(b.get<std::string>().find("more"), std::string::npos) << b;
   EXPECT_EQ(row["saturated_resources"], 64);
   auto t = run_cli("collective dgx-h100 -b 8G -e 8G");
-  EXPECT_NE(t.out.find("# limited by (largest size): gpu0->nvsw1, nvsw1->gpu0, gpu0->nvsw2, (+61 more)"),
-            std::string::npos)
+  EXPECT_NE(
+      t.out.find("# limited by (largest size): gpu0->nvsw1, nvsw1->gpu0, gpu0->nvsw2, (+61 more)"),
+      std::string::npos)
       << t.out;
 }
 
 TEST(CollectiveCli, AlgorithmRefusalsSayWhy) {
   auto ag = run_cli("collective dgx-h100 --algo nvls --op all_gather");
   EXPECT_EQ(ag.exit_code, 2);
-  EXPECT_NE(ag.err.find("algorithm 'nvls' cannot run all_gather on these 8 GPUs (NVLS is modelled for all_reduce only)"),
+  EXPECT_NE(ag.err.find("algorithm 'nvls' cannot run all_gather on these 8 GPUs (NVLS is modelled "
+                        "for all_reduce only)"),
             std::string::npos)
       << ag.err;
   auto boxes = run_cli("collective dgx-h100 --nodes 2 --algo nvls");
   EXPECT_EQ(boxes.exit_code, 2);
-  EXPECT_NE(boxes.err.find("algorithm 'nvls' cannot run all_reduce on these 16 GPUs (NVLS across boxes (NVLS tree) "
-                           "is not modelled)"),
-            std::string::npos)
+  EXPECT_NE(
+      boxes.err.find(
+          "algorithm 'nvls' cannot run all_reduce on these 16 GPUs (NVLS across boxes (NVLS tree) "
+          "is not modelled)"),
+      std::string::npos)
       << boxes.err;
   auto a100 = run_cli("collective dgx-a100 --algo nvls");
-  EXPECT_NE(a100.err.find("(NVLS needs all ranks on NVSwitches that reduce in-network)"), std::string::npos)
+  EXPECT_NE(a100.err.find("(NVLS needs all ranks on NVSwitches that reduce in-network)"),
+            std::string::npos)
       << a100.err;
   auto ring = run_cli("collective dgx-h100 --algo ring --op alltoall");
   EXPECT_EQ(ring.exit_code, 2);
-  EXPECT_NE(ring.err.find("algorithm 'ring' cannot run alltoall on these 8 GPUs (ring does not run alltoall in this "
+  EXPECT_NE(ring.err.find("algorithm 'ring' cannot run alltoall on these 8 GPUs (ring does not run "
+                          "alltoall in this "
                           "model; NCCL runs it as direct peer transfers (--algo direct))"),
             std::string::npos)
       << ring.err;
   auto hier = run_cli("collective dgx-h100 --algo hierarchical");
-  EXPECT_NE(hier.err.find("(hierarchical needs ranks in several boxes)"), std::string::npos) << hier.err;
+  EXPECT_NE(hier.err.find("(hierarchical needs ranks in several boxes)"), std::string::npos)
+      << hier.err;
 }
 
 TEST(CollectiveCli, EmptyGpuListIsAnError) {
   auto r = run_cli("collective dgx-h100 --gpus ''");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--gpus: empty list; give GPUs such as 0,1,2,3 or 0-3, or leave --gpus out for every GPU"),
+  EXPECT_NE(r.err.find("--gpus: empty list; give GPUs such as 0,1,2,3 or 0-3, or leave --gpus out "
+                       "for every GPU"),
             std::string::npos)
       << r.err;
   auto comma = run_cli("collective dgx-h100 --gpus 0,1,");
   EXPECT_EQ(comma.exit_code, 2);
-  EXPECT_NE(comma.err.find("--gpus: '' in '0,1,' is not a GPU number"), std::string::npos) << comma.err;
+  EXPECT_NE(comma.err.find("--gpus: '' in '0,1,' is not a GPU number"), std::string::npos)
+      << comma.err;
 }
 
 TEST(CollectiveCli, ManyBoxes) {
@@ -208,13 +237,18 @@ TEST(CollectiveCli, NcclSettingsAndTheChoice) {
   EXPECT_NE(p2p.out, shm.out);
   EXPECT_NE(shm.out.find("\"choice\""), std::string::npos);
   auto table = run_cli("collective workstation-4gpu-nvlink -b 1G -e 1G");
-  EXPECT_NE(table.out.find("# chosen (largest size): NCCL's tuner model: ring/Simple"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("# chosen (largest size): NCCL's tuner model: ring/Simple"),
+            std::string::npos)
+      << table.out;
   auto best = run_cli("collective workstation-4gpu-nvlink -b 1G -e 1G --algo best");
-  EXPECT_NE(best.out.find("the fastest schedule the flow model finds"), std::string::npos) << best.out;
-  // A setting NCCL does not have, or a value it does not take: the flag, the setting, the value, exit 2.
+  EXPECT_NE(best.out.find("the fastest schedule the flow model finds"), std::string::npos)
+      << best.out;
+  // A setting NCCL does not have, or a value it does not take: the flag, the setting, the value,
+  // exit 2.
   auto bad = run_cli("collective pcie-8gpu-gen4 --nccl NCCL_P2P_LEVEL=PCI");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--nccl: NCCL_P2P_LEVEL=PCI: not a level NCCL has"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--nccl: NCCL_P2P_LEVEL=PCI: not a level NCCL has"), std::string::npos)
+      << bad.err;
   auto unknown = run_cli("collective pcie-8gpu-gen4 --nccl NCCL_FOO=1");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown NCCL setting 'NCCL_FOO'"), std::string::npos) << unknown.err;

@@ -1,5 +1,5 @@
-// probe --check field health on fixture machines: AER error counters, a retraining link, no GPUs, and
-// what a downtrained link costs an all-reduce. Each finding is checked as printed.
+// probe --check field health on fixture machines: AER error counters, a retraining link, no GPUs,
+// and what a downtrained link costs an all-reduce. Each finding is checked as printed.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -17,7 +17,8 @@ using probe::testing::SysfsFixture;
 // gpu0 of build_pcie_server(): 0000:1a:00.0 below the first socket-0 switch.
 constexpr const char* kGpu0 = "0000:1a:00.0";
 
-// Sets the PCI Express Link Status register (capability at 0x40, register at +0x12) in a device's config.
+// Sets the PCI Express Link Status register (capability at 0x40, register at +0x12) in a device's
+// config.
 void set_link_status(SysfsFixture& fx, const std::string& address, unsigned status) {
   std::string rel = fx.device_dir(address) + "/config";
   std::ifstream in(fx.root() + "/" + rel, std::ios::binary);
@@ -41,21 +42,28 @@ TEST(HealthCli, CorrectableErrorStormOnOneLink) {
   probe::testing::build_pcie_server(fx);
   // As the kernel prints aer_dev_correctable (drivers/pci/pcie/aer.c aer_stats_dev_attr).
   fx.write(fx.device_dir(kGpu0) + "/aer_dev_correctable",
-           "RxErr 1200\nBadTLP 37\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\n"
+           "RxErr 1200\nBadTLP 37\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr "
+           "0\nHeaderOF 0\n"
            "TOTAL_ERR_COR 1237\n");
-  fx.write(fx.device_dir("0000:3e:00.0") + "/aer_dev_correctable", "RxErr 3\nBadTLP 0\nTOTAL_ERR_COR 3\n");
-  fx.write(fx.device_dir("0000:9a:00.0") + "/aer_dev_nonfatal",
-           "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 2\nCmpltAbrt 0\nTOTAL_ERR_NONFATAL 2\n");
-  fx.write(fx.device_dir("0000:9a:00.0") + "/aer_dev_fatal", "Undefined 0\nDLP 0\nTOTAL_ERR_FATAL 0\n");
+  fx.write(fx.device_dir("0000:3e:00.0") + "/aer_dev_correctable",
+           "RxErr 3\nBadTLP 0\nTOTAL_ERR_COR 3\n");
+  fx.write(
+      fx.device_dir("0000:9a:00.0") + "/aer_dev_nonfatal",
+      "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 2\nCmpltAbrt 0\nTOTAL_ERR_NONFATAL 2\n");
+  fx.write(fx.device_dir("0000:9a:00.0") + "/aer_dev_fatal",
+           "Undefined 0\nDLP 0\nTOTAL_ERR_FATAL 0\n");
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(finding(r.out, "warning pcie-aer-correctable: gpu0"),
-            "warning pcie-aer-correctable: gpu0 0000:1a:00.0: 1237 correctable PCIe error(s) since boot (RxErr 1200, "
+            "warning pcie-aer-correctable: gpu0 0000:1a:00.0: 1237 correctable PCIe error(s) since "
+            "boot (RxErr 1200, "
             "BadTLP 37) (a storm: 100 or more)");
   EXPECT_EQ(finding(r.out, "info    pcie-aer-correctable: gpu3"),
-            "info    pcie-aer-correctable: gpu3 0000:3e:00.0: 3 correctable PCIe error(s) since boot (RxErr 3)");
+            "info    pcie-aer-correctable: gpu3 0000:3e:00.0: 3 correctable PCIe error(s) since "
+            "boot (RxErr 3)");
   EXPECT_EQ(finding(r.out, "fault   pcie-aer-uncorrectable:"),
-            "fault   pcie-aer-uncorrectable: gpu4 0000:9a:00.0: 2 uncorrectable PCIe error(s) since boot (2 non-fatal, 0 "
+            "fault   pcie-aer-uncorrectable: gpu4 0000:9a:00.0: 2 uncorrectable PCIe error(s) "
+            "since boot (2 non-fatal, 0 "
             "fatal) (CmpltTO 2)");
   EXPECT_NE(r.out.find("UNHEALTHY: 1 fault(s), 6 warning(s)"), std::string::npos) << r.out;
 }
@@ -68,10 +76,12 @@ TEST(HealthCli, RetrainingLink) {
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 0) << r.out;  // warnings only
   EXPECT_EQ(finding(r.out, "warning link-retrained:"),
-            "warning link-retrained: gpu2 0000:3d:00.0: the link retrained or changed speed/width for reliability since "
+            "warning link-retrained: gpu2 0000:3d:00.0: the link retrained or changed speed/width "
+            "for reliability since "
             "the status was last cleared (Link Status 0x5104: Link Bandwidth Management Status)");
   EXPECT_EQ(finding(r.out, "info    link-bandwidth-changed:"),
-            "info    link-bandwidth-changed: gpu4 0000:9a:00.0: the link changed speed or width on its own (Link Status "
+            "info    link-bandwidth-changed: gpu4 0000:9a:00.0: the link changed speed or width on "
+            "its own (Link Status "
             "0x8104: Link Autonomous Bandwidth Status), e.g. for power saving");
   EXPECT_EQ(run_cli("probe --check --strict --sysfs-root " + fx.root()).exit_code, 1);
 }
@@ -82,10 +92,12 @@ TEST(HealthCli, DowntrainedLinkSaysWhatItCostsAnAllReduce) {
   fx.write(fx.device_dir(kGpu0) + "/current_link_width", "8\n");
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 1);
-  // The ring's slowest link sets busbw: designed 25.00 GB/s (pcie4 x16 at efficiency 0.7935) x duplex
-  // efficiency 0.894 = 22.3 GB/s; as built gpu0's x8 link halves it, 11.2 GB/s: 2.00x the time.
+  // The ring's slowest link sets busbw: designed 25.00 GB/s (pcie4 x16 at efficiency 0.7935) x
+  // duplex efficiency 0.894 = 22.3 GB/s; as built gpu0's x8 link halves it, 11.2 GB/s: 2.00x the
+  // time.
   EXPECT_NE(finding(r.out, "fault   link-below-max: gpu0")
-                .find("; it costs a 1 GiB all-reduce over the 8 GPUs 2.00x (84.2 -> 168.2 ms, busbw 22.3 -> 11.2 GB/s)"),
+                .find("; it costs a 1 GiB all-reduce over the 8 GPUs 2.00x (84.2 -> 168.2 ms, "
+                      "busbw 22.3 -> 11.2 GB/s)"),
             std::string::npos)
       << r.out;
 }
@@ -105,7 +117,8 @@ TEST(HealthCli, NoGpuIsAFault) {
   fx.add(nvme);
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(finding(r.out, "fault   no-gpu:"), "fault   no-gpu: no GPU found among 2 PCI function(s)");
+  EXPECT_EQ(finding(r.out, "fault   no-gpu:"),
+            "fault   no-gpu: no GPU found among 2 PCI function(s)");
   EXPECT_NE(r.out.find("UNHEALTHY: 1 fault(s), 0 warning(s)"), std::string::npos) << r.out;
   auto j = run_cli("probe --check --json --sysfs-root " + fx.root());
   EXPECT_EQ(j.exit_code, 1);

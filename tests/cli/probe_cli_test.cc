@@ -31,11 +31,13 @@ TEST(ProbeCliTest, WritesAChassisWhoseTopoMatrixIsTheMachines) {
   std::string out = temp_dir() + "/server.yaml";
   auto r = run_cli("probe --sysfs-root " + fx.root() + " -o " + out + " --name server");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("CPU: 2 socket(s), Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz, 2 NUMA node(s)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("CPU: 2 socket(s), Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz, 2 NUMA node(s)"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("a100-pcie"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("NVLink: not read (--sysfs-root reads a copy of sysfs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NVLink: not read (--sysfs-root reads a copy of sysfs"), std::string::npos)
+      << r.out;
   EXPECT_EQ(topo_matrix(out), topo_matrix("pcie-8gpu-gen4"));
 }
 
@@ -45,12 +47,15 @@ TEST(ProbeCliTest, CheckFindsThePlantedFaultsAndExitsOne) {
   probe::testing::build_dgx_like(fx, unused, true);
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("fault   link-below-max: gpu5 0000:a3:00.0: PCIe link to sw5 trained at Gen4 x8, both ends can "
+  EXPECT_NE(r.out.find("fault   link-below-max: gpu5 0000:a3:00.0: PCIe link to sw5 trained at "
+                       "Gen4 x8, both ends can "
                        "do Gen5 x16"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("at pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:00.0/0000:a3:00.0"), std::string::npos);
-  EXPECT_NE(r.out.find("fault   acs-redirect: switch port 0000:32:00.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:00.0/0000:a3:00.0"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("fault   acs-redirect: switch port 0000:32:00.0"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("fault   iommu-translated"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("UNHEALTHY: 3 fault(s), 0 warning(s)"), std::string::npos) << r.out;
 
@@ -71,14 +76,17 @@ TEST(ProbeCliTest, HealthyBoxMatchingItsDesignExitsZero) {
   EXPECT_EQ(s.exit_code, 1);
   auto d = run_cli("probe --check --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(d.exit_code, 1);
-  EXPECT_NE(d.out.find("fault   differs-from-design: designed 8 nic(s), found 2"), std::string::npos);
+  EXPECT_NE(d.out.find("fault   differs-from-design: designed 8 nic(s), found 2"),
+            std::string::npos);
   // NVLink is not read from a sysfs copy: the GPU pairs are held against the design's PCIe paths.
-  EXPECT_NE(d.out.find("fault   differs-from-design: GPU0-GPU1: designed NODE, found PIX"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("fault   differs-from-design: GPU0-GPU1: designed NODE, found PIX"),
+            std::string::npos)
+      << d.out;
   EXPECT_EQ(d.out.find("NV18, found"), std::string::npos) << d.out;
 }
 
-// A healthy DGX-like box read from a sysfs copy (so without NVLinks) against its design: the NVLinks
-// and the NVMe parts the probe only guessed are not checked, and nothing is a fault.
+// A healthy DGX-like box read from a sysfs copy (so without NVLinks) against its design: the
+// NVLinks and the NVMe parts the probe only guessed are not checked, and nothing is a fault.
 TEST(ProbeCliTest, WhatTheProbeCannotSeeIsNotCheckedNotAFault) {
   SysfsFixture fx(temp_dir());
   probe::FakeNvml unused;
@@ -86,28 +94,36 @@ TEST(ProbeCliTest, WhatTheProbeCannotSeeIsNotCheckedNotAFault) {
   auto r = run_cli("probe --check --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("fault "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("info    design-not-checked: NVLink not read (--sysfs-root reads a copy of sysfs, and NVML "
-                       "would describe this machine instead): not checked: 4 NVSwitch(es) and the NVLink path classes "
-                       "of 28 device pair(s) (e.g. GPU0-GPU1 designed NV18); PCIe path classes are checked against "
+  EXPECT_NE(r.out.find("info    design-not-checked: NVLink not read (--sysfs-root reads a copy of "
+                       "sysfs, and NVML "
+                       "would describe this machine instead): not checked: 4 NVSwitch(es) and the "
+                       "NVLink path classes "
+                       "of 28 device pair(s) (e.g. GPU0-GPU1 designed NV18); PCIe path classes are "
+                       "checked against "
                        "the design without its NVLinks\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("info    design-not-checked: part of NVME0, NVME1, NVME2, NVME3, NVME4, NVME5, NVME6, NVME7 not "
-                       "checked: not in the catalog's id table (modelled as kioxia-cm7?), designed samsung-pm1743\n"),
+  EXPECT_NE(r.out.find("info    design-not-checked: part of NVME0, NVME1, NVME2, NVME3, NVME4, "
+                       "NVME5, NVME6, NVME7 not "
+                       "checked: not in the catalog's id table (modelled as kioxia-cm7?), designed "
+                       "samsung-pm1743\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 2 design item(s) not checked\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 2 design item(s) not checked\n"),
+            std::string::npos)
+      << r.out;
   auto j = run_cli("probe --check --json --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(j.exit_code, 0);
   auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(faults(doc), 0);
   int not_checked = 0;
-  for (const auto& f : doc["findings"]) not_checked += f["kind"] == "design-not-checked" && f["severity"] == "info";
+  for (const auto& f : doc["findings"])
+    not_checked += f["kind"] == "design-not-checked" && f["severity"] == "info";
   EXPECT_EQ(not_checked, 2);
 }
 
-// Odd sysfs values: binary bytes are escaped, an unreadable current state shows "?", and a link that
-// reads faster than both ends can do is flagged.
+// Odd sysfs values: binary bytes are escaped, an unreadable current state shows "?", and a link
+// that reads faster than both ends can do is flagged.
 TEST(ProbeCliTest, OddLinkFilesAreShownSafelyAndFlagged) {
   SysfsFixture fx(temp_dir());
   probe::FakeNvml unused;
@@ -121,16 +137,23 @@ TEST(ProbeCliTest, OddLinkFilesAreShownSafelyAndFlagged) {
   fx.write(gpu2 + "/class", std::string("\x01\xff\x1b[31mX", 8));
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (char c : r.out) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "raw byte " << int(c) << " in output";
-  EXPECT_NE(r.out.find("0000:33:00.0: class: unreadable value '\\x01\\xff\\x1b[31mX'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("gpu0   gpu          h100-sxm     0000:13:00.0  sw0    ?         Gen5 x16"), std::string::npos)
+  for (char c : r.out)
+    EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "raw byte " << int(c) << " in output";
+  EXPECT_NE(r.out.find("0000:33:00.0: class: unreadable value '\\x01\\xff\\x1b[31mX'"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("warning link-above-max: gpu1 0000:23:00.0: PCIe link to sw1 reads Gen6 x16 now, above what "
-                       "both ends can do (Gen5 x16): the link state files contradict each other, so this link is not "
+  EXPECT_NE(r.out.find("gpu0   gpu          h100-sxm     0000:13:00.0  sw0    ?         Gen5 x16"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("warning link-above-max: gpu1 0000:23:00.0: PCIe link to sw1 reads Gen6 x16 "
+                       "now, above what "
+                       "both ends can do (Gen5 x16): the link state files contradict each other, "
+                       "so this link is not "
                        "checked\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could not be read (shown "
+  EXPECT_NE(r.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could "
+                       "not be read (shown "
                        "as ?): not checked\n"),
             std::string::npos)
       << r.out;
@@ -138,8 +161,9 @@ TEST(ProbeCliTest, OddLinkFilesAreShownSafelyAndFlagged) {
   EXPECT_EQ(run_cli("probe --check --strict --sysfs-root " + fx.root()).exit_code, 1);
 }
 
-// A device with no current_link_speed file: the trained speed was not read, so it shows "?" with a note
-// naming the file and --check reports the link as not read; the port's view is not put in its place.
+// A device with no current_link_speed file: the trained speed was not read, so it shows "?" with a
+// note naming the file and --check reports the link as not read; the port's view is not put in its
+// place.
 TEST(ProbeCliTest, MissingCurrentLinkFileShowsUnknownWithANote) {
   SysfsFixture fx(temp_dir());
   probe::FakeNvml unused;
@@ -148,30 +172,35 @@ TEST(ProbeCliTest, MissingCurrentLinkFileShowsUnknownWithANote) {
   ASSERT_TRUE(std::filesystem::remove(gpu3 + "/current_link_speed"));
   auto r = run_cli("probe --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    Gen? x16  Gen5 x16"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("  gpu3 (0000:43:00.0): current_link_speed missing: trained speed not read\n"),
+  EXPECT_NE(r.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    Gen? x16  Gen5 x16"),
             std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("  gpu3 (0000:43:00.0): current_link_speed missing: trained speed not read\n"),
+      std::string::npos)
       << r.out;
   ASSERT_TRUE(std::filesystem::remove(gpu3 + "/current_link_width"));
   auto c = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
-  EXPECT_NE(c.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    ?         Gen5 x16"), std::string::npos)
+  EXPECT_NE(c.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    ?         Gen5 x16"),
+            std::string::npos)
       << c.out;
-  EXPECT_NE(c.out.find("  gpu3 (0000:43:00.0): current_link_speed, current_link_width missing: trained speed and "
+  EXPECT_NE(c.out.find("  gpu3 (0000:43:00.0): current_link_speed, current_link_width missing: "
+                       "trained speed and "
                        "width not read\n"),
             std::string::npos)
       << c.out;
-  EXPECT_NE(c.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could not be read (shown "
+  EXPECT_NE(c.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could "
+                       "not be read (shown "
                        "as ?): not checked\n"),
             std::string::npos)
       << c.out;
   EXPECT_NE(c.out.find("HEALTHY: 0 fault(s), 0 warning(s)\n"), std::string::npos) << c.out;
 }
 
-// A NIC whose link files are all missing at both ends (as on a VM's virtio NIC): its PCIe generation
-// and width are only assumed, so the design's pcie5 x16 is not held against the assumed pcie3 x16:
-// the link is listed as not checked, not as a fault.
+// A NIC whose link files are all missing at both ends (as on a VM's virtio NIC): its PCIe
+// generation and width are only assumed, so the design's pcie5 x16 is not held against the assumed
+// pcie3 x16: the link is listed as not checked, not as a fault.
 TEST(ProbeCliTest, AssumedLinkSpeedIsNotCheckedAgainstTheDesign) {
   SysfsFixture fx(temp_dir());
   probe::FakeNvml unused;
@@ -181,7 +210,8 @@ TEST(ProbeCliTest, AssumedLinkSpeedIsNotCheckedAgainstTheDesign) {
   fx.write(fx.device_dir("0000:14:00.0") + "/vendor", "0x1af4\n");
   fx.write(fx.device_dir("0000:14:00.0") + "/device", "0x1041\n");
   fx.write(fx.device_dir("0000:14:00.0") + "/class", "0x020000\n");
-  for (const char* f : {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"}) {
+  for (const char* f :
+       {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"}) {
     ASSERT_TRUE(std::filesystem::remove(nic + "/" + f)) << f;
     ASSERT_TRUE(std::filesystem::remove(port + "/" + f)) << f;
   }
@@ -189,18 +219,23 @@ TEST(ProbeCliTest, AssumedLinkSpeedIsNotCheckedAgainstTheDesign) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("fault "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("PCIe link can do"), std::string::npos) << r.out;
-  // Its width was not read either, so it is not taken for an x1/x4 management port: GPU0 has it on sw0.
+  // Its width was not read either, so it is not taken for an x1/x4 management port: GPU0 has it on
+  // sw0.
   EXPECT_EQ(r.out.find("gpu-nic-not-under-switch"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  nic0 (0000:14:00.0): current_link_speed, current_link_width missing: trained speed and "
-                       "width not read; link speed not reported: assumed pcie3; link width not reported: assumed "
+  EXPECT_NE(r.out.find("  nic0 (0000:14:00.0): current_link_speed, current_link_width missing: "
+                       "trained speed and "
+                       "width not read; link speed not reported: assumed pcie3; link width not "
+                       "reported: assumed "
                        "x16\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("info    design-not-checked: PCIe link of NIC0 (designed pcie5 x16) not checked: its speed or "
+  EXPECT_NE(r.out.find("info    design-not-checked: PCIe link of NIC0 (designed pcie5 x16) not "
+                       "checked: its speed or "
                        "width was not reported, only assumed (see the notes)\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 4 design item(s) not checked\n"), std::string::npos)
+  EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 4 design item(s) not checked\n"),
+            std::string::npos)
       << r.out;
   auto j = run_cli("probe --check --json --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(j.exit_code, 0);
@@ -249,29 +284,35 @@ TEST(ProbeCliTest, ChassisAndNcclXmlPrintTheTopoSummary) {
   EXPECT_TRUE(doc["notes"].empty());
 }
 
-// An NVLink to a GPU the file does not list (a dump of a job on some of the GPUs) is left out with a
-// note naming the line; a link_width that is not a PCIe width is an error naming the line.
+// An NVLink to a GPU the file does not list (a dump of a job on some of the GPUs) is left out with
+// a note naming the line; a link_width that is not a PCIe width is an error naming the line.
 TEST(ProbeCliTest, NcclXmlOddEntriesAreNotedOrRejectedWithTheLine) {
   std::string dir = temp_dir();
-  write_file_atomic(dir + "/nv.xml",
-                    "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
-                    "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">\n"
-                    "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\">\n"
-                    "<nvlink target=\"0000:99:00.0\" count=\"18\" tclass=\"0x030200\"/>\n</gpu>\n</pci>\n</cpu>\n</system>\n");
+  write_file_atomic(
+      dir + "/nv.xml",
+      "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
+      "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">\n"
+      "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\">\n"
+      "<nvlink target=\"0000:99:00.0\" count=\"18\" "
+      "tclass=\"0x030200\"/>\n</gpu>\n</pci>\n</cpu>\n</system>\n");
   auto r = run_cli("probe --nccl-xml " + dir + "/nv.xml");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Notes:\n  " + dir + "/nv.xml:5: NVLink from GPU 0000:01:00.0 to 0000:99:00.0 (tclass 0x030200) "
+  EXPECT_NE(r.out.find("Notes:\n  " + dir +
+                       "/nv.xml:5: NVLink from GPU 0000:01:00.0 to 0000:99:00.0 (tclass 0x030200) "
                        "left out: no GPU with that busid in the file\n"),
             std::string::npos)
       << r.out;
-  write_file_atomic(dir + "/w99.xml",
-                    "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
-                    "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"99\">\n"
-                    "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\"/>\n</pci>\n</cpu>\n</system>\n");
+  write_file_atomic(
+      dir + "/w99.xml",
+      "<system version=\"1\">\n<cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
+      "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" "
+      "link_width=\"99\">\n"
+      "<gpu dev=\"0\" sm=\"90\" rank=\"0\" gdr=\"1\"/>\n</pci>\n</cpu>\n</system>\n");
   r = run_cli("probe --nccl-xml " + dir + "/w99.xml -o " + dir + "/w99.yaml");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + dir + "/w99.xml:3: <pci busid=\"0000:01:00.0\">: link_width \"99\" is not a "
-                   "pcie5 link width (1, 2, 4, 8, 16)\n");
+  EXPECT_EQ(r.err, "linkwise: error: " + dir +
+                       "/w99.xml:3: <pci busid=\"0000:01:00.0\">: link_width \"99\" is not a "
+                       "pcie5 link width (1, 2, 4, 8, 16)\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/w99.yaml"));
 }
 
@@ -279,9 +320,11 @@ TEST(ProbeCliTest, NcclXmlOddEntriesAreNotedOrRejectedWithTheLine) {
 TEST(ProbeCliTest, HelpListsEveryOption) {
   auto r = run_cli("probe --help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* opt : {"--sysfs-root DIR", "-o,--output FILE", "--name NAME", "--check", "--expect CHASSIS",
-                          "--strict", "--json", "--no-nvml", "--nccl-xml FILE", "--chassis CHASSIS", "--nccl-out FILE",
-                          "Sources (at most one): this machine (default), --sysfs-root DIR, --nccl-xml FILE, --chassis "
+  for (const char* opt : {"--sysfs-root DIR", "-o,--output FILE", "--name NAME", "--check",
+                          "--expect CHASSIS", "--strict", "--json", "--no-nvml", "--nccl-xml FILE",
+                          "--chassis CHASSIS", "--nccl-out FILE",
+                          "Sources (at most one): this machine (default), --sysfs-root DIR, "
+                          "--nccl-xml FILE, --chassis "
                           "CHASSIS."})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt << "\n" << r.out;
 }
@@ -298,7 +341,9 @@ TEST(ProbeCliTest, BadInputExitsTwoWithTheReason) {
   write_file_atomic(dir + "/bad.xml", "<system version=\"1\">\n<cpu numaid=\"0\">\n</system>\n");
   r = run_cli("probe --nccl-xml " + dir + "/bad.xml -o " + dir + "/y.yaml");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("linkwise: error: " + dir + "/bad.xml:4: malformed NCCL topology XML", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("linkwise: error: " + dir + "/bad.xml:4: malformed NCCL topology XML", 0),
+            0u)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/y.yaml"));
   r = run_cli("probe --nccl-xml a.xml --chassis dgx-h100");
   EXPECT_EQ(r.exit_code, 2);

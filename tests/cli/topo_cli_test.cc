@@ -13,8 +13,8 @@ namespace {
 TEST(TopoCliTest, PresetsListsEveryPreset) {
   auto r = run_cli("presets");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* p : {"dgx1-v100", "dgx-a100", "dgx-h100", "hgx-h200", "pcie-8gpu-gen4", "workstation-4gpu-nvlink",
-                        "training-appliance", "inference-appliance"})
+  for (const char* p : {"dgx1-v100", "dgx-a100", "dgx-h100", "hgx-h200", "pcie-8gpu-gen4",
+                        "workstation-4gpu-nvlink", "training-appliance", "inference-appliance"})
     EXPECT_NE(r.out.find(p), std::string::npos) << p;
 }
 
@@ -22,21 +22,25 @@ TEST(TopoCliTest, JsonHasTheDocumentedKeys) {
   auto r = run_cli("topo dgx-h100 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"gpus", "matrix", "pairs", "bisection_GBps", "warnings"}) EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"gpus", "matrix", "pairs", "bisection_GBps", "warnings"})
+    EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["gpus"].size(), 8u);
   for (int a = 0; a < 8; ++a)
     for (int b = 0; b < 8; ++b)
-      if (a != b) EXPECT_EQ(j["matrix"]["GPU" + std::to_string(a)]["GPU" + std::to_string(b)], "NV18");
+      if (a != b)
+        EXPECT_EQ(j["matrix"]["GPU" + std::to_string(a)]["GPU" + std::to_string(b)], "NV18");
   ASSERT_EQ(j["pairs"].size(), 28u);
   const auto& p = j["pairs"][0];
-  for (const char* key : {"a", "b", "class", "path_GBps", "maxflow_GBps", "hops"}) EXPECT_TRUE(p.contains(key)) << key;
+  for (const char* key : {"a", "b", "class", "path_GBps", "maxflow_GBps", "hops"})
+    EXPECT_TRUE(p.contains(key)) << key;
   EXPECT_NEAR(p["maxflow_GBps"].get<double>(), 450.0, 1e-6);
 }
 
 TEST(TopoCliTest, TextShowsMatrixPairsBisectionLanes) {
   auto r = run_cli("topo dgx1-v100");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("GPU0  X     NV1   NV1   NV2   NV2   SYS   SYS   SYS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU0  X     NV1   NV1   NV2   NV2   SYS   SYS   SYS"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Bisection bandwidth"), std::string::npos);
   EXPECT_NE(r.out.find("PCIe lanes"), std::string::npos);
   EXPECT_NE(r.out.find("CPU Affinity"), std::string::npos);
@@ -65,15 +69,18 @@ TEST(TopoCliTest, ExampleFilesLoad) {
 TEST(TopoCliTest, BadInputExitsTwoWithOneMessage) {
   std::string dir = temp_dir();
   std::string bad = dir + "/bad.yaml";
-  std::ofstream(bad) << "nodes:\n  - {id: g0, kind: gpu, part: h100-sxm}\n  - {id: g1, kind: gpu, part: h100-sxm\n";
+  std::ofstream(bad) << "nodes:\n  - {id: g0, kind: gpu, part: h100-sxm}\n  - {id: g1, kind: gpu, "
+                        "part: h100-sxm\n";
   auto r = run_cli("topo " + bad);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: " + bad + ":4:1: YAML syntax error: end of map flow not found\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: " + bad + ":4:1: YAML syntax error: end of map flow not found\n");
   EXPECT_TRUE(r.out.empty());
 
   r = run_cli("topo no-such-box");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("'no-such-box' is neither a preset nor a chassis file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'no-such-box' is neither a preset nor a chassis file"), std::string::npos)
+      << r.err;
 
   r = run_cli("topo dgx-h100 --frobnicate");
   EXPECT_EQ(r.exit_code, 2);
@@ -113,7 +120,9 @@ TEST(TopoCliTest, UnknownCommandsAndIdsSuggest) {
   EXPECT_EQ(r.err, "linkwise: unknown command 'topl'; did you mean 'topo'?\n");
   r = run_cli("catalog nvlnk4");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: 'nvlnk4' is neither a catalog part nor a link technology; did you mean 'nvlink4'?\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: 'nvlnk4' is neither a catalog part nor a link technology; did you "
+            "mean 'nvlink4'?\n");
   r = run_cli("topo dgx-h100 --dot --json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--json excludes --dot"), std::string::npos) << r.err;

@@ -1,4 +1,5 @@
-// linkwise train: real output, JSON fields, and the exact messages and exit code 2 for plans that cannot run.
+// linkwise train: real output, JSON fields, and the exact messages and exit code 2 for plans that
+// cannot run.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,7 +10,9 @@ namespace linkwise::testing {
 namespace {
 
 TEST(TrainCli, FixedPlanJson) {
-  auto r = run_cli("train dgx-h100 --model llama3-70b --mode lora --plan tp=8 --global-batch 8 --tokens 1e9 --json");
+  auto r = run_cli(
+      "train dgx-h100 --model llama3-70b --mode lora --plan tp=8 --global-batch 8 --tokens 1e9 "
+      "--json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["plan"], "tp=8,pp=1,dp=1,zero=0");
@@ -17,14 +20,16 @@ TEST(TrainCli, FixedPlanJson) {
   EXPECT_TRUE(j["fits"].get<bool>());
   for (const char* k : {"step_time_s", "tokens_per_s", "mfu", "memory_per_gpu_GiB", "run_time_s"})
     EXPECT_GT(j[k].get<double>(), 0) << k;
-  for (const char* k : {"compute_s", "exposed_comm_s", "bubble_s", "io_s"}) EXPECT_TRUE(j["breakdown"].contains(k)) << k;
+  for (const char* k : {"compute_s", "exposed_comm_s", "bubble_s", "io_s"})
+    EXPECT_TRUE(j["breakdown"].contains(k)) << k;
   ASSERT_FALSE(j["links"].empty());
-  EXPECT_GE(j["links"][0]["busy_fraction"].get<double>(), j["links"].back()["busy_fraction"].get<double>());
+  EXPECT_GE(j["links"][0]["busy_fraction"].get<double>(),
+            j["links"].back()["busy_fraction"].get<double>());
   EXPECT_NEAR(j["run_time_s"].get<double>(), 1e9 / j["tokens_per_s"].get<double>(), 1e-6);
   // the step adds up
   auto b = j["breakdown"];
-  EXPECT_NEAR(b["compute_s"].get<double>() + b["exposed_comm_s"].get<double>() + b["bubble_s"].get<double>() +
-                  b["io_s"].get<double>(),
+  EXPECT_NEAR(b["compute_s"].get<double>() + b["exposed_comm_s"].get<double>() +
+                  b["bubble_s"].get<double>() + b["io_s"].get<double>(),
               j["step_time_s"].get<double>(), 1e-9);
 }
 
@@ -48,18 +53,22 @@ TEST(TrainCli, Scaling) {
 }
 
 TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
-  // The same Llama 2 7B full fine-tune, Megatron-LM defaults, on the PCIe server and on the NVSwitch box:
-  // on PCIe the 8-GPU plan cannot keep its DP traffic inside one socket and per-GPU throughput falls; the
-  // verdict names the doubling, the term that grew and the busiest link. On the DGX it holds.
+  // The same Llama 2 7B full fine-tune, Megatron-LM defaults, on the PCIe server and on the
+  // NVSwitch box: on PCIe the 8-GPU plan cannot keep its DP traffic inside one socket and per-GPU
+  // throughput falls; the verdict names the doubling, the term that grew and the busiest link. On
+  // the DGX it holds.
   const char* job = " --model llama2-7b --mode full --seq 4096 --global-batch 64 --scaling";
   auto pcie = run_cli(std::string("train pcie-8gpu-gen4") + job);
   ASSERT_EQ(pcie.exit_code, 0) << pcie.err;
-  EXPECT_NE(pcie.out.find("per-GPU throughput falls most from 4 to 8 GPUs"), std::string::npos) << pcie.out;
+  EXPECT_NE(pcie.out.find("per-GPU throughput falls most from 4 to 8 GPUs"), std::string::npos)
+      << pcie.out;
   EXPECT_NE(pcie.out.find("busiest link "), std::string::npos) << pcie.out;
   auto dgx = run_cli(std::string("train dgx-a100") + job);
   ASSERT_EQ(dgx.exit_code, 0) << dgx.err;
-  EXPECT_NE(dgx.out.find("per-GPU throughput holds within 2 % up to 8 GPUs"), std::string::npos) << dgx.out;
-  auto j = nlohmann::json::parse(run_cli(std::string("train pcie-8gpu-gen4") + job + " --json").out);
+  EXPECT_NE(dgx.out.find("per-GPU throughput holds within 2 % up to 8 GPUs"), std::string::npos)
+      << dgx.out;
+  auto j =
+      nlohmann::json::parse(run_cli(std::string("train pcie-8gpu-gen4") + job + " --json").out);
   EXPECT_EQ(j["verdict"]["falls_to"], 8);
   EXPECT_LT(j["verdict"]["per_gpu_change"].get<double>(), -0.05);
   EXPECT_FALSE(j["verdict"]["link"].get<std::string>().empty());
@@ -71,15 +80,20 @@ TEST(TrainCli, FrameworkFlags) {
   EXPECT_NE(r.err.find("fsdp has no ZeRO-1"), std::string::npos) << r.err;
   r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --grad-overlap maybe");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--grad-overlap must be on or off, not 'maybe'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--grad-overlap must be on or off, not 'maybe'"), std::string::npos)
+      << r.err;
   r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --framework jax");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown framework 'jax'"), std::string::npos) << r.err;
   // Gradient overlap on hides the DP all-reduce that Megatron's default leaves after the backward.
-  auto off = nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
-                                           "--global-batch 8 --offload --plan dp=8 --json").out);
-  auto on = nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
-                                          "--global-batch 8 --offload --plan dp=8 --grad-overlap on --json").out);
+  auto off =
+      nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
+                                    "--global-batch 8 --offload --plan dp=8 --json")
+                                .out);
+  auto on = nlohmann::json::parse(
+      run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
+              "--global-batch 8 --offload --plan dp=8 --grad-overlap on --json")
+          .out);
   EXPECT_LT(on["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>(),
             off["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>());
 }
@@ -91,7 +105,8 @@ TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GT(j["candidates"]["enumerated"].get<long long>(), 800000);
   EXPECT_EQ(j["why_first"].get<std::string>().rfind("#1 is ", 0), 0u) << j["why_first"];
-  auto t = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --framework megatron --recompute selective");
+  auto t = run_cli(
+      "train dgx-a100 --nodes 64 --model gpt3-175b --framework megatron --recompute selective");
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find("plans enumerated"), std::string::npos);
   EXPECT_NE(t.out.find("#1 is "), std::string::npos);
@@ -104,7 +119,8 @@ TEST(TrainCli, Validation) {
   auto j = nlohmann::json::parse(r.out)["cases"];
   ASSERT_GE(j.size(), 10u);
   for (const auto& row : j)
-    if (!row["open"].get<bool>()) EXPECT_LE(std::abs(row["error"].get<double>()), 0.15) << row["case"];
+    if (!row["open"].get<bool>())
+      EXPECT_LE(std::abs(row["error"].get<double>()), 0.15) << row["case"];
 }
 
 TEST(TrainCli, TpNotDividingHeads) {
@@ -116,37 +132,51 @@ TEST(TrainCli, TpNotDividingHeads) {
 TEST(TrainCli, PlanLargerThanTheChassis) {
   auto r = run_cli("train dgx-h100 --model llama2-7b --plan tp=8,dp=2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: plan tp=8,pp=1,dp=2,zero=0 needs tp·pp·dp = 16 GPUs but the chassis has 8\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: plan tp=8,pp=1,dp=2,zero=0 needs tp·pp·dp = 16 GPUs but the chassis "
+            "has 8\n");
 }
 
 TEST(TrainCli, ModelThatFitsOnNoPlan) {
   auto r = run_cli("train workstation-4gpu-nvlink --model llama3-405b");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("linkwise: error: llama3-405b fits on no plan of 4 GPUs of workstation-4gpu-nvlink: "
-                        "the least memory any plan needs is ", 0), 0u) << r.err;
+  EXPECT_EQ(
+      r.err.rfind(
+          "linkwise: error: llama3-405b fits on no plan of 4 GPUs of workstation-4gpu-nvlink: "
+          "the least memory any plan needs is ",
+          0),
+      0u)
+      << r.err;
 }
 
 TEST(TrainCli, FixedPlanThatDoesNotFit) {
   auto r = run_cli("train dgx-h100 --model llama3-70b --plan tp=8");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("DOES NOT FIT"), std::string::npos);
-  EXPECT_EQ(r.err, "linkwise: error: plan tp=8,pp=1,dp=1,zero=0 does not fit: it needs 154.4 GiB per GPU of 80.0 GiB\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: plan tp=8,pp=1,dp=1,zero=0 does not fit: it needs 154.4 GiB per GPU "
+            "of 80.0 GiB\n");
 }
 
 TEST(TrainCli, BadFlags) {
   auto r = run_cli("train dgx-h100 --model llama3-7b");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: 'llama3-7b' is neither a model preset nor a model file; did you mean "
-                   "'llama2-7b', 'llama3-70b', 'llama3-8b'?\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: 'llama3-7b' is neither a model preset nor a model file; did you mean "
+            "'llama2-7b', 'llama3-70b', 'llama3-8b'?\n");
   r = run_cli("train dgx-h100 --model llama2-7b --mode lorra");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: unknown mode 'lorra' (one of: pretrain, full, lora); did you mean 'lora'?\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: unknown mode 'lorra' (one of: pretrain, full, lora); did you mean "
+            "'lora'?\n");
   r = run_cli("train dgx-h100 --model llama2-7b --plan tp=2,foo=1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("linkwise: error: --plan: unknown key 'foo'", 0), 0u) << r.err;
   r = run_cli("train dgx-h100");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: train needs --model (a preset such as llama3-70b, or a model YAML file)\n");
+  EXPECT_EQ(
+      r.err,
+      "linkwise: error: train needs --model (a preset such as llama3-70b, or a model YAML file)\n");
 }
 
 TEST(TrainCli, CustomModelFile) {
@@ -175,14 +205,17 @@ TEST(TrainCli, PrecisionTheGpuLacks) {
 }
 
 TEST(TrainCli, V100RunsFp16AndUnfusedAttention) {
-  // No BF16 and no FlashAttention on Volta: the default precision is fp16 and attention is unfused, with a note.
+  // No BF16 and no FlashAttention on Volta: the default precision is fp16 and attention is unfused,
+  // with a note.
   auto r = run_cli("train dgx1-v100 --model llama2-7b --mode lora --plan dp=8");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("lora rank 16 on q,k,v,o, fp16, seq 4096"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("fused attention,"), std::string::npos);
-  EXPECT_NE(r.out.find("note: fused attention (FlashAttention-2) needs Ampere or newer: v100-sxm2 runs unfused "
-                       "attention\n"),
-            std::string::npos);
+  EXPECT_NE(
+      r.out.find(
+          "note: fused attention (FlashAttention-2) needs Ampere or newer: v100-sxm2 runs unfused "
+          "attention\n"),
+      std::string::npos);
   auto a = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=3");
   EXPECT_NE(a.out.find("pretrain, bf16, seq 4096"), std::string::npos) << a.out;
 }
@@ -190,17 +223,23 @@ TEST(TrainCli, V100RunsFp16AndUnfusedAttention) {
 TEST(TrainCli, FlagsThatWouldBeIgnored) {
   auto r = run_cli("train dgx-h100 --model llama2-7b --tokens inf");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--tokens must be a positive number, not 'inf'"), std::string::npos) << r.err;
-  expect_input_error("train dgx-h100 --model llama2-7b --plan tp=2,tp=4", "--plan: 'tp' is given twice in 'tp=2,tp=4'");
-  expect_input_error("train dgx-h100 --model llama2-7b --scaling --plan tp=2",
-                     "--scaling searches the best plan at each GPU count itself; it takes no --plan");
-  expect_input_error("train dgx-h100 --model llama2-7b --lora-rank 8", "--lora-rank applies only with --mode lora");
+  EXPECT_NE(r.err.find("--tokens must be a positive number, not 'inf'"), std::string::npos)
+      << r.err;
+  expect_input_error("train dgx-h100 --model llama2-7b --plan tp=2,tp=4",
+                     "--plan: 'tp' is given twice in 'tp=2,tp=4'");
+  expect_input_error(
+      "train dgx-h100 --model llama2-7b --scaling --plan tp=2",
+      "--scaling searches the best plan at each GPU count itself; it takes no --plan");
+  expect_input_error("train dgx-h100 --model llama2-7b --lora-rank 8",
+                     "--lora-rank applies only with --mode lora");
   expect_input_error("train dgx-h100 --model llama2-7b --mode full --lora-targets q",
                      "--lora-targets applies only with --mode lora");
-  expect_input_error("train dgx-h100 --validation",
-                     "--validation runs each published case on its own machine and plan; it takes no CHASSIS");
-  expect_input_error("train --validation --model llama2-7b",
-                     "--validation runs each published case on its own machine and plan; it takes no --model");
+  expect_input_error(
+      "train dgx-h100 --validation",
+      "--validation runs each published case on its own machine and plan; it takes no CHASSIS");
+  expect_input_error(
+      "train --validation --model llama2-7b",
+      "--validation runs each published case on its own machine and plan; it takes no --model");
 }
 
 TEST(TrainCli, PlanThatDoesNotFitWritesNoOutputFile) {
@@ -208,8 +247,10 @@ TEST(TrainCli, PlanThatDoesNotFitWritesNoOutputFile) {
   std::string path = temp_dir() + "/report.json";
   auto r = run_cli("train dgx-h100 --model llama3-70b --plan tp=8 --json -o " + path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "linkwise: error: plan tp=8,pp=1,dp=1,zero=0 does not fit: it needs 154.4 GiB per GPU of 80.0 GiB; " +
-                       path + " not written\n");
+  EXPECT_EQ(r.err,
+            "linkwise: error: plan tp=8,pp=1,dp=1,zero=0 does not fit: it needs 154.4 GiB per GPU "
+            "of 80.0 GiB; " +
+                path + " not written\n");
   FILE* f = fopen(path.c_str(), "r");
   EXPECT_EQ(f, nullptr);
   if (f) fclose(f);
@@ -220,7 +261,8 @@ TEST(TrainCli, ModelFileErrorPointsAtTheField) {
   FILE* f = fopen(path.c_str(), "w");
   fputs("id: neg\nname: neg\nlayers: -4\nhidden: 64\nheads: 4\nffn: 128\nvocab: 100\n", f);
   fclose(f);
-  expect_input_error("train dgx-h100 --model " + path, path + ":3:9: model 'neg': 'layers' must be positive, not -4");
+  expect_input_error("train dgx-h100 --model " + path,
+                     path + ":3:9: model 'neg': 'layers' must be positive, not -4");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// Collective predictions on any chassis: algorithms turned into flows, timed by max-min link sharing.
+// Collective predictions on any chassis: algorithms turned into flows, timed by max-min link
+// sharing.
 //
-// A collective over ranks R (GPU nodes of a chassis) with algorithm A becomes a Schedule: phases run
-// one after another, each a fixed latency followed by concurrent flows over chassis resources
+// A collective over ranks R (GPU nodes of a chassis) with algorithm A becomes a Schedule: phases
+// run one after another, each a fixed latency followed by concurrent flows over chassis resources
 // (sim/resources.h numbering). Its time is the engine's (sim/engine.h) time for that chain:
 //
 //   t = Σ_phases ( latency_p + time of the phase's flows under max-min sharing )
@@ -45,7 +46,7 @@ namespace linkwise::comm {
 
 /// One phase of a schedule: a fixed latency, then concurrent flows.
 struct Phase {
-  std::string name;                  ///< "ring", "tree", "nvls reduce", "inter-node", ...
+  std::string name;  ///< "ring", "tree", "nvls reduce", "inter-node", ...
   double latency_s = 0;
   std::vector<sim::FlowSpec> flows;  ///< routes in sim::ChassisResources numbering; wire bytes
 };
@@ -56,24 +57,24 @@ struct Schedule {
   Algo algorithm = Algo::kRing;
   Protocol protocol = Protocol::kSimple;
   int channels = 0;
-  double bytes = 0;                  ///< S as nccl-tests counts it
+  double bytes = 0;  ///< S as nccl-tests counts it
   std::vector<Phase> phases;
 };
 
 struct Prediction {
   Op op = Op::kAllReduce;
-  Algo algorithm = Algo::kRing;      ///< the algorithm used (never kAuto)
+  Algo algorithm = Algo::kRing;  ///< the algorithm used (never kAuto)
   Protocol protocol = Protocol::kSimple;
   int ranks = 0;
   int channels = 0;
-  double bytes = 0;                  ///< S
+  double bytes = 0;  ///< S
   double time_s = 0;
-  double latency_s = 0;              ///< the fixed (size-independent) part of time_s
-  double algbw_Bps = 0;              ///< S / time_s, bytes/s
-  double busbw_Bps = 0;              ///< algbw × bus_factor(op, ranks)
+  double latency_s = 0;  ///< the fixed (size-independent) part of time_s
+  double algbw_Bps = 0;  ///< S / time_s, bytes/s
+  double busbw_Bps = 0;  ///< algbw × bus_factor(op, ranks)
   /// Up to 3 resources the largest phase saturates, e.g. "gpu0->nvsw0", least capacity first.
   std::vector<std::string> bottlenecks;
-  int saturated = 0;                 ///< how many resources that phase saturates in all
+  int saturated = 0;  ///< how many resources that phase saturates in all
   /// Algo::kAuto and kBest: why this algorithm and protocol, e.g. "NCCL's tuner model: ring/Simple
   /// 5.1 ms < tree/Simple 9.8 ms"; empty when one was asked for by name.
   std::string choice;
@@ -83,37 +84,38 @@ struct Prediction {
 ///   all-gather:      t ≥ max over cuts (A,B) of |A|·S/n / F(A→B)  (and B→A), F = max flow
 ///   reduce-scatter:  t ≥ max over cuts of |B|·S/n / F(A→B)        (A pre-reduces B's shards)
 ///   all-reduce:      t ≥ S / F(A→B) and S / F(B→A): B's ranks need every element's sum, which
-///                    depends on A's inputs (the reduce-scatter and all-gather bounds are not added:
-///                    their worst cuts may differ and the two halves overlap)
+///                    depends on A's inputs (the reduce-scatter and all-gather bounds are not
+///                    added: their worst cuts may differ and the two halves overlap)
 ///   others:          the same reasoning per op (docs/collectives.md)
 /// Cuts tried: each rank against the rest, each box, NVLink island and CPU socket against the rest,
 /// and halves in rank order; every one gives a valid lower bound, the worst is kept.
 struct Bound {
-  double busbw_Bps = 0;      ///< the bound as a busbw: no algorithm can exceed it
-  std::string cut;           ///< the worst cut, e.g. "GPU3 | others"
+  double busbw_Bps = 0;  ///< the bound as a busbw: no algorithm can exceed it
+  std::string cut;       ///< the worst cut, e.g. "GPU3 | others"
   double cut_bytes_per_s = 0;
 };
 
 /// A ring found by the channel search: the rank order and the rate it got when found.
 struct Ring {
-  std::vector<int> order;            ///< GPU node indices, in ring order
-  double bytes_per_s = 0;            ///< per-hop rate this ring got in the search
+  std::vector<int> order;              ///< GPU node indices, in ring order
+  double bytes_per_s = 0;              ///< per-hop rate this ring got in the search
   std::vector<std::vector<int>> hops;  ///< per hop i -> i+1: resource ids
-  std::string str;                   ///< "GPU0 GPU1 ... GPU7 (via nvsw0)"
+  std::string str;                     ///< "GPU0 GPU1 ... GPU7 (via nvsw0)"
 };
 
 struct CommOptions {
-  int max_channels = 32;             ///< NCCL MAXCHANNELS (src/include/device.h)
+  int max_channels = 32;  ///< NCCL MAXCHANNELS (src/include/device.h)
   /// Peer-to-peer only up to this path class (NCCL_P2P_LEVEL); beyond it, traffic is staged through
   /// host memory (SHM). One of LOC, NVL, PIX, PXB, PHB, NODE, SYS; "" = NCCL's default: PXB, or SYS
   /// on AMD CPUs with at most two GPUs (src/graph/paths.cc, ncclTopoCheckP2p).
   std::string p2p_level = "";
-  bool allow_nvls = true;            ///< consider NVLS where the switches reduce in-network (NCCL_NVLS_ENABLE)
-  bool p2p_disable = false;          ///< NCCL_P2P_DISABLE=1: no peer-to-peer at all, NVLink included
-  bool shm_disable = false;          ///< NCCL_SHM_DISABLE=1: no staging through host memory (NET instead)
-  std::vector<Algo> algos;           ///< NCCL_ALGO: what auto may pick (empty = every one NCCL has)
-  std::vector<Protocol> protocols;   ///< NCCL_PROTO: protocols allowed (empty = all)
-  int min_channels = 0;              ///< NCCL_MIN_NCHANNELS (no bandwidth effect in this model)
+  bool allow_nvls =
+      true;  ///< consider NVLS where the switches reduce in-network (NCCL_NVLS_ENABLE)
+  bool p2p_disable = false;  ///< NCCL_P2P_DISABLE=1: no peer-to-peer at all, NVLink included
+  bool shm_disable = false;  ///< NCCL_SHM_DISABLE=1: no staging through host memory (NET instead)
+  std::vector<Algo> algos;   ///< NCCL_ALGO: what auto may pick (empty = every one NCCL has)
+  std::vector<Protocol> protocols;  ///< NCCL_PROTO: protocols allowed (empty = all)
+  int min_channels = 0;             ///< NCCL_MIN_NCHANNELS (no bandwidth effect in this model)
 };
 
 /// A communicator over a set of GPUs of one chassis. Construction searches rings and trees once
@@ -149,11 +151,11 @@ class Communicator {
 };
 
 /// One-shot prediction (builds a Communicator; keep one for repeated calls).
-Prediction predict(const topo::Chassis& chassis, Op op, const std::vector<int>& gpu_nodes, double bytes,
-                   Algo algo = Algo::kAuto);
+Prediction predict(const topo::Chassis& chassis, Op op, const std::vector<int>& gpu_nodes,
+                   double bytes, Algo algo = Algo::kAuto);
 
-/// Adds a schedule to a task graph as a chain of transfer tasks, one per phase, the first depending on
-/// `deps`; each occupies `stream` when its gpu >= 0. Returns the id of the last task.
+/// Adds a schedule to a task graph as a chain of transfer tasks, one per phase, the first depending
+/// on `deps`; each occupies `stream` when its gpu >= 0. Returns the id of the last task.
 int add_schedule(sim::TaskGraph& graph, const Schedule& schedule, const std::vector<int>& deps = {},
                  sim::StreamRef stream = {}, const std::string& name = {});
 

@@ -1,10 +1,11 @@
-// nccl-tests' message-size sweep, one for every command that runs or predicts collectives over sizes
+// nccl-tests' message-size sweep, one for every command that runs or predicts collectives over
+// sizes
 // (`linkwise collective`, `linkwise bench`).
 //
-// Sizes go from -b to -e, multiplied by -f (a whole number of at least 2, default 2) or stepped by -i
-// bytes, as nccl-tests makes them; sizes read as nccl-tests reads them (8, 64K, 8M, 8G: powers of 2).
-// A collective moves whole elements: each size is rounded down to whole elements (whole elements per
-// rank where nccl-tests counts per rank: all-gather, reduce-scatter, all-to-all).
+// Sizes go from -b to -e, multiplied by -f (a whole number of at least 2, default 2) or stepped by
+// -i bytes, as nccl-tests makes them; sizes read as nccl-tests reads them (8, 64K, 8M, 8G: powers
+// of 2). A collective moves whole elements: each size is rounded down to whole elements (whole
+// elements per rank where nccl-tests counts per rank: all-gather, reduce-scatter, all-to-all).
 //
 //   comm::SweepFlags f;  f.min = "1M";  f.max = "8M";
 //   auto sizes = comm::sweep_sizes(f);   // 1M, 2M, 4M, 8M
@@ -31,37 +32,43 @@ struct SweepFlags {
 
 /// The sizes of `flags`, smallest first. Throws InputError naming the flag and the value given.
 std::vector<std::uint64_t> sweep_sizes(const SweepFlags& flags);
-/// min, min × factor, ... while <= max (factor 1: only min). Throws InputError when min is 0 or above max.
-std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, std::uint64_t factor);
+/// min, min × factor, ... while <= max (factor 1: only min). Throws InputError when min is 0 or
+/// above max.
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
+                                       std::uint64_t factor);
 
-/// The bytes one element of `dtype_bytes` stands for in a size of `op` on `ranks` ranks: the element
-/// itself, or one element per rank where nccl-tests counts per rank (all-gather, reduce-scatter, all-to-all).
+/// The bytes one element of `dtype_bytes` stands for in a size of `op` on `ranks` ranks: the
+/// element itself, or one element per rank where nccl-tests counts per rank (all-gather,
+/// reduce-scatter, all-to-all).
 std::uint64_t element_unit(Op op, int dtype_bytes, int ranks);
 /// Whether nccl-tests counts `op`'s elements per rank.
 bool counts_per_rank(Op op);
 
-/// `sizes` rounded down to whole `unit`s, repeats and sizes under one unit left out. Throws InputError
-/// when none is left, naming the flags and `what` a unit holds (e.g. "one float").
-std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes, std::uint64_t unit,
-                                          const SweepFlags& flags, const std::string& what);
+/// `sizes` rounded down to whole `unit`s, repeats and sizes under one unit left out. Throws
+/// InputError when none is left, naming the flags and `what` a unit holds (e.g. "one float").
+std::vector<std::uint64_t> whole_elements(const std::vector<std::uint64_t>& sizes,
+                                          std::uint64_t unit, const SweepFlags& flags,
+                                          const std::string& what);
 
 /// What `linkwise collective` asks: a chassis, the ranks, the operation and the sweep, as given.
 struct SweepRequest {
-  std::string chassis;              ///< a preset name or a chassis YAML file
-  int nodes = 0;                    ///< copies of the chassis (topo::load_chassis); 0: as the file says
-  bool as_designed = false;         ///< links at their design rate, not the trained one the chassis records
+  std::string chassis;  ///< a preset name or a chassis YAML file
+  int nodes = 0;        ///< copies of the chassis (topo::load_chassis); 0: as the file says
+  bool as_designed =
+      false;  ///< links at their design rate, not the trained one the chassis records
   std::string op = "all_reduce", dtype = "float", algo = "auto";
   std::optional<std::string> gpus;  ///< "0,1,4-7" or "all"; absent: every GPU
   SweepFlags sweep;
-  std::vector<std::string> nccl;    ///< --nccl NAME=VALUE lists, applied after the chassis file's `nccl:`
+  std::vector<std::string>
+      nccl;  ///< --nccl NAME=VALUE lists, applied after the chassis file's `nccl:`
 };
 
 /// One size of a sweep.
 struct SweepRow {
-  std::uint64_t bytes = 0;          ///< S, as nccl-tests' size column
-  std::uint64_t count = 0;          ///< elements (per rank where nccl-tests counts per rank)
+  std::uint64_t bytes = 0;  ///< S, as nccl-tests' size column
+  std::uint64_t count = 0;  ///< elements (per rank where nccl-tests counts per rank)
   Prediction prediction;
-  double ratio_to_bound = 0;        ///< busbw / the cut bound's busbw (0 without a bound)
+  double ratio_to_bound = 0;  ///< busbw / the cut bound's busbw (0 without a bound)
 };
 
 /// A collective predicted over a size sweep, with its rings, cut bound and notes.
@@ -70,16 +77,17 @@ struct SweepResult {
   Op op = Op::kAllReduce;
   int ranks = 0, boxes = 1;
   std::string dtype;
-  std::uint64_t unit = 0;           ///< bytes of one element (× ranks where counted per rank)
+  std::uint64_t unit = 0;  ///< bytes of one element (× ranks where counted per rank)
   Bound bound;
   std::vector<Ring> rings;
-  std::vector<std::string> notes;   ///< e.g. sizes rounded down to whole elements
+  std::vector<std::string> notes;  ///< e.g. sizes rounded down to whole elements
   std::vector<SweepRow> rows;
 };
 
 /// "0,1,4-7" -> GPU node indices of `chassis` in that order; absent or "all": every GPU. Throws
 /// InputError for an empty list, a GPU the chassis lacks, one listed twice, or fewer than 2.
-std::vector<int> parse_gpu_list(const std::optional<std::string>& given, const topo::Chassis& chassis);
+std::vector<int> parse_gpu_list(const std::optional<std::string>& given,
+                                const topo::Chassis& chassis);
 
 /// Everything `linkwise collective` prints: the request checked (InputError naming the flag), the
 /// chassis loaded, a Communicator over the ranks, every size predicted.

@@ -1,13 +1,15 @@
 // The hardware catalog: link technologies and parts, every figure with its source.
 //
 // The catalog is data/catalog.yaml, compiled into the library. Each figure there is written as
-// `[value, "source"]`; a source that begins with "derived:" says how the figure follows from others.
-// Units are in the field names: `_bytes_per_s` is bytes per second per direction, `_s` seconds,
-// `_w` watts, `_tflops` 1e12 floating-point operations per second, `_GTps` 1e9 transfers per second.
+// `[value, "source"]`; a source that begins with "derived:" says how the figure follows from
+// others. Units are in the field names: `_bytes_per_s` is bytes per second per direction, `_s`
+// seconds,
+// `_w` watts, `_tflops` 1e12 floating-point operations per second, `_GTps` 1e9 transfers per
+// second.
 //
 // Line rate and efficiency are kept apart: a link's line rate is what its standard signals
-// (`unit_bytes_per_s` × lanes or links); `efficiency` is the fraction of it that large real transfers
-// reach, measured by the sources the catalog names.
+// (`unit_bytes_per_s` × lanes or links); `efficiency` is the fraction of it that large real
+// transfers reach, measured by the sources the catalog names.
 //
 //   const auto& cat = linkwise::hw::Catalog::builtin();
 //   const auto& pcie5 = cat.link_tech("pcie5");
@@ -35,21 +37,21 @@ const char* to_string(LinkFamily f);
 
 /// One link technology at one generation, e.g. PCIe Gen5 or NVLink 4 or InfiniBand NDR.
 struct LinkTech {
-  std::string id;            ///< catalog key, e.g. "pcie5", "nvlink4", "upi-16", "ib-ndr"
-  std::string name;          ///< human name, e.g. "PCIe Gen5"
+  std::string id;    ///< catalog key, e.g. "pcie5", "nvlink4", "upi-16", "ib-ndr"
+  std::string name;  ///< human name, e.g. "PCIe Gen5"
   LinkFamily family = LinkFamily::kPcie;
   int generation = 0;
-  std::string unit;          ///< "lane" (PCIe: width counts lanes) or "link" (count of links/ports)
-  std::vector<int> widths;   ///< allowed lane widths (PCIe); empty = any positive count
-  Figure transfer_rate_GTps; ///< PCIe: transfers per second per lane (0 when not applicable)
-  Figure encoding;           ///< PCIe: payload fraction of the line code (128/130 etc.)
-  Figure unit_bytes_per_s;   ///< per lane or per link, per direction, at line rate
-  Figure efficiency;         ///< fraction of line rate large real transfers reach
+  std::string unit;         ///< "lane" (PCIe: width counts lanes) or "link" (count of links/ports)
+  std::vector<int> widths;  ///< allowed lane widths (PCIe); empty = any positive count
+  Figure transfer_rate_GTps;  ///< PCIe: transfers per second per lane (0 when not applicable)
+  Figure encoding;            ///< PCIe: payload fraction of the line code (128/130 etc.)
+  Figure unit_bytes_per_s;    ///< per lane or per link, per direction, at line rate
+  Figure efficiency;          ///< fraction of line rate large real transfers reach
   /// Fraction of the one-way effective rate each direction keeps when both directions carry data at
   /// once (1 = the directions are independent; PCIe loses some to the other direction's read
   /// requests, ACKs and flow-control DLLPs). Optional in the catalog: 1 when not given.
   Figure duplex_efficiency{1.0, "derived: not given; the two directions assumed independent"};
-  Figure latency_s;          ///< one traversal of the link (serialisation excluded)
+  Figure latency_s;  ///< one traversal of the link (serialisation excluded)
 
   /// Line rate of `count` lanes or links, per direction, in bytes per second.
   double line_bytes_per_s(int count) const { return unit_bytes_per_s.value * count; }
@@ -62,12 +64,13 @@ std::optional<PartKind> part_kind_from_string(const std::string& s);
 /// A part: its kind, names, and figures keyed by field name (e.g. "bf16_dense_tflops").
 /// Fields each kind carries are listed in docs/catalog.md.
 struct Part {
-  std::string id;          ///< catalog key, e.g. "h100-sxm"
-  std::string name;        ///< marketing name
+  std::string id;    ///< catalog key, e.g. "h100-sxm"
+  std::string name;  ///< marketing name
   PartKind kind = PartKind::kGpu;
   std::string vendor;
   std::map<std::string, Figure> figures;
-  std::map<std::string, std::string> attributes;  ///< non-numeric: "nvlink" -> "nvlink4", "pcie" -> "pcie5"
+  std::map<std::string, std::string>
+      attributes;  ///< non-numeric: "nvlink" -> "nvlink4", "pcie" -> "pcie5"
 
   /// The figure's value, or `fallback` when the part does not carry it.
   double get(const std::string& field, double fallback = 0) const;
@@ -77,11 +80,11 @@ struct Part {
 };
 
 /// A circuit-board or cable material: its insertion loss per millimetre at two frequencies. Loss at
-/// another frequency follows the two-term model of a transmission line, conductor (skin-effect) loss
-/// growing as sqrt(f) and dielectric loss as f:  alpha(f) = c·sqrt(f) + d·f, with c and d fitted
-/// through the two catalog points (loss_db_per_mm_at(), docs/catalog.md).
+/// another frequency follows the two-term model of a transmission line, conductor (skin-effect)
+/// loss growing as sqrt(f) and dielectric loss as f:  alpha(f) = c·sqrt(f) + d·f, with c and d
+/// fitted through the two catalog points (loss_db_per_mm_at(), docs/catalog.md).
 struct BoardMaterial {
-  std::string id;            ///< "fr4", "megtron6", "twinax-cable"
+  std::string id;  ///< "fr4", "megtron6", "twinax-cable"
   std::string name;
   Figure loss_db_per_mm_8GHz;
   Figure loss_db_per_mm_16GHz;
@@ -92,12 +95,12 @@ struct BoardMaterial {
 /// A PCIe generation's channel: its Nyquist frequency and the insertion loss its receivers recover,
 /// bump to bump, with the share each end's package takes and each connector costs.
 struct ChannelBudget {
-  std::string tech;          ///< link technology id, "pcie5"
-  Figure nyquist_GHz;        ///< half the symbol rate
-  Figure loss_budget_db;     ///< total channel insertion loss allowed at the Nyquist frequency
-  Figure package_db;         ///< one end's package (die bump to ball), charged at each end
-  Figure connector_db;       ///< one connector (CEM slot, MCIO) mated pair
-  Figure via_db;             ///< one via transition
+  std::string tech;       ///< link technology id, "pcie5"
+  Figure nyquist_GHz;     ///< half the symbol rate
+  Figure loss_budget_db;  ///< total channel insertion loss allowed at the Nyquist frequency
+  Figure package_db;      ///< one end's package (die bump to ball), charged at each end
+  Figure connector_db;    ///< one connector (CEM slot, MCIO) mated pair
+  Figure via_db;          ///< one via transition
 };
 
 /// The catalog of link technologies and parts.
@@ -133,14 +136,15 @@ class Catalog {
   std::vector<ChannelBudget> channels_;
 };
 
-/// One catalog entry's figures with their sources (those it carries) and its non-numeric attributes,
-/// as `linkwise catalog ID` shows them.
+/// One catalog entry's figures with their sources (those it carries) and its non-numeric
+/// attributes, as `linkwise catalog ID` shows them.
 struct EntryFigures {
   std::string id;
   std::vector<std::pair<std::string, Figure>> figures;
   std::vector<std::pair<std::string, std::string>> attributes;
 };
-/// The figures of link technology or part `id`. Throws InputError naming the closest ids when it is neither.
+/// The figures of link technology or part `id`. Throws InputError naming the closest ids when it is
+/// neither.
 EntryFigures describe(const Catalog& catalog, const std::string& id);
 
 }  // namespace linkwise::hw

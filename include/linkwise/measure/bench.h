@@ -29,7 +29,8 @@ struct BenchOptions {
   std::string machine;  ///< free text written into the measurement file
 };
 
-/// `linkwise bench`'s flags as given: comma-separated lists, sizes as nccl-tests reads them (8, 64M).
+/// `linkwise bench`'s flags as given: comma-separated lists, sizes as nccl-tests reads them (8,
+/// 64M).
 struct BenchFlags {
   std::string gpus, sizes = "64M", engines = "ce,sm", skip, ops = "all_reduce";
   int samples = 3, loops = 16;
@@ -40,8 +41,8 @@ struct BenchFlags {
   std::string machine;
 };
 
-/// The options `flags` ask for, every flag checked (InputError naming it) before a GPU is looked for,
-/// so that bad input is refused the same way on any machine.
+/// The options `flags` ask for, every flag checked (InputError naming it) before a GPU is looked
+/// for, so that bad input is refused the same way on any machine.
 BenchOptions bench_options(const BenchFlags& flags);
 
 struct BenchReport {
@@ -56,9 +57,9 @@ struct BenchReport {
   int process_rank = 0;            ///< under mpirun: this process's rank (only rank 0 prints)
 };
 
-/// Runs what `o` asks for on `cuda`. `nccl` and `telemetry` may be null (the parts that need them are
-/// skipped with a note). With `group.size` > 1 (mpirun) each process drives its local_rank's GPU and
-/// only the collectives run, one rank per process.
+/// Runs what `o` asks for on `cuda`. `nccl` and `telemetry` may be null (the parts that need them
+/// are skipped with a note). With `group.size` > 1 (mpirun) each process drives its local_rank's
+/// GPU and only the collectives run, one rank per process.
 BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, const BenchOptions& o,
                       const ProcessGroup& group);
 
@@ -69,8 +70,8 @@ struct BenchRun {
   ProcessGroup group;
 };
 /// `linkwise bench`: the GPUs (simulated ones from `fake_spec`, measure/fake_gpu.h, when it is not
-/// empty; else CUDA's), NCCL and telemetry where they load (a note says why a part was skipped), the
-/// process group under mpirun, then run_bench(). Throws RuntimeError when there is no GPU.
+/// empty; else CUDA's), NCCL and telemetry where they load (a note says why a part was skipped),
+/// the process group under mpirun, then run_bench(). Throws RuntimeError when there is no GPU.
 BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec);
 
 /// The measurement file calibrate reads, with the full results in its extra sections

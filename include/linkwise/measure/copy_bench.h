@@ -1,18 +1,20 @@
 // Copy benchmarks measured as nvbandwidth and p2pBandwidthLatencyTest measure them.
 //
 // One sample (nvbandwidth memcpy.cpp, MemcpyOperation::doMemcpyCore): every stream taking part is
-// held by a blocking kernel; `warmup` copies are enqueued on each; the first stream records its start
-// event, the others wait on it and record theirs; each enqueues `loops` copies of `bytes` and records
-// its end event; the first stream then waits on all end events and records a total end; the block is
-// released. A copy's bandwidth is bytes × loops / (end − start); the total of concurrent copies is
-// their bytes together over (total end − first start). A result is the median of `samples` samples.
+// held by a blocking kernel; `warmup` copies are enqueued on each; the first stream records its
+// start event, the others wait on it and record theirs; each enqueues `loops` copies of `bytes` and
+// records its end event; the first stream then waits on all end events and records a total end; the
+// block is released. A copy's bandwidth is bytes × loops / (end − start); the total of concurrent
+// copies is their bytes together over (total end − first start). A result is the median of
+// `samples` samples.
 //
 // Kinds and what measured_GBps means:
 //   h2d, d2h     one GPU and pinned host memory near it, one direction
-//   bidir        h2d and d2h at once on one GPU: the sum of both directions (per-direction values kept)
-//   p2p          GPU a to GPU b, one way (copy on a's stream, as p2pBandwidthLatencyTest)
+//   bidir        h2d and d2h at once on one GPU: the sum of both directions (per-direction values
+//   kept) p2p          GPU a to GPU b, one way (copy on a's stream, as p2pBandwidthLatencyTest)
 //   p2p_bidir    a to b and b to a at once: the sum of both directions
-//   d2d_local    a copy inside one GPU's memory: bytes copied per second (each byte read and written)
+//   d2d_local    a copy inside one GPU's memory: bytes copied per second (each byte read and
+//   written)
 #pragma once
 
 #include <cstdint>
@@ -26,9 +28,9 @@ namespace linkwise::measure {
 
 struct CopyOptions {
   std::vector<std::uint64_t> sizes = {64ull << 20};  ///< nvbandwidth's default buffer: 64 MiB
-  int loops = 16;    ///< copies per sample (nvbandwidth defaultLoopCount)
-  int samples = 3;   ///< samples per result, median reported (nvbandwidth defaultAverageLoopCount)
-  int warmup = 4;    ///< untimed copies before each sample (nvbandwidth WARMUP_COUNT)
+  int loops = 16;   ///< copies per sample (nvbandwidth defaultLoopCount)
+  int samples = 3;  ///< samples per result, median reported (nvbandwidth defaultAverageLoopCount)
+  int warmup = 4;   ///< untimed copies before each sample (nvbandwidth WARMUP_COUNT)
   std::vector<CopyEngine> engines = {CopyEngine::kCe, CopyEngine::kSm};
 };
 
@@ -39,8 +41,8 @@ struct CopyResult {
   CopyEngine engine = CopyEngine::kCe;
   bool peer_access = true;  ///< p2p kinds: whether peer access was enabled
   std::uint64_t bytes = 0;
-  Summary GBps;                       ///< of the reported figure (the sum for bidirectional kinds)
-  std::vector<double> direction_GBps; ///< bidirectional kinds: the median of each direction
+  Summary GBps;                        ///< of the reported figure (the sum for bidirectional kinds)
+  std::vector<double> direction_GBps;  ///< bidirectional kinds: the median of each direction
 };
 
 struct LatencyResult {
@@ -50,18 +52,20 @@ struct LatencyResult {
 };
 
 /// h2d, d2h and bidir for each GPU, each engine and size.
-std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus, const CopyOptions& o);
-/// p2p and p2p_bidir for every ordered pair of distinct GPUs (bidir once per pair), with peer access
-/// on or off. With it off, only the copy engine runs (a copy kernel cannot reach the peer).
+std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
+                                          const CopyOptions& o);
+/// p2p and p2p_bidir for every ordered pair of distinct GPUs (bidir once per pair), with peer
+/// access on or off. With it off, only the copy engine runs (a copy kernel cannot reach the peer).
 /// Pairs that cannot access each other are skipped when `peer_access` is true.
 std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
                                    const CopyOptions& o);
 /// d2d_local for each GPU.
-std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus, const CopyOptions& o);
+std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
+                                    const CopyOptions& o);
 /// GPU-to-GPU latency matrix (p2pBandwidthLatencyTest's GPU latency): `repeats` 4-byte copies timed
 /// between events on a held stream.
-std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
-                                         int repeats = 100, int samples = 3);
+std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus,
+                                         bool peer_access, int repeats = 100, int samples = 3);
 
 /// One timed set of concurrent copies, as described above.
 struct CopyJob {

@@ -1,9 +1,10 @@
-// The CUDA runtime as the benchmarks use it, behind an interface with a real and a fake implementation.
+// The CUDA runtime as the benchmarks use it, behind an interface with a real and a fake
+// implementation.
 //
-// The real implementation (src/measure/cuda_real.cc, built when the CUDA toolkit is found) links the
-// CUDA runtime statically (libcudart_static.a), which loads the driver (libcuda.so.1) only when first
-// called: the linkwise binary therefore starts on machines with no driver, and device_count() reports
-// why there is no GPU (cudaErrorInsufficientDriver, cudaErrorNoDevice, ...). The fake
+// The real implementation (src/measure/cuda_real.cc, built when the CUDA toolkit is found) links
+// the CUDA runtime statically (libcudart_static.a), which loads the driver (libcuda.so.1) only when
+// first called: the linkwise binary therefore starts on machines with no driver, and device_count()
+// reports why there is no GPU (cudaErrorInsufficientDriver, cudaErrorNoDevice, ...). The fake
 // (measure/fake_gpu.h) runs the same calls on a simulated clock for tests.
 //
 // Handles (buffers, streams, events) are small integers owned by the implementation. Errors of a
@@ -71,19 +72,19 @@ class CudaApi {
   virtual void wait(Stream s, Event e) = 0;
   /// Copies `bytes` from the start of `src` to the start of `dst`, enqueued on `s`.
   virtual void copy(Buffer dst, Buffer src, std::size_t bytes, CopyEngine engine, Stream s) = 0;
-  /// Holds `s` until release_blocks() (nvbandwidth's spin kernel), so that work enqueued behind it is
-  /// timed without the host's enqueue cost. The hold ends by itself after about 10 s.
+  /// Holds `s` until release_blocks() (nvbandwidth's spin kernel), so that work enqueued behind it
+  /// is timed without the host's enqueue cost. The hold ends by itself after about 10 s.
   virtual void block(Stream s) = 0;
   virtual void release_blocks() = 0;
   virtual void synchronize(Stream s) = 0;
   /// Seconds between two recorded, completed events.
   virtual double elapsed_s(Event start, Event stop) = 0;
 
-  /// Data checks on float elements: sets `count` elements from `offset` to `value`, and counts those
-  /// that differ from `expected`.
+  /// Data checks on float elements: sets `count` elements from `offset` to `value`, and counts
+  /// those that differ from `expected`.
   virtual void fill(Buffer b, std::size_t offset, std::size_t count, float value, Stream s) = 0;
-  virtual std::uint64_t count_mismatches(Buffer b, std::size_t offset, std::size_t count, float expected,
-                                         Stream s) = 0;
+  virtual std::uint64_t count_mismatches(Buffer b, std::size_t offset, std::size_t count,
+                                         float expected, Stream s) = 0;
 
   /// Native handles for NCCL: the device pointer (void*) and the cudaStream_t; null in the fake.
   virtual void* native_pointer(Buffer b) = 0;

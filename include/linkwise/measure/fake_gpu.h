@@ -1,7 +1,7 @@
 // A simulated GPU machine for tests and demonstrations: CudaApi, NcclApi and GpuTelemetry on a
-// simulated clock. Each stream keeps its own time; a copy takes latency + bytes / rate, where the rate
-// comes from the spec below (scaled by an optional jitter sequence and a slowdown once the GPU has
-// been busy for a while); events read the stream's time. Nothing touches a device.
+// simulated clock. Each stream keeps its own time; a copy takes latency + bytes / rate, where the
+// rate comes from the spec below (scaled by an optional jitter sequence and a slowdown once the GPU
+// has been busy for a while); events read the stream's time. Nothing touches a device.
 //
 //   auto spec = linkwise::measure::parse_fake_spec("gpus=2,h2d=55,d2h=50,p2p=370");
 //   linkwise::measure::FakeCuda cuda(spec);
@@ -36,8 +36,8 @@ struct FakeGpuSpec {
 };
 
 /// "gpus=2,h2d=55,d2h=50,p2p=370,jitter=1:0.9:1.1,slowdown=30:0.8,none=no driver": keys as in
-/// FakeGpuSpec (h2d, d2h, sm, p2p, staged, local, latency, bus, name, gpus, jitter, slowdown, none).
-/// Throws InputError for an unknown key or a bad number.
+/// FakeGpuSpec (h2d, d2h, sm, p2p, staged, local, latency, bus, name, gpus, jitter, slowdown,
+/// none). Throws InputError for an unknown key or a bad number.
 FakeGpuSpec parse_fake_spec(const std::string& text);
 
 class FakeCuda : public CudaApi {
@@ -79,7 +79,12 @@ class FakeCuda : public CudaApi {
   bool has_data(Buffer b) const { return !bufs_.at(b).data.empty(); }
 
  private:
-  struct Buf { MemoryKind kind; int device; std::size_t bytes; std::vector<float> data; };
+  struct Buf {
+    MemoryKind kind;
+    int device;
+    std::size_t bytes;
+    std::vector<float> data;
+  };
   double rate_GBps(const Buf& dst, const Buf& src, CopyEngine engine, int stream_device) const;
   FakeGpuSpec spec_;
   std::map<int, Buf> bufs_;
@@ -92,8 +97,9 @@ class FakeCuda : public CudaApi {
 };
 
 /// Collectives on FakeCuda's clock: the ranks of a call start together (at the latest of their
-/// streams' times) and each takes nccl_latency + S × bus_factor / bus_rate for the op's size S, so the
-/// measured busbw approaches bus_rate; the data moves as NCCL would move it, so data checks pass.
+/// streams' times) and each takes nccl_latency + S × bus_factor / bus_rate for the op's size S, so
+/// the measured busbw approaches bus_rate; the data moves as NCCL would move it, so data checks
+/// pass.
 class FakeNccl : public NcclApi {
  public:
   explicit FakeNccl(FakeCuda& cuda) : cuda_(cuda) {}
@@ -108,7 +114,10 @@ class FakeNccl : public NcclApi {
 
  private:
   FakeCuda& cuda_;
-  struct Pending { Call call; CudaApi::Stream stream; };
+  struct Pending {
+    Call call;
+    CudaApi::Stream stream;
+  };
   void flush();
   std::vector<Pending> pending_;
   bool in_group_ = false;

@@ -1,5 +1,5 @@
-// How `linkwise bench` runs its ranks: one process driving every local GPU (nccl-tests -g N), or one
-// process per GPU under mpirun (OpenMPI), as nccl-tests runs across boxes.
+// How `linkwise bench` runs its ranks: one process driving every local GPU (nccl-tests -g N), or
+// one process per GPU under mpirun (OpenMPI), as nccl-tests runs across boxes.
 #pragma once
 
 #include <functional>

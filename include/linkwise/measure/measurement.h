@@ -1,4 +1,5 @@
-// The measurement file: what `linkwise bench` writes and `linkwise calibrate` reads (docs/measure.md).
+// The measurement file: what `linkwise bench` writes and `linkwise calibrate` reads
+// (docs/measure.md).
 //
 //   {
 //     "format": "linkwise-measurements/1",
@@ -11,17 +12,17 @@
 //     ]
 //   }
 //
-// Kinds: h2d, d2h, bidir, p2p, p2p_bidir, d2d_local (copy_bench.h), collective (busbw as nccl-tests),
-// link (one technology at a width, "tech" and "width" given). `gpus` are GPU numbers of the chassis
-// (GPU0, GPU1, ... in its rank order). An entry may name its own "chassis" (preset or file), which
-// then replaces the one calibrate is given; other keys (samples, notes) are kept but not read.
+// Kinds: h2d, d2h, bidir, p2p, p2p_bidir, d2d_local (copy_bench.h), collective (busbw as
+// nccl-tests), link (one technology at a width, "tech" and "width" given). `gpus` are GPU numbers
+// of the chassis (GPU0, GPU1, ... in its rank order). An entry may name its own "chassis" (preset
+// or file), which then replaces the one calibrate is given; other keys (samples, notes) are kept
+// but not read.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "linkwise/util/error.h"
 
@@ -30,20 +31,20 @@ namespace linkwise::measure {
 struct Measurement {
   std::string kind;
   std::vector<int> gpus;
-  std::string op;            ///< collective: all_reduce, ...
-  std::string algo;          ///< collective: ring, nvls, ... or "" (not known)
-  std::string engine = "ce"; ///< copy kinds: ce or sm
-  bool peer_access = true;   ///< p2p kinds
-  std::uint64_t bytes = 0;   ///< 0 when not given (a large transfer)
+  std::string op;             ///< collective: all_reduce, ...
+  std::string algo;           ///< collective: ring, nvls, ... or "" (not known)
+  std::string engine = "ce";  ///< copy kinds: ce or sm
+  bool peer_access = true;    ///< p2p kinds
+  std::uint64_t bytes = 0;    ///< 0 when not given (a large transfer)
   double measured_GBps = 0;
-  std::string metric;        ///< collective: busbw (the only one calibrate reads)
-  std::string tech;          ///< link: catalog technology id
-  int width = 0;             ///< link: lanes or links
-  std::string chassis;       ///< "" = the chassis calibrate is given
+  std::string metric;   ///< collective: busbw (the only one calibrate reads)
+  std::string tech;     ///< link: catalog technology id
+  int width = 0;        ///< link: lanes or links
+  std::string chassis;  ///< "" = the chassis calibrate is given
   std::string source;
   std::string note;
-  nlohmann::json extra;      ///< keys not listed above, kept as they were
-  SourceLocation where;      ///< file, the entry's line (0 if unknown) and its index + 1 as column
+  nlohmann::json extra;  ///< keys not listed above, kept as they were
+  SourceLocation where;  ///< file, the entry's line (0 if unknown) and its index + 1 as column
 };
 
 struct MeasurementFile {
@@ -51,7 +52,8 @@ struct MeasurementFile {
   std::string machine;
   std::string tool;
   std::vector<Measurement> measurements;
-  nlohmann::json extra = nlohmann::json::object();  ///< other top-level sections (nccl, sustained, ...)
+  nlohmann::json extra =
+      nlohmann::json::object();  ///< other top-level sections (nccl, sustained, ...)
 };
 
 /// The kinds calibrate understands.

@@ -1,9 +1,10 @@
-// NCCL as the collective benchmark uses it, behind an interface with a real and a fake implementation.
+// NCCL as the collective benchmark uses it, behind an interface with a real and a fake
+// implementation.
 //
 // The real implementation (src/measure/nccl_real.cc, built when nccl.h is found) loads libnccl.so.2
-// with dlopen at first use, so the linkwise binary starts where NCCL is not installed; make_nccl_api()
-// then returns null with the loader's message. Data type float and reduction sum, as nccl-tests runs
-// by default (-d float -o sum).
+// with dlopen at first use, so the linkwise binary starts where NCCL is not installed;
+// make_nccl_api() then returns null with the loader's message. Data type float and reduction sum,
+// as nccl-tests runs by default (-d float -o sum).
 //
 // Operations are comm::Op, named as nccl-tests names them (all_reduce_perf, all_gather_perf, ...):
 // all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv.
@@ -30,7 +31,8 @@ class NcclApi {
     comm::Op op = comm::Op::kAllReduce;
     CudaApi::Buffer send = -1, recv = -1;
     std::size_t send_offset = 0, recv_offset = 0;
-    std::size_t count = 0;  ///< the count NCCL's call takes (per-rank count for all-gather and the like)
+    std::size_t count =
+        0;  ///< the count NCCL's call takes (per-rank count for all-gather and the like)
     int root = 0;
     int rank = 0, nranks = 1;
   };

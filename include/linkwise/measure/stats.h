@@ -27,6 +27,8 @@ Summary summarize(std::vector<double> values);
 double median(std::vector<double> values);
 
 /// GB/s (1e9 bytes per second) for `bytes` moved in `seconds`; 0 when seconds <= 0.
-inline double gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; }
+inline double gbps(double bytes, double seconds) {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
 
 }  // namespace linkwise::measure

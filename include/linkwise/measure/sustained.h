@@ -1,14 +1,14 @@
-// A transfer held for a while, with the GPU's temperature, clocks and power beside its bandwidth, to
-// catch a sealed box that slows down as it warms up.
+// A transfer held for a while, with the GPU's temperature, clocks and power beside its bandwidth,
+// to catch a sealed box that slows down as it warms up.
 //
 // The run is cut into windows of about `interval_s` of GPU time. Each window is one timed set of
-// copies (copy_bench.h): the first runs 4 loops, each later one as many as the previous window's time
-// per loop fits in `interval_s`; after each window the GPU's telemetry is read. The clock is the GPU's
-// own (the sum of the windows' event times), so a run lasts `duration_s` of transfer time, whatever
-// the host does meanwhile.
+// copies (copy_bench.h): the first runs 4 loops, each later one as many as the previous window's
+// time per loop fits in `interval_s`; after each window the GPU's telemetry is read. The clock is
+// the GPU's own (the sum of the windows' event times), so a run lasts `duration_s` of transfer
+// time, whatever the host does meanwhile.
 //
-// Verdict: the median bandwidth of the last quarter of the windows (at least one window) against the
-// first quarter, drop = (first - last) / first; with at least 4 windows, a drop of more than
+// Verdict: the median bandwidth of the last quarter of the windows (at least one window) against
+// the first quarter, drop = (first - last) / first; with at least 4 windows, a drop of more than
 // `slowdown_pct` (default 5%) reports "slows down". Fewer windows never do.
 #pragma once
 
@@ -45,12 +45,13 @@ class GpuTelemetry {
 /// NVML telemetry, or null with `reason` set when NVML cannot be loaded or initialised.
 std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::string* reason);
 /// The same over a given NVML (probe::FakeNvml in tests); takes ownership.
-std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> nvml, std::string* reason);
+std::unique_ptr<GpuTelemetry> make_nvml_telemetry(std::unique_ptr<probe::NvmlApi> nvml,
+                                                  std::string* reason);
 
 struct SustainedOptions {
   std::string kind = "h2d";  ///< h2d, d2h, bidir, p2p, d2d_local
   int gpu = 0;
-  int peer = -1;             ///< for p2p; default: gpu + 1
+  int peer = -1;  ///< for p2p; default: gpu + 1
   std::uint64_t bytes = 64ull << 20;
   CopyEngine engine = CopyEngine::kCe;
   double duration_s = 60;
@@ -59,7 +60,7 @@ struct SustainedOptions {
 };
 
 struct SustainedPoint {
-  double t_s = 0;    ///< end of the window, seconds of transfer from the start
+  double t_s = 0;  ///< end of the window, seconds of transfer from the start
   double GBps = 0;
   std::optional<TelemetrySample> telemetry;
 };
@@ -71,7 +72,7 @@ struct SustainedResult {
   double first_GBps = 0, last_GBps = 0;  ///< medians of the first and last quarter
   double drop_pct = 0;                   ///< (first − last) / first × 100
   bool slows_down = false;
-  std::string telemetry_note;            ///< why there is no telemetry, or ""
+  std::string telemetry_note;  ///< why there is no telemetry, or ""
 };
 
 /// Parses "90", "90s", "5m", "1h", "1.5m" into seconds. Throws InputError naming `what` otherwise.

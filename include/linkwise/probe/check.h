@@ -1,19 +1,24 @@
 // `linkwise probe --check`: is the box wired and trained as designed?
 //
 // Faults (the box is not healthy; exit code 1):
-//   link-below-max      a PCIe link trained below the lesser of its two ends' maximum width, or below
+//   link-below-max      a PCIe link trained below the lesser of its two ends' maximum width, or
+//   below
 //                       their maximum speed on a device that does not slow down on its own
-//   acs-redirect        ACS P2P Request Redirect on a switch port: peer-to-peer traffic is sent up to the
+//   acs-redirect        ACS P2P Request Redirect on a switch port: peer-to-peer traffic is sent up
+//   to the
 //                       root complex (and the IOMMU) instead of across the switch
-//   iommu-translated    an IOMMU translating DMA addresses (not pass-through): GPUDirect P2P and RDMA pay
+//   iommu-translated    an IOMMU translating DMA addresses (not pass-through): GPUDirect P2P and
+//   RDMA pay
 //                       an address translation per page
 //   nvlink-down         an NVLink down while other links of the same GPU are up
 //   nvlink-errors       NVLink error counters above zero
-//   differs-from-design with --expect: a device, part, link or path class unlike the designed chassis
-//                       (NVLinks not read, parts only guessed and link speeds/widths only assumed are
-//                       design-not-checked infos instead)
+//   differs-from-design with --expect: a device, part, link or path class unlike the designed
+//   chassis
+//                       (NVLinks not read, parts only guessed and link speeds/widths only assumed
+//                       are design-not-checked infos instead)
 // Warnings (reported; exit code 0 unless `strict`):
-//   link-speed-idle     a GPU link below its maximum speed at full width: GPUs lower the link speed when
+//   link-speed-idle     a GPU link below its maximum speed at full width: GPUs lower the link speed
+//   when
 //                       idle to save power; check again under load
 //   nvlink-none         a GPU with NVLinks and none up (no bridge fitted?)
 //   link-above-max      a link reading faster or wider now than both ends can do: the link state
@@ -57,10 +62,13 @@ struct CheckReport {
   bool strict = false;
   int count(Severity s) const;
   /// No faults (and, when strict, no warnings).
-  bool healthy() const { return count(Severity::kFault) == 0 && (!strict || count(Severity::kWarning) == 0); }
+  bool healthy() const {
+    return count(Severity::kFault) == 0 && (!strict || count(Severity::kWarning) == 0);
+  }
 };
 
-CheckReport check(const Machine& machine, const Discovery& discovery, const CheckOptions& options = {});
+CheckReport check(const Machine& machine, const Discovery& discovery,
+                  const CheckOptions& options = {});
 
 /// What the probe could read, so that compare_with_design() reports the rest as not checked rather
 /// than as faults.
@@ -70,10 +78,10 @@ struct DesignScope {
 };
 
 /// The differences between a probed chassis and the designed one, as differs-from-design faults.
-/// What cannot be compared (NVLinks that were not read, parts the probe only guessed, link speeds or
-/// widths it only assumed) comes back as design-not-checked infos.
-std::vector<Finding> compare_with_design(const Discovery& discovery, const topo::ChassisSpec& designed,
+/// What cannot be compared (NVLinks that were not read, parts the probe only guessed, link speeds
+/// or widths it only assumed) comes back as design-not-checked infos.
+std::vector<Finding> compare_with_design(const Discovery& discovery,
+                                         const topo::ChassisSpec& designed,
                                          const DesignScope& scope = {});
-
 
 }  // namespace linkwise::probe

@@ -17,15 +17,15 @@ class FakeNvml : public NvmlApi {
  public:
   struct Link {
     bool active = true;
-    unsigned version = 6;          ///< nvmlNvlinkVersion_t (6 = NVLink 4.0)
-    std::string remote_bus_id;     ///< as NVML would write it; either form is accepted
+    unsigned version = 6;       ///< nvmlNvlinkVersion_t (6 = NVLink 4.0)
+    std::string remote_bus_id;  ///< as NVML would write it; either form is accepted
     std::array<std::uint64_t, kNvlinkErrorCounters> errors{};  ///< by NvlinkErrorCounter
   };
   struct Gpu {
     std::string bus_id;
     std::string name = "NVIDIA H100 80GB HBM3";
     unsigned pci_device_id = 0x233010de;
-    std::vector<Link> links;       ///< links beyond these answer kNvmlErrorNotSupported
+    std::vector<Link> links;  ///< links beyond these answer kNvmlErrorNotSupported
     unsigned temperature_c = 35, sm_clock_mhz = 1980, power_mw = 70000;
     // Field health; a value left unset answers kNvmlErrorNotSupported.
     std::optional<std::uint64_t> throttle_reasons;

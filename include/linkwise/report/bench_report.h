@@ -1,6 +1,7 @@
-// Renders `linkwise bench`: the host-device table, peer matrices as p2pBandwidthLatencyTest prints them
-// (diagonal: local copy), latency matrices, nccl-tests tables, the sustained run. Rendering only: every
-// figure comes from measure::run_bench(); the measurement file (JSON) is measure::bench_measurements().
+// Renders `linkwise bench`: the host-device table, peer matrices as p2pBandwidthLatencyTest prints
+// them (diagonal: local copy), latency matrices, nccl-tests tables, the sustained run. Rendering
+// only: every figure comes from measure::run_bench(); the measurement file (JSON) is
+// measure::bench_measurements().
 #pragma once
 
 #include <string>

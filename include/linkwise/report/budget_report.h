@@ -1,5 +1,5 @@
-// Renders a chassis's budget report (topo/budget.h): each budget's use, channel losses, errors and warnings.
-// Rendering only: every number comes from topo::check_budgets().
+// Renders a chassis's budget report (topo/budget.h): each budget's use, channel losses, errors and
+// warnings. Rendering only: every number comes from topo::check_budgets().
 #pragma once
 
 #include <nlohmann/json.hpp>

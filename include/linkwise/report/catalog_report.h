@@ -1,5 +1,5 @@
-// Renders the catalog (`linkwise catalog`, `linkwise catalog ID`) and the preset list (`linkwise presets`).
-// Rendering only: the figures come from hw::Catalog and hw::describe().
+// Renders the catalog (`linkwise catalog`, `linkwise catalog ID`) and the preset list (`linkwise
+// presets`). Rendering only: the figures come from hw::Catalog and hw::describe().
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
-// Renders a collective predicted over a size sweep (`linkwise collective`): nccl-tests-like table and JSON.
-// Rendering only: every number comes from comm::predict_sweep().
+// Renders a collective predicted over a size sweep (`linkwise collective`): nccl-tests-like table
+// and JSON. Rendering only: every number comes from comm::predict_sweep().
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,7 +9,8 @@
 
 namespace linkwise::report {
 
-/// The readable report: rings, the cut bound, notes, one row per size, the largest size's bottlenecks.
+/// The readable report: rings, the cut bound, notes, one row per size, the largest size's
+/// bottlenecks.
 std::string collective_text(const comm::SweepResult& r);
 /// The same as JSON (docs/json.md).
 nlohmann::json collective_json(const comm::SweepResult& r);

@@ -7,7 +7,8 @@
 
 namespace linkwise::report {
 
-/// Raised when a key is renamed or removed, or a value changes meaning (docs/json.md keeps the history).
+/// Raised when a key is renamed or removed, or a value changes meaning (docs/json.md keeps the
+/// history).
 inline constexpr int kSchemaVersion = 1;
 
 /// `j` (an object) with "schema_version" set.

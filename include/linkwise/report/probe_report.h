@@ -13,7 +13,8 @@
 namespace linkwise::report {
 
 std::string probe_text(const probe::Machine& m, const probe::Discovery& d);
-/// {chassis, sockets, devices: [...], links: [...], iommu, nvlink: {read, why_not, links}, other_devices, notes}
+/// {chassis, sockets, devices: [...], links: [...], iommu, nvlink: {read, why_not, links},
+/// other_devices, notes}
 nlohmann::json probe_json(const probe::Machine& m, const probe::Discovery& d);
 /// A chassis read from a file (--chassis, --nccl-xml) as `linkwise topo` shows it, with what the
 /// import left out (`notes`).
@@ -25,7 +26,8 @@ nlohmann::json imported_json(const topo::Chassis& chassis, const topo::TopoAnaly
 std::string check_text(const probe::CheckReport& r);
 nlohmann::json check_json(const probe::CheckReport& r);
 
-/// The line `probe --nccl-out` prints when bus IDs of the exported topology are synthetic; "" when none.
+/// The line `probe --nccl-out` prints when bus IDs of the exported topology are synthetic; "" when
+/// none.
 std::string nccl_synthetic_note(const std::vector<std::string>& synthetic);
 
 }  // namespace linkwise::report

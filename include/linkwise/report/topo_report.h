@@ -1,5 +1,5 @@
-// Renders a topology analysis: the `nvidia-smi topo -m` style matrix and tables, JSON, Graphviz DOT.
-// Rendering only: every number comes from topo::analyse().
+// Renders a topology analysis: the `nvidia-smi topo -m` style matrix and tables, JSON, Graphviz
+// DOT. Rendering only: every number comes from topo::analyse().
 #pragma once
 
 #include <nlohmann/json.hpp>

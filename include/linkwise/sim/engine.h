@@ -1,9 +1,10 @@
 // A discrete-event engine: a task graph run over GPU streams and shared resources (links).
 //
 // Model.
-//   Task t: prerequisites D_t, an optional stream s_t = (gpu, stream id), a fixed delay d_t (compute
-//   time, or a transfer's start latency), and flows F_t (bytes b_f over a route of resources).
-//   Ready time      r_t = max(end of every prerequisite, end of the task queued before t on s_t)
+//   Task t: prerequisites D_t, an optional stream s_t = (gpu, stream id), a fixed delay d_t
+//   (compute time, or a transfer's start latency), and flows F_t (bytes b_f over a route of
+//   resources). Ready time      r_t = max(end of every prerequisite, end of the task queued before
+//   t on s_t)
 //                   (streams are in order, like CUDA streams: tasks on one stream run in the order
 //                   they were added to the graph).
 //   Start           start_t = r_t.
@@ -39,24 +40,25 @@ struct FlowSpec {
 
 /// A stream a task occupies: tasks on one (gpu, stream) run one at a time, in the order added.
 struct StreamRef {
-  int gpu = -1;     ///< any integer naming the device (a GPU rank or node index); -1 = no stream
-  int stream = 0;   ///< e.g. 0 compute, 1 communication
+  int gpu = -1;    ///< any integer naming the device (a GPU rank or node index); -1 = no stream
+  int stream = 0;  ///< e.g. 0 compute, 1 communication
 };
 
 struct Task {
   std::string name;
-  std::string tag;               ///< free category for reports ("compute", "tp-allreduce", ...)
-  StreamRef stream;              ///< gpu = -1: occupies no stream
-  double delay_s = 0;            ///< compute time, or latency before the flows start
-  std::vector<FlowSpec> flows;   ///< empty for compute
-  std::vector<int> deps;         ///< prerequisite task ids (must be lower than this task's id)
+  std::string tag;              ///< free category for reports ("compute", "tp-allreduce", ...)
+  StreamRef stream;             ///< gpu = -1: occupies no stream
+  double delay_s = 0;           ///< compute time, or latency before the flows start
+  std::vector<FlowSpec> flows;  ///< empty for compute
+  std::vector<int> deps;        ///< prerequisite task ids (must be lower than this task's id)
 };
 
 /// The graph: tasks in insertion order; a task may only depend on tasks added before it.
 class TaskGraph {
  public:
   /// A compute task of `duration_s` on (gpu, stream). Returns its id.
-  int add_compute(int gpu, int stream, double duration_s, std::string name = {}, std::vector<int> deps = {});
+  int add_compute(int gpu, int stream, double duration_s, std::string name = {},
+                  std::vector<int> deps = {});
   /// A transfer: `latency_s`, then the flows. Occupies no stream. Returns its id.
   int add_transfer(std::vector<FlowSpec> flows, double latency_s, std::string name = {},
                    std::vector<int> deps = {});
@@ -85,10 +87,10 @@ struct ResourceUse {
 };
 
 struct SimResult {
-  std::vector<TaskTime> tasks;          ///< by task id
+  std::vector<TaskTime> tasks;  ///< by task id
   double makespan_s = 0;
-  std::vector<ResourceUse> resources;   ///< by resource id
-  int events = 0;                       ///< rate recomputations
+  std::vector<ResourceUse> resources;  ///< by resource id
+  int events = 0;                      ///< rate recomputations
 
   /// The `k` resources with the most busy time, most first (ties: more bytes first).
   std::vector<int> busiest(int k) const;

@@ -44,7 +44,8 @@ class MaxMinSolver {
 
   /// Removes every flow; keeps capacities.
   void clear();
-  /// Adds a flow over `route` (resource ids, repeats count), capped at `cap` bytes/s. Returns its id.
+  /// Adds a flow over `route` (resource ids, repeats count), capped at `cap` bytes/s. Returns its
+  /// id.
   int add_flow(std::span<const int> route, double cap = kUnlimited);
   int add_flow(std::initializer_list<int> route, double cap = kUnlimited) {
     return add_flow(std::span<const int>(route.begin(), route.size()), cap);
@@ -80,6 +81,7 @@ struct RateFlow {
 };
 
 /// Convenience: rates of `flows` over resources of capacity `capacity` (bytes/s).
-std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<RateFlow>& flows);
+std::vector<double> max_min_rates(const std::vector<double>& capacity,
+                                  const std::vector<RateFlow>& flows);
 
 }  // namespace linkwise::sim

@@ -2,7 +2,8 @@
 //
 //   link l carried from link.a to link.b   resource 2l       capacity: line rate × efficiency
 //   link l carried from link.b to link.a   resource 2l + 1   (Link::effective_bytes_per_s())
-//   CPU c's host memory                    2L + k            capacity: the CPU part's memory_bytes_per_s
+//   CPU c's host memory                    2L + k            capacity: the CPU part's
+//   memory_bytes_per_s
 //                                                            (k = the CPU's order among CPUs)
 // Traffic staged through host memory (GPU pairs that cannot use peer-to-peer) crosses the memory
 // resource twice: written by the sender, read by the receiver.
@@ -21,9 +22,9 @@ class Chassis;
 namespace linkwise::sim {
 
 struct ChassisResources {
-  std::vector<double> capacity;   ///< bytes/s by resource id
-  int links = 0;                  ///< L: resources 0 .. 2L-1 are link directions
-  std::vector<int> cpu_memory;    ///< by node index: memory resource of that CPU, or -1
+  std::vector<double> capacity;  ///< bytes/s by resource id
+  int links = 0;                 ///< L: resources 0 .. 2L-1 are link directions
+  std::vector<int> cpu_memory;   ///< by node index: memory resource of that CPU, or -1
 
   /// The resource of link `link` carried away from node `from` (2l when from is link.a, else 2l+1).
   static int link_dir(int link, bool from_a) { return 2 * link + (from_a ? 0 : 1); }

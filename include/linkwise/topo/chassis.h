@@ -1,9 +1,10 @@
-// The chassis graph: nodes (catalog parts) and links (a technology at a width), resolved and checked.
+// The chassis graph: nodes (catalog parts) and links (a technology at a width), resolved and
+// checked.
 //
-// A Chassis is immutable once built. Node and link indices are dense and stable, so other modules keep
-// per-node and per-link arrays. Several boxes joined by a network are one Chassis: each box's nodes are
-// copied with a "b<k>/" prefix, and every NIC links to a network switch node ("net") directly, or through
-// a per-box leaf ("b<k>/leaf") when the network is oversubscribed.
+// A Chassis is immutable once built. Node and link indices are dense and stable, so other modules
+// keep per-node and per-link arrays. Several boxes joined by a network are one Chassis: each box's
+// nodes are copied with a "b<k>/" prefix, and every NIC links to a network switch node ("net")
+// directly, or through a per-box leaf ("b<k>/leaf") when the network is oversubscribed.
 //
 //   auto chassis = linkwise::topo::load_chassis("dgx-h100");         // a preset or a YAML path
 //   for (int g : chassis.gpus()) fmt::print("{}\n", chassis.node(g).name);
@@ -26,20 +27,21 @@ using NodeKind = hw::PartKind;
 
 struct Node {
   int index = -1;
-  std::string name;          ///< unique, e.g. "gpu3" or "b1/gpu3"
+  std::string name;  ///< unique, e.g. "gpu3" or "b1/gpu3"
   NodeKind kind = NodeKind::kGpu;
   const hw::Part* part = nullptr;  ///< never null
   std::map<std::string, double> overrides;
-  int box = 0;               ///< which copy of the chassis
-  int numa = -1;             ///< CPUs: their NUMA node; others: the NUMA node of the CPU above them, or -1
-  int cpu = -1;              ///< index of the CPU whose PCIe tree holds this node, or -1
-  int pcie_parent = -1;      ///< the node above this one towards its CPU (a switch, retimer or the CPU), or -1
-  int pcie_uplink = -1;      ///< the PCIe link to pcie_parent, or -1
+  int box = 0;    ///< which copy of the chassis
+  int numa = -1;  ///< CPUs: their NUMA node; others: the NUMA node of the CPU above them, or -1
+  int cpu = -1;   ///< index of the CPU whose PCIe tree holds this node, or -1
+  int pcie_parent =
+      -1;  ///< the node above this one towards its CPU (a switch, retimer or the CPU), or -1
+  int pcie_uplink = -1;  ///< the PCIe link to pcie_parent, or -1
   std::string pci_address;
   std::string label;
-  std::string cpulist;       ///< CPUs: the probed logical CPU list ("0-55,112-167"), or ""
-  std::string zone;          ///< cooling zone id, or ""
-  std::string slot;          ///< card slot, or ""
+  std::string cpulist;  ///< CPUs: the probed logical CPU list ("0-55,112-167"), or ""
+  std::string zone;     ///< cooling zone id, or ""
+  std::string slot;     ///< card slot, or ""
   SourceLocation where;
 
   /// A figure of the part, with this node's override applied.
@@ -48,33 +50,37 @@ struct Node {
 
 struct Link {
   int index = -1;
-  int a = -1, b = -1;        ///< node indices
+  int a = -1, b = -1;                  ///< node indices
   const hw::LinkTech* tech = nullptr;  ///< never null
-  int width = 0;             ///< lanes (PCIe) or links
-  double efficiency = 1;     ///< fraction of line rate large transfers reach on this link
+  int width = 0;                       ///< lanes (PCIe) or links
+  double efficiency = 1;               ///< fraction of line rate large transfers reach on this link
   std::optional<double> trace_mm;
   std::string material;
-  int root_complex = -1;     ///< host bridge number on the CPU side, or -1 (each link its own)
-  int trained_gen = 0;       ///< generation the link trained at (probe), 0 = as designed
-  int trained_width = 0;     ///< width the link trained at (probe), 0 = as designed
-  /// True when the rates below are the trained link's (trained_gen/trained_width recorded below the design,
-  /// chassis built LinkRates::kAsBuilt): line rate of the trained generation at the trained width, and that
-  /// generation's efficiency unless the file gives one.
+  int root_complex = -1;  ///< host bridge number on the CPU side, or -1 (each link its own)
+  int trained_gen = 0;    ///< generation the link trained at (probe), 0 = as designed
+  int trained_width = 0;  ///< width the link trained at (probe), 0 = as designed
+  /// True when the rates below are the trained link's (trained_gen/trained_width recorded below the
+  /// design, chassis built LinkRates::kAsBuilt): line rate of the trained generation at the trained
+  /// width, and that generation's efficiency unless the file gives one.
   bool as_built = false;
   double built_line_bytes_per_s = 0;
-  int spec_link = -1;        ///< index in spec().links of the line that made it; -1 for network links
-  int connectors = 0;        ///< connectors the channel crosses (channel loss)
-  int vias = 0;              ///< extra via transitions (channel loss)
+  int spec_link = -1;  ///< index in spec().links of the line that made it; -1 for network links
+  int connectors = 0;  ///< connectors the channel crosses (channel loss)
+  int vias = 0;        ///< extra via transitions (channel loss)
   SourceLocation where;
 
   hw::LinkFamily family() const { return tech->family; }
-  /// Line rate per direction, bytes/s: the trained link's when as_built, else the technology's unit rate × width.
-  double line_bytes_per_s() const { return as_built ? built_line_bytes_per_s : design_line_bytes_per_s(); }
+  /// Line rate per direction, bytes/s: the trained link's when as_built, else the technology's unit
+  /// rate × width.
+  double line_bytes_per_s() const {
+    return as_built ? built_line_bytes_per_s : design_line_bytes_per_s();
+  }
   /// Line rate per direction as designed: the technology's unit rate × width.
   double design_line_bytes_per_s() const { return tech->line_bytes_per_s(width); }
   /// Trained below its design (probe recorded trained_gen or trained_width below tech and width).
   bool below_design() const {
-    return (trained_gen > 0 && trained_gen < tech->generation) || (trained_width > 0 && trained_width < width);
+    return (trained_gen > 0 && trained_gen < tech->generation) ||
+           (trained_width > 0 && trained_width < width);
   }
   /// What large transfers reach per direction, bytes/s: line rate × efficiency.
   double effective_bytes_per_s() const { return line_bytes_per_s() * efficiency; }
@@ -82,8 +88,9 @@ struct Link {
   int other(int node) const { return node == a ? b : a; }
 };
 
-/// Which rates links get where the chassis records a trained state below the design (`probe -o` writes
-/// `trained_gen` / `trained_width`): the trained ones (default, the box as built) or the design's.
+/// Which rates links get where the chassis records a trained state below the design (`probe -o`
+/// writes `trained_gen` / `trained_width`): the trained ones (default, the box as built) or the
+/// design's.
 enum class LinkRates { kAsBuilt, kAsDesigned };
 
 /// The most copies of a chassis one model holds (`network.boxes`, `--nodes`).
@@ -115,7 +122,8 @@ class Chassis {
   /// Node indices of one kind, in order (GPUs in rank order: box by box, then as declared).
   std::vector<int> nodes_of_kind(NodeKind kind) const;
   const std::vector<int>& gpus() const { return gpus_; }
-  /// "GPU3", "NIC0", "NVME1", "CPU0": the name `nvidia-smi topo -m` style tables use (global numbering).
+  /// "GPU3", "NIC0", "NVME1", "CPU0": the name `nvidia-smi topo -m` style tables use (global
+  /// numbering).
   std::string display_name(int node) const;
   /// Node index by display name ("GPU3") or by name ("gpu3"), or -1.
   int find_display(const std::string& name) const;
@@ -132,26 +140,30 @@ class Chassis {
   std::vector<int> gpus_;
   std::vector<int> display_index_;  ///< per node: index among nodes of its kind
   std::unordered_map<std::string, int> by_name_;
-  std::shared_ptr<std::deque<hw::Part>> own_parts_;  ///< parts the file defined; nodes point into it
+  std::shared_ptr<std::deque<hw::Part>>
+      own_parts_;  ///< parts the file defined; nodes point into it
 };
 
-/// Checks a spec against the catalog and builds the chassis. `boxes` > 0 replaces spec.network.boxes.
-/// Throws InputError naming the file, line and value for: unknown parts or technologies, links to
-/// missing nodes, widths the technology does not allow, more lanes or NVLink ports than a part has,
-/// GPUs connected to nothing, duplicate ids, PCIe links that form a loop, a box without a CPU, CPUs not
-/// joined by socket links, and GPUs, NICs or NVMe drives without a PCIe path to a CPU; and, unless
-/// `enforce_budgets` is false, any budget check_budgets() (topo/budget.h) finds exceeded: root-complex
-/// and socket lanes, power, heat, cost, channel loss, retimer generation.
-/// `rates`: links recorded as trained below their design run at the trained rate (kAsBuilt) or the design's.
+/// Checks a spec against the catalog and builds the chassis. `boxes` > 0 replaces
+/// spec.network.boxes. Throws InputError naming the file, line and value for: unknown parts or
+/// technologies, links to missing nodes, widths the technology does not allow, more lanes or NVLink
+/// ports than a part has, GPUs connected to nothing, duplicate ids, PCIe links that form a loop, a
+/// box without a CPU, CPUs not joined by socket links, and GPUs, NICs or NVMe drives without a PCIe
+/// path to a CPU; and, unless `enforce_budgets` is false, any budget check_budgets()
+/// (topo/budget.h) finds exceeded: root-complex and socket lanes, power, heat, cost, channel loss,
+/// retimer generation. `rates`: links recorded as trained below their design run at the trained
+/// rate (kAsBuilt) or the design's.
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog = hw::Catalog::builtin(),
-                      int boxes = 0, bool enforce_budgets = true, LinkRates rates = LinkRates::kAsBuilt);
+                      int boxes = 0, bool enforce_budgets = true,
+                      LinkRates rates = LinkRates::kAsBuilt);
 
 /// Loads a preset by id, or a chassis YAML file by path. Throws InputError for neither.
-Chassis load_chassis(const std::string& preset_or_path, int boxes = 0, LinkRates rates = LinkRates::kAsBuilt);
+Chassis load_chassis(const std::string& preset_or_path, int boxes = 0,
+                     LinkRates rates = LinkRates::kAsBuilt);
 
-/// One line saying which rates the links below their design got ("links as built: gpu5 - sw5 at Gen4 x8
-/// (designed pcie5 x16, 2.0x less); --as-designed for the design figures"), or "" when no link of box 0
-/// trained below its design.
+/// One line saying which rates the links below their design got ("links as built: gpu5 - sw5 at
+/// Gen4 x8 (designed pcie5 x16, 2.0x less); --as-designed for the design figures"), or "" when no
+/// link of box 0 trained below its design.
 std::string link_rates_note(const Chassis& c);
 /// The spec of a preset by id or of a file by path.
 ChassisSpec load_spec(const std::string& preset_or_path);

@@ -1,17 +1,17 @@
 // Paths, path classes and flows between nodes of a chassis.
 //
-// Paths pass only where topo/flow.h's pass-through rule lets traffic pass: switches, retimers and CPUs,
-// never a GPU or NVMe drive, a NIC only between boxes (Fabric::kAll). The chassis is one LinkGraph; each
-// fabric's flow network is built from it once, on first use, and queries then reuse it.
+// Paths pass only where topo/flow.h's pass-through rule lets traffic pass: switches, retimers and
+// CPUs, never a GPU or NVMe drive, a NIC only between boxes (Fabric::kAll). The chassis is one
+// LinkGraph; each fabric's flow network is built from it once, on first use, and queries then reuse
+// it.
 //
 // Path classes follow `nvidia-smi topo -m`:
 //   X     the same device
-//   NV#   GPUs joined by # NVLinks (directly, or for NVSwitch systems the links each GPU has into the fabric)
-//   PIX   at most one PCIe switch between them
-//   PXB   several PCIe switches, no host bridge
-//   PHB   through one CPU host bridge (links of one CPU with the same root_complex)
-//   NODE  through different host bridges of one NUMA node
-//   SYS   across the socket link between NUMA nodes (or between boxes: NET)
+//   NV#   GPUs joined by # NVLinks (directly, or for NVSwitch systems the links each GPU has into
+//   the fabric) PIX   at most one PCIe switch between them PXB   several PCIe switches, no host
+//   bridge PHB   through one CPU host bridge (links of one CPU with the same root_complex) NODE
+//   through different host bridges of one NUMA node SYS   across the socket link between NUMA nodes
+//   (or between boxes: NET)
 #pragma once
 
 #include <memory>
@@ -43,8 +43,8 @@ enum class Fabric {
 enum class Rate { kLine, kEffective };
 
 struct Path {
-  std::vector<int> nodes;  ///< from source to destination
-  std::vector<int> links;  ///< link indices, one fewer than nodes
+  std::vector<int> nodes;             ///< from source to destination
+  std::vector<int> links;             ///< link indices, one fewer than nodes
   double bottleneck_bytes_per_s = 0;  ///< per direction; 0 when there is no path
   bool found() const { return !links.empty(); }
 };
@@ -59,7 +59,8 @@ class PathFinder {
 
   /// The class `nvidia-smi topo -m` would print between two devices.
   PathClass path_class(int a, int b) const;
-  /// NVLinks directly between two GPUs, or each one's links into a shared NVSwitch fabric (the lesser).
+  /// NVLinks directly between two GPUs, or each one's links into a shared NVSwitch fabric (the
+  /// lesser).
   int nvlink_count(int a, int b) const;
 
   /// The single path of greatest bottleneck bandwidth (fewest hops among equals).

@@ -29,12 +29,13 @@ struct NodeSpec {
   std::optional<int> numa;                  ///< cpu only: NUMA node (default: order among CPUs)
   std::map<std::string, double> overrides;  ///< replaces the part's figures, by field name
   std::string pci_address;                  ///< optional, e.g. "0000:1b:00.0" (probe output)
-  /// cpu only, optional: the logical CPUs of the socket's NUMA node(s) as Linux lists them, SMT siblings
-  /// included ("0-55,112-167"; probe output from node*/cpulist); the CPU Affinity column prints it.
+  /// cpu only, optional: the logical CPUs of the socket's NUMA node(s) as Linux lists them, SMT
+  /// siblings included ("0-55,112-167"; probe output from node*/cpulist); the CPU Affinity column
+  /// prints it.
   std::string cpulist;
-  std::string label;                        ///< optional free text (slot name, board position)
-  std::string zone;                         ///< cooling zone id (budgets.cooling_zones), or ""
-  std::string slot;                         ///< the card slot it occupies (budgets.slots), or ""
+  std::string label;  ///< optional free text (slot name, board position)
+  std::string zone;   ///< cooling zone id (budgets.cooling_zones), or ""
+  std::string slot;   ///< the card slot it occupies (budgets.slots), or ""
   SourceLocation where;
 };
 
@@ -43,15 +44,16 @@ struct LinkSpec {
   std::string a, b;  ///< node ids or patterns
   std::string tech;  ///< catalog link technology id: pcie3, pcie5, nvlink4, upi-16, ib-ndr, ...
   int width = 0;     ///< lanes (PCIe) or links (NVLink, socket and network links); 0 = the default
-  std::string match = "zip";  ///< "zip": pair the i-th of a with the i-th of b; "all": every a with every b
+  std::string match =
+      "zip";  ///< "zip": pair the i-th of a with the i-th of b; "all": every a with every b
   std::optional<double> trace_mm;    ///< board trace or cable length, millimetres
   std::string material;              ///< board material, e.g. "megtron6", "fr4"
   std::optional<double> efficiency;  ///< replaces the technology's efficiency for this link
-  std::optional<int> root_complex;   ///< links from one CPU with the same number share a host bridge
-  std::optional<int> trained_gen;    ///< probe: generation the link trained at, when below `tech`
+  std::optional<int> root_complex;  ///< links from one CPU with the same number share a host bridge
+  std::optional<int> trained_gen;   ///< probe: generation the link trained at, when below `tech`
   std::optional<int> trained_width;  ///< probe: width the link trained at, when below `width`
-  int connectors = 0;                ///< connectors the channel crosses (CEM slot, MCIO), for channel loss
-  int vias = 0;                      ///< via transitions beyond the two package breakouts, for channel loss
+  int connectors = 0;  ///< connectors the channel crosses (CEM slot, MCIO), for channel loss
+  int vias = 0;        ///< via transitions beyond the two package breakouts, for channel loss
   SourceLocation where;
 };
 
@@ -69,36 +71,41 @@ struct NetworkSpec {
 /// `_bytes_per_s` and `_s` figures.
 struct PartSpec {
   std::string id, kind, like;
-  std::map<std::string, double> figures;            ///< catalog field name -> value (converted)
-  std::map<std::string, std::string> attributes;    ///< name, vendor, arch, pcie, nvlink, socket, network
-  std::map<std::string, SourceLocation> field_where;  ///< where each figure or attribute was written
+  std::map<std::string, double> figures;  ///< catalog field name -> value (converted)
+  std::map<std::string, std::string>
+      attributes;  ///< name, vendor, arch, pcie, nvlink, socket, network
+  std::map<std::string, SourceLocation>
+      field_where;  ///< where each figure or attribute was written
   SourceLocation where;
 };
 
-/// One NCCL setting a chassis file gives (`nccl: {NCCL_P2P_LEVEL: PHB}`), applied by the collectives
-/// model (linkwise/comm/transport.h) before any given on the command line.
+/// One NCCL setting a chassis file gives (`nccl: {NCCL_P2P_LEVEL: PHB}`), applied by the
+/// collectives model (linkwise/comm/transport.h) before any given on the command line.
 struct NcclSettingSpec {
   std::string name, value;
   SourceLocation where;
 };
 
-/// What the box must fit in: power supplies, cooling zones, price (docs/chassis-format.md, Budgets).
+/// What the box must fit in: power supplies, cooling zones, price (docs/chassis-format.md,
+/// Budgets).
 struct CoolingZoneSpec {
   std::string id;
   double capacity_w = 0;  ///< heat the zone's fans or cold plates remove at sustained load
   SourceLocation where;
 };
 struct BudgetSpec {
-  int supplies = 0;        ///< power supplies fitted (0: power not checked)
-  double supply_w = 0;     ///< output of one supply, watts
-  int redundant = 0;       ///< supplies held in reserve (N+1: 1); usable = (supplies - redundant) x supply_w
+  int supplies = 0;     ///< power supplies fitted (0: power not checked)
+  double supply_w = 0;  ///< output of one supply, watts
+  int redundant =
+      0;  ///< supplies held in reserve (N+1: 1); usable = (supplies - redundant) x supply_w
   std::vector<CoolingZoneSpec> cooling_zones;
   int slots = 0;                             ///< card slots the box has (0: not checked)
   std::optional<double> max_cost_usd;        ///< price ceiling of the parts
   std::map<std::string, double> prices_usd;  ///< part id -> unit price, USD
   SourceLocation where;
   bool empty() const {
-    return supplies == 0 && cooling_zones.empty() && slots == 0 && !max_cost_usd && prices_usd.empty();
+    return supplies == 0 && cooling_zones.empty() && slots == 0 && !max_cost_usd &&
+           prices_usd.empty();
   }
 };
 
@@ -110,7 +117,7 @@ struct ChassisSpec {
   std::vector<LinkSpec> links;
   NetworkSpec network;
   std::vector<NcclSettingSpec> nccl;  ///< NCCL settings the machine runs with, in file order
-  std::vector<PartSpec> parts;        ///< parts the file defines (nodes may name them like catalog parts)
+  std::vector<PartSpec> parts;  ///< parts the file defines (nodes may name them like catalog parts)
   BudgetSpec budgets;
   std::string file;  ///< the file it was read from, or "" for code
 };
@@ -118,7 +125,8 @@ struct ChassisSpec {
 /// Expands a brace pattern: "gpu{0..3}" -> gpu0..gpu3, "sw{0..1:2}" -> sw0 sw0 sw1 sw1,
 /// "n{a,b}" -> na nb. Several braces expand left to right, the leftmost outermost.
 /// Throws InputError (with `where`) on a malformed pattern.
-std::vector<std::string> expand_pattern(const std::string& pattern, const SourceLocation& where = {});
+std::vector<std::string> expand_pattern(const std::string& pattern,
+                                        const SourceLocation& where = {});
 
 /// Parses a chassis file's text. Throws InputError with file:line:column on any problem.
 ChassisSpec parse_chassis_spec(const std::string& yaml_text, const std::string& filename);

@@ -34,7 +34,8 @@ class InputError : public std::runtime_error {
   std::string bare_;
 };
 
-/// A failure at run time that is not the user's input: a device call failed, a file could not be written.
+/// A failure at run time that is not the user's input: a device call failed, a file could not be
+/// written.
 class RuntimeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

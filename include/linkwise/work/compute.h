@@ -1,21 +1,24 @@
-// How long a GPU computes one transformer layer: matrix multiplies against the tensor-core peak, the rest
-// against memory bandwidth.
+// How long a GPU computes one transformer layer: matrix multiplies against the tensor-core peak,
+// the rest against memory bandwidth.
 //
-// Matrix multiply of m x k by k x n, `count` times (a batched GEMM), on a GPU with peak P (FLOP/s, the
-// catalog's bf16_dense_tflops, or fp8_dense_tflops for fp8 jobs), memory bandwidth W (bytes/s) and N SMs:
+// Matrix multiply of m x k by k x n, `count` times (a batched GEMM), on a GPU with peak P (FLOP/s,
+// the catalog's bf16_dense_tflops, or fp8_dense_tflops for fp8 jobs), memory bandwidth W (bytes/s)
+// and N SMs:
 //
 //   t = max( 2·m·n·k·count / (P · η · q),  bytes / W ) + t_launch
 //
 //   η   the fraction of peak large GEMMs reach on the architecture (kGemmEfficiency below)
-//   q   wave quantization (NVIDIA "Matrix Multiplication Background User's Guide", DU-09799-001, ch. 3):
-//       the output is cut into 256 x 128 tiles, the tiles run in waves of N; q = tiles / (waves · N)
+//   q   wave quantization (NVIDIA "Matrix Multiplication Background User's Guide", DU-09799-001,
+//   ch. 3):
+//       the output is cut into 256 x 128 tiles, the tiles run in waves of N; q = tiles / (waves ·
+//       N)
 //   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side)
 //
-// Fused attention (FlashAttention-2, Dao 2023) runs its 4·s²·a·d/t FLOPs at η · kFlashFactor forward and
-// 2.5x those FLOPs (it recomputes the scores) backward. Without it, the scores are two batched GEMMs and the
-// softmax / dropout read and write the b·a/t·s² score matrix. Element-wise work (norms, residual adds,
-// activation function, dropout) moves bytes: each op reads its inputs and writes its output once
-// (16-bit), backward moves twice the forward bytes.
+// Fused attention (FlashAttention-2, Dao 2023) runs its 4·s²·a·d/t FLOPs at η · kFlashFactor
+// forward and 2.5x those FLOPs (it recomputes the scores) backward. Without it, the scores are two
+// batched GEMMs and the softmax / dropout read and write the b·a/t·s² score matrix. Element-wise
+// work (norms, residual adds, activation function, dropout) moves bytes: each op reads its inputs
+// and writes its output once (16-bit), backward moves twice the forward bytes.
 #pragma once
 
 #include <string>
@@ -32,11 +35,12 @@ namespace linkwise::work {
 
 struct GpuSpec {
   std::string part;
-  double peak_flops = 0;   ///< dense tensor-core FLOP/s at the job's precision
-  /// 16-bit dense peak: what fused attention and LoRA adapters run at in fp8 jobs (= peak_flops otherwise)
+  double peak_flops = 0;  ///< dense tensor-core FLOP/s at the job's precision
+  /// 16-bit dense peak: what fused attention and LoRA adapters run at in fp8 jobs (= peak_flops
+  /// otherwise)
   double half_peak_flops = 0;
-  bool fp8 = false;        ///< GEMM inputs cast to fp8 (Transformer Engine)
-  std::string arch;        ///< the catalog's architecture: "ampere", "hopper", ...
+  bool fp8 = false;  ///< GEMM inputs cast to fp8 (Transformer Engine)
+  std::string arch;  ///< the catalog's architecture: "ampere", "hopper", ...
   double memory_bytes_per_s = 0;
   double memory_bytes = 0;
   int sms = 100;
@@ -44,14 +48,14 @@ struct GpuSpec {
   double tile_m = 256;           ///< rows of the largest GEMM output tile (128 before Ampere)
 };
 
-/// The precision a job runs at on this GPU: kAuto is bf16 where the catalog gives bf16_dense_tflops,
-/// else fp16.
+/// The precision a job runs at on this GPU: kAuto is bf16 where the catalog gives
+/// bf16_dense_tflops, else fp16.
 Precision resolve_precision(const topo::Node& gpu, Precision asked);
 /// Whether fused attention (FlashAttention-2: Ampere and newer, Dao 2023) runs on this GPU.
 bool has_fused_attention(const topo::Node& gpu);
 
-/// The figures of a chassis GPU node (topo::Node::fig), for a job's precision. Throws InputError when the
-/// GPU has no tensor cores for it ("a100-sxm has no FP8 tensor cores").
+/// The figures of a chassis GPU node (topo::Node::fig), for a job's precision. Throws InputError
+/// when the GPU has no tensor cores for it ("a100-sxm has no FP8 tensor cores").
 GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
 /// Seconds for a (batched) GEMM; see the header note.
@@ -60,38 +64,43 @@ double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count 
 double memory_time(const GpuSpec& gpu, double bytes);
 
 /// Compute of one layer for one micro-batch on one GPU, split at the TP collectives:
-/// attention block and MLP block, forward and backward (backward includes the recomputation the job's
-/// recompute mode needs). Seconds; FLOPs are what the GPU executes.
+/// attention block and MLP block, forward and backward (backward includes the recomputation the
+/// job's recompute mode needs). Seconds; FLOPs are what the GPU executes.
 struct LayerCompute {
   double attn_f = 0, mlp_f = 0, attn_b = 0, mlp_b = 0;
   double flops_f = 0, flops_b = 0;
-  double mem_f = 0, mem_b = 0;  ///< memory-bound (element-wise, softmax) part of forward / backward, seconds
+  double mem_f = 0,
+         mem_b = 0;  ///< memory-bound (element-wise, softmax) part of forward / backward, seconds
   double forward() const { return attn_f + mlp_f; }
   double backward() const { return attn_b + mlp_b; }
 };
-LayerCompute layer_compute(const Model& model, const Job& job, const Plan& plan, const GpuSpec& gpu);
+LayerCompute layer_compute(const Model& model, const Job& job, const Plan& plan,
+                           const GpuSpec& gpu);
 
-/// Output projection and loss (last stage) plus embedding (first stage), forward + backward, seconds.
+/// Output projection and loss (last stage) plus embedding (first stage), forward + backward,
+/// seconds.
 double head_compute(const Model& model, const Job& job, const Plan& plan, const GpuSpec& gpu);
 
-/// Fraction by which a GPU's compute slows while an NCCL collective with bus bandwidth `busbw_Bps` runs
-/// beside it (docs/training.md, "Communication kernels beside compute"):
+/// Fraction by which a GPU's compute slows while an NCCL collective with bus bandwidth `busbw_Bps`
+/// runs beside it (docs/training.md, "Communication kernels beside compute"):
 ///
 ///   σ = (1 - μ)·C/N + μ·min(1, k·busbw/W),   C = min(32, max(2, ceil(busbw / r_ch)))
 ///
-/// C the NCCL channels (one CTA each, on an SM of its own), N the SMs, r_ch = 10 GB/s what one channel
-/// moves, μ the memory-bound share of the overlapped compute, k = 2 bytes of HBM traffic per bus byte, W
-/// the memory bandwidth. Compute overlapped for `a` seconds loses σ·a seconds.
+/// C the NCCL channels (one CTA each, on an SM of its own), N the SMs, r_ch = 10 GB/s what one
+/// channel moves, μ the memory-bound share of the overlapped compute, k = 2 bytes of HBM traffic
+/// per bus byte, W the memory bandwidth. Compute overlapped for `a` seconds loses σ·a seconds.
 double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fraction);
-/// NCCL channels (SMs) a collective of bus bandwidth `busbw_Bps` runs on (see comm_kernel_slowdown).
+/// NCCL channels (SMs) a collective of bus bandwidth `busbw_Bps` runs on (see
+/// comm_kernel_slowdown).
 int nccl_channels(double busbw_Bps);
 
-/// The optimizer step on the GPU (AdamW, memory-bound: 28 bytes moved per trainable parameter it holds).
+/// The optimizer step on the GPU (AdamW, memory-bound: 28 bytes moved per trainable parameter it
+/// holds).
 double optimizer_time(double trainable_params_local, const GpuSpec& gpu);
 
-/// FLOPs of one training step of the whole job per token, as MFU counts them (Chowdhery et al. 2022,
-/// appendix B): 3 x forward for full training; LoRA: forward, input gradients (1 x the weight matmuls),
-/// the attention core's backward (2x) and the adapters (3x). No recomputation.
+/// FLOPs of one training step of the whole job per token, as MFU counts them (Chowdhery et al.
+/// 2022, appendix B): 3 x forward for full training; LoRA: forward, input gradients (1 x the weight
+/// matmuls), the attention core's backward (2x) and the adapters (3x). No recomputation.
 double model_flops_per_token(const Model& model, const Job& job);
 
 }  // namespace linkwise::work

@@ -1,36 +1,45 @@
-// What a training framework does with a plan's collectives: the unit of each collective, which of them
-// overlap compute, the gradients' precision on the wire, and whether element-wise work is fused.
+// What a training framework does with a plan's collectives: the unit of each collective, which of
+// them overlap compute, the gradients' precision on the wire, and whether element-wise work is
+// fused.
 //
 //   megatron   Megatron-LM / Megatron-core. DP gradients in buckets of max(40M, 1M·dp) parameters
-//              (DistributedDataParallelConfig.bucket_size) when --overlap-grad-reduce is on, else one
-//              bucket after the backward (overlap_grad_reduce defaults to False); gradients all-reduced
-//              (or reduce-scattered, distributed optimizer = zero=1) in fp32 for bf16 training
-//              (arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in
-//              fp32"), in fp16 for fp16 training; fused kernels (fused layer norm, bias-GeLU, SwiGLU,
-//              bias-dropout-add, masked softmax); Transformer Engine's cuDNN fused attention (Hopper-native). zero=3 is Megatron-FSDP: one unit per layer, as fsdp.
-//   fsdp       PyTorch FSDP / FSDP2 (torchtitan, llm-foundry). zero=3 is FULL_SHARD with one unit per
-//              transformer block (the wrapping policy of both): all-gather before the forward, again
-//              before the backward (reshard_after_forward), reduce-scatter after it, every micro-batch, on
-//              their own streams beside the compute (backward_prefetch BACKWARD_PRE: one unit ahead);
-//              zero=2 is SHARD_GRAD_OP (gather before the forward, reduce-scatter after the backward, every
-//              micro-batch); zero=0 is DDP (25 MiB buckets, bucket_cap_mb, overlapped with the backward).
-//              FSDP has no ZeRO-1. Gradients reduced in fp32 (torchtitan's mixed_precision_reduce default
-//              "float32"; DDP under torch.autocast keeps fp32 parameters, so fp32 gradients); eager
-//              element-wise work (PyTorch modules without torch.compile: RMSNorm as six kernels,
-//              SwiGLU as two); attention through scaled_dot_product_attention's FlashAttention-2 backend
-//              (PyTorch 2.2 release notes), which on Hopper runs at most 335 TFLOP/s forward (Dao 2023, 4.1).
-//   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3 gathers
+//              (DistributedDataParallelConfig.bucket_size) when --overlap-grad-reduce is on, else
+//              one bucket after the backward (overlap_grad_reduce defaults to False); gradients
+//              all-reduced (or reduce-scattered, distributed optimizer = zero=1) in fp32 for bf16
+//              training (arguments.py: "bfloat16 requires gradient accumulation and all-reduce to
+//              be done in fp32"), in fp16 for fp16 training; fused kernels (fused layer norm,
+//              bias-GeLU, SwiGLU, bias-dropout-add, masked softmax); Transformer Engine's cuDNN
+//              fused attention (Hopper-native). zero=3 is Megatron-FSDP: one unit per layer, as
+//              fsdp.
+//   fsdp       PyTorch FSDP / FSDP2 (torchtitan, llm-foundry). zero=3 is FULL_SHARD with one unit
+//   per
+//              transformer block (the wrapping policy of both): all-gather before the forward,
+//              again before the backward (reshard_after_forward), reduce-scatter after it, every
+//              micro-batch, on their own streams beside the compute (backward_prefetch
+//              BACKWARD_PRE: one unit ahead); zero=2 is SHARD_GRAD_OP (gather before the forward,
+//              reduce-scatter after the backward, every micro-batch); zero=0 is DDP (25 MiB
+//              buckets, bucket_cap_mb, overlapped with the backward). FSDP has no ZeRO-1. Gradients
+//              reduced in fp32 (torchtitan's mixed_precision_reduce default "float32"; DDP under
+//              torch.autocast keeps fp32 parameters, so fp32 gradients); eager element-wise work
+//              (PyTorch modules without torch.compile: RMSNorm as six kernels, SwiGLU as two);
+//              attention through scaled_dot_product_attention's FlashAttention-2 backend
+//              (PyTorch 2.2 release notes), which on Hopper runs at most 335 TFLOP/s forward (Dao
+//              2023, 4.1).
+//   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3
+//   gathers
 //              each sub-module's weights (every weight matrix; parameters under
 //              stage3_param_persistence_threshold 1e5 stay whole) and reduce-scatters gradients in
-//              buckets of reduce_bucket_size 5e8 elements; overlap_comm defaults to true for stage 3 and
-//              false for stages 0-2 (zero/config.py); stage 2 reduce-scatters every micro-batch's
-//              gradients, stages 0-1 all-reduce at the accumulation boundary; gradients on the wire in
-//              the model's 16-bit type (communication_data_type unset); eager element-wise work and
-//              FlashAttention-2, as with fsdp. Under full recomputation each unit is gathered again for
-//              the recomputed forward.
-//   deepspeed-0.3  DeepSpeed 0.3.13-0.4 (before PR #1188, as in Narayanan et al. 2021): as deepspeed, but
-//              every ZeRO-3 all-gather synchronizes the device first (nothing overlaps the compute) and
-//              each collective costs host time per call and per rank (torch.distributed list forms).
+//              buckets of reduce_bucket_size 5e8 elements; overlap_comm defaults to true for stage
+//              3 and false for stages 0-2 (zero/config.py); stage 2 reduce-scatters every
+//              micro-batch's gradients, stages 0-1 all-reduce at the accumulation boundary;
+//              gradients on the wire in the model's 16-bit type (communication_data_type unset);
+//              eager element-wise work and FlashAttention-2, as with fsdp. Under full recomputation
+//              each unit is gathered again for the recomputed forward.
+//   deepspeed-0.3  DeepSpeed 0.3.13-0.4 (before PR #1188, as in Narayanan et al. 2021): as
+//   deepspeed, but
+//              every ZeRO-3 all-gather synchronizes the device first (nothing overlaps the compute)
+//              and each collective costs host time per call and per rank (torch.distributed list
+//              forms).
 //
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
@@ -45,11 +54,12 @@ namespace linkwise::work {
 
 struct FrameworkTraits {
   Framework framework = Framework::kMegatron;
-  bool grad_overlap = true;        ///< gradient collectives run beside the backward
-  double grad_bytes = 2;           ///< bytes per gradient element on the wire
+  bool grad_overlap = true;  ///< gradient collectives run beside the backward
+  double grad_bytes = 2;     ///< bytes per gradient element on the wire
   /// Gradient bucket of zero 0-2 in parameters; 0 = one bucket holding every gradient of the stage.
   double bucket_params = 0;
-  /// zero 0-2: gradients reduced every micro-batch (DeepSpeed stage 2, FSDP SHARD_GRAD_OP), not once.
+  /// zero 0-2: gradients reduced every micro-batch (DeepSpeed stage 2, FSDP SHARD_GRAD_OP), not
+  /// once.
   bool reduce_every_micro_batch = false;
   /// zero=2 that gathers the weights before every micro-batch's forward (FSDP SHARD_GRAD_OP).
   bool gather_every_micro_batch = false;
@@ -57,18 +67,19 @@ struct FrameworkTraits {
   double zero3_reduce_bucket_params = 0;
   bool per_module_gather = false;  ///< ZeRO-3 gathers each weight matrix, not the whole layer
   bool fused_elementwise = true;
-  /// Fused attention written for Hopper (Transformer Engine's cuDNN kernels, FlashAttention-3 class), or
-  /// FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs Ampere-style MMA
-  /// instructions on Hopper.
+  /// Fused attention written for Hopper (Transformer Engine's cuDNN kernels, FlashAttention-3
+  /// class), or FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs
+  /// Ampere-style MMA instructions on Hopper.
   bool hopper_attention = true;
-  /// ZeRO-3 collectives the compute waits for: every all-gather synchronizes the device first, so none
-  /// runs beside the compute (DeepSpeed 0.3).
+  /// ZeRO-3 collectives the compute waits for: every all-gather synchronizes the device first, so
+  /// none runs beside the compute (DeepSpeed 0.3).
   bool zero3_blocking = false;
-  /// ZeRO-3 under full recomputation gathers each unit twice in the backward: for the recomputed forward
-  /// (whose forward hooks gather and then release it) and again for the backward (DeepSpeed).
+  /// ZeRO-3 under full recomputation gathers each unit twice in the backward: for the recomputed
+  /// forward (whose forward hooks gather and then release it) and again for the backward
+  /// (DeepSpeed).
   bool zero3_regather_for_recompute = false;
-  /// Host time per ZeRO-3 collective, on the critical path: a fixed part per call, and a part per rank
-  /// of the group (the torch.distributed list collectives copy one tensor per rank).
+  /// Host time per ZeRO-3 collective, on the critical path: a fixed part per call, and a part per
+  /// rank of the group (the torch.distributed list collectives copy one tensor per rank).
   double zero3_call_s = 0;
   double zero3_call_per_rank_s = 0;
 };
@@ -79,9 +90,9 @@ FrameworkTraits framework_traits(const Job& job, const Plan& plan);
 /// Why the framework cannot run the plan ("fsdp has no ZeRO-1 ..."), or "".
 std::string framework_problem(const Job& job, const Plan& plan);
 
-/// Parameters of each ZeRO-3 gather unit of one layer on one GPU (TP/EP shards): the whole layer, or each
-/// weight matrix (attention q, k, v, o, or fused qkv and o for GPT-style models; MLP matrices per local
-/// expert; the router).
+/// Parameters of each ZeRO-3 gather unit of one layer on one GPU (TP/EP shards): the whole layer,
+/// or each weight matrix (attention q, k, v, o, or fused qkv and o for GPT-style models; MLP
+/// matrices per local expert; the router).
 std::vector<double> zero3_units(const Model& model, const Plan& plan, bool per_module);
 
 }  // namespace linkwise::work

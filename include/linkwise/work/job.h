@@ -1,13 +1,14 @@
-// A training or fine-tuning job: what is trained (mode, precision, LoRA), on what batches, with which
-// memory savers (activation recomputation, optimizer offload).
+// A training or fine-tuning job: what is trained (mode, precision, LoRA), on what batches, with
+// which memory savers (activation recomputation, optimizer offload).
 //
-// Batches are counted in sequences: each micro-batch holds `micro_batch` sequences of `seq` tokens; one
-// step (one optimizer update) consumes `global_batch` sequences, split over the data-parallel replicas and,
-// within each, over m = global_batch / (micro_batch · dp) micro-batches (gradient accumulation, and the
-// micro-batches a pipeline keeps in flight).
+// Batches are counted in sequences: each micro-batch holds `micro_batch` sequences of `seq` tokens;
+// one step (one optimizer update) consumes `global_batch` sequences, split over the data-parallel
+// replicas and, within each, over m = global_batch / (micro_batch · dp) micro-batches (gradient
+// accumulation, and the micro-batches a pipeline keeps in flight).
 //
-// Optimizer: AdamW with fp32 master weights and fp32 moments, as mixed-precision training keeps them
-// (Micikevicius et al. 2018; Rajbhandari et al. 2020, "ZeRO", section 3.1: 2 + 2 + 12 bytes per parameter).
+// Optimizer: AdamW with fp32 master weights and fp32 moments, as mixed-precision training keeps
+// them (Micikevicius et al. 2018; Rajbhandari et al. 2020, "ZeRO", section 3.1: 2 + 2 + 12 bytes
+// per parameter).
 #pragma once
 
 #include <string>
@@ -19,14 +20,15 @@ enum class Mode { kPretrain, kFullFinetune, kLora };
 /// kAuto: bf16 where the GPU has BF16 tensor cores, else fp16 (StepModel resolves it).
 enum class Precision { kBf16, kFp8, kFp16, kAuto };
 /// Korthikanti et al. 2022: none stores every activation; selective recomputes the attention core
-/// (scores, softmax, dropout, scores·V) in the backward pass; full keeps only each layer's input and
-/// recomputes the whole layer's forward.
+/// (scores, softmax, dropout, scores·V) in the backward pass; full keeps only each layer's input
+/// and recomputes the whole layer's forward.
 enum class Recompute { kNone, kSelective, kFull };
 
 const char* to_string(Mode m);
 const char* to_string(Precision p);
 const char* to_string(Recompute r);
-/// Parse "pretrain" / "full" / "lora", "bf16" / "fp16" / "fp8" / "auto", "none" / "selective" / "full"; InputError otherwise.
+/// Parse "pretrain" / "full" / "lora", "bf16" / "fp16" / "fp8" / "auto", "none" / "selective" /
+/// "full"; InputError otherwise.
 Mode parse_mode(const std::string& s);
 Precision parse_precision(const std::string& s);
 Recompute parse_recompute(const std::string& s);
@@ -36,8 +38,9 @@ enum class Framework { kMegatron, kFsdp, kDeepSpeed, kDeepSpeed03 };
 /// A behaviour left to the framework's default, or forced on or off.
 enum class Switch { kDefault, kOn, kOff };
 
-/// How LoRA stores the frozen base weights: 16-bit, fp8 (Transformer Engine fp8 primary weights) or 4-bit
-/// NF4 with double-quantized constants (QLoRA, Dettmers et al. 2023). kAuto: fp8 for fp8 jobs, else 16-bit.
+/// How LoRA stores the frozen base weights: 16-bit, fp8 (Transformer Engine fp8 primary weights) or
+/// 4-bit NF4 with double-quantized constants (QLoRA, Dettmers et al. 2023). kAuto: fp8 for fp8
+/// jobs, else 16-bit.
 enum class BaseWeights { kAuto, kBf16, kFp8, kNf4 };
 
 const char* to_string(Framework f);
@@ -47,7 +50,8 @@ BaseWeights parse_base_weights(const std::string& s);
 double base_weight_bytes(const struct Job& job);
 /// "megatron" / "fsdp" / "deepspeed"; InputError otherwise.
 Framework parse_framework(const std::string& s);
-/// "default", `on` or `off` (e.g. "on"/"off", "fused"/"eager") for the flag `flag`; InputError otherwise.
+/// "default", `on` or `off` (e.g. "on"/"off", "fused"/"eager") for the flag `flag`; InputError
+/// otherwise.
 Switch parse_switch(const std::string& s, const char* flag, const char* on, const char* off);
 
 struct LoraSpec {
@@ -59,16 +63,20 @@ struct LoraSpec {
 struct Job {
   Mode mode = Mode::kPretrain;
   Precision precision = Precision::kAuto;
-  int seq = 0;            ///< tokens per sequence; 0 = the model's default
-  int micro_batch = 1;    ///< sequences per micro-batch
-  int global_batch = 0;   ///< sequences per optimizer step; 0 = as many micro-batches as keep the pipeline full
+  int seq = 0;          ///< tokens per sequence; 0 = the model's default
+  int micro_batch = 1;  ///< sequences per micro-batch
+  int global_batch =
+      0;  ///< sequences per optimizer step; 0 = as many micro-batches as keep the pipeline full
   Recompute recompute = Recompute::kSelective;
-  bool flash_attention = true;  ///< fused attention: no s x s score matrix in memory (Dao et al. 2022)
-  bool offload_optimizer = false;  ///< optimizer states and step on the CPU (ZeRO-Offload, Ren et al. 2021)
+  bool flash_attention =
+      true;  ///< fused attention: no s x s score matrix in memory (Dao et al. 2022)
+  bool offload_optimizer =
+      false;  ///< optimizer states and step on the CPU (ZeRO-Offload, Ren et al. 2021)
   LoraSpec lora;
   Framework framework = Framework::kMegatron;
   BaseWeights base_weights = BaseWeights::kAuto;  ///< LoRA's frozen base (--base-weights)
-  Switch grad_overlap = Switch::kDefault;       ///< gradient reduction beside the backward (framework default)
+  Switch grad_overlap =
+      Switch::kDefault;  ///< gradient reduction beside the backward (framework default)
   Switch fused_elementwise = Switch::kDefault;  ///< fused norms/activations (framework default)
 };
 

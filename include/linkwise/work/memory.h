@@ -1,23 +1,26 @@
 // Memory per GPU of a training plan.
 //
 // Model states (Rajbhandari et al. 2020, "ZeRO", section 3.1), per parameter a GPU holds:
-//   weights 2 bytes (bf16; fp8 training keeps bf16 weights and adds a 1-byte fp8 copy, Micikevicius et al.
-//   2022), gradients 2 bytes, optimizer 12 bytes (fp32 master weight, Adam m and v).
-// ZeRO-1 divides the optimizer states by dp, ZeRO-2 the gradients too, ZeRO-3 the weights too. Offload
-// moves the optimizer states to CPU memory. LoRA: the base weights are frozen (weights only, no gradient,
-// no optimizer state); the adapters (rank r on each targeted d_in x d_out matrix: r·(d_in + d_out)
-// parameters) carry all 16 bytes.
+//   weights 2 bytes (bf16; fp8 training keeps bf16 weights and adds a 1-byte fp8 copy, Micikevicius
+//   et al. 2022), gradients 2 bytes, optimizer 12 bytes (fp32 master weight, Adam m and v).
+// ZeRO-1 divides the optimizer states by dp, ZeRO-2 the gradients too, ZeRO-3 the weights too.
+// Offload moves the optimizer states to CPU memory. LoRA: the base weights are frozen (weights
+// only, no gradient, no optimizer state); the adapters (rank r on each targeted d_in x d_out
+// matrix: r·(d_in + d_out) parameters) carry all 16 bytes.
 //
 // Activations per layer and micro-batch, in bytes, after Korthikanti et al. 2022, section 4 (16-bit
-// activations, s sequence, b micro-batch, h hidden, a heads, t TP size; every term divided by t with
-// sequence parallelism, only the "inner" terms without):
-//   outer (norm inputs, QKV and MLP inputs, dropout masks)   4sbh + 2sbh + 2sbh + 2sbh(dropout) = 10sbh
-//   inner (Q, K, V, attention output, MLP intermediates)      24sbh for GPT (f = 4h); in general
+// activations, s sequence, b micro-batch, h hidden, a heads, t TP size; every term divided by t
+// with sequence parallelism, only the "inner" terms without):
+//   outer (norm inputs, QKV and MLP inputs, dropout masks)   4sbh + 2sbh + 2sbh + 2sbh(dropout) =
+//   10sbh inner (Q, K, V, attention output, MLP intermediates)      24sbh for GPT (f = 4h); in
+//   general
 //         2sb(a·d) + 4sb(g·d) + 2sbh + (gated ? 6 : 4)·sbf·k + sbf(dropout)... see memory.cc
-//   attention core (scores, softmax, dropout)                 5as²b; 0 with flash attention or selective
-// which gives their sbh(34/t + 5as/(ht)) for GPT-3 with SP, 34sbh/t with selective recompute, and 2sbh
-// (the layer input, /t with SP) with full recompute. The first pipeline stage keeps the activations of
-// min(m, pp) micro-batches in flight under 1F1B, times (1 + (pp-1)/(pp·vpp)) when interleaved.
+//   attention core (scores, softmax, dropout)                 5as²b; 0 with flash attention or
+//   selective
+// which gives their sbh(34/t + 5as/(ht)) for GPT-3 with SP, 34sbh/t with selective recompute, and
+// 2sbh (the layer input, /t with SP) with full recompute. The first pipeline stage keeps the
+// activations of min(m, pp) micro-batches in flight under 1F1B, times (1 + (pp-1)/(pp·vpp)) when
+// interleaved.
 #pragma once
 
 #include <string>
@@ -29,23 +32,25 @@
 namespace linkwise::work {
 
 struct MemoryBreakdown {
-  double weights = 0, gradients = 0, optimizer = 0, activations = 0, lora = 0, buffers = 0;  ///< bytes
-  double total = 0;      ///< bytes, the worst pipeline stage
-  double capacity = 0;   ///< the GPU's memory, bytes
-  double host_bytes = 0; ///< CPU memory for offloaded optimizer states, per GPU
-  bool fits = false;     ///< total <= capacity
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, lora = 0,
+         buffers = 0;     ///< bytes
+  double total = 0;       ///< bytes, the worst pipeline stage
+  double capacity = 0;    ///< the GPU's memory, bytes
+  double host_bytes = 0;  ///< CPU memory for offloaded optimizer states, per GPU
+  bool fits = false;      ///< total <= capacity
   double headroom() const { return capacity - total; }
 };
 
-/// Parameters a rank of `stage` holds before ZeRO sharding (its share of layers, TP and EP splits, and the
-/// embedding on the first stage / output projection on the last).
+/// Parameters a rank of `stage` holds before ZeRO sharding (its share of layers, TP and EP splits,
+/// and the embedding on the first stage / output projection on the last).
 double stage_params(const Model& model, const Plan& plan, int stage);
 
 /// Bytes of stored activations for one layer and one micro-batch on one GPU.
 double layer_activation_bytes(const Model& model, const Job& job, const Plan& plan);
 
 /// Memory per GPU on the worst stage. `gpu_memory_bytes` is the GPU's capacity.
-MemoryBreakdown memory_per_gpu(const Model& model, const Job& job, const Plan& plan, double gpu_memory_bytes);
+MemoryBreakdown memory_per_gpu(const Model& model, const Job& job, const Plan& plan,
+                               double gpu_memory_bytes);
 
 /// Trainable parameters of the LoRA adapters (whole model).
 double lora_params(const Model& model, const LoraSpec& lora);

@@ -1,16 +1,18 @@
 // Parallelism plans and where each GPU sits in one.
 //
-// A plan splits tp·pp·dp GPUs into a grid: tensor parallel (Megatron-LM style: attention heads and the MLP
-// width split over tp GPUs; with sequence parallelism the norms and dropouts split along the sequence,
-// Korthikanti et al. 2022), pipeline parallel (layers split into pp stages run with the 1F1B schedule,
-// optionally interleaved into vpp chunks per stage, Narayanan et al. 2021), data parallel (dp replicas,
-// gradients all-reduced, or sharded ZeRO-1/2/3, Rajbhandari et al. 2020) and, for MoE models, expert
-// parallel (experts spread over ep of the data-parallel ranks, tokens exchanged by all-to-all).
+// A plan splits tp·pp·dp GPUs into a grid: tensor parallel (Megatron-LM style: attention heads and
+// the MLP width split over tp GPUs; with sequence parallelism the norms and dropouts split along
+// the sequence, Korthikanti et al. 2022), pipeline parallel (layers split into pp stages run with
+// the 1F1B schedule, optionally interleaved into vpp chunks per stage, Narayanan et al. 2021), data
+// parallel (dp replicas, gradients all-reduced, or sharded ZeRO-1/2/3, Rajbhandari et al. 2020)
+// and, for MoE models, expert parallel (experts spread over ep of the data-parallel ranks, tokens
+// exchanged by all-to-all).
 //
-// Placement: a GPU's rank is built from its coordinates in the order `order` names, innermost first; the
-// default "tp,dp,pp" puts a TP group on consecutive GPUs (one box, one NVLink domain), as Megatron-LM
-// does. Rank r runs on the chassis' r-th GPU (topo::Chassis::gpus(): box by box). "dp,tp,pp" spreads a
-// TP group across the data-parallel stride instead, e.g. across the socket link of a PCIe server.
+// Placement: a GPU's rank is built from its coordinates in the order `order` names, innermost
+// first; the default "tp,dp,pp" puts a TP group on consecutive GPUs (one box, one NVLink domain),
+// as Megatron-LM does. Rank r runs on the chassis' r-th GPU (topo::Chassis::gpus(): box by box).
+// "dp,tp,pp" spreads a TP group across the data-parallel stride instead, e.g. across the socket
+// link of a PCIe server.
 //
 //   auto plan = linkwise::work::parse_plan("tp=8,pp=2,dp=4,zero=1");
 #pragma once
@@ -29,13 +31,13 @@ namespace linkwise::work {
 
 struct Plan {
   int tp = 1, pp = 1, dp = 1;
-  int ep = 1;          ///< expert parallel size: divides dp and the expert count
-  int zero = 0;        ///< 0 = replicated (DDP), 1 optimizer states, 2 + gradients, 3 + weights (FSDP)
-  bool sp = true;      ///< sequence parallelism with tp > 1
-  int vpp = 1;         ///< interleaved pipeline: model chunks per stage
-  int micro_batch = 0; ///< sequences per micro-batch; 0 = the job's
-  /// ZeRO-3 shard group (HSDP, PyTorch's HYBRID_SHARD): states sharded over `shard` consecutive DP ranks,
-  /// replicated across the dp/shard groups; 0 = shard over all of dp.
+  int ep = 1;      ///< expert parallel size: divides dp and the expert count
+  int zero = 0;    ///< 0 = replicated (DDP), 1 optimizer states, 2 + gradients, 3 + weights (FSDP)
+  bool sp = true;  ///< sequence parallelism with tp > 1
+  int vpp = 1;     ///< interleaved pipeline: model chunks per stage
+  int micro_batch = 0;  ///< sequences per micro-batch; 0 = the job's
+  /// ZeRO-3 shard group (HSDP, PyTorch's HYBRID_SHARD): states sharded over `shard` consecutive DP
+  /// ranks, replicated across the dp/shard groups; 0 = shard over all of dp.
   int shard = 0;
   int shard_size() const { return shard > 0 ? shard : dp; }
   std::string order = "tp,dp,pp";
@@ -45,13 +47,13 @@ struct Plan {
   std::string str() const;
 };
 
-/// Parses "tp=8,pp=2,dp=4,zero=1,ep=2,vpp=2,sp=off,mb=2,order=dp,tp,pp" (any subset; missing parts keep
-/// the defaults). Throws InputError for unknown keys and bad values.
+/// Parses "tp=8,pp=2,dp=4,zero=1,ep=2,vpp=2,sp=off,mb=2,order=dp,tp,pp" (any subset; missing parts
+/// keep the defaults). Throws InputError for unknown keys and bad values.
 Plan parse_plan(const std::string& text);
 
-/// Why a plan cannot run, or "" when it can: TP not dividing the heads (or KV heads, FFN, vocabulary), PP
-/// not dividing the layers (or vpp·pp), EP not dividing experts or dp, a plan larger than `gpus_available`,
-/// a global batch not divisible by micro_batch·dp.
+/// Why a plan cannot run, or "" when it can: TP not dividing the heads (or KV heads, FFN,
+/// vocabulary), PP not dividing the layers (or vpp·pp), EP not dividing experts or dp, a plan
+/// larger than `gpus_available`, a global batch not divisible by micro_batch·dp.
 std::string plan_problem(const Plan& plan, const Model& model, const Job& job, int gpus_available);
 
 /// Micro-batches per pipeline per step: global_batch / (micro_batch · dp).
@@ -63,18 +65,23 @@ struct Placement {
   int tp = 1, pp = 1, dp = 1, ep = 1;
   std::vector<int> stride;  ///< rank stride of tp, dp and pp coordinates
 
-  int rank(int tp_r, int dp_r, int pp_r) const { return tp_r * stride[0] + dp_r * stride[1] + pp_r * stride[2]; }
+  int rank(int tp_r, int dp_r, int pp_r) const {
+    return tp_r * stride[0] + dp_r * stride[1] + pp_r * stride[2];
+  }
   int node(int tp_r, int dp_r, int pp_r) const { return gpus[rank(tp_r, dp_r, pp_r)]; }
   /// Node indices of one group.
   std::vector<int> tp_group(int dp_r, int pp_r) const;
   std::vector<int> dp_group(int tp_r, int pp_r) const;
-  std::vector<int> ep_group(int tp_r, int dp_block, int pp_r) const;  ///< dp ranks [dp_block·ep, +ep)
-  int shard = 0;  ///< HSDP shard group size (0: all of dp)
-  std::vector<int> shard_group(int tp_r, int block, int pp_r) const;  ///< dp ranks [block·shard, +shard)
-  std::vector<int> replica_group(int tp_r, int j, int pp_r) const;    ///< dp ranks j, j+shard, ...
+  std::vector<int> ep_group(int tp_r, int dp_block,
+                            int pp_r) const;  ///< dp ranks [dp_block·ep, +ep)
+  int shard = 0;                              ///< HSDP shard group size (0: all of dp)
+  std::vector<int> shard_group(int tp_r, int block,
+                               int pp_r) const;  ///< dp ranks [block·shard, +shard)
+  std::vector<int> replica_group(int tp_r, int j, int pp_r) const;  ///< dp ranks j, j+shard, ...
 };
 
-/// Places a plan on the chassis' first plan.gpus() GPUs. Throws InputError when the chassis has fewer.
+/// Places a plan on the chassis' first plan.gpus() GPUs. Throws InputError when the chassis has
+/// fewer.
 Placement place(const Plan& plan, const topo::Chassis& chassis);
 
 }  // namespace linkwise::work

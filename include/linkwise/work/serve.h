@@ -69,11 +69,11 @@ double bytes_per_value(NumberFormat f);
 /// or DMA'd from the drives straight into GPU memory (GPUDirect Storage).
 enum class LoadPath { kPageCache, kGds };
 
-/// How a closed loop's clients send their requests (docs/serving.md, "Arrivals"). kBurst: all clients
-/// start at once with equal lengths, as benchmark clients do (vllm bench serve --max-concurrency,
-/// genai-perf/AIPerf --concurrency), so the loop stays phase-locked in cohorts; kPoisson: requests
-/// arrive independently (lengths that vary, or an open loop). kDefault: burst for a closed loop,
-/// Poisson for an open one.
+/// How a closed loop's clients send their requests (docs/serving.md, "Arrivals"). kBurst: all
+/// clients start at once with equal lengths, as benchmark clients do (vllm bench serve
+/// --max-concurrency, genai-perf/AIPerf --concurrency), so the loop stays phase-locked in cohorts;
+/// kPoisson: requests arrive independently (lengths that vary, or an open loop). kDefault: burst
+/// for a closed loop, Poisson for an open one.
 enum class Arrivals { kDefault, kBurst, kPoisson };
 const char* to_string(Arrivals a);
 /// "burst" / "poisson"; InputError naming `flag` otherwise.
@@ -81,11 +81,11 @@ Arrivals parse_arrivals(const std::string& s, const std::string& flag = "--arriv
 
 struct ServeOptions {
   int tp = 1, pp = 1;
-  int replicas = 0;                ///< 0: as many as the GPUs hold
-  std::vector<std::string> gpus;   ///< "GPU0", "gpu3", ...; empty: every GPU of the chassis
-  int input = 1024, output = 256;  ///< tokens per request
-  int concurrency = 0;             ///< closed loop clients (0 with rate 0: 1 client)
-  double rate = 0;                 ///< open loop requests/s
+  int replicas = 0;                        ///< 0: as many as the GPUs hold
+  std::vector<std::string> gpus;           ///< "GPU0", "gpu3", ...; empty: every GPU of the chassis
+  int input = 1024, output = 256;          ///< tokens per request
+  int concurrency = 0;                     ///< closed loop clients (0 with rate 0: 1 client)
+  double rate = 0;                         ///< open loop requests/s
   Arrivals arrivals = Arrivals::kDefault;  ///< how a closed loop's requests arrive
   NumberFormat precision = NumberFormat::kBf16;
   NumberFormat kv_precision = NumberFormat::kBf16;

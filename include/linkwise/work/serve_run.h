@@ -1,5 +1,6 @@
 // One call behind `linkwise serve`: the command's options in, the prediction (or the validation
-// cases) out. The CLI fills ServeRunOptions from its flags; report::serve_output renders the result.
+// cases) out. The CLI fills ServeRunOptions from its flags; report::serve_output renders the
+// result.
 #pragma once
 
 #include <string>
@@ -20,7 +21,8 @@ struct ServeRunOptions {
   int tp = 1, pp = 1, replicas = 0, input = 1024, output = 256, concurrency = 0, lora_rank = 0;
   int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
   double rate = 0, prefix_hit = 0;
-  bool as_designed = false;  ///< links at their design rate, not the trained one the chassis records
+  bool as_designed =
+      false;  ///< links at their design rate, not the trained one the chassis records
   bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
 };
 

@@ -1,24 +1,29 @@
 // One training step of a plan on a chassis: its time, what it is made of, and the links it loads.
 //
 // The step is built from periods that repeat (docs/training.md has the derivation):
-//   layer forward / backward   per TP group: [all-gather] attention [reduce-scatter] [all-gather] MLP
-//                              [reduce-scatter] (sequence parallel; all-reduces without it), MoE all-to-alls
-//                              around the experts, ZeRO-3 weight all-gathers (and gradient reduce-scatters)
-//                              running beside the compute; TP and EP collectives sit on the critical path
-//   stage boundary             send/recv of one micro-batch's activations (forward) or gradients (backward)
-//   gradient bucket            one layer's gradients all-reduced (ZeRO-0) or reduce-scattered (ZeRO-1/2)
-//                              over the data-parallel group, started as soon as that layer's backward ends
+//   layer forward / backward   per TP group: [all-gather] attention [reduce-scatter] [all-gather]
+//   MLP
+//                              [reduce-scatter] (sequence parallel; all-reduces without it), MoE
+//                              all-to-alls around the experts, ZeRO-3 weight all-gathers (and
+//                              gradient reduce-scatters) running beside the compute; TP and EP
+//                              collectives sit on the critical path
+//   stage boundary             send/recv of one micro-batch's activations (forward) or gradients
+//   (backward) gradient bucket            one layer's gradients all-reduced (ZeRO-0) or
+//   reduce-scattered (ZeRO-1/2)
+//                              over the data-parallel group, started as soon as that layer's
+//                              backward ends
 //   offload                    gradients to host memory, the CPU optimizer, weights back
-// and composed with the 1F1B schedule (Narayanan et al. 2021, section 2.2): with p stages, v chunks per
-// stage, m micro-batches and per-micro-batch stage times t_f, t_b,
-//   pipeline  = m·(t_f + t_b) + (p-1)/v·(t_f + t_b) + 2·(m·v + p - 1)·t_p2p        (bubble: the middle term)
-//   DP tail   = max(c, n·c - (n-1)·t_layer_b) for n gradient buckets of time c each (0 without DP)
-//   step      = pipeline + DP tail + optimizer + ZeRO-1/2 weight all-gather + offload I/O
+// and composed with the 1F1B schedule (Narayanan et al. 2021, section 2.2): with p stages, v chunks
+// per stage, m micro-batches and per-micro-batch stage times t_f, t_b,
+//   pipeline  = m·(t_f + t_b) + (p-1)/v·(t_f + t_b) + 2·(m·v + p - 1)·t_p2p        (bubble: the
+//   middle term) DP tail   = max(c, n·c - (n-1)·t_layer_b) for n gradient buckets of time c each (0
+//   without DP) step      = pipeline + DP tail + optimizer + ZeRO-1/2 weight all-gather + offload
+//   I/O
 //
-// simulate() times each period on the engine (sim/engine.h) with every concurrent group's flows sharing
-// the links (the groups of the first box(es): by symmetry the others load their own links alike);
-// estimate() times each collective for one group alone (comm::Communicator::predict) and is what the plan
-// search uses to rank candidates before simulating the best.
+// simulate() times each period on the engine (sim/engine.h) with every concurrent group's flows
+// sharing the links (the groups of the first box(es): by symmetry the others load their own links
+// alike); estimate() times each collective for one group alone (comm::Communicator::predict) and is
+// what the plan search uses to rank candidates before simulating the best.
 //
 //   auto chassis = linkwise::topo::load_chassis("dgx-h100");
 //   linkwise::work::StepModel sm(chassis, linkwise::work::find_model("llama3-70b"), job);
@@ -45,13 +50,14 @@ namespace linkwise::work {
 /// Seconds of one step, by kind. exposed_comm_s = tp_s + ep_s + pp_s + dp_s + zero_s;
 /// step = compute_s + exposed_comm_s + contention_s + bubble_s + io_s.
 struct Breakdown {
-  double compute_s = 0;      ///< GPU compute of the busiest stage, optimizer included
-  double exposed_comm_s = 0; ///< communication compute does not hide
-  double contention_s = 0;   ///< compute slowed by the NCCL kernels of hidden collectives (SMs, HBM traffic)
-  double bubble_s = 0;       ///< pipeline fill and drain
-  double io_s = 0;           ///< host traffic and CPU optimizer (offload)
+  double compute_s = 0;       ///< GPU compute of the busiest stage, optimizer included
+  double exposed_comm_s = 0;  ///< communication compute does not hide
+  double contention_s =
+      0;  ///< compute slowed by the NCCL kernels of hidden collectives (SMs, HBM traffic)
+  double bubble_s = 0;  ///< pipeline fill and drain
+  double io_s = 0;      ///< host traffic and CPU optimizer (offload)
   double tp_s = 0, ep_s = 0, pp_s = 0, dp_s = 0, zero_s = 0;
-  double optimizer_s = 0;    ///< part of compute_s
+  double optimizer_s = 0;  ///< part of compute_s
 };
 
 struct LinkBusy {
@@ -72,8 +78,8 @@ struct StepResult {
   double step_time_s = 0;
   double tokens_per_step = 0;
   double tokens_per_s = 0;
-  double mfu = 0;            ///< model FLOPs (model_flops_per_token) / (step time · GPUs · peak)
-  double hfu = 0;            ///< FLOPs executed (recomputation included) / the same
+  double mfu = 0;  ///< model FLOPs (model_flops_per_token) / (step time · GPUs · peak)
+  double hfu = 0;  ///< FLOPs executed (recomputation included) / the same
   double model_tflops_per_gpu = 0;
   Breakdown breakdown;
   MemoryBreakdown memory;
@@ -91,13 +97,14 @@ class StepModel {
   StepModel(const StepModel&) = delete;
   StepModel& operator=(const StepModel&) = delete;
 
-  /// Collectives timed one group at a time, no engine runs. Throws InputError when the plan cannot run.
+  /// Collectives timed one group at a time, no engine runs. Throws InputError when the plan cannot
+  /// run.
   StepResult estimate(const Plan& plan);
   /// Periods run on the engine with concurrent groups sharing links. Throws InputError likewise.
   StepResult simulate(const Plan& plan);
-  /// The same with a variant of job() (another recompute mode, offload, framework or overlap switch; the
-  /// same sequence, batch and precision), sharing this model's collective caches: the plan search's way
-  /// of trying what users can choose.
+  /// The same with a variant of job() (another recompute mode, offload, framework or overlap
+  /// switch; the same sequence, batch and precision), sharing this model's collective caches: the
+  /// plan search's way of trying what users can choose.
   StepResult estimate(const Plan& plan, const Job& job);
   StepResult simulate(const Plan& plan, const Job& job);
 
@@ -121,8 +128,9 @@ class StepModel {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The 1F1B pipeline of p stages, v chunks per stage and m micro-batches with per-stage, per-micro-batch
-/// forward and backward times t_f, t_b and one stage-boundary transfer t_p2p (seconds):
+/// The 1F1B pipeline of p stages, v chunks per stage and m micro-batches with per-stage,
+/// per-micro-batch forward and backward times t_f, t_b and one stage-boundary transfer t_p2p
+/// (seconds):
 ///   bubble = (p-1)/v·(t_f + t_b),  total = m·(t_f + t_b) + bubble + [p > 1]·2·(m·v + p - 1)·t_p2p.
 /// Without transfers the bubble is (p-1)/(m+p-1) of the total when v = 1.
 struct PipelineTimes {
@@ -130,8 +138,8 @@ struct PipelineTimes {
 };
 PipelineTimes pipeline_1f1b(int p, int m, int v, double t_f, double t_b, double t_p2p);
 
-/// Data-parallel time left after the last backward: n equal buckets of `bucket_s` each, the i-th ready
-/// when i layers' backward (`layer_backward_s` each) are done, reduced one after another:
+/// Data-parallel time left after the last backward: n equal buckets of `bucket_s` each, the i-th
+/// ready when i layers' backward (`layer_backward_s` each) are done, reduced one after another:
 ///   end = max_i (i·t_l + (n - i + 1)·c)  ⇒  tail = end - n·t_l = max(c, n·c - (n-1)·t_l).
 double dp_tail_s(int buckets, double bucket_s, double layer_backward_s);
 

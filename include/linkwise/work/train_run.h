@@ -1,5 +1,6 @@
 // One call behind `linkwise train`: options in, everything the report shows out.
-// The CLI fills TrainOptions from its flags; report::train_text / train_json render the TrainResult.
+// The CLI fills TrainOptions from its flags; report::train_text / train_json render the
+// TrainResult.
 #pragma once
 
 #include <algorithm>
@@ -21,18 +22,22 @@ struct TrainOptions {
   std::string mode = "pretrain", precision = "auto", recompute = "selective";
   std::string plan = "auto";  ///< a plan string or "auto" (search)
   std::string lora_targets = "q,k,v,o";
-  std::string framework = "megatron", grad_overlap = "default", elementwise = "default", base_weights = "auto";
+  std::string framework = "megatron", grad_overlap = "default", elementwise = "default",
+              base_weights = "auto";
   double tokens = 0;  ///< tokens to train; 0: no time to train
   int checkpoint_every = 0;
   bool checkpoint_unsharded = false, checkpoint_async = false;
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
-  bool as_designed = false;  ///< links at their design rate, not the trained one the chassis records
+  bool as_designed =
+      false;  ///< links at their design rate, not the trained one the chassis records
   bool scaling = false, offload = false, no_flash = false, validation = false;
   /// Names of the flags given on the command line ("--plan", "--recompute", ..., "CHASSIS" for the
-  /// positional): a flag left at its default is searched over, and flags the chosen run would ignore
-  /// are rejected (the first in this order is named).
+  /// positional): a flag left at its default is searched over, and flags the chosen run would
+  /// ignore are rejected (the first in this order is named).
   std::vector<std::string> given;
-  bool was_given(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
+  bool was_given(const std::string& name) const {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  }
 };
 
 /// What the training job runs on: the header lines of the report.
@@ -53,8 +58,8 @@ struct TrainResult {
   std::vector<ScalingPoint> scaling;      ///< kScaling
   ScalingVerdict verdict;                 ///< kScaling
   std::optional<SearchResult> search;     ///< kStep with --plan auto
-  std::string why_first;                  ///< why the first plan beats the second ("" when one plan)
-  StepResult step;                        ///< kStep: the plan given, or the search's best
+  std::string why_first;  ///< why the first plan beats the second ("" when one plan)
+  StepResult step;        ///< kStep: the plan given, or the search's best
   std::optional<CheckpointCost> checkpoint;
   int checkpoint_every = 0;
   double tokens = 0, run_time_s = 0;  ///< time to train `tokens` (when > 0)
@@ -66,8 +71,8 @@ struct TrainResult {
 void check_train_options(const TrainOptions& options);
 /// Builds the Job the options describe; throws InputError on an unknown value.
 Job make_train_job(const TrainOptions& options);
-/// Checks the options, then runs the validation cases, the scaling sweep, or one plan (given or searched)
-/// with its checkpoint cost and time to train.
+/// Checks the options, then runs the validation cases, the scaling sweep, or one plan (given or
+/// searched) with its checkpoint cost and time to train.
 TrainResult run_train(const TrainOptions& options);
 
 }  // namespace linkwise::work

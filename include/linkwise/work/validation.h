@@ -1,9 +1,9 @@
 // Predictions against published measurements of Megatron-LM training on DGX A100 clusters.
 //
 // Each case states the model, the machine (the dgx-a100 preset, copies joined by its HDR InfiniBand
-// NICs), the plan and job the paper ran, and the number it measured; run_validation() predicts the same
-// number with StepModel::simulate and reports the error. Nothing is fitted per case. docs/VALIDATION.md
-// holds the table `linkwise train --validation` prints.
+// NICs), the plan and job the paper ran, and the number it measured; run_validation() predicts the
+// same number with StepModel::simulate and reports the error. Nothing is fitted per case.
+// docs/VALIDATION.md holds the table `linkwise train --validation` prints.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,22 +19,23 @@ constexpr double kValidationBound = 0.15;
 
 struct ValidationCase {
   std::string name;
-  std::string source;    ///< paper, table and row
-  std::string metric;    ///< "TFLOP/s per GPU" (Narayanan et al. eq. 3) or "step time s"
+  std::string source;  ///< paper, table and row
+  std::string metric;  ///< "TFLOP/s per GPU" (Narayanan et al. eq. 3) or "step time s"
   Model model;
   std::string chassis;
   int boxes = 1;
   Plan plan;
   Job job;
   double measured = 0;
-  /// A known gap: listed in the table (marked "open") but not held to the 15% bound (docs/VALIDATION.md).
+  /// A known gap: listed in the table (marked "open") but not held to the 15% bound
+  /// (docs/VALIDATION.md).
   bool open = false;
 };
 
 struct ValidationRow {
   ValidationCase c;
   double predicted = 0;
-  double error = 0;  ///< (predicted - measured) / measured
+  double error = 0;          ///< (predicted - measured) / measured
   bool within_bound = true;  ///< |error| <= kValidationBound, or an open case
   StepResult step;
 };

@@ -79,7 +79,8 @@ void SysfsFixture::add(const FakeDev& d) {
   if (!dev.max_width.empty()) write(dir + "/max_link_width", dev.max_width + "\n");
   write(dir + "/config", config_bytes(dev));
   std::error_code ec;
-  fs::create_symlink("../../../" + dir.substr(4), fs::path(root_) / "sys/bus/pci/devices" / dev.address, ec);
+  fs::create_symlink("../../../" + dir.substr(4),
+                     fs::path(root_) / "sys/bus/pci/devices" / dev.address, ec);
 }
 
 void SysfsFixture::cpus(int sockets, int per_socket, const std::string& model) {
@@ -88,8 +89,10 @@ void SysfsFixture::cpus(int sockets, int per_socket, const std::string& model) {
     write(fmt::format("sys/devices/system/node/node{}/cpulist", s),
           fmt::format("{}-{}\n", s * per_socket, (s + 1) * per_socket - 1));
     for (int c = s * per_socket; c < (s + 1) * per_socket; ++c) {
-      write(fmt::format("sys/devices/system/cpu/cpu{}/topology/physical_package_id", c), fmt::format("{}\n", s));
-      info += fmt::format("processor\t: {}\nvendor_id\t: GenuineIntel\nmodel name\t: {}\n\n", c, model);
+      write(fmt::format("sys/devices/system/cpu/cpu{}/topology/physical_package_id", c),
+            fmt::format("{}\n", s));
+      info +=
+          fmt::format("processor\t: {}\nvendor_id\t: GenuineIntel\nmodel name\t: {}\n\n", c, model);
     }
   }
   write("proc/cpuinfo", info);
@@ -99,10 +102,12 @@ void SysfsFixture::cmdline(const std::string& text) { write("proc/cmdline", text
 
 void SysfsFixture::iommu(int groups, const std::string& type) {
   fs::create_directories(root_ + "/sys/class/iommu/dmar0");
-  for (int g = 0; g < groups; ++g) write(fmt::format("sys/kernel/iommu_groups/{}/type", g), type + "\n");
+  for (int g = 0; g < groups; ++g)
+    write(fmt::format("sys/kernel/iommu_groups/{}/type", g), type + "\n");
 }
 
-void SysfsFixture::root_port(const std::string& rp, const std::string& root_bus, int numa, const std::string& speed) {
+void SysfsFixture::root_port(const std::string& rp, const std::string& root_bus, int numa,
+                             const std::string& speed) {
   FakeDev d;
   d.address = rp;
   d.root_bus = root_bus;
@@ -115,8 +120,9 @@ void SysfsFixture::root_port(const std::string& rp, const std::string& root_bus,
   add(d);
 }
 
-void SysfsFixture::pcie_switch(const std::string& rp, const std::string& usp, const std::vector<std::string>& dsps,
-                               int numa, unsigned vendor, unsigned device, const std::string& speed, bool acs) {
+void SysfsFixture::pcie_switch(const std::string& rp, const std::string& usp,
+                               const std::vector<std::string>& dsps, int numa, unsigned vendor,
+                               unsigned device, const std::string& speed, bool acs) {
   FakeDev u;
   u.address = usp;
   u.parent = rp;

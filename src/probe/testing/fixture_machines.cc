@@ -10,11 +10,14 @@ namespace {
 constexpr const char* kGen4 = "16.0 GT/s PCIe";
 constexpr const char* kGen5 = "32.0 GT/s PCIe";
 
-std::string bdf(unsigned bus, unsigned dev = 0, unsigned fn = 0) { return fmt::format("0000:{:02x}:{:02x}.{}", bus, dev, fn); }
+std::string bdf(unsigned bus, unsigned dev = 0, unsigned fn = 0) {
+  return fmt::format("0000:{:02x}:{:02x}.{}", bus, dev, fn);
+}
 std::string rootbus(unsigned bus) { return fmt::format("0000:{:02x}", bus); }
 
-FakeDev endpoint(const std::string& addr, const std::string& parent, unsigned vendor, unsigned device, unsigned cls,
-                 int numa, const std::string& speed, const std::string& width) {
+FakeDev endpoint(const std::string& addr, const std::string& parent, unsigned vendor,
+                 unsigned device, unsigned cls, int numa, const std::string& speed,
+                 const std::string& width) {
   FakeDev d;
   d.address = addr;
   d.parent = parent;
@@ -33,8 +36,9 @@ void build_pcie_server(SysfsFixture& fx) {
   fx.cpus(2, 4);
   fx.cmdline("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on iommu=pt");
   fx.iommu(12, "identity");
-  // Per socket: two switch root buses, then an NVMe root bus. A100 PCIe 10de:20b5, PEX88096 1000:c010,
-  // ConnectX-6 15b3:101b, NVMe 1344:51c3 (an id the table does not know: the closest Gen4 drive).
+  // Per socket: two switch root buses, then an NVMe root bus. A100 PCIe 10de:20b5, PEX88096
+  // 1000:c010, ConnectX-6 15b3:101b, NVMe 1344:51c3 (an id the table does not know: the closest
+  // Gen4 drive).
   const unsigned buses[2][3] = {{0x17, 0x3a, 0x5d}, {0x97, 0xba, 0xd7}};
   for (int s = 0; s < 2; ++s) {
     for (int k = 0; k < 2; ++k) {
@@ -71,22 +75,26 @@ std::string dgx_gpu_address(int i) {
 
 void build_dgx_like(SysfsFixture& fx, FakeNvml& nvml, bool faults) {
   fx.cpus(2, 4, "Intel(R) Xeon(R) Platinum 8480C");
-  fx.cmdline(faults ? "BOOT_IMAGE=/vmlinuz intel_iommu=on" : "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt");
+  fx.cmdline(faults ? "BOOT_IMAGE=/vmlinuz intel_iommu=on"
+                    : "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt");
   fx.iommu(16, faults ? "DMA-FQ" : "identity");
   for (int s = 0; s < 2; ++s) {
     for (int k = 0; k < 4; ++k) {
       unsigned rb = 0x10 + 0x80 * s + 0x10 * k;
       int i = 4 * s + k;
       fx.root_port(bdf(rb, 1), rootbus(rb), s, kGen5);
-      fx.pcie_switch(bdf(rb, 1), bdf(rb + 1), {bdf(rb + 2, 0), bdf(rb + 2, 1)}, s, 0x1000, 0xc030, kGen5);
+      fx.pcie_switch(bdf(rb, 1), bdf(rb + 1), {bdf(rb + 2, 0), bdf(rb + 2, 1)}, s, 0x1000, 0xc030,
+                     kGen5);
       if (faults && i == 2) {  // ACS redirect on the downstream port above GPU 2
-        FakeDev dsp = endpoint(bdf(rb + 2, 0), bdf(rb + 1), 0x1000, 0xc030, 0x060400, s, kGen5, "16");
+        FakeDev dsp =
+            endpoint(bdf(rb + 2, 0), bdf(rb + 1), 0x1000, 0xc030, 0x060400, s, kGen5, "16");
         dsp.port_type = 6;
         dsp.acs = dsp.acs_redirect = true;
         fx.add(dsp);
       }
       FakeDev gpu = endpoint(bdf(rb + 3), bdf(rb + 2, 0), 0x10de, 0x2330, 0x030200, s, kGen5, "16");
-      if (faults && i == 5) gpu.cur_speed = kGen4, gpu.cur_width = "8";  // Gen4 x8 under a Gen5 x16 port
+      if (faults && i == 5)
+        gpu.cur_speed = kGen4, gpu.cur_width = "8";  // Gen4 x8 under a Gen5 x16 port
       fx.add(gpu);
       fx.add(endpoint(bdf(rb + 4), bdf(rb + 2, 1), 0x15b3, 0x1021, 0x020700, s, kGen5, "16"));
     }
@@ -99,7 +107,8 @@ void build_dgx_like(SysfsFixture& fx, FakeNvml& nvml, bool faults) {
   // Four NVSwitches, seen on PCIe as NVIDIA "bridge, other" functions.
   for (int n = 0; n < 4; ++n) {
     fx.root_port(bdf(0x60, 1 + n), rootbus(0x60), 0, "8.0 GT/s PCIe");
-    fx.add(endpoint(bdf(0x61 + n), bdf(0x60, 1 + n), 0x10de, 0x22a3, 0x068000, 0, "8.0 GT/s PCIe", "2"));
+    fx.add(endpoint(bdf(0x61 + n), bdf(0x60, 1 + n), 0x10de, 0x22a3, 0x068000, 0, "8.0 GT/s PCIe",
+                    "2"));
   }
   // NVLinks: 5 to NVSwitch 0 and 3, 4 to 1 and 2 (links 0-4, 5-8, 9-12, 13-17).
   for (int i = 0; i < 8; ++i) {
