@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "linkwise/report/train_report.h"
+#include "linkwise/util/error.h"
 #include "linkwise/work/train_run.h"
 
 namespace linkwise::cli {
@@ -21,12 +22,16 @@ struct TrainFlags {
   CLI::App* app = nullptr;
 };
 
-int run(TrainFlags& f) {
+work::TrainOptions options_of(const TrainFlags& f) {
   work::TrainOptions o = f.opts;
   o.tokens = f.tokens.empty() ? 0 : std::stod(f.tokens);
   for (const CLI::Option* opt : f.app->get_options())
     if (opt->count() > 0) o.given.push_back(opt->get_positional() ? "CHASSIS" : opt->get_name());
-  auto r = work::run_train(o);
+  return o;
+}
+
+int run(TrainFlags& f) {
+  auto r = work::run_train(options_of(f));
   if (!r.fits()) {  // an explicit plan that does not fit: the report on stdout, no output file
     if (f.output.empty()) emit(report::train_output(r, f.json), "");
     std::fflush(stdout);
@@ -37,10 +42,7 @@ int run(TrainFlags& f) {
   return 0;
 }
 
-}  // namespace
-
-Handler setup_train(CLI::App& sub) {
-  auto f = std::make_shared<TrainFlags>();
+void add_train_flags(CLI::App& sub, TrainFlags* f) {
   work::TrainOptions* o = &f->opts;
   sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file");
   sub.add_option(
@@ -107,7 +109,29 @@ Handler setup_train(CLI::App& sub) {
   sub.add_option("-o,--output", f->output,
                  "Write to this file (atomically) instead of standard output");
   f->app = &sub;
+}
+
+}  // namespace
+
+Handler setup_train(CLI::App& sub) {
+  auto f = std::make_shared<TrainFlags>();
+  add_train_flags(sub, f.get());
   return [f] { return run(*f); };
+}
+
+work::TrainOptions train_job_options(std::string job, const std::string& chassis, int nodes) {
+  if (job.rfind("train", 0) == 0) job.erase(0, 5);
+  CLI::App app{"--job"};
+  TrainFlags f;
+  add_train_flags(app, &f);
+  try {
+    app.parse(job, false);
+  } catch (const CLI::ParseError& e) {
+    throw InputError(fmt::format("--job 'train{}': {}", job, e.what()));
+  }
+  auto o = options_of(f);
+  if (o.chassis.empty()) o.chassis = chassis, o.nodes = nodes, o.given.push_back("CHASSIS");
+  return o;
 }
 
 }  // namespace linkwise::cli

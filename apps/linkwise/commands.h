@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/work/train_run.h"
+
 namespace linkwise::cli {
 
 /// A command's handler; returns the process exit code (0 ok, 1 runtime failure or unhealthy, 2 bad
@@ -31,5 +33,9 @@ void emit(const std::string& text, const std::string& path);
 void add_nodes_flag(CLI::App& sub, int& nodes);
 /// --as-designed: links at their design rate instead of the trained one the chassis records.
 void add_as_designed_flag(CLI::App& sub, bool& as_designed);
+
+/// train's flags in one string ("--model llama3-70b --mode lora", "train" in front optional) as
+/// options for a job on `chassis`; throws InputError naming the flag.
+work::TrainOptions train_job_options(std::string job, const std::string& chassis, int nodes);
 
 }  // namespace linkwise::cli
