@@ -12,13 +12,16 @@ Handler setup_draw(CLI::App& sub) {
       ->required();
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
-  sub.add_option("--job", *job, "Colour links by use in this job: train's flags, e.g. \"--model "
-                                "llama3-70b --mode lora\"");
+  sub.add_option("--job", *job,
+                 "Colour links by use in this job: train's flags, e.g. \"--model "
+                 "llama3-70b --mode lora\"");
   if (sub.get_name() == "report") {
     sub.add_option("--design", o->design_space, "A design space YAML file: its Pareto front");
-    sub.add_option("--measured", o->measured, "A measurement file (bench -o): held against the model");
+    sub.add_option("--measured", o->measured,
+                   "A measurement file (bench -o): held against the model");
   }
-  sub.add_option("-o,--output", o->output, sub.get_name() == "report" ? "The HTML file" : "FILE.svg or FILE.png")
+  sub.add_option("-o,--output", o->output,
+                 sub.get_name() == "report" ? "The HTML file" : "FILE.svg or FILE.png")
       ->required();
   return [o, job, &sub] {
     if (!job->empty()) o->train = train_job_options(*job, o->chassis, o->nodes);

@@ -26,6 +26,7 @@ using topo::NodeKind;
 // so a label always fits the box measured for it.
 constexpr double kPad = 6, kLinePx = 14, kStubPx = 14, kHGap = 10, kMargin = 16;
 constexpr double kFrameGap = 24, kBandPx = 34, kFabricGap = 56;
+constexpr std::size_t kWrapChars = 30;  // a part name longer than this goes on two lines
 
 const char* fill_of(NodeKind k) {
   switch (k) {
@@ -74,6 +75,26 @@ double stroke_of(double bytes_per_s) {
   return std::clamp(0.8 + 0.9 * std::log2(gbps / 4), 1.0, 9.0);
 }
 
+/// `text` split at spaces into lines of at most `width` characters (a longer word stays whole).
+std::vector<std::string> wrap_words(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    if (!line.empty() && svg::length(line) + 1 + svg::length(word) > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
 struct Box {
   int node = -1;
   double x = 0, y = 0, w = 0, h = 0;
@@ -81,8 +102,9 @@ struct Box {
   std::vector<std::string> lines;
   std::vector<std::vector<int>> rows;  // children, row by row
   bool has_gpu = false;
-  int top_used = 0, bottom_used = 0;  // link ends placed on each edge so far
-  int top_ends = 0, bottom_ends = 0;  // link ends each edge gets
+  // The links leaving each edge, as (link, node at the other end or -1); after placement sorted by
+  // where the other end is, so lines to the left leave from the left.
+  std::vector<std::pair<int, int>> top_ends, bottom_ends;
 };
 
 struct Layout {
@@ -93,7 +115,8 @@ struct Layout {
   explicit Layout(const topo::Chassis& ch) : c(ch), box(ch.nodes().size()), kids(box.size()) {
     for (const auto& n : c.nodes()) {
       box[n.index].node = n.index;
-      box[n.index].lines = {n.name, n.part->name};
+      box[n.index].lines = {n.name};
+      for (auto& line : wrap_words(n.part->name, kWrapChars)) box[n.index].lines.push_back(line);
       if (!n.label.empty()) box[n.index].lines.push_back(n.label);
       if (n.pcie_parent >= 0) kids[n.pcie_parent].push_back(n.index);
     }
@@ -121,12 +144,14 @@ struct Layout {
     // What holds no GPU first, so the GPUs sit in the bottom rows and their NVLinks leave
     // downwards through empty space.
     std::stable_partition(order.begin(), order.end(), [&](int k) { return !box[k].has_gpu; });
-    double target = std::max(widest, 1.6 * std::sqrt(area));
+    double target = std::max(widest, 2.2 * std::sqrt(area));
     b.rows.clear();
     double row_w = 0;
     for (int k : order) {
       bool gpu_row_starts = box[k].has_gpu && !b.rows.empty() && !box[b.rows.back().back()].has_gpu;
-      if (b.rows.empty() || gpu_row_starts || row_w + kHGap + box[k].w > target) {
+      // What holds GPUs stays on one row, so every GPU's bottom edge faces open space.
+      bool full = !box[k].has_gpu && row_w + kHGap + box[k].w > target;
+      if (b.rows.empty() || gpu_row_starts || full) {
         b.rows.emplace_back();
         row_w = box[k].w;
       } else {
@@ -176,11 +201,11 @@ struct End {
   double x, y;
 };
 
-End take_end(Box& b, bool top) {
-  int& used = top ? b.top_used : b.bottom_used;
-  int total = std::max(1, top ? b.top_ends : b.bottom_ends);
-  double x = b.x + b.w * (used + 1) / (total + 1);
-  ++used;
+End end_of(const Box& b, bool top, int link) {
+  const auto& ends = top ? b.top_ends : b.bottom_ends;
+  std::size_t slot = 0;
+  while (slot < ends.size() && ends[slot].first != link) ++slot;
+  double x = b.x + b.w * static_cast<double>(slot + 1) / static_cast<double>(ends.size() + 1);
   return {x, top ? b.y : b.y + b.h};
 }
 
@@ -211,8 +236,8 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     else if (c.node(l.a).kind == NodeKind::kCpu && c.node(l.b).kind == NodeKind::kCpu &&
              c.node(l.a).box == c.node(l.b).box)
       r = Route::kArcAbove;
-    else if (in_band_row(l.a) != in_band_row(l.b) ||
-             (c.node(l.a).kind == NodeKind::kNetSwitch) != (c.node(l.b).kind == NodeKind::kNetSwitch))
+    else if (in_band_row(l.a) != in_band_row(l.b) || (c.node(l.a).kind == NodeKind::kNetSwitch) !=
+                                                         (c.node(l.b).kind == NodeKind::kNetSwitch))
       r = Route::kDown;
     else
       r = Route::kArcBelow;
@@ -236,18 +261,31 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
       return in_band_row(x) && !in_band_row(y);
     };
     if (below(upper, lower)) std::swap(upper, lower);
-    if (r == Route::kStub) ++lay.box[c.node(l.a).pcie_uplink == l.index ? l.a : l.b].top_ends;
+    if (r == Route::kStub)
+      lay.box[c.node(l.a).pcie_uplink == l.index ? l.a : l.b].top_ends.push_back({l.index, -1});
     if (r == Route::kDown) {
       if (c.node(upper).kind == NodeKind::kNetSwitch && net_level[upper] == net_level[lower])
         route[l.index] = r = Route::kArcBelow;
       else
-        ++lay.box[upper].bottom_ends, ++lay.box[lower].top_ends;
+        lay.box[upper].bottom_ends.push_back({l.index, lower}),
+            lay.box[lower].top_ends.push_back({l.index, upper});
     }
-    if (r == Route::kArcBelow) ++lay.box[l.a].bottom_ends, ++lay.box[l.b].bottom_ends;
-    if (r == Route::kArcAbove) ++lay.box[l.a].top_ends, ++lay.box[l.b].top_ends;
+    if (r == Route::kArcBelow)
+      lay.box[l.a].bottom_ends.push_back({l.index, l.b}),
+          lay.box[l.b].bottom_ends.push_back({l.index, l.a});
+    if (r == Route::kArcAbove)
+      lay.box[l.a].top_ends.push_back({l.index, l.b}),
+          lay.box[l.b].top_ends.push_back({l.index, l.a});
   }
-  bool any_arc_above = false;
-  for (const auto& l : c.links()) any_arc_above = any_arc_above || route[l.index] == Route::kArcAbove;
+  bool any_arc_above = false, any_arc_below = false;
+  for (const auto& l : c.links()) {
+    any_arc_above = any_arc_above || route[l.index] == Route::kArcAbove;
+    any_arc_below = any_arc_below || route[l.index] == Route::kArcBelow;
+  }
+  // Room under the sockets for direct links (an NVLink mesh) to arc through, deeper the further
+  // they reach.
+  const double below_band = any_arc_below ? 3 * kBandPx : kBandPx;
+  const double fabric_gap = std::max(kFabricGap, below_band);
 
   // Measure each frame: title, a row of sockets, a row of NVSwitches and other parts.
   double frame_w = 0, frame_h = 0;
@@ -265,14 +303,18 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     }
     f.w = std::max({svg::text_width(f.title), row_w, fab_w}) + 2 * kPad;
     f.h = kLinePx + kPad + (any_arc_above ? kBandPx : kPad) + row_h +
-          (f.fabric.empty() ? kBandPx : kFabricGap + fab_h + kPad);
+          (f.fabric.empty() ? below_band : fabric_gap + fab_h + kPad);
     frame_w = std::max(frame_w, f.w), frame_h = std::max(frame_h, f.h);
   }
   // Frames in a grid about twice as wide as tall.
-  int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(boxes * 2.0 * frame_h / frame_w))));
+  int cols = std::max(1, static_cast<int>(std::lround(std::sqrt(boxes * 1.6 * frame_h / frame_w))));
   cols = std::min(cols, boxes);
   int grid_rows = (boxes + cols - 1) / cols;
-  double top = kMargin + 2 * kLinePx + 4;
+  std::vector<std::string> heading = {
+      fmt::format("{}: {} GPUs, {} links", c.name(), c.gpus().size(), c.links().size())};
+  if (!c.description().empty()) heading.push_back(c.description());
+  if (!options.subtitle.empty()) heading.push_back(options.subtitle);
+  double top = kMargin + static_cast<double>(heading.size()) * kLinePx + 10;
   for (int k = 0; k < boxes; ++k) {
     Frame& f = frames[k];
     f.w = frame_w, f.h = frame_h;
@@ -292,7 +334,7 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     for (int n : f.fabric) fab_w += kHGap + lay.box[n].w;
     x = f.x + (f.w - fab_w) / 2;
     for (int n : f.fabric) {
-      lay.place(n, x, f.roots_y + row_h + kFabricGap);
+      lay.place(n, x, f.roots_y + row_h + fabric_gap);
       x += lay.box[n].w + kHGap;
     }
   }
@@ -319,7 +361,17 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     y += row_h;
   }
 
-  // Links.
+  // Links: each edge's ends ordered by where the other end sits.
+  for (auto& b : lay.box)
+    for (auto* ends : {&b.top_ends, &b.bottom_ends})
+      std::stable_sort(ends->begin(), ends->end(), [&](const auto& x, const auto& y) {
+        auto centre = [&](int n) { return n < 0 ? 0.0 : lay.box[n].x + lay.box[n].w / 2; };
+        return centre(x.second) < centre(y.second);
+      });
+  double widest_arc = 1;
+  for (const auto& l : c.links())
+    if (route[l.index] == Route::kArcBelow || route[l.index] == Route::kArcAbove)
+      widest_arc = std::max(widest_arc, std::abs(lay.box[l.a].x - lay.box[l.b].x));
   svg::Writer links;
   std::map<std::string, std::pair<const hw::LinkTech*, double>> techs;  // id -> widest
   bool any_below_design = false;
@@ -330,27 +382,28 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     switch (route[l.index]) {
       case Route::kStub: {
         Box& child = c.node(l.a).pcie_uplink == l.index ? a : b;
-        End e = take_end(child, true);
+        End e = end_of(child, true, l.index);
         d = fmt::format("M{:.1f} {:.1f}V{:.1f}", e.x, e.y, e.y - kStubPx);
         break;
       }
       case Route::kDown: {
         bool a_upper = a.y + a.h <= b.y;
-        End e1 = take_end(a_upper ? a : b, false), e2 = take_end(a_upper ? b : a, true);
+        End e1 = end_of(a_upper ? a : b, false, l.index),
+            e2 = end_of(a_upper ? b : a, true, l.index);
         d = fmt::format("M{:.1f} {:.1f}L{:.1f} {:.1f}", e1.x, e1.y, e2.x, e2.y);
         break;
       }
       case Route::kArcAbove:
       case Route::kArcBelow: {
         bool above = route[l.index] == Route::kArcAbove;
-        End e1 = take_end(a, above), e2 = take_end(b, above);
-        double reach = above ? kBandPx - 6 : kBandPx - 4;
-        double depth = std::min(reach, 8 + std::abs(e2.x - e1.x) * 0.05);
+        End e1 = end_of(a, above, l.index), e2 = end_of(b, above, l.index);
+        double reach = (above ? kBandPx : below_band) - 6;
+        double depth = 8 + (reach - 8) * std::min(1.0, std::abs(a.x - b.x) / widest_arc);
         double apex = above ? std::min(e1.y, e2.y) - depth : std::max(e1.y, e2.y) + depth;
         // A quadratic Bezier peaks halfway to its control point.
         double ctrl = 2 * apex - (e1.y + e2.y) / 2;
-        d = fmt::format("M{:.1f} {:.1f}Q{:.1f} {:.1f} {:.1f} {:.1f}", e1.x, e1.y,
-                        (e1.x + e2.x) / 2, ctrl, e2.x, e2.y);
+        d = fmt::format("M{:.1f} {:.1f}Q{:.1f} {:.1f} {:.1f} {:.1f}", e1.x, e1.y, (e1.x + e2.x) / 2,
+                        ctrl, e2.x, e2.y);
         break;
       }
     }
@@ -390,7 +443,8 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
   std::vector<std::string> entries;
   double legend_w = 0, legend_h = kPad + kLinePx + 2;
   for (const auto& [id, t] : techs)
-    entries.push_back(fmt::format("{}: up to {:.1f} GB/s per direction", t.first->name, t.second / 1e9));
+    entries.push_back(
+        fmt::format("{}: up to {:.1f} GB/s per direction", t.first->name, t.second / 1e9));
   if (any_below_design) entries.push_back("dashed: trained below its design");
   if (!options.utilisation.empty())
     entries.push_back("colour: share of capacity used (green 0%, red 100%); grey: unused");
@@ -419,9 +473,11 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     legend.text(kMargin + kPad + 40, ey + 10, entries[i++]);
     ey += kLinePx + 2;
   }
-  for (; i < entries.size(); ++i, ey += kLinePx + 2) legend.text(kMargin + kPad + 40, ey + 10, entries[i]);
+  for (; i < entries.size(); ++i, ey += kLinePx + 2)
+    legend.text(kMargin + kPad + 40, ey + 10, entries[i]);
   legend.close("g");
   width = std::max(width, legend_w + 2 * kMargin);
+  for (const auto& h : heading) width = std::max(width, svg::text_width(h) + 2 * kMargin);
   double height = ly + legend_h + kMargin;
 
   // Boxes: frames, then each node (parents before children), then every label on top.
@@ -444,11 +500,9 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
                        {"width", svg::num(width)},
                        {"height", svg::num(height)},
                        {"fill", "#ffffff"}});
-  out.text(kMargin, kMargin + 10,
-           fmt::format("{}: {} GPUs, {} links{}", c.name(), gpus, c.links().size(),
-                       c.description().empty() ? "" : " - " + c.description()),
-           "bold");
-  if (!options.subtitle.empty()) out.text(kMargin, kMargin + 10 + kLinePx, options.subtitle);
+  for (std::size_t i = 0; i < heading.size(); ++i)
+    out.text(kMargin, kMargin + 10 + static_cast<double>(i) * kLinePx, heading[i],
+             i == 0 ? "bold" : "");
   svg::Writer labels;
   for (const auto& f : frames) {
     out.element("rect", {{"class", "frame"},
@@ -478,7 +532,9 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
   for (int n : order) {
     const auto& node = c.node(n);
     const Box& b = lay.box[n];
-    out.open("g", {{"class", "node"}, {"data-node", node.name}, {"data-kind", hw::to_string(node.kind)}});
+    out.open(
+        "g",
+        {{"class", "node"}, {"data-node", node.name}, {"data-kind", hw::to_string(node.kind)}});
     out.element("rect", {{"x", svg::num(b.x)},
                          {"y", svg::num(b.y)},
                          {"width", svg::num(b.w)},
@@ -496,7 +552,12 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
                   i == 0 ? "bold" : "", node.name);
   }
   out.raw(links.str());
-  out.open("g", {{"class", "labels"}});
+  // Labels last, each on a white halo, so no line hides one.
+  out.open("g", {{"class", "labels"},
+                 {"stroke", "#ffffff"},
+                 {"stroke-width", "3"},
+                 {"stroke-linejoin", "round"},
+                 {"paint-order", "stroke"}});
   out.raw(labels.str());
   out.close("g");
   out.raw(legend.str());
@@ -540,13 +601,15 @@ void write_png_atomic(const std::string& svg, const std::string& path) {
     }
   }
   ::unlink(tmp);
-  if (!ok || png.size() < 8) throw RuntimeError(fmt::format("rsvg-convert could not render '{}'", path));
+  if (!ok || png.size() < 8)
+    throw RuntimeError(fmt::format("rsvg-convert could not render '{}'", path));
   write_file_atomic(path, png);
 }
 
 void write_drawing(const std::string& svg, const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
   if (ext == ".svg")
     write_file_atomic(path, svg);
   else if (ext == ".png")

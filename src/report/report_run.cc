@@ -41,7 +41,10 @@ std::vector<double> link_utilisation(const topo::Chassis& c, const work::StepRes
   return out;
 }
 
-ReportInputs gather_report(const ReportRequest& r) {
+namespace {
+
+/// The chassis and, with a job, its step and link use: all a drawing needs.
+ReportInputs gather_drawing(const ReportRequest& r) {
   ReportInputs in;
   auto rates = r.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt;
   in.chassis = std::make_shared<const topo::Chassis>(topo::load_chassis(r.chassis, r.nodes, rates));
@@ -55,6 +58,43 @@ ReportInputs gather_report(const ReportRequest& r) {
   return in;
 }
 
+}  // namespace
+
+ReportInputs gather_report(const ReportRequest& r) {
+  ReportInputs in = gather_drawing(r);
+  if (in.chassis->gpus().size() >= 2)
+    for (const char* algo : {"ring", "tree", "nvls", "direct", "hierarchical"}) {
+      comm::SweepRequest q;
+      q.chassis = r.chassis, q.nodes = r.nodes, q.as_designed = r.as_designed, q.algo = algo;
+      q.sweep.min = "1K";
+      q.sweep.factor = "4";
+      try {
+        auto s = comm::predict_sweep(q);
+        if (!s.rows.empty() &&
+            comm::to_string(s.rows.front().prediction.algorithm) == std::string(algo))
+          in.sweeps.push_back(std::move(s));
+      } catch (const InputError&) {  // the algorithm does not apply to this chassis
+      }
+    }
+  if (r.train && in.step && in.step->kind == work::TrainResult::Kind::kStep) {
+    work::TrainOptions o = *r.train;
+    o.as_designed = r.as_designed, o.scaling = true, o.plan = "auto", o.tokens = 0;
+    o.checkpoint_every = 0;
+    std::erase_if(o.given, [](const std::string& g) {
+      return g == "--plan" || g == "--top" || g == "--tokens" || g.rfind("--checkpoint", 0) == 0;
+    });
+    try {
+      in.scaling = work::run_train(o);
+    } catch (const InputError& e) {
+      in.notes.push_back(fmt::format("no scaling curve: {}", e.what()));
+    }
+  }
+  if (!r.design_space.empty()) in.design = design::run_design(design::load_space(r.design_space));
+  if (!r.measured.empty())
+    in.calibration = measure::calibrate(*in.chassis, measure::load_measurements(r.measured));
+  return in;
+}
+
 void write_report(const ReportRequest& r, bool html) {
   std::string ext = extension(r.output);
   if (html ? ext != ".html" && ext != ".htm" : ext != ".svg" && ext != ".png")
@@ -62,7 +102,7 @@ void write_report(const ReportRequest& r, bool html) {
                                  html ? "the report" : "a drawing", html ? ".html" : ".svg or .png",
                                  ext.empty() ? "(no extension)" : ext));
   if (!html) {
-    auto in = gather_report(r);
+    auto in = gather_drawing(r);
     DrawOptions d;
     d.utilisation = in.utilisation;
     if (r.train)

@@ -61,7 +61,8 @@ std::string escape(std::string_view text) {
 
 std::size_t length(std::string_view text) {
   std::size_t count = 0;
-  for (std::size_t i = 0; i < text.size(); ++count) i += std::max<std::size_t>(1, utf8_len(text, i));
+  for (std::size_t i = 0; i < text.size(); ++count)
+    i += std::max<std::size_t>(1, utf8_len(text, i));
   return count;
 }
 

@@ -28,10 +28,10 @@ struct ReportRequest {
   std::string chassis;  ///< a preset name or a chassis YAML file
   int nodes = 0;        ///< copies of the chassis (0: as the file says)
   bool as_designed = false;
-  std::string output;                     ///< .svg/.png (draw) or .html (report)
+  std::string output;                       ///< .svg/.png (draw) or .html (report)
   std::optional<work::TrainOptions> train;  ///< a training job: step, links, scaling
-  std::string design_space;               ///< a design space YAML file, or ""
-  std::string measured;                   ///< a measurement file (bench -o), or ""
+  std::string design_space;                 ///< a design space YAML file, or ""
+  std::string measured;                     ///< a measurement file (bench -o), or ""
 };
 
 /// What the report shows, gathered from the same library calls the commands make.
@@ -42,6 +42,7 @@ struct ReportInputs {
   std::vector<double> utilisation;  ///< per link, of the step (empty without a job)
   std::optional<design::DesignResult> design;
   std::optional<measure::Calibration> calibration;
+  std::vector<std::string> notes;  ///< why a section asked for is missing
 };
 
 /// Per link index of `chassis`, the larger of its two directions' bytes / (capacity x step time)
