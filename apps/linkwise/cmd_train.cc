@@ -120,6 +120,7 @@ Handler setup_train(CLI::App& sub) {
 }
 
 work::TrainOptions train_job_options(std::string job, const std::string& chassis, int nodes) {
+  const std::string given = job;
   if (job.rfind("train", 0) == 0) job.erase(0, 5);
   CLI::App app{"--job"};
   TrainFlags f;
@@ -127,7 +128,7 @@ work::TrainOptions train_job_options(std::string job, const std::string& chassis
   try {
     app.parse(job, false);
   } catch (const CLI::ParseError& e) {
-    throw InputError(fmt::format("--job 'train{}': {}", job, e.what()));
+    throw InputError(fmt::format("--job '{}': {}", given, e.what()));
   }
   auto o = options_of(f);
   if (o.chassis.empty()) o.chassis = chassis, o.nodes = nodes, o.given.push_back("CHASSIS");

@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kStyle = R"(<style>
 body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; max-width: 1400px; }
 h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ccc; }
-.drawing { overflow-x: auto; border: 1px solid #ddd; } p.note { color: #555; font-size: 13px; }
+.drawing { border: 1px solid #ddd; } .drawing svg { width: 100%; height: auto; } p.note { color: #555; font-size: 13px; }
 table { border-collapse: collapse; font-size: 13px; } td, th { padding: 2px 10px; text-align: right; }
 th { border-bottom: 1px solid #999; } td:first-child, th:first-child { text-align: left; }
 </style>

@@ -1,6 +1,7 @@
 // Gathering what `linkwise draw` and `linkwise report` show: the same library calls `topo`,
 // `collective`, `train`, `design` and `calibrate` make, one after the other.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -101,6 +102,15 @@ void write_report(const ReportRequest& r, bool html) {
     throw InputError(fmt::format("-o '{}': {} is written as {}, not '{}'", r.output,
                                  html ? "the report" : "a drawing", html ? ".html" : ".svg or .png",
                                  ext.empty() ? "(no extension)" : ext));
+  // A folder that is missing or not writable is bad input, found before any work.
+  auto folder = std::filesystem::path(r.output).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    throw InputError(fmt::format("-o '{}': folder '{}' does not exist", r.output, folder.string()));
+  if (::access(folder.c_str(), W_OK) != 0)
+    throw InputError(
+        fmt::format("-o '{}': folder '{}' is not writable", r.output, folder.string()));
   if (!html) {
     auto in = gather_drawing(r);
     DrawOptions d;
