@@ -130,11 +130,15 @@ std::string scaling_section(const ReportInputs& in) {
 std::string design_section(const ReportInputs& in) {
   const auto& d = *in.design;
   std::vector<charts::Point> points;
+  auto on_front = [&](const design::Design& x) {
+    return std::any_of(d.front.begin(), d.front.end(),
+                       [&](const auto& y) { return y.spec.name == x.spec.name; });
+  };
   auto add = [&](const design::Design& x) {
     points.push_back({x.power_w, x.objective,
                       fmt::format("{}: objective {:.3f}, {:.0f} W, ${:.0f}", x.spec.name,
                                   x.objective, x.power_w, x.cost_usd),
-                      x.on_front});
+                      on_front(x)});
   };
   for (const auto& x : d.ranked) add(x);
   for (const auto& x : d.front)

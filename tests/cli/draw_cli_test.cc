@@ -36,7 +36,8 @@ TEST(DrawCliTest, SvgOfEveryGpuAndLinkOnSeveralBoxes) {
 
 TEST(DrawCliTest, JobColoursLinksByUse) {
   std::string out = temp_dir() + "/job.svg";
-  auto r = run_cli("draw dgx-h100 --job \"train --model llama3-8b --mode lora --plan tp=8\" -o " + out);
+  auto r =
+      run_cli("draw dgx-h100 --job \"train --model llama3-8b --mode lora --plan tp=8\" -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string svg = slurp(out);
   EXPECT_NE(svg.find("% used"), std::string::npos);
