@@ -121,8 +121,14 @@ std::string line_chart(const LineChart& c) {
   double x0 = INFINITY, x1 = -INFINITY, y1 = 0;
   for (const auto& s : c.series)
     for (auto [x, y] : s.points) x0 = std::min(x0, x), x1 = std::max(x1, x), y1 = std::max(y1, y);
-  if (!(x0 < x1)) x0 = c.log2_x ? 1 : 0, x1 = std::max(x0 * 2, x0 + 1);
-  if (c.log2_x) x0 = std::max(x0, 1.0);
+  if (!std::isfinite(x0)) x0 = x1 = 1;  // no points
+  if (c.log2_x) x0 = std::max(x0, 1.0), x1 = std::max(x1, 1.0);
+  if (!(x0 < x1)) {  // one x: widen the axis around it
+    if (c.log2_x)
+      x0 = std::max(1.0, x0 / 2), x1 = x1 * 2;
+    else
+      x0 -= 1, x1 += 1;
+  }
   y1 = y1 > 0 ? nice_step(y1 * 1.05, 5) * std::ceil(y1 * 1.05 / nice_step(y1 * 1.05, 5)) : 1;
   Axes a{x0, x1, 0, y1, c.log2_x};
   draw_axes(w, a, c.x_label, c.y_label);

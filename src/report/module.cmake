@@ -6,4 +6,4 @@ list(APPEND LINKWISE_SOURCES src/report/table.cc src/report/topo_report.cc src/r
 list(APPEND LINKWISE_TEST_SOURCES src/report/table_test.cc src/report/topo_report_test.cc src/report/collective_report_test.cc
   src/report/catalog_report_test.cc src/report/probe_report_test.cc src/report/calibrate_report_test.cc
   src/report/train_report_test.cc src/report/bench_report_test.cc
-  src/report/drawing_test.cc)
+  src/report/drawing_test.cc src/report/html_report_test.cc)
