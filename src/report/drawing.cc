@@ -473,8 +473,16 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
     legend.text(kMargin + kPad + 40, ey + 10, entries[i++]);
     ey += kLinePx + 2;
   }
-  for (; i < entries.size(); ++i, ey += kLinePx + 2)
+  for (; i < entries.size(); ++i, ey += kLinePx + 2) {
+    if (entries[i].rfind("colour:", 0) == 0)  // the scale: 0%, 25%, ... 100%
+      for (int k = 0; k <= 4; ++k)
+        legend.element("rect", {{"x", svg::num(kMargin + kPad + k * 6.4)},
+                                {"y", svg::num(ey + 2)},
+                                {"width", "6.4"},
+                                {"height", "8"},
+                                {"fill", ramp(k / 4.0)}});
     legend.text(kMargin + kPad + 40, ey + 10, entries[i]);
+  }
   legend.close("g");
   width = std::max(width, legend_w + 2 * kMargin);
   for (const auto& h : heading) width = std::max(width, svg::text_width(h) + 2 * kMargin);

@@ -126,12 +126,13 @@ TEST(ReportDrawing, EveryPresetIsWellFormedCountedLabelledAndUncrossed) {
 }
 
 TEST(ReportDrawing, EveryExampleAndSeveralBoxes) {
-  for (const auto& e :
-       std::filesystem::directory_iterator(std::string(LINKWISE_SOURCE_DIR) + "/examples")) {
-    if (e.path().extension() != ".yaml") continue;
-    auto c = topo::load_chassis(e.path().string());
-    check_drawing(c, chassis_svg(c));
-  }
+  for (const char* dir : {"/examples", "/examples/validation"})
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(LINKWISE_SOURCE_DIR) + dir)) {
+      if (e.path().extension() != ".yaml") continue;
+      auto c = topo::load_chassis(e.path().string());
+      check_drawing(c, chassis_svg(c));
+    }
   for (const char* preset : {"training-appliance", "dgx-h100"}) {
     auto c = topo::load_chassis(preset, 4);
     check_drawing(c, chassis_svg(c));
