@@ -4,6 +4,7 @@
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -210,6 +211,21 @@ TEST(ReportDrawing, OnlySvgOrPngAndNothingWrittenOtherwise) {
   EXPECT_THROW(write_report(r, false), InputError);
   EXPECT_FALSE(std::filesystem::exists(r.output));
   std::filesystem::remove_all(dir);
+}
+
+// Without rsvg-convert on PATH, PNG output says which package to install and writes nothing.
+TEST(ReportDrawing, PngWithoutRsvgConvertSaysWhatToInstall) {
+  std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/nonexistent-linkwise-test", 1);
+  auto path = std::filesystem::temp_directory_path() / "linkwise-no-rsvg.png";
+  try {
+    write_drawing("<svg/>", path.string());
+    ADD_FAILURE() << "no error without rsvg-convert";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("librsvg2-bin"), std::string::npos) << e.what();
+  }
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace
