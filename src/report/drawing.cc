@@ -524,14 +524,14 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
                          {"stroke-dasharray", "6 3"}});
     labels.text(f.x + kPad, f.y + kPad + 10, f.title, "bold");
   }
-  std::vector<int> order;
-  std::vector<int> stack;
+  std::vector<int> order, stack;  // every box with no parent, then depth first: parents first
   for (const auto& f : frames) {
-    for (int r : f.roots) stack.push_back(r);
-    for (int n : f.fabric) order.push_back(n);
+    stack.insert(stack.end(), f.roots.begin(), f.roots.end());
+    stack.insert(stack.end(), f.fabric.begin(), f.fabric.end());
   }
-  for (int s : net) order.push_back(s);
-  while (!stack.empty()) {  // depth first, parents before children
+  stack.insert(stack.end(), net.begin(), net.end());
+  std::reverse(stack.begin(), stack.end());
+  while (!stack.empty()) {
     int n = stack.back();
     stack.pop_back();
     order.push_back(n);
