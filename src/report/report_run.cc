@@ -8,6 +8,7 @@
 
 #include "linkwise/report/drawing.h"
 #include "linkwise/report/html_report.h"
+#include "linkwise/report/train_report.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
 
@@ -77,6 +78,8 @@ ReportInputs gather_report(const ReportRequest& r) {
       } catch (const InputError&) {  // the algorithm does not apply to this chassis
       }
     }
+  if (in.step && in.step->kind == work::TrainResult::Kind::kScaling) in.scaling = in.step;
+  if (in.step && !in.step->fits()) in.notes.push_back(train_does_not_fit(*in.step, ""));
   if (r.train && in.step && in.step->kind == work::TrainResult::Kind::kStep) {
     work::TrainOptions o = *r.train;
     o.as_designed = r.as_designed, o.scaling = true, o.plan = "auto", o.tokens = 0;
@@ -115,7 +118,7 @@ void write_report(const ReportRequest& r, bool html) {
     auto in = gather_drawing(r);
     DrawOptions d;
     d.utilisation = in.utilisation;
-    if (r.train)
+    if (!in.utilisation.empty())
       d.subtitle = fmt::format("links coloured by use in one step of {} ({})",
                                in.step->setup.model_name, in.step->step.plan.str());
     write_drawing(chassis_svg(*in.chassis, d), r.output);
