@@ -338,7 +338,8 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
       x += lay.box[n].w + kHGap;
     }
   }
-  double width = kMargin + cols * (frame_w + kFrameGap) - kFrameGap + kMargin;
+  // With a network, each column of frames gets a channel on its right for the NIC links.
+  double width = kMargin + cols * (frame_w + kFrameGap) - (net.empty() ? kFrameGap : 0) + kMargin;
   double y = top + grid_rows * (frame_h + kFrameGap) - kFrameGap;
   // Network switches: level by level below the frames.
   for (int level = 0; level <= 1; ++level) {
@@ -372,6 +373,9 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
   for (const auto& l : c.links())
     if (route[l.index] == Route::kArcBelow || route[l.index] == Route::kArcAbove)
       widest_arc = std::max(widest_arc, std::abs(lay.box[l.a].x - lay.box[l.b].x));
+  std::vector<int> net_slot(boxes, 0);  // NIC links routed so far, per frame
+  double net_top = y;
+  for (int n : net) net_top = std::min(net_top, lay.box[n].y);
   svg::Writer links;
   std::map<std::string, std::pair<const hw::LinkTech*, double>> techs;  // id -> widest
   bool any_below_design = false;
@@ -388,9 +392,20 @@ std::string chassis_svg(const topo::Chassis& c, const DrawOptions& options) {
       }
       case Route::kDown: {
         bool a_upper = a.y + a.h <= b.y;
-        End e1 = end_of(a_upper ? a : b, false, l.index),
-            e2 = end_of(a_upper ? b : a, true, l.index);
-        d = fmt::format("M{:.1f} {:.1f}L{:.1f} {:.1f}", e1.x, e1.y, e2.x, e2.y);
+        int upper = a_upper ? l.a : l.b, lower = a_upper ? l.b : l.a;
+        End e1 = end_of(lay.box[upper], false, l.index), e2 = end_of(lay.box[lower], true, l.index);
+        if (c.node(lower).kind == NodeKind::kNetSwitch &&
+            c.node(upper).kind != NodeKind::kNetSwitch) {
+          // Out of the bottom of its frame, along the gap under it, down the channel right of its
+          // column, to the switch: never across another frame.
+          const Frame& f = frames.at(c.node(upper).box);
+          int slot = std::min(net_slot[c.node(upper).box]++, 9);
+          double under = f.y + f.h + 3 + 2 * slot, channel = f.x + f.w + 3 + 2 * slot;
+          d = fmt::format("M{:.1f} {:.1f}V{:.1f}H{:.1f}V{:.1f}L{:.1f} {:.1f}", e1.x, e1.y, under,
+                          channel, net_top - 12, e2.x, e2.y);
+        } else {
+          d = fmt::format("M{:.1f} {:.1f}L{:.1f} {:.1f}", e1.x, e1.y, e2.x, e2.y);
+        }
         break;
       }
       case Route::kArcAbove:
