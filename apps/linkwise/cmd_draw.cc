@@ -1,6 +1,5 @@
 // linkwise draw | report: the chassis as SVG/PNG; everything in one self-contained HTML file.
 #include "commands.h"
-#include "linkwise/report/drawing.h"
 #include "linkwise/report/html_report.h"
 
 namespace linkwise::cli {
@@ -13,8 +12,8 @@ Handler setup_draw(CLI::App& sub) {
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
   sub.add_option("--job", *job,
-                 "Colour links by use in this job: train's flags, e.g. \"--model "
-                 "llama3-70b --mode lora\"");
+                 "A training job as train's flags (\"--model llama3-70b --mode lora\"): links "
+                 "coloured by use; report: its step and scaling too");
   if (sub.get_name() == "report") {
     sub.add_option("--design", o->design_space, "A design space YAML file: its Pareto front");
     sub.add_option("--measured", o->measured,

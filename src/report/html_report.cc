@@ -33,6 +33,9 @@ std::string note(const std::string& text) {
 std::string drawing_section(const ReportInputs& in) {
   DrawOptions d;
   d.utilisation = in.utilisation;
+  if (!in.utilisation.empty())
+    d.subtitle = fmt::format("links coloured by use in one step of {} ({})",
+                             in.step->setup.model_name, in.step->step.plan.str());
   std::string svg = chassis_svg(*in.chassis, d);
   std::string body = "<div class=\"drawing\">\n" + svg.substr(svg.find("<svg")) + "</div>\n";
   body +=
