@@ -7,8 +7,7 @@ namespace linkwise::cli {
 Handler setup_draw(CLI::App& sub) {
   auto o = std::make_shared<report::ReportRequest>();
   auto job = std::make_shared<std::string>();
-  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")
-      ->required();
+  add_chassis_arg(sub, o->chassis)->required();
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
   sub.add_option("--job", *job,
