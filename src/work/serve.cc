@@ -169,6 +169,11 @@ void ServeModel::Impl::validate() {
         fmt::format("--tp {} does not divide the {} experts of {}", opt.tp, m.experts, m.id));
   if (opt.max_batched_tokens < 0 || opt.max_seqs < 0)
     throw InputError("--max-batched-tokens and --max-seqs must be positive");
+  if (opt.requests < 0)
+    throw InputError(fmt::format("--requests must be at least 1, not {}", opt.requests));
+  if (opt.requests > 0 && opt.rate > 0)
+    throw InputError(
+        "--requests describes a closed loop's finite benchmark, not an open loop (--rate)");
   if (opt.lora_rank < 0)
     throw InputError(fmt::format("--lora-rank must be positive, not {}", opt.lora_rank));
 }
