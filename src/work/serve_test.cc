@@ -393,7 +393,7 @@ TEST(Serve, BadInput) {
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
   // tokens/s within 15% up to 8 users, and its median within 10% (from 16 users on the RTX 4090 the
-  // open TTFT gap adds 18-43%). TTFT is bounded where the clients' arrivals are the model's (burst:
+  // open TTFT gap adds 17-37%). TTFT is bounded where the clients' arrivals are the model's (burst:
   // the NIM rows, within 25%); the RTX 4090 rows' TTFT gap is open (docs/VALIDATION.md).
   auto rows = run_serve_validation();
   ASSERT_GE(rows.size(), 8u);

@@ -129,6 +129,11 @@ std::vector<ServeCase> serve_validation_cases() {
       nim_row(5000, 500, 5, 546.7, 21.83, 218.48),
       nim_row(5000, 500, 25, 688.69, 38.75, 623.4),
       nim_row(5000, 500, 50, 834.51, 59.73, 814.37),
+      // Past the KV cache: the clients beyond what fits wait for a slot.
+      nim_row(5000, 500, 100, 7996.25, 92.91, 917.26),
+      nim_row(5000, 500, 150, 34794.22, 92.86, 920.9),
+      nim_row(5000, 500, 200, 61680.22, 93.06, 920.54),
+      nim_row(5000, 500, 250, 88605.32, 93.2, 920.12),
   };
 }
 
