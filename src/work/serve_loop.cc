@@ -70,8 +70,8 @@ double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
 // budget B first to the sequences already decoding (one token each) and then to the waiting prompts
 // in arrival order, the last one chunked (vLLM V1, vllm/v1/core/sched/scheduler.py); without
 // chunked prefill only whole prompts that fit (at least one). A prompt's TTFT is the time to the
-// end of the step that holds its last token. Stepped one engine step at a time: at most n·P/(B - n)
-// + n steps.
+// end of the step that holds its last token. Stepped one engine step at a time, the steps that
+// carry only chunks of one prompt taken together: about one step per prompt.
 double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   const int n = static_cast<int>(std::round(n_in));
   if (n < 1) return 0;
@@ -84,6 +84,13 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   int done = 0;
   while (done < n) {
     double decoding = done, budget = std::max(1.0, B - decoding), tokens = 0;
+    // Chunks of the first prompt that fill whole steps alone are alike: take them at once, so the
+    // loop runs at most about one step per prompt whatever the budget.
+    if (opt.chunked_prefill && left > budget) {
+      double alike = std::ceil(left / budget) - 1;
+      t += alike * (step(decoding, ctx_d, budget, ctx_p).total + offload);
+      left -= alike * budget;
+    }
     int finished = 0;
     while (done + finished < n) {
       if (opt.chunked_prefill) {
