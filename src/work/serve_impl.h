@@ -61,7 +61,7 @@ struct EngineFigures {
   int max_batched_tokens = 8192;
   int max_seqs = 1024;
 };
-EngineFigures engine_figures(double gpu_memory_bytes);
+EngineFigures engine_figures(double gpu_memory_bytes, const std::string& part);
 double head_dim(const Model& m);
 }  // namespace detail
 

@@ -323,6 +323,21 @@ TEST(Serve, FirstCohortOfAFiniteBenchmark) {
               steady.ttft_s + 16e-6 * (first - steady.ttft_s), 1e-9 * steady.ttft_s);
 }
 
+TEST(Serve, EngineDefaultsByGpu) {
+  // vLLM V1's OpenAI server: 8192 tokens and 1024 sequences per step on GPUs of 70 GiB or more,
+  // except A100s; 2048 and 256 elsewhere (vllm/engine/arg_utils.py).
+  const double GiB = 1024.0 * 1024 * 1024;
+  auto h100 = detail::engine_figures(80 * GiB, "h100-sxm");
+  EXPECT_EQ(h100.max_batched_tokens, 8192);
+  EXPECT_EQ(h100.max_seqs, 1024);
+  auto a100 = detail::engine_figures(80 * GiB, "a100-sxm");
+  EXPECT_EQ(a100.max_batched_tokens, 2048);
+  EXPECT_EQ(a100.max_seqs, 256);
+  auto rtx = detail::engine_figures(24 * GiB, "rtx-4090");
+  EXPECT_EQ(rtx.max_batched_tokens, 2048);
+  EXPECT_EQ(rtx.max_seqs, 256);
+}
+
 TEST(Serve, KvOffloadRunsMoreSequencesOverPcie) {
   // Llama 3.1 70B bf16 on two H100 PCIe: 2 requests of 8192 + 512 tokens fit. With offload, 32 run
   // at once; the 30 beyond GPU memory bring their KV cache, 30 x (8192 + 256) tokens x 160 KiB per
