@@ -83,7 +83,8 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   double t = 0, sum = 0, left = P;  // `left`: tokens of the first waiting prompt still to run
   int done = 0;
   while (done < n) {
-    double decoding = done, budget = std::max(1.0, B - decoding), tokens = 0;
+    // Prompts done decode beside the train (a one-token request ends with its prompt).
+    double decoding = opt.output > 1 ? done : 0, budget = std::max(1.0, B - decoding), tokens = 0;
     // Chunks of the first prompt that fill whole steps alone are alike: take them at once, so the
     // loop runs at most about one step per prompt whatever the budget.
     if (opt.chunked_prefill && left > budget) {
