@@ -156,7 +156,13 @@ void Exporter::node(int n, int depth) {
   unsigned vendor = 0, device = 0;
   detail::ids_for_part(nd.part->id, &vendor, &device);  // optional to NCCL: left out when not known
   const topo::Link* up = uplink(n);
-  int gen = up && up->family() == hw::LinkFamily::kPcie ? up->tech->generation : 0;
+  // As NCCL reads a live machine (sysfs current_link_speed/width): the trained state where the
+  // chassis records one and is built as built, else the design.
+  const bool trained = up && up->as_built;
+  int gen = up && up->family() == hw::LinkFamily::kPcie
+                ? (trained && up->trained_gen > 0 ? up->trained_gen : up->tech->generation)
+                : 0;
+  const int width = !up ? 0 : trained && up->trained_width > 0 ? up->trained_width : up->width;
   if (gen == 0) {
     // NCCL requires link_speed; without a PCIe uplink, the part's own PCIe generation.
     const auto* t = hw::Catalog::builtin().find_link_tech(nd.part->attr("pcie"));
@@ -165,7 +171,7 @@ void Exporter::node(int n, int depth) {
   std::string attrs = fmt::format("busid=\"{}\" class=\"{}\"", esc(bus(n)), kClass.at(nd.kind));
   if (vendor) attrs += fmt::format(" vendor=\"0x{:04x}\" device=\"0x{:04x}\"", vendor, device);
   if (synthetic_.count(n)) attrs += " linkwise_busid=\"synthetic\"";
-  attrs += fmt::format(" link_speed=\"{}\" link_width=\"{}\"", speed_text(gen), up ? up->width : 0);
+  attrs += fmt::format(" link_speed=\"{}\" link_width=\"{}\"", speed_text(gen), width);
   if (parent(n) >= 0 && c_.node(parent(n)).kind == NodeKind::kCpu) {
     // The link that leaves the CPU (through any retimers) carries the host bridge number.
     int top = n;
