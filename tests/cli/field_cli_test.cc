@@ -56,6 +56,18 @@ TEST(FieldCli, SubNumaClusteringIsSysBetweenNodesAsNvidiaSmiPrintsIt) {
     EXPECT_EQ(j["gpus"][g]["numa"], g / 2) << g;
     EXPECT_EQ(j["gpus"][g]["cpu_affinity"], kAffinity[g].second) << g;
   }
+  // Held against its design (one NUMA node per socket), the 18 pairs that crossed host bridges of
+  // one node and now cross two nodes of one socket (per socket: gpu0/1-gpu2/3, gpu0/1-nvme0,
+  // nic0-gpu2/3, nic0-nvme0) are one warning, not 18 wiring faults.
+  auto c = run_cli("probe --check --sysfs-root " + snc.root() + " --expect pcie-8gpu-gen4");
+  EXPECT_EQ(c.exit_code, 0) << c.out;
+  EXPECT_EQ(
+      line_of(c.out, "warning sub-numa-clustering:"),
+      "warning sub-numa-clustering: 18 device pair(s) designed NODE are SYS (e.g. GPU0-GPU2): "
+      "one socket, two of its NUMA nodes. Sub-NUMA clustering (SNC/NPS) is on, a BIOS "
+      "setting, not other wiring")
+      << c.out;
+  EXPECT_EQ(c.out.find("differs-from-design"), std::string::npos) << c.out;
   // The same box without sub-NUMA clustering: one node per socket, gpu0-gpu2 NODE.
   SysfsFixture plain(temp_dir());
   probe::testing::build_pcie_server(plain);

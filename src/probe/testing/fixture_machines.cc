@@ -34,7 +34,7 @@ FakeDev endpoint(const std::string& addr, const std::string& parent, unsigned ve
 
 void build_pcie_server(SysfsFixture& fx, bool snc) {
   if (snc)
-    fx.cpus_snc(2, 2, 4);
+    fx.cpus_snc(2, 2, 4, "Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz");
   else
     fx.cpus(2, 4);
   fx.cmdline("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on iommu=pt");
