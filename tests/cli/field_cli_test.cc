@@ -200,5 +200,66 @@ TEST(FieldCli, NcclExportUsesTheTrainedWidthAndMarksSyntheticBusIds) {
             std::string::npos);
 }
 
+// The DGX-like box's NVML answers as a snapshot beside its sysfs copy (nvml.json), with GPU 2
+// throttling hot, ECC errors and a pending row remap on GPU 4, and GPU 5's fabric registration
+// not started (the fabric manager down for it). Each finding as `probe --check` prints it.
+nlohmann::json snapshot_of(const probe::FakeNvml& nvml) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : nvml.gpus) {
+    nlohmann::json links = nlohmann::json::array();
+    for (const auto& l : g.links)
+      links.push_back(
+          {{"active", l.active}, {"version", l.version}, {"remote_bus_id", l.remote_bus_id}});
+    gpus.push_back({{"bus_id", g.bus_id}, {"name", g.name}, {"nvlinks", links}});
+  }
+  return {{"gpus", gpus}};
+}
+
+TEST(FieldCli, NvmlHealthFromASnapshotBesideTheCopy) {
+  SysfsFixture fx(temp_dir());
+  probe::FakeNvml nvml;
+  probe::testing::build_dgx_like(fx, nvml, false);
+  auto j = snapshot_of(nvml);
+  for (auto& g : j["gpus"]) g["fabric_state"] = 3;  // registered
+  j["gpus"][2]["throttle_reasons"] = 0x60;          // software and hardware thermal slowdown
+  j["gpus"][2]["temperature_c"] = 87;
+  j["gpus"][2]["slowdown_temperature_c"] = 90;
+  j["gpus"][4]["ecc_uncorrected"] = 2;
+  j["gpus"][4]["ecc_corrected"] = 130;
+  j["gpus"][4]["remapped_rows"] = {
+      {"correctable", 1}, {"uncorrectable", 2}, {"pending", true}, {"failure", false}};
+  j["gpus"][5]["fabric_state"] = 1;  // not started
+  fx.write("nvml.json", j.dump(2));
+  auto r = run_cli("probe --check --sysfs-root " + fx.root());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(line_of(r.out, "fault   gpu-throttled:"),
+            "fault   gpu-throttled: gpu2 0000:33:00.0: clocks held down: software thermal "
+            "slowdown, hardware thermal slowdown (throttle reasons 0x60)");
+  EXPECT_EQ(
+      line_of(r.out, "warning gpu-hot:"),
+      "warning gpu-hot: gpu2 0000:33:00.0: 87 C, within 5 C of its slowdown temperature 90 C");
+  EXPECT_EQ(line_of(r.out, "fault   ecc-uncorrected:"),
+            "fault   ecc-uncorrected: gpu4 0000:93:00.0: 2 uncorrectable ECC error(s) (lifetime)");
+  EXPECT_EQ(line_of(r.out, "info    ecc-corrected:"),
+            "info    ecc-corrected: gpu4 0000:93:00.0: 130 corrected ECC error(s) (lifetime)");
+  EXPECT_EQ(line_of(r.out, "warning row-remap-pending:"),
+            "warning row-remap-pending: gpu4 0000:93:00.0: a row remapping waits for a GPU reset "
+            "(1 correctable, 2 uncorrectable rows remapped)");
+  EXPECT_EQ(line_of(r.out, "fault   fabric-not-ready:"),
+            "fault   fabric-not-ready: gpu5 0000:a3:00.0: NVSwitch fabric registration not started "
+            "(state 1, status 0)");
+  EXPECT_NE(r.out.find("UNHEALTHY: 3 fault(s), 2 warning(s)"), std::string::npos) << r.out;
+  // NVLinks come from the snapshot too: read, none down.
+  EXPECT_EQ(r.out.find("nvlink-not-read"), std::string::npos) << r.out;
+  // A malformed snapshot is bad input, named.
+  fx.write("nvml.json", R"({"gpus": [{"bus_id": "0000:13:00.0", "temperature_c": -4}]})");
+  auto b = run_cli("probe --check --sysfs-root " + fx.root());
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find(fx.root() + "/nvml.json: NVML snapshot gpus[0].temperature_c: must be a "
+                                   "whole number from 0 to 4294967295"),
+            std::string::npos)
+      << b.err;
+}
+
 }  // namespace
 }  // namespace linkwise::testing
