@@ -18,13 +18,15 @@ CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINK
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
+# Installed by `make test` only: OpenMPI for the test that runs `linkwise design` under mpirun.
+TEST_PACKAGES := libopenmpi-dev openmpi-bin
 
 .PHONY: all deps configure build run test bench clean test-sanitize test-debug fuzz check-format
 
 all: build
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -41,6 +43,7 @@ build: configure
 run: build
 	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
+test: EXTRA_PACKAGES = $(TEST_PACKAGES)
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
