@@ -18,9 +18,10 @@ CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINK
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
-# What only the tests need: Chromium opens the HTML report, rsvg-convert turns drawings into PNG
-# (linkwise draw -o x.png uses it where installed).
-TEST_PACKAGES := chromium librsvg2-bin
+# What only the tests need, installed by `make test` before it configures: Chromium opens the HTML
+# report, rsvg-convert turns drawings into PNG (linkwise draw -o x.png uses it where installed),
+# OpenMPI for the test that runs `linkwise design` under mpirun (found at configure time).
+TEST_PACKAGES := chromium librsvg2-bin libopenmpi-dev openmpi-bin
 
 .PHONY: all deps test-deps install-packages configure build run test bench clean test-sanitize test-debug fuzz check-format
 
@@ -50,7 +51,8 @@ build: configure
 run: build
 	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
-test: build test-deps
+# The test packages first: OpenMPI must be there when CMake configures.
+test: test-deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 test-sanitize: deps
