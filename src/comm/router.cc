@@ -52,6 +52,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
   host_staged_.assign(res.capacity.size(), 0);
+  host_read_cap_.assign(res.capacity.size(), 0.0);
   leaf_switch_.assign(n, 0);
   for (int v = 0; v < n; ++v) {
     if (!nvswitch_[v]) continue;
@@ -240,6 +241,12 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
       r.bytes_per_s = std::min({up, down, residual[mem] / 2});
       for (int x : r.res) host_staged_[x] = 1;
+      // The receiver's SMs load the buffer from host memory across its own PCIe link (the last
+      // hop): those reads reach at most the GPU's host_read_bytes_per_s.
+      if (const double cap = chassis_.node(b).fig("host_read_bytes_per_s", 0); cap > 0) {
+        double& c = host_read_cap_[path_.back()];
+        c = c > 0 ? std::min(c, cap) : cap;
+      }
       break;
     }
   }

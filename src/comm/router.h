@@ -56,6 +56,9 @@ class Router {
   HopKind kind(int a, int b);
   /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
   const std::vector<char>& host_staged() const { return host_staged_; }
+  /// Per resource: where an SHM route ends (the link direction into the receiving GPU), the most
+  /// that GPU's SMs read from host memory (its host_read_bytes_per_s); 0 elsewhere.
+  const std::vector<double>& host_read_cap() const { return host_read_cap_; }
   /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
   /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
   /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
@@ -112,7 +115,8 @@ class Router {
   std::vector<Item> heap_;
   std::vector<int> path_;  // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
-  std::vector<char> host_staged_;     // per resource: carried an SHM route
+  std::vector<char> host_staged_;      // per resource: carried an SHM route
+  std::vector<double> host_read_cap_;  // per resource: see host_read_cap()
   std::vector<double> taken_;         // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;       // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck
