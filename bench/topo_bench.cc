@@ -2,7 +2,12 @@
 // docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "linkwise/hw/catalog.h"
 #include "linkwise/topo/analysis.h"
+#include "linkwise/topo/chassis.h"
 
 namespace {
 
@@ -29,5 +34,27 @@ void BM_LoadChassis(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LoadChassis)->Unit(benchmark::kMicrosecond);
+
+// The chassis of `linkwise collective dgx-h100 --nodes 128`: 1024 GPUs, built from the preset.
+void BM_LoadChassis128Boxes(benchmark::State& state) {
+  for (auto _ : state) {
+    auto c = linkwise::topo::load_chassis("dgx-h100", 128);
+    benchmark::DoNotOptimize(c.nodes().size());
+  }
+}
+BENCHMARK(BM_LoadChassis128Boxes)->Unit(benchmark::kMillisecond);
+
+// The built-in catalog parsed from its YAML text: what every command pays once at start.
+void BM_CatalogParse(benchmark::State& state) {
+  std::ifstream in(std::string(LINKWISE_SOURCE_DIR) + "/data/catalog.yaml");
+  std::stringstream text_in;
+  text_in << in.rdbuf();
+  const std::string text = text_in.str();
+  for (auto _ : state) {
+    auto c = linkwise::hw::Catalog::parse(text, "data/catalog.yaml");
+    benchmark::DoNotOptimize(c.parts().size());
+  }
+}
+BENCHMARK(BM_CatalogParse)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -313,6 +313,11 @@ std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>&
       cap[2 * l] *= duplex[l];
       cap[2 * l + 1] *= duplex[l];
     }
+  // SHM: the receiving GPU's SM loads from host memory (docs/collectives.md, "Reading host
+  // memory").
+  const auto& read_cap = router->host_read_cap();
+  for (std::size_t r = 0; r < read_cap.size() && r < cap.size(); ++r)
+    if (read_cap[r] > 0) cap[r] = std::min(cap[r], read_cap[r]);
   return cap;
 }
 

@@ -190,10 +190,10 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
   ring.bytes_per_s = rate;
   ring.order.reserve(n);
   ring.hops.reserve(n);
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // all of them up to 16 ranks, else the first two and the last
   for (int i = 0; i < n; ++i) {
     ring.order.push_back(ranks[order[i]]);
-    names.push_back(chassis->display_name(ranks[order[i]]));
+    if (n <= 16 || i < 2 || i == n - 1) names.push_back(chassis->display_name(ranks[order[i]]));
     ring.hops.push_back(hops[i].res);
     if (hops[i].kind != detail::HopKind::kNvlink &&
         chassis->node(ranks[order[i]]).box == chassis->node(ranks[order[(i + 1) % n]]).box)

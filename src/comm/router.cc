@@ -52,6 +52,26 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
   host_staged_.assign(res.capacity.size(), 0);
+  host_read_cap_.assign(res.capacity.size(), 0.0);
+  leaf_switch_.assign(n, 0);
+  for (int v = 0; v < n; ++v) {
+    if (!nvswitch_[v]) continue;
+    leaf_switch_[v] = 1;
+    for (const Arc& arc : graph_.arcs(v))
+      if (arc.family == kFamNvlink && graph_.may_pass(arc.to, true)) leaf_switch_[v] = 0;
+  }
+  // Nodes outside every box (the network's switches) reach every box; a path between two GPUs only
+  // goes on into theirs, so their arcs are kept per box of the far end as well (index box + 1).
+  by_box_.resize(n);
+  for (int v = 0; v < n; ++v) {
+    if (graph_.box(v) != -1) continue;
+    by_box_[v].resize(box_gpus_.size() + 1);
+    for (const Arc& arc : graph_.arcs(v)) {
+      const int b = graph_.box(arc.to) + 1;
+      if (b >= static_cast<int>(by_box_[v].size())) by_box_[v].resize(b + 1);
+      by_box_[v][b].push_back(arc);
+    }
+  }
 }
 
 double Router::widest(int src, int dst, unsigned families, bool nic_transit,
@@ -85,17 +105,30 @@ double Router::widest(int src, int dst, unsigned families, bool nic_transit,
     if (-nbw != best_[v] || h != hops_[v]) continue;
     if (v == dst) break;
     if (v != src && !graph_.may_pass(v, nic_transit)) continue;
-    for (const Arc& arc : graph_.arcs(v)) {
-      if (!(arc.family & families)) continue;
-      int w = arc.to;
-      if (w != dst && !graph_.may_pass(w, nic_transit))
-        continue;  // a dead end: never on a path to dst
-      int wb = graph_.box(w);
-      if (wb != box_a && wb != box_b && wb != -1) continue;
-      const int out = out_res(arc);
-      double bw = std::min(-nbw, residual[out] - taken_[out]);
-      if (bw <= 0) continue;
-      visit(w, bw, h + 1, out, v);
+    auto relax = [&](std::span<const Arc> arcs) {
+      for (const Arc& arc : arcs) {
+        if (!(arc.family & families)) continue;
+        int w = arc.to;
+        if (w != dst && !graph_.may_pass(w, nic_transit))
+          continue;  // a dead end: never on a path to dst
+        int wb = graph_.box(w);
+        if (wb != box_a && wb != box_b && wb != -1) continue;
+        const int out = out_res(arc);
+        double bw = std::min(-nbw, residual[out] - taken_[out]);
+        if (bw <= 0) continue;
+        visit(w, bw, h + 1, out, v);
+      }
+    };
+    if (const auto& per_box = by_box_[v]; !per_box.empty()) {
+      // Only the arcs into the two boxes (and to other nodes outside boxes), each group in
+      // graph_.arcs(v)'s order: parallel arcs to one node keep their order, so ties (kept by
+      // first offer) resolve as before.
+      relax(per_box[0]);
+      const int lo = std::min(box_a, box_b), hi = std::max(box_a, box_b);
+      if (lo >= 0 && lo + 1 < static_cast<int>(per_box.size())) relax(per_box[lo + 1]);
+      if (hi != lo && hi >= 0 && hi + 1 < static_cast<int>(per_box.size())) relax(per_box[hi + 1]);
+    } else {
+      relax(graph_.arcs(v));
     }
   }
   if (stamp_[dst] != epoch_ || src == dst) return 0;
@@ -152,6 +185,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
   };
   switch (r.kind) {
     case HopKind::kNvlink: {
+      if (stripe_one_level(a, b, residual, r)) break;
       // Stripe over parallel NVLink paths: successive widest paths, each taking its bottleneck from
       // what the next may use (taken_, cleared afterwards). coeff holds each path's bottleneck
       // until the total is known, then its share.
@@ -207,10 +241,77 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
       r.bytes_per_s = std::min({up, down, residual[mem] / 2});
       for (int x : r.res) host_staged_[x] = 1;
+      // The receiver's SMs load the buffer from host memory across its own PCIe link (the last
+      // hop): those reads reach at most the GPU's host_read_bytes_per_s.
+      if (const double cap = chassis_.node(b).fig("host_read_bytes_per_s", 0); cap > 0) {
+        double& c = host_read_cap_[path_.back()];
+        c = c > 0 ? std::min(c, cap) : cap;
+      }
       break;
     }
   }
   return r;
+}
+
+bool Router::stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r) {
+  // Where every NVLink path from a to b is the direct link or two hops through a switch that links
+  // to GPUs only, the paths share no link direction, so the successive widest paths of route() are
+  // these paths in the order widest() finds them: greatest bottleneck first; among equals the
+  // direct link (fewer hops), then the switch widest() settles first (greater residual from a,
+  // then lower node index). Anything else (parallel links between two nodes, switches joined to
+  // switches) returns false and route() searches.
+  auto& cand = one_level_scratch_;  // (bottleneck, hops, residual from a, node, out res, in res)
+  cand.clear();
+  for (const Arc& arc : graph_.arcs(a)) {
+    if (arc.family != kFamNvlink) continue;
+    const int w = arc.to;
+    if (w == b) {
+      cand.push_back({residual[out_res(arc)], 1, 0.0, w, out_res(arc), -1});
+      continue;
+    }
+    if (!nvswitch_[w]) {
+      if (graph_.may_pass(w, false)) return false;
+      continue;  // another GPU: a dead end
+    }
+    if (!leaf_switch_[w]) return false;
+    const double up = residual[out_res(arc)];
+    int down = -1;
+    for (const Arc& back : graph_.arcs(b))
+      if (back.family == kFamNvlink && back.to == w) {
+        if (down >= 0) return false;  // parallel links switch -> b
+        down = in_res(back);
+      }
+    if (down < 0) continue;
+    cand.push_back({std::min(up, residual[down]), 2, up, w, out_res(arc), down});
+  }
+  // Parallel links a -> the same node: route() settles those by arc order; leave them to it.
+  for (std::size_t i = 0; i < cand.size(); ++i)
+    for (std::size_t j = i + 1; j < cand.size(); ++j)
+      if (std::get<3>(cand[i]) == std::get<3>(cand[j])) return false;
+  std::stable_sort(cand.begin(), cand.end(), [](const auto& x, const auto& y) {
+    if (std::get<0>(x) != std::get<0>(y)) return std::get<0>(x) > std::get<0>(y);
+    if (std::get<1>(x) != std::get<1>(y)) return std::get<1>(x) < std::get<1>(y);
+    if (std::get<2>(x) != std::get<2>(y)) return std::get<2>(x) > std::get<2>(y);
+    return std::get<3>(x) < std::get<3>(y);
+  });
+  double total = 0;
+  stripe_coeff_.clear();
+  r.res.clear();
+  int paths = 0;
+  for (const auto& [bw, hops, up, node, out, in] : cand) {
+    if (bw <= 0 || bw <= 1e-9 * (total + bw) || ++paths > 64) break;
+    r.res.push_back(out);
+    stripe_coeff_.push_back(bw);
+    if (in >= 0) {
+      r.res.push_back(in);
+      stripe_coeff_.push_back(bw);
+    }
+    total += bw;
+  }
+  r.coeff.resize(stripe_coeff_.size());
+  for (std::size_t i = 0; i < stripe_coeff_.size(); ++i) r.coeff[i] = stripe_coeff_[i] / total;
+  r.bytes_per_s = total;
+  return true;
 }
 
 void Router::net_within_box(int a, int b, const std::vector<double>& residual, Route& r) {

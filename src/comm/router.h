@@ -56,6 +56,9 @@ class Router {
   HopKind kind(int a, int b);
   /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
   const std::vector<char>& host_staged() const { return host_staged_; }
+  /// Per resource: where an SHM route ends (the link direction into the receiving GPU), the most
+  /// that GPU's SMs read from host memory (its host_read_bytes_per_s); 0 elsewhere.
+  const std::vector<double>& host_read_cap() const { return host_read_cap_; }
   /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
   /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
   /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
@@ -78,6 +81,9 @@ class Router {
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit,
                 const std::vector<double>& residual);
+  /// NVLink striping where every path is the direct link or one hop through a switch that joins
+  /// GPUs only: fills r as route() would and returns true; false where that does not hold.
+  bool stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r);
   /// NET between two GPUs of one box: through the NIC nearest `a`; fills r (left empty: no NIC).
   void net_within_box(int a, int b, const std::vector<double>& residual, Route& r);
   static long long pair_key(int a, int b) { return static_cast<long long>(a) * 1000003LL + b; }
@@ -88,11 +94,16 @@ class Router {
   topo::PathFinder finder_;
   const topo::LinkGraph& graph_;  // finder_'s: the chassis as one graph, with the pass-through rule
   std::vector<char> nvswitch_;    // per node: an NVSwitch
+  std::vector<char> leaf_switch_;  // per node: an NVSwitch whose NVLinks all end at GPUs
+  std::vector<std::tuple<double, int, double, int, int, int>> one_level_scratch_;
   // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use
   // the network): box b's pairs are kinds_[kind_offset_[b] + i·m_b + j] for the GPUs of local index
   // i and j (gpu_local_), m_b GPUs in the box; -1 = not yet known.
   std::vector<int> gpu_local_, box_gpus_, kind_offset_;
   std::vector<signed char> kinds_;
+  // Per node outside every box (network switches): its arcs by the far end's box + 1; empty for
+  // the others.
+  std::vector<std::vector<std::vector<Arc>>> by_box_;
   // Routes on full capacities per ordered GPU pair, kept in a node-based map so that references to
   // them stay valid as it grows.
   std::unordered_map<long long, Route> full_;
@@ -104,7 +115,8 @@ class Router {
   std::vector<Item> heap_;
   std::vector<int> path_;  // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
-  std::vector<char> host_staged_;     // per resource: carried an SHM route
+  std::vector<char> host_staged_;      // per resource: carried an SHM route
+  std::vector<double> host_read_cap_;  // per resource: see host_read_cap()
   std::vector<double> taken_;         // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;       // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck

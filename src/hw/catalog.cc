@@ -247,7 +247,12 @@ const ChannelBudget* Catalog::channel_budget(const std::string& tech) const {
 }
 
 Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename) {
-  YAML::Node root = detail::load_yaml(yaml_text, filename);
+  return parse(yaml_text, filename, false);
+}
+
+Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename, bool halves) {
+  YAML::Node root = halves ? detail::load_yaml_halves(yaml_text, filename)
+                           : detail::load_yaml(yaml_text, filename);
   Catalog cat;
   std::set<std::string> seen;
   for (const auto& n : root["link_technologies"]) {
@@ -310,7 +315,7 @@ const Catalog& Catalog::builtin() {
   static const Catalog cat = [] {
     const auto* f = linkwise::detail::find_embedded("data/catalog.yaml");
     if (!f) throw RuntimeError("the built-in catalog data/catalog.yaml is missing from this build");
-    return parse(std::string(f->contents), "data/catalog.yaml");
+    return parse(std::string(f->contents), "data/catalog.yaml", true);
   }();
   return cat;
 }

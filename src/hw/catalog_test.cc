@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "linkwise/util/error.h"
 
 namespace linkwise::hw {
@@ -16,6 +20,32 @@ TEST(CatalogTest, EveryFigureNamesASource) {
       EXPECT_FALSE(f->source.empty()) << t.id;
   for (const auto& p : cat.parts())
     for (const auto& [field, f] : p.figures) EXPECT_GE(f.source.size(), 8u) << p.id << "." << field;
+}
+
+// The built-in catalog is parsed in two halves at once (util/yaml_util.h, load_yaml_halves): the
+// result must be what one parse of the whole file gives, entry for entry and figure for figure.
+TEST(CatalogTest, BuiltinParsedInHalvesEqualsOneParse) {
+  std::ifstream in(std::string(LINKWISE_SOURCE_DIR) + "/data/catalog.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto whole = Catalog::parse(text.str(), "data/catalog.yaml");
+  const auto& halves = Catalog::builtin();
+  ASSERT_EQ(whole.parts().size(), halves.parts().size());
+  ASSERT_EQ(whole.link_techs().size(), halves.link_techs().size());
+  EXPECT_EQ(whole.materials().size(), halves.materials().size());
+  for (std::size_t i = 0; i < whole.parts().size(); ++i) {
+    const auto& a = whole.parts()[i];
+    const auto& b = halves.parts()[i];
+    EXPECT_EQ(a.id, b.id);
+    ASSERT_EQ(a.figures.size(), b.figures.size()) << a.id;
+    for (const auto& [field, f] : a.figures) {
+      EXPECT_EQ(f.value, b.figures.at(field).value) << a.id << "." << field;
+      EXPECT_EQ(f.source, b.figures.at(field).source) << a.id << "." << field;
+    }
+    EXPECT_EQ(a.attributes, b.attributes) << a.id;
+  }
+  for (std::size_t i = 0; i < whole.link_techs().size(); ++i)
+    EXPECT_EQ(whole.link_techs()[i].id, halves.link_techs()[i].id);
 }
 
 // PCIe line rate per direction = transfer rate x lanes x encoding / 8 bits.

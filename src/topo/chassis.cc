@@ -191,9 +191,14 @@ struct Builder {
   }
   long long expanded_names = 0;  // node names and link end pairs the whole file expanded to
 
-  int find_local(const std::string& name, int box, int boxes) const {
-    auto it = by_name.find(boxes > 1 ? fmt::format("b{}/{}", box, name) : name);
-    return it == by_name.end() ? -1 : it->second;
+  // Boxes are laid out one after another, each with the same nodes in the same order: box b's node
+  // of local position k is node b·per_box + k (add_nodes), so names resolve without formatting.
+  std::unordered_map<std::string, int> local_pos;
+  int per_box = 0;
+
+  int find_local(const std::string& name, int box, int /*boxes*/) const {
+    auto it = local_pos.find(name);
+    return it == local_pos.end() ? -1 : box * per_box + it->second;
   }
 
   void add_nodes(int boxes) {
@@ -241,18 +246,31 @@ struct Builder {
           fmt::format("{} boxes of {} nodes are more than the {} nodes one machine may have", boxes,
                       expanded.size(), limits::kMaxMachineNodes),
           spec.network.where);
+    per_box = static_cast<int>(expanded.size());
+    local_pos.reserve(expanded.size());
+    for (std::size_t k = 0; k < expanded.size(); ++k)
+      local_pos.emplace(expanded[k].first, static_cast<int>(k));
+    nodes.reserve(expanded.size() * static_cast<std::size_t>(boxes) + boxes + 1);
     int cpu_order = 0;
     std::vector<int> cpu_numa;
     for (const auto& [id, ns] : expanded)
       if (ns->kind == "cpu") cpu_numa.push_back(ns->numa.value_or(cpu_order++));
+    // Kind and part per entry, looked up once for every box.
+    std::vector<std::pair<NodeKind, const hw::Part*>> typed;
+    typed.reserve(expanded.size());
+    for (const auto& [id, ns] : expanded) {
+      const NodeKind kind = *hw::part_kind_from_string(ns->kind);
+      typed.emplace_back(kind, &part(ns->part, kind));
+    }
     for (int box = 0; box < boxes; ++box) {
       int cpu_i = 0;
-      for (const auto& [id, ns] : expanded) {
+      for (std::size_t e = 0; e < expanded.size(); ++e) {
+        const auto& [id, ns] = expanded[e];
         Node n;
         n.index = static_cast<int>(nodes.size());
         n.name = boxes > 1 ? fmt::format("b{}/{}", box, id) : id;
-        n.kind = *hw::part_kind_from_string(ns->kind);
-        n.part = &part(ns->part, n.kind);
+        n.kind = typed[e].first;
+        n.part = typed[e].second;
         n.overrides = ns->overrides;
         for (const auto& [k, v] : n.overrides)
           if (!n.part->has(k)) {
@@ -344,7 +362,7 @@ struct Builder {
     const Node& na = nodes[a];
     const Node& nb = nodes[b];
     if (a == b) throw InputError(fmt::format("link from '{}' to itself", na.name), ls.where);
-    check_family(t, na, nb, ls);
+    if (na.box <= 0 || nb.box <= 0) check_family(t, na, nb, ls);  // later boxes: the same kinds
     Link l;
     l.index = static_cast<int>(links.size());
     l.a = a;
@@ -422,6 +440,10 @@ struct Builder {
             ls.where);
       }
     }
+    std::size_t total = 0;
+    for (const auto& pairs : all_pairs) total += pairs.size();
+    if (static_cast<long long>(total) * boxes <= limits::kMaxMachineLinks)
+      links.reserve(total * static_cast<std::size_t>(boxes) + nodes.size());
     for (std::size_t k = 0; k < spec.links.size(); ++k) {
       const LinkSpec& ls = spec.links[k];
       const auto& pairs = all_pairs[k];
@@ -501,8 +523,11 @@ struct Builder {
 
   void check_budgets() {
     std::vector<int> pcie(nodes.size()), nvl(nodes.size()), sock(nodes.size());
+    std::vector<std::vector<int>> box0_pcie(nodes.size());  // box 0's nodes: their PCIe links
     for (const auto& l : links)
       for (int end : {l.a, l.b}) {
+        if (nodes[end].box == 0 && l.family() == hw::LinkFamily::kPcie)
+          box0_pcie[end].push_back(l.index);
         switch (l.family()) {
           case hw::LinkFamily::kPcie:
             pcie[end] += l.width;
@@ -535,9 +560,8 @@ struct Builder {
                          first_link(n.index, hw::LinkFamily::kPcie));
       if (n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme) {
         double w = n.fig("pcie_width", 16);
-        for (const auto& l : links)
-          if ((l.a == n.index || l.b == n.index) && l.family() == hw::LinkFamily::kPcie &&
-              l.width > w)
+        for (int li : box0_pcie[n.index])
+          if (const auto& l = links[li]; l.width > w)
             throw InputError(fmt::format("'{}' ({}) has a x{} PCIe interface, but its link is x{}",
                                          n.name, n.part->id, static_cast<int>(w), l.width),
                              l.where);

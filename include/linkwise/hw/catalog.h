@@ -130,6 +130,9 @@ class Catalog {
   const ChannelBudget* channel_budget(const std::string& tech) const;
 
  private:
+  /// parse(); `halves`: the text is the built-in catalog, parsed in two halves at once.
+  static Catalog parse(const std::string& yaml_text, const std::string& filename, bool halves);
+
   std::vector<LinkTech> techs_;
   std::vector<Part> parts_;
   std::vector<BoardMaterial> materials_;
