@@ -44,6 +44,7 @@
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "linkwise/work/job.h"
@@ -82,7 +83,20 @@ struct FrameworkTraits {
   /// rank of the group (the torch.distributed list collectives copy one tensor per rank).
   double zero3_call_s = 0;
   double zero3_call_per_rank_s = 0;
+  /// Device-memory bytes the framework moves around each weight gather, per byte gathered, besides
+  /// NCCL's own writes: buffers zero-filled and gathered shards copied out into the parameters
+  /// (FSDP2 copy-out, DeepSpeed 0.3's list all-gather). On the compute's HBM, in the layer's time.
+  double gather_copy_per_byte = 0;
+  /// Per byte reduce-scattered: gradients cast and copied into the collective's input and
+  /// pre-divided in place before it (FSDP1, FSDP2's copy-in, DeepSpeed 0.3's list reduce-scatter).
+  double scatter_copy_per_byte = 0;
 };
+
+/// Seconds per layer and micro-batch (forward, backward) the framework's copies around its ZeRO-3
+/// (or SHARD_GRAD_OP) gathers and gradient reduce-scatters take on one GPU's memory; (0, 0) when
+/// the plan gathers nothing.
+std::pair<double, double> framework_copy_s(const Model& model, const Job& job, const Plan& plan,
+                                           double hbm_bytes_per_s);
 
 /// The framework's behaviour for this job and plan, the job's switches applied.
 FrameworkTraits framework_traits(const Job& job, const Plan& plan);
