@@ -61,6 +61,7 @@ struct StepModel::Impl {
   const topo::Chassis& chassis;
   sim::ChassisResources res;
   topo::PathFinder finder;
+  comm::ChassisRouting routing;  ///< resource table and graph every communicator shares
   std::map<std::vector<int>, std::unique_ptr<comm::Communicator>> comms;
   std::map<std::tuple<std::vector<int>, int, double>, std::pair<double, double>> times;
   /// Offload: seconds per byte to and from host memory, by the set of GPUs of one box that offload.
