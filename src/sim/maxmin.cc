@@ -19,6 +19,10 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacity) { set_capacity(std::mov
 void MaxMinSolver::set_capacity(std::vector<double> capacity) {
   capacity_ = std::move(capacity);
   load_.assign(capacity_.size(), 0.0);
+  weight_.assign(capacity_.size(), 0.0);
+  remaining_.assign(capacity_.size(), 0.0);
+  slot_.assign(capacity_.size(), -1);
+  used_.clear();
 }
 
 void MaxMinSolver::clear() {
@@ -52,31 +56,35 @@ bool MaxMinSolver::saturated(int r) const { return load_.at(r) >= capacity_.at(r
 
 void MaxMinSolver::build_index() {
   const int F = flows();
-  const int R = static_cast<int>(capacity_.size());
-  // Resource -> flows (CSR), over the resources any flow uses.
-  res_start_.assign(R + 1, 0);
-  for (int r : route_) ++res_start_[r + 1];
-  for (int r = 0; r < R; ++r) res_start_[r + 1] += res_start_[r];
+  // The resources the routes name, ascending, and resource -> flows (CSR) over them alone: a solve
+  // costs what its flows touch, not the size of the chassis.
+  for (int r : used_) load_[r] = 0.0;  // the previous solve's loads
+  used_.clear();
+  for (int r : route_)
+    if (slot_[r] < 0) slot_[r] = 0, used_.push_back(r);
+  std::sort(used_.begin(), used_.end());
+  const int U = static_cast<int>(used_.size());
+  for (int u = 0; u < U; ++u) slot_[used_[u]] = u;
+  res_start_.assign(U + 1, 0);
+  for (int r : route_) ++res_start_[slot_[r] + 1];
+  for (int u = 0; u < U; ++u) res_start_[u + 1] += res_start_[u];
   res_flows_.assign(route_.size(), 0);
   {
     auto& fill = fill_;
     fill.assign(res_start_.begin(), res_start_.end() - 1);
     for (int f = 0; f < F; ++f)
-      for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[route_[i]]++] = f;
+      for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[slot_[route_[i]]]++] = f;
   }
 }
 
 const std::vector<double>& MaxMinSolver::solve() {
   const int F = flows();
-  const int R = static_cast<int>(capacity_.size());
   rate_.assign(F, 0.0);
-  load_.assign(R, 0.0);
   frozen_.assign(F, 0);
-  weight_.assign(R, 0.0);
   build_index();
   auto& active = active_;  // resources with unfrozen weight
   active.clear();
-  active.reserve(R);
+  active.reserve(used_.size());
   to_freeze_.reserve(route_.size() +
                      F);  // at most every route entry of a full resource, then every cap
   int unfrozen = 0;
@@ -89,9 +97,10 @@ const std::vector<double>& MaxMinSolver::solve() {
     ++unfrozen;
     for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[route_[i]] += coeff_[i];
   }
-  for (int r = 0; r < R; ++r)
+  for (int r : used_) {
     if (weight_[r] > 0) active.push_back(r);
-  remaining_ = capacity_;
+    remaining_[r] = capacity_[r];
+  }
   double level = 0;
   auto& to_freeze = to_freeze_;
   while (unfrozen > 0) {
@@ -105,7 +114,7 @@ const std::vector<double>& MaxMinSolver::solve() {
     for (int r : active) {
       remaining_[r] -= delta * weight_[r];
       if (remaining_[r] <= capacity_[r] * kFullFraction)
-        for (int i = res_start_[r]; i < res_start_[r + 1]; ++i)
+        for (int i = res_start_[slot_[r]]; i < res_start_[slot_[r] + 1]; ++i)
           if (!frozen_[res_flows_[i]]) to_freeze.push_back(res_flows_[i]);
     }
     for (int f = 0; f < F; ++f)
@@ -128,6 +137,7 @@ const std::vector<double>& MaxMinSolver::solve() {
     if (!std::isfinite(rate_[f])) continue;
     for (int i = start_[f]; i < start_[f + 1]; ++i) load_[route_[i]] += coeff_[i] * rate_[f];
   }
+  for (int r : used_) weight_[r] = 0.0, slot_[r] = -1;
   return rate_;
 }
 
