@@ -132,6 +132,7 @@ std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const
   const FrameworkTraits fw = framework_traits(job, p);
   if (p.dp <= 1 || hbm_bytes_per_s <= 0 || !(p.zero >= 3 || fw.gather_every_micro_batch))
     return {0, 0};
+  if (fw.gather_copy_per_byte <= 0 && fw.scatter_copy_per_byte <= 0) return {0, 0};
   double weights = 0;  // one layer's parameters on this GPU, gathered as 16-bit values
   for (double u : zero3_units(m, p, fw.per_module_gather)) weights += u;
   double gathered = 2 * weights * fw.gather_copy_per_byte;

@@ -73,8 +73,9 @@ class MaxMinSolver {
   std::vector<double> remaining_, weight_;
   std::vector<char> frozen_;
   std::vector<int> res_start_, res_flows_, fill_, active_, to_freeze_;
-  // Per-solve work touches only the resources the routes name: used_ (ascending), and slot_ (by
-  // resource: its index in used_ during a solve, else -1). weight_ is all zero between solves.
+  // Per-solve work touches only the resources the routes name: used_ (ascending), slot_ (by
+  // resource: its index in used_ during a solve, else -1); weight_, remaining_ and the CSR
+  // res_start_ are indexed by that position.
   std::vector<int> used_, slot_;
 };
 
