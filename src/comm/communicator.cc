@@ -34,6 +34,7 @@ ChassisRouting::ChassisRouting(const topo::Chassis& chassis) {
 }
 
 const topo::Chassis& ChassisRouting::chassis() const { return *impl->chassis; }
+const sim::ChassisResources& ChassisRouting::resources() const { return impl->res; }
 
 Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes,
                            CommOptions options)

@@ -12,8 +12,7 @@ namespace linkwise::work {
 
 using comm::Op;
 
-StepModel::Impl::Impl(const topo::Chassis& c)
-    : chassis(c), res(sim::chassis_resources(c)), finder(c, topo::Rate::kEffective), routing(c) {}
+StepModel::Impl::Impl(const topo::Chassis& c) : chassis(c), routing(c), res(routing.resources()) {}
 
 const comm::Communicator& StepModel::Impl::comm(const std::vector<int>& nodes) {
   auto it = comms.find(nodes);

@@ -124,6 +124,7 @@ class ChassisRouting {
  public:
   explicit ChassisRouting(const topo::Chassis& chassis);
   const topo::Chassis& chassis() const;
+  const sim::ChassisResources& resources() const;
 
   struct Impl;  ///< opaque: defined in src/comm
   std::shared_ptr<const Impl> impl;
