@@ -58,9 +58,10 @@ void add_train_flags(CLI::App& sub, TrainFlags* f) {
   sub.add_option("--recompute", o->recompute, "Activation recomputation: none, selective or full");
   sub.add_flag("--no-flash-attention", o->no_flash,
                "Unfused attention: the s x s scores are stored and moved");
-  sub.add_option("--framework", o->framework,
-                 "megatron, fsdp, deepspeed or deepspeed-0.3: how the plan's collectives run "
-                 "(docs/training.md)");
+  sub.add_option(
+      "--framework", o->framework,
+      "megatron, fsdp, fsdp1, deepspeed or deepspeed-0.3: how the plan's collectives run "
+      "(docs/training.md)");
   sub.add_option("--grad-overlap", o->grad_overlap,
                  "on or off: gradient reduction beside the backward (default: the framework's)");
   sub.add_option("--elementwise", o->elementwise,

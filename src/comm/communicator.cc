@@ -25,10 +25,27 @@ namespace {
 constexpr double kReferenceBytes = 1024.0 * 1024 * 1024;  // S at which τ is measured
 }
 
+ChassisRouting::ChassisRouting(const topo::Chassis& chassis) {
+  auto i = std::make_shared<Impl>();
+  i->chassis = &chassis;
+  i->res = sim::chassis_resources(chassis);
+  i->finder = std::make_shared<const topo::PathFinder>(chassis, topo::Rate::kEffective);
+  impl = std::move(i);
+}
+
+const topo::Chassis& ChassisRouting::chassis() const { return *impl->chassis; }
+const sim::ChassisResources& ChassisRouting::resources() const { return impl->res; }
+
 Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes,
                            CommOptions options)
+    : Communicator(ChassisRouting(chassis), std::move(gpu_nodes), std::move(options)) {}
+
+Communicator::Communicator(const ChassisRouting& routing, std::vector<int> gpu_nodes,
+                           CommOptions options)
     : impl_(std::make_unique<Impl>()) {
+  const topo::Chassis& chassis = routing.chassis();
   auto& m = *impl_;
+  m.shared = routing.impl;
   m.chassis = &chassis;
   m.opt = std::move(options);
   if (gpu_nodes.empty()) gpu_nodes = chassis.gpus();
@@ -43,8 +60,8 @@ Communicator::Communicator(const topo::Chassis& chassis, std::vector<int> gpu_no
   if (gpu_nodes.size() < 2)
     throw InputError(fmt::format("a collective needs at least 2 GPUs, got {}", gpu_nodes.size()));
   m.ranks = std::move(gpu_nodes);
-  m.res = sim::chassis_resources(chassis);
-  m.router = std::make_unique<detail::Router>(chassis, m.res, m.opt);
+  m.res = routing.impl->res;
+  m.router = std::make_unique<detail::Router>(chassis, m.res, m.opt, routing.impl->finder);
   m.setup_groups();
   m.search_rings();
   m.check_nvls();

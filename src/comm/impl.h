@@ -21,9 +21,16 @@ namespace linkwise::comm {
 /// "120.0/128.0").
 double wire_factor(Protocol p);
 
+struct ChassisRouting::Impl {
+  const topo::Chassis* chassis = nullptr;
+  sim::ChassisResources res;
+  std::shared_ptr<const topo::PathFinder> finder;
+};
+
 struct Communicator::Impl {
   const topo::Chassis* chassis = nullptr;
-  std::vector<int> ranks;  // GPU node indices
+  std::shared_ptr<const ChassisRouting::Impl> shared;  ///< the routing tables it was made with
+  std::vector<int> ranks;                              // GPU node indices
   CommOptions opt;
   sim::ChassisResources res;
   mutable std::unique_ptr<detail::Router> router;

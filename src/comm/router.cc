@@ -20,12 +20,13 @@ void Route::append(const Route& o, double scale) {
 }
 
 Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
-               const CommOptions& options)
+               const CommOptions& options, std::shared_ptr<const topo::PathFinder> finder)
     : chassis_(chassis),
       res_(res),
       options_(options),
-      finder_(chassis, topo::Rate::kEffective),
-      graph_(finder_.graph()) {
+      finder_(finder ? std::move(finder)
+                     : std::make_shared<const topo::PathFinder>(chassis, topo::Rate::kEffective)),
+      graph_(finder_->graph()) {
   if (!options.p2p_level.empty() && !parse_path_level(options.p2p_level))
     throw InputError("p2p level must be one of LOC, NVL, PIX, PXB, PHB, NODE, SYS, not '" +
                      options.p2p_level + "'");
@@ -139,11 +140,11 @@ double Router::widest(int src, int dst, unsigned families, bool nic_transit,
 
 HopKind Router::kind(int a, int b) {
   auto classify = [&] {
-    auto fab = finder_.gpu_fabric(a, b);
+    auto fab = finder_->gpu_fabric(a, b);
     if (fab == topo::Fabric::kAll) return HopKind::kNet;
     PairFacts f;
     f.nvlink = fab == topo::Fabric::kNvlink;
-    if (!f.nvlink) f.path = finder_.path_class(a, b).type;
+    if (!f.nvlink) f.path = finder_->path_class(a, b).type;
     f.peer_access = chassis_.node(a).fig("peer_access", 1) > 0.5 &&
                     chassis_.node(b).fig("peer_access", 1) > 0.5;
     const int cpu = chassis_.node(a).cpu;

@@ -17,6 +17,7 @@
 // pass: switches, retimers, CPUs and (between boxes) NICs.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <tuple>
 #include <unordered_map>
@@ -41,8 +42,9 @@ struct Route {
 
 class Router {
  public:
-  Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
-         const CommOptions& options);
+  /// `finder`: the chassis' path finder, shared between routers (built here when null).
+  Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options,
+         std::shared_ptr<const topo::PathFinder> finder = nullptr);
 
   /// Route of GPU a -> GPU b on `residual` capacities (by resource id). Not found: empty route.
   Route route(int a, int b, const std::vector<double>& residual);
@@ -91,7 +93,7 @@ class Router {
   const topo::Chassis& chassis_;
   const sim::ChassisResources& res_;
   CommOptions options_;
-  topo::PathFinder finder_;
+  std::shared_ptr<const topo::PathFinder> finder_;
   const topo::LinkGraph& graph_;  // finder_'s: the chassis as one graph, with the pass-through rule
   std::vector<char> nvswitch_;    // per node: an NVSwitch
   std::vector<char> leaf_switch_;  // per node: an NVSwitch whose NVLinks all end at GPUs

@@ -189,7 +189,7 @@ class Run {
   void advance(double next) {
     double dt = next - now_;
     if (dt > 0 && !active_.empty()) {
-      for (int r = 0; r < static_cast<int>(cap_.size()); ++r)
+      for (int r : solver_.used())
         if (solver_.load()[r] > 0) result_.resources[r].busy_s += dt;
     }
     now_ = next;

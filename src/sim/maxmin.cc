@@ -19,6 +19,8 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacity) { set_capacity(std::mov
 void MaxMinSolver::set_capacity(std::vector<double> capacity) {
   capacity_ = std::move(capacity);
   load_.assign(capacity_.size(), 0.0);
+  slot_.clear();  // sized on the first solve
+  used_.clear();
 }
 
 void MaxMinSolver::clear() {
@@ -52,31 +54,40 @@ bool MaxMinSolver::saturated(int r) const { return load_.at(r) >= capacity_.at(r
 
 void MaxMinSolver::build_index() {
   const int F = flows();
-  const int R = static_cast<int>(capacity_.size());
-  // Resource -> flows (CSR), over the resources any flow uses.
-  res_start_.assign(R + 1, 0);
-  for (int r : route_) ++res_start_[r + 1];
-  for (int r = 0; r < R; ++r) res_start_[r + 1] += res_start_[r];
+  // The resources the routes name, ascending, and resource -> flows (CSR) over them alone: a solve
+  // costs what its flows touch, not the size of the chassis.
+  for (int r : used_) load_[r] = 0.0;  // the previous solve's loads
+  used_.clear();
+  if (slot_.size() != capacity_.size()) slot_.assign(capacity_.size(), -1);
+  for (int r : route_)
+    if (slot_[r] < 0) slot_[r] = 0, used_.push_back(r);
+  std::sort(used_.begin(), used_.end());
+  const int U = static_cast<int>(used_.size());
+  for (int u = 0; u < U; ++u) slot_[used_[u]] = u;
+  res_start_.assign(U + 1, 0);
+  for (int r : route_) ++res_start_[slot_[r] + 1];
+  for (int u = 0; u < U; ++u) res_start_[u + 1] += res_start_[u];
   res_flows_.assign(route_.size(), 0);
   {
     auto& fill = fill_;
     fill.assign(res_start_.begin(), res_start_.end() - 1);
     for (int f = 0; f < F; ++f)
-      for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[route_[i]]++] = f;
+      for (int i = start_[f]; i < start_[f + 1]; ++i) res_flows_[fill[slot_[route_[i]]]++] = f;
   }
 }
 
 const std::vector<double>& MaxMinSolver::solve() {
   const int F = flows();
-  const int R = static_cast<int>(capacity_.size());
   rate_.assign(F, 0.0);
-  load_.assign(R, 0.0);
   frozen_.assign(F, 0);
-  weight_.assign(R, 0.0);
   build_index();
-  auto& active = active_;  // resources with unfrozen weight
+  // Per used resource (index u into used_): the weight of its unfrozen flows and what is left.
+  const int U = static_cast<int>(used_.size());
+  weight_.assign(U, 0.0);
+  remaining_.resize(U);
+  auto& active = active_;  // used resources (u, ascending) with unfrozen weight
   active.clear();
-  active.reserve(R);
+  active.reserve(used_.size());
   to_freeze_.reserve(route_.size() +
                      F);  // at most every route entry of a full resource, then every cap
   int unfrozen = 0;
@@ -87,25 +98,26 @@ const std::vector<double>& MaxMinSolver::solve() {
       continue;
     }
     ++unfrozen;
-    for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[route_[i]] += coeff_[i];
+    for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[slot_[route_[i]]] += coeff_[i];
   }
-  for (int r = 0; r < R; ++r)
-    if (weight_[r] > 0) active.push_back(r);
-  remaining_ = capacity_;
+  for (int u = 0; u < U; ++u) {
+    if (weight_[u] > 0) active.push_back(u);
+    remaining_[u] = capacity_[used_[u]];
+  }
   double level = 0;
   auto& to_freeze = to_freeze_;
   while (unfrozen > 0) {
     double delta = kUnlimited;
-    for (int r : active) delta = std::min(delta, std::max(0.0, remaining_[r]) / weight_[r]);
+    for (int u : active) delta = std::min(delta, std::max(0.0, remaining_[u]) / weight_[u]);
     for (int f = 0; f < F; ++f)
       if (!frozen_[f]) delta = std::min(delta, cap_[f] - level);
     if (!std::isfinite(delta)) delta = 0;  // cannot happen with routes over finite resources
     level += delta;
     to_freeze.clear();
-    for (int r : active) {
-      remaining_[r] -= delta * weight_[r];
-      if (remaining_[r] <= capacity_[r] * kFullFraction)
-        for (int i = res_start_[r]; i < res_start_[r + 1]; ++i)
+    for (int u : active) {
+      remaining_[u] -= delta * weight_[u];
+      if (remaining_[u] <= capacity_[used_[u]] * kFullFraction)
+        for (int i = res_start_[u]; i < res_start_[u + 1]; ++i)
           if (!frozen_[res_flows_[i]]) to_freeze.push_back(res_flows_[i]);
     }
     for (int f = 0; f < F; ++f)
@@ -116,11 +128,11 @@ const std::vector<double>& MaxMinSolver::solve() {
       frozen_[f] = 1;
       rate_[f] = level;
       --unfrozen;
-      for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[route_[i]] -= coeff_[i];
+      for (int i = start_[f]; i < start_[f + 1]; ++i) weight_[slot_[route_[i]]] -= coeff_[i];
     }
     active.erase(
         std::remove_if(active.begin(), active.end(),
-                       [&](int r) { return weight_[r] <= 1e-12 * (1 + std::abs(weight_[r])); }),
+                       [&](int u) { return weight_[u] <= 1e-12 * (1 + std::abs(weight_[u])); }),
         active.end());
   }
   for (int f = 0; f < F; ++f) {
@@ -128,6 +140,7 @@ const std::vector<double>& MaxMinSolver::solve() {
     if (!std::isfinite(rate_[f])) continue;
     for (int i = start_[f]; i < start_[f + 1]; ++i) load_[route_[i]] += coeff_[i] * rate_[f];
   }
+  for (int r : used_) slot_[r] = -1;
   return rate_;
 }
 

@@ -57,6 +57,27 @@ TEST(MaxMin, SolverReuseAndLoad) {
   EXPECT_NEAR(s.solve()[0], 10e9, 10e9 * kTol);
 }
 
+TEST(MaxMin, ASolveTouchesOnlyItsResourcesAndForgetsThePrevious) {
+  // Resources 0..4 at 10, 20, 30, 40, 50 GB/s. Solve 1: flows over {0, 3} and {3}: resource 0
+  // holds the first at 10, resource 3 gives the second 40 - 10 = 30. Solve 2: one flow over {4}:
+  // 50 GB/s; the loads of 0 and 3 fall back to 0 and used() is {4}.
+  MaxMinSolver s({10e9, 20e9, 30e9, 40e9, 50e9});
+  s.add_flow({0, 3});
+  s.add_flow({3});
+  auto x = s.solve();
+  EXPECT_NEAR(x[0], 10e9, 10e9 * kTol);
+  EXPECT_NEAR(x[1], 30e9, 30e9 * kTol);
+  EXPECT_EQ(s.used(), (std::vector<int>{0, 3}));
+  EXPECT_NEAR(s.load()[3], 40e9, 40e9 * kTol);
+  s.clear();
+  s.add_flow({4});
+  EXPECT_NEAR(s.solve()[0], 50e9, 50e9 * kTol);
+  EXPECT_EQ(s.used(), (std::vector<int>{4}));
+  EXPECT_EQ(s.load()[0], 0.0);
+  EXPECT_EQ(s.load()[3], 0.0);
+  EXPECT_TRUE(s.saturated(4));
+}
+
 TEST(MaxMin, EmptyRouteGetsItsCap) {
   auto x = max_min_rates({1}, {{{}, 3.0}, {{}}});
   EXPECT_EQ(x[0], 3.0);

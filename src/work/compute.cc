@@ -276,6 +276,11 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.flops_b += core_flops;
     c.mem_b += core_mem;
   }
+  // The framework's copies around its weight gathers and gradient reduce-scatters (framework.h),
+  // once per gather: after the recomputation above, which reuses the backward's gather.
+  auto [copy_f, copy_b] = framework_copy_s(m, job, p, gpu.memory_bytes_per_s);
+  c.attn_f += copy_f, c.mem_f += copy_f;
+  c.attn_b += copy_b, c.mem_b += copy_b;
   return c;
 }
 

@@ -35,12 +35,33 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.fused_elementwise = true;
       break;
     case Framework::kFsdp:
+    case Framework::kFsdp1:
       t.grad_overlap = true;
       t.grad_bytes = 4;
       t.fused_elementwise = false;
       t.hopper_attention = false;
       t.reduce_every_micro_batch = p.zero == 2;
       t.gather_every_micro_batch = p.zero == 2;
+      if (job.framework == Framework::kFsdp) {
+        // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
+        // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
+        // with torch.split_with_sizes_copy on the compute stream (read and write the gathered
+        // bytes: 2 per byte; the copy-in of the local shard, 2/shard, is left out as small).
+        // foreach_reduce copies the unsharded bf16 gradients into the fp32 reduce-scatter input
+        // (torch._chunk_cat: read 2, write 4 bytes per element, i.e. 6/4 per fp32 byte on the
+        // wire); fp32 and bf16 reductions divide inside NCCL (ReduceOp.AVG /
+        // PreMulSum, _get_gradient_divide_factors), so no separate pre-divide.
+        t.gather_copy_per_byte = 2;
+        t.scatter_copy_per_byte = (2.0 + 4.0) / 4.0;
+      } else {
+        // FSDP1 (FlatParameter, llm-foundry/Composer): the gather writes the flat parameter in
+        // place (no copy-out). The post-backward hook casts the bf16 flat gradient to the fp32
+        // reduce dtype (read 2, write 4 bytes per element) and _reduce_grad pre-divides it in
+        // place by _gradient_predivide_factor (> 1 from 4 ranks up; read 4, write 4) before
+        // the reduce-scatter: 14/4 per fp32 byte on the wire
+        // (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook, _reduce_grad).
+        t.scatter_copy_per_byte = p.shard_size() >= 4 ? (2.0 + 4.0 + 8.0) / 4.0 : 6.0 / 4.0;
+      }
       break;
     case Framework::kDeepSpeed:
     case Framework::kDeepSpeed03:
@@ -78,6 +99,15 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         t.zero3_call_s =
             0.13e-3 + 0.25e-3 - 8 * kCopyLaunch_s;  // #1069 timed 8 ranks: their copies out
         t.zero3_call_per_rank_s = kCopyLaunch_s;
+        // _allgather_param allocates the gathered parameter with torch.zeros (one write of the
+        // gathered bytes) and gathers into a list of per-rank views; PyTorch 1.8's
+        // ProcessGroupNCCL::allgather gathers into a flat tensor of its own and copies it out
+        // into the list (one read and one write): 3 bytes moved per byte gathered.
+        // _reduce_scatter_gradient passes a list of per-rank gradient views, which
+        // ProcessGroupNCCL::reduce_scatter flattens into its own input first (read and write): 2.
+        // (DeepSpeed v0.3.13 deepspeed/runtime/zero/partition_parameters.py.)
+        t.gather_copy_per_byte = 3;
+        t.scatter_copy_per_byte = 2;
       }
       break;
   }
@@ -95,6 +125,25 @@ std::string framework_problem(const Job& job, const Plan& p) {
     return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework "
            "megatron/deepspeed)";
   return "";
+}
+
+std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const Plan& p,
+                                           double hbm_bytes_per_s) {
+  const FrameworkTraits fw = framework_traits(job, p);
+  if (p.dp <= 1 || hbm_bytes_per_s <= 0 || !(p.zero >= 3 || fw.gather_every_micro_batch))
+    return {0, 0};
+  if (fw.gather_copy_per_byte <= 0 && fw.scatter_copy_per_byte <= 0) return {0, 0};
+  double weights = 0;  // one layer's parameters on this GPU, gathered as 16-bit values
+  for (double u : zero3_units(m, p, fw.per_module_gather)) weights += u;
+  double gathered = 2 * weights * fw.gather_copy_per_byte;
+  // Gathers in the backward as step_traffic counts them (zero=2 SHARD_GRAD_OP: none).
+  double back_gathers = p.zero >= 3 ? 1 : 0;
+  if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
+    back_gathers += 1;
+  double scattered = 0;
+  if (job.mode != Mode::kLora && (p.zero >= 3 || fw.reduce_every_micro_batch))
+    scattered = fw.grad_bytes * weights * fw.scatter_copy_per_byte;
+  return {gathered / hbm_bytes_per_s, (back_gathers * gathered + scattered) / hbm_bytes_per_s};
 }
 
 std::vector<double> zero3_units(const Model& m, const Plan& p, bool per_module) {

@@ -58,6 +58,8 @@ const char* to_string(Framework f) {
       return "deepspeed";
     case Framework::kDeepSpeed03:
       return "deepspeed-0.3";
+    case Framework::kFsdp1:
+      return "fsdp1";
   }
   return "?";
 }
@@ -123,9 +125,9 @@ Recompute parse_recompute(const std::string& s) {
 }
 
 Framework parse_framework(const std::string& s) {
-  return parse_enum(
-      s, "framework",
-      {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed, Framework::kDeepSpeed03});
+  return parse_enum(s, "framework",
+                    {Framework::kMegatron, Framework::kFsdp, Framework::kFsdp1,
+                     Framework::kDeepSpeed, Framework::kDeepSpeed03});
 }
 
 BaseWeights parse_base_weights(const std::string& s) {

@@ -12,13 +12,12 @@ namespace linkwise::work {
 
 using comm::Op;
 
-StepModel::Impl::Impl(const topo::Chassis& c)
-    : chassis(c), res(sim::chassis_resources(c)), finder(c, topo::Rate::kEffective) {}
+StepModel::Impl::Impl(const topo::Chassis& c) : chassis(c), routing(c), res(routing.resources()) {}
 
 const comm::Communicator& StepModel::Impl::comm(const std::vector<int>& nodes) {
   auto it = comms.find(nodes);
   if (it == comms.end())
-    it = comms.emplace(nodes, std::make_unique<comm::Communicator>(chassis, nodes)).first;
+    it = comms.emplace(nodes, std::make_unique<comm::Communicator>(routing, nodes)).first;
   return *it->second;
 }
 

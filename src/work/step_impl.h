@@ -59,8 +59,14 @@ struct Shape {
 struct StepModel::Impl {
   explicit Impl(const topo::Chassis& c);
   const topo::Chassis& chassis;
-  sim::ChassisResources res;
-  topo::PathFinder finder;
+  comm::ChassisRouting routing;      ///< resource table and graph every communicator shares
+  const sim::ChassisResources& res;  ///< routing's
+  /// Paths to host memory (offload), built on first use.
+  topo::PathFinder& finder() {
+    if (!finder_) finder_ = std::make_unique<topo::PathFinder>(chassis, topo::Rate::kEffective);
+    return *finder_;
+  }
+  std::unique_ptr<topo::PathFinder> finder_;
   std::map<std::vector<int>, std::unique_ptr<comm::Communicator>> comms;
   std::map<std::tuple<std::vector<int>, int, double>, std::pair<double, double>> times;
   /// Offload: seconds per byte to and from host memory, by the set of GPUs of one box that offload.

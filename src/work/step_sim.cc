@@ -259,7 +259,7 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
     Builder b{impl, {}, {}};
     for (int n : gpus) {
       int cpu = c.node(n).cpu;
-      auto path = impl.finder.widest_path(n, cpu, topo::Fabric::kHost);
+      auto path = impl.finder().widest_path(n, cpu, topo::Fabric::kHost);
       sim::FlowSpec f;
       f.bytes = bytes;
       for (std::size_t i = 0; i < path.links.size(); ++i) {

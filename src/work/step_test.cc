@@ -155,6 +155,41 @@ TEST(WorkStep, DeepSpeed03GathersBlockAndPayPerRankHostTime) {
   EXPECT_LT(sm.estimate(p, now).breakdown.zero_s, r.breakdown.zero_s);
 }
 
+TEST(WorkStep, FrameworkCopiesAroundZero3Collectives) {
+  // Llama 2 13B layer: q, k, v, o = 4·5120² = 104,857,600; MLP 3·5120·13,824 = 212,336,640; norms
+  // 2·5120 = 10,240: P = 317,204,480 parameters, gathered as 2·P = 634,408,960 bytes.
+  Model m = find_model("llama2-13b");
+  Job j;
+  j.seq = 4096, j.global_batch = 64, j.recompute = Recompute::kNone, j.framework = Framework::kFsdp;
+  Plan p = parse_plan("dp=8,zero=3,mb=1");
+  const double P = 317204480.0, bw = 2e12;
+  // FSDP2: copy-out reads and writes the gathered bytes (2 per byte gathered), forward and again in
+  // the backward; the fp32 reduce-scatter's copy-in reads 2 and writes 4 bytes per element:
+  // forward 2·2P / bw = 0.6344 ms; backward (2·2P + 6P) / bw = 1.5860 ms.
+  auto [f2, b2] = framework_copy_s(m, j, p, bw);
+  EXPECT_NEAR(f2, 4 * P / bw, 1e-12);
+  EXPECT_NEAR(b2, (4 * P + 6 * P) / bw, 1e-12);
+  // FSDP1 gathers in place; the cast and the in-place pre-divide (8 ranks) move 6 + 8 bytes per
+  // element of the backward's reduce-scatter: 14·P / bw = 2.2204 ms.
+  j.framework = Framework::kFsdp1;
+  auto [f1, b1] = framework_copy_s(m, j, p, bw);
+  EXPECT_DOUBLE_EQ(f1, 0.0);
+  EXPECT_NEAR(b1, 14 * P / bw, 1e-12);
+  // DeepSpeed 0.3 under full recomputation: each of 3 gathers zero-fills and copies out (3 bytes
+  // per byte gathered: 6Q), the fp16 scatter's list input is flattened (2 per byte: 4Q); DeepSpeed
+  // gathers the weight matrices only (the norms stay whole): Q = P - 10,240.
+  j.framework = Framework::kDeepSpeed03, j.recompute = Recompute::kFull;
+  const double Q = P - 10240;
+  auto [f3, b3] = framework_copy_s(m, j, p, bw);
+  EXPECT_NEAR(f3, 6 * Q / bw, 1e-12);
+  EXPECT_NEAR(b3, (2 * 6 * Q + 4 * Q) / bw, 1e-12);
+  // Megatron (one layer gathered into its buffer in place) and plans without ZeRO-3 copy nothing.
+  j.framework = Framework::kMegatron;
+  EXPECT_DOUBLE_EQ(framework_copy_s(m, j, p, bw).second, 0.0);
+  j.framework = Framework::kFsdp;
+  EXPECT_DOUBLE_EQ(framework_copy_s(m, j, parse_plan("dp=8,zero=0,mb=1"), bw).second, 0.0);
+}
+
 TEST(WorkStep, HsdpShardsInsideTheBoxAndReplicatesAcross) {
   // Llama 2 13B, fsdp, dp=16 on two dgx-a100 boxes, shard=8 (HYBRID_SHARD): the gathers and the
   // scatter run over the 8 GPUs of a box; each rank's 1/8 of the fp32 gradients is then all-reduced
@@ -364,7 +399,7 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
     EXPECT_LE(std::abs(r.error), kValidationBound) << r.c.name << " " << r.predicted;
     ++held;
   }
-  EXPECT_EQ(held, 27);  // 15 Megatron-LM rows, 3 PTD-P rows of Table 2, 3 LoRA rows, 6 FSDP rows
+  EXPECT_EQ(held, 30);  // 15 Megatron-LM rows, 3 PTD-P rows of Table 2, 3 LoRA rows, 9 FSDP rows
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -118,6 +118,18 @@ struct CommOptions {
   int min_channels = 0;             ///< NCCL_MIN_NCHANNELS (no bandwidth effect in this model)
 };
 
+/// What every communicator over one chassis needs and may share: the chassis' resource table and
+/// its graph for routing (topo::PathFinder), built once. Communicators made with it keep it alive.
+class ChassisRouting {
+ public:
+  explicit ChassisRouting(const topo::Chassis& chassis);
+  const topo::Chassis& chassis() const;
+  const sim::ChassisResources& resources() const;
+
+  struct Impl;  ///< opaque: defined in src/comm
+  std::shared_ptr<const Impl> impl;
+};
+
 /// A communicator over a set of GPUs of one chassis. Construction searches rings and trees once
 /// (cost grows with the number of ranks); predictions after that are cheap. Thread-compatible.
 class Communicator {
@@ -125,6 +137,9 @@ class Communicator {
   /// `gpu_nodes`: chassis node indices of the ranks, in rank order; empty = every GPU.
   /// Throws InputError for fewer than 2 ranks, a node that is not a GPU, or a repeated GPU.
   explicit Communicator(const topo::Chassis& chassis, std::vector<int> gpu_nodes = {},
+                        CommOptions options = {});
+  /// The same, routing over `routing`'s shared tables (identical predictions, faster to build).
+  explicit Communicator(const ChassisRouting& routing, std::vector<int> gpu_nodes = {},
                         CommOptions options = {});
   ~Communicator();
   Communicator(Communicator&&) noexcept;

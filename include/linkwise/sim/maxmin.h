@@ -60,6 +60,8 @@ class MaxMinSolver {
   const std::vector<double>& load() const { return load_; }
   /// After solve(): whether each resource is saturated (load within 1e-9 relative of capacity).
   bool saturated(int resource) const;
+  /// After solve(): the resources some flow's route names, ascending (every other one's load is 0).
+  const std::vector<int>& used() const { return used_; }
 
  private:
   void build_index();  // resource -> flows (CSR)
@@ -71,6 +73,10 @@ class MaxMinSolver {
   std::vector<double> remaining_, weight_;
   std::vector<char> frozen_;
   std::vector<int> res_start_, res_flows_, fill_, active_, to_freeze_;
+  // Per-solve work touches only the resources the routes name: used_ (ascending), slot_ (by
+  // resource: its index in used_ during a solve, else -1); weight_, remaining_ and the CSR
+  // res_start_ are indexed by that position.
+  std::vector<int> used_, slot_;
 };
 
 /// One flow for the free function: its route and cap.

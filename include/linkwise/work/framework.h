@@ -25,6 +25,10 @@
 //              attention through scaled_dot_product_attention's FlashAttention-2 backend
 //              (PyTorch 2.2 release notes), which on Hopper runs at most 335 TFLOP/s forward (Dao
 //              2023, 4.1).
+//   fsdp1      PyTorch FSDP with FlatParameter (Composer, llm-foundry): as fsdp, but the gather
+//              writes the flat parameter in place and the gradient is cast to fp32 and pre-divided
+//              in place before its reduce-scatter (fsdp is FSDP2: copy-out after each gather,
+//              fp32 copy-in before each reduce-scatter).
 //   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3
 //   gathers
 //              each sub-module's weights (every weight matrix; parameters under
@@ -44,6 +48,7 @@
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "linkwise/work/job.h"
@@ -82,7 +87,20 @@ struct FrameworkTraits {
   /// rank of the group (the torch.distributed list collectives copy one tensor per rank).
   double zero3_call_s = 0;
   double zero3_call_per_rank_s = 0;
+  /// Device-memory bytes the framework moves around each weight gather, per byte gathered, besides
+  /// NCCL's own writes: buffers zero-filled and gathered shards copied out into the parameters
+  /// (FSDP2 copy-out, DeepSpeed 0.3's list all-gather). On the compute's HBM, in the layer's time.
+  double gather_copy_per_byte = 0;
+  /// Per byte reduce-scattered: gradients cast and copied into the collective's input and
+  /// pre-divided in place before it (FSDP1, FSDP2's copy-in, DeepSpeed 0.3's list reduce-scatter).
+  double scatter_copy_per_byte = 0;
 };
+
+/// Seconds per layer and micro-batch (forward, backward) the framework's copies around its ZeRO-3
+/// (or SHARD_GRAD_OP) gathers and gradient reduce-scatters take on one GPU's memory; (0, 0) when
+/// the plan gathers nothing.
+std::pair<double, double> framework_copy_s(const Model& model, const Job& job, const Plan& plan,
+                                           double hbm_bytes_per_s);
 
 /// The framework's behaviour for this job and plan, the job's switches applied.
 FrameworkTraits framework_traits(const Job& job, const Plan& plan);
