@@ -16,8 +16,9 @@ Handler setup_calibrate(CLI::App& sub) {
   auto o = std::make_shared<Opts>();
   sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")
       ->required();
-  sub.add_option("MEASURED", o->measured,
-                 "Measurement file (JSON, as linkwise bench -o writes; docs/measure.md)")
+  sub.add_option(
+         "MEASURED", o->measured,
+         "Measurements: JSON as linkwise bench writes, or an nccl-tests log (docs/measure.md)")
       ->required();
   sub.add_option("--threshold", o->threshold,
                  "Flag figures off by more than this many percent (default 10)")

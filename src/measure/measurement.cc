@@ -10,6 +10,7 @@
 
 #include "linkwise/comm/collective.h"
 #include "linkwise/hw/catalog.h"
+#include "linkwise/measure/nccl_tests_log.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 
@@ -288,7 +289,10 @@ MeasurementFile load_measurements(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw InputError("is a directory, not a measurement file (JSON, docs/measure.md)",
                      {path, 0, 0});
-  return parse_measurements(read_file(path), path);
+  std::string text = read_file(path);
+  if (looks_like_nccl_tests_log(text))
+    return nccl_tests_measurements(parse_nccl_tests_log(text, path));
+  return parse_measurements(text, path);
 }
 
 nlohmann::json to_json(const Measurement& m) {
