@@ -275,8 +275,9 @@ TEST(ProbeCliTest, ChassisAndNcclXmlPrintTheTopoSummary) {
   ASSERT_EQ(run_cli("probe --chassis dgx-h100 --nccl-out " + dir + "/h.xml").exit_code, 0);
   auto x = run_cli("probe --nccl-xml " + dir + "/h.xml");
   ASSERT_EQ(x.exit_code, 0) << x.err;
-  EXPECT_EQ(x.out.rfind("h: Imported from NCCL topology XML h.xml\n", 0), 0u) << x.out;
-  EXPECT_NE(x.out.find("GPU0   X     NV18"), std::string::npos) << x.out;
+  EXPECT_NE(x.out.find("\nh: Imported from NCCL topology XML h.xml\n"), std::string::npos) << x.out;
+  EXPECT_EQ(x.out.rfind("\t\x1b[4mGPU0\t", 0), 0u) << x.out;  // the nvidia-smi matrix first
+  EXPECT_NE(x.out.find("GPU0\t X \tNV18"), std::string::npos) << x.out;
   auto j = run_cli("probe --nccl-xml " + dir + "/h.xml --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto doc = nlohmann::json::parse(j.out);
