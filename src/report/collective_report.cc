@@ -61,23 +61,24 @@ std::string collective_text(const comm::SweepResult& r) {
   // prints without data checks), the average bus bandwidth. linkwise's own figures are '#' lines,
   // so a reader of nccl-tests logs skips them.
   const std::string binary = comm::nccl_tests_binary(r.op);
-  std::string text = fmt::format(
+  std::string text = fit_width(fmt::format(
       "# linkwise collective: {} on {} ({} GPUs{}), predicted by the model, not measured\n",
       comm::to_string(r.op), r.chassis, r.ranks,
-      r.boxes > 1 ? fmt::format(", {} boxes", r.boxes) : "");
+      r.boxes > 1 ? fmt::format(", {} boxes", r.boxes) : ""));
   text += fmt::format("# Collective test starting: {}\n", binary);
   text += fmt::format(
       "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}({}) warmup iters: 0 iters: 0 agg "
       "iters: 1 validation: 0 graph: 0\n#\n",
       r.ranks, r.min_bytes, r.max_bytes, r.step, r.step_bytes ? "bytes" : "factor");
+  std::string ours;
   for (std::size_t i = 0; i < r.rings.size() && i < 8; ++i)
-    text +=
+    ours +=
         fmt::format("# ring {}: {}  ({} GB/s)\n", i, r.rings[i].str, gbps(r.rings[i].bytes_per_s));
-  if (r.rings.size() > 8) text += fmt::format("# ... {} rings in all\n", r.rings.size());
-  text += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps),
+  if (r.rings.size() > 8) ours += fmt::format("# ... {} rings in all\n", r.rings.size());
+  ours += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps),
                       r.bound.cut);
-  for (const auto& note : r.notes) text += "# " + note + "\n";
-  text += "#\n";
+  for (const auto& note : r.notes) ours += "# " + note + "\n";
+  text += fit_width(ours) + "#\n";
   text += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place          "
       "             in-place          \n",
@@ -115,22 +116,23 @@ std::string collective_text(const comm::SweepResult& r) {
            fmt::format("{}/{}", comm::to_string(p.algorithm), comm::to_string(p.protocol)),
            gbps(r.bound.busbw_Bps), fmt::format("{:.3f}", row.ratio_to_bound)});
   }
-  text += "# linkwise: the algorithm/protocol chosen and the cut bound per size\n";
+  std::string after = "# linkwise: the algorithm/protocol chosen and the cut bound per size\n";
   std::string table = t.render();
   for (std::size_t pos = 0; pos < table.size();) {
     std::size_t nl = table.find('\n', pos);
     if (nl == std::string::npos) nl = table.size();
-    text += "# " + table.substr(pos, nl - pos) + "\n";
+    after += "# " + table.substr(pos, nl - pos) + "\n";
     pos = nl + 1;
   }
   if (!r.rows.empty() && !r.rows.back().prediction.bottlenecks.empty()) {
     const auto& last = r.rows.back().prediction;
     const int more = last.saturated - static_cast<int>(last.bottlenecks.size());
-    text += fmt::format("# limited by (largest size): {}{}\n", fmt::join(last.bottlenecks, ", "),
-                        more > 0 ? fmt::format(", (+{} more)", more) : "");
+    after += fmt::format("# limited by (largest size): {}{}\n", fmt::join(last.bottlenecks, ", "),
+                         more > 0 ? fmt::format(", (+{} more)", more) : "");
   }
   if (!r.rows.empty() && !r.rows.back().prediction.choice.empty())
-    text += fmt::format("# chosen (largest size): {}\n", r.rows.back().prediction.choice);
+    after += fmt::format("# chosen (largest size): {}\n", r.rows.back().prediction.choice);
+  text += fit_width(after);
   text += "#\n";
   text += fmt::format("# Collective test concluded: {}\n", binary);
   return text;

@@ -79,8 +79,8 @@ std::string nvidia_smi_matrix(const topo::Chassis& c, const topo::TopoAnalysis& 
 
 std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
   // The nvidia-smi matrix first, byte for byte; linkwise's own sections after it.
-  std::string out = nvidia_smi_matrix(c, a) + "\n";
-  out += fmt::format("{}{}\n", c.name(), c.description().empty() ? "" : ": " + c.description());
+  std::string out =
+      fmt::format("{}{}\n", c.name(), c.description().empty() ? "" : ": " + c.description());
   if (a.boxes > 1)
     out += fmt::format("{} boxes joined by a network (the matrix shows box 0)\n", a.boxes);
   out += "\n";
@@ -170,7 +170,7 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     for (const auto& w : a.warnings) out += fmt::format("  [{}] {}\n", w.kind, w.message);
   }
   out += budget_text(a.budgets);
-  return out;
+  return nvidia_smi_matrix(c, a) + "\n" + fit_width(out);
 }
 
 nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {
