@@ -174,8 +174,7 @@ SweepResult predict_sweep(const SweepRequest& o) {
   const Algo algo = parse_algo(o.algo);
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
-  auto chassis = topo::load_chassis(
-      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
   std::optional<std::string> gpus = o.gpus;
   if (o.first_gpus) {
     if (o.gpus) throw InputError("give -g/--ngpus or --gpus, not both");
@@ -197,7 +196,7 @@ SweepResult predict_sweep(const SweepRequest& o) {
   r.step_bytes = o.sweep.step.has_value();
   r.step = r.step_bytes ? parse_size_bytes(*o.sweep.step, "-i/--stepbytes")
                         : (o.sweep.factor ? std::stoull(*o.sweep.factor) : 2);
-  if (o.timing_flags)
+  if (o.iterations)
     r.notes.push_back(
         "-n and -w (iterations, warm-up) only time real runs: a prediction ignores them");
   r.chassis = chassis.name();

@@ -44,6 +44,7 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_batched_tokens = o.max_batched_tokens;
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
+  s.requests = o.requests;
   return s;
 }
 
@@ -66,8 +67,7 @@ ServeRun run_serve(const ServeRunOptions& o) {
     throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
   if (!o.sweep.empty() && o.rate > 0)
     throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
-  auto chassis = topo::load_chassis(
-      o.chassis, 0, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  auto chassis = topo::load_chassis(o.chassis, 0, topo::link_rates(o.as_designed));
   auto model = find_model(o.model);
   std::vector<int> points = o.sweep.empty() ? std::vector<int>{} : sweep_concurrencies(o.sweep_max);
   run.sweep = !points.empty();

@@ -63,7 +63,7 @@ struct SweepRequest {
   int root = 0;                     ///< nccl-tests' -r: the root of broadcast and reduce
   std::optional<std::string> gpus;  ///< "0,1,4-7" or "all"; absent: every GPU
   std::optional<int> first_gpus;    ///< nccl-tests' -g N (one thread): GPU0 to GPU(N-1)
-  bool timing_flags = false;        ///< -n/-w given: iteration counts, no meaning for a model
+  std::optional<int> iterations;    ///< -n/-w as given: they time real runs; a model ignores them
   SweepFlags sweep;
   std::vector<std::string>
       nccl;  ///< --nccl NAME=VALUE lists, applied after the chassis file's `nccl:`
