@@ -12,11 +12,15 @@
 #include "linkwise/probe/machine.h"
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/probe/sysfs.h"
+#include "linkwise/report/drawing.h"
 #include "linkwise/topo/analysis.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
 #include "linkwise/work/model.h"
+#include "measure/nvbandwidth_log.h"
+#include "measure/p2p_matrix_log.h"
+#include "probe/xid.h"
 
 namespace linkwise::fuzz {
 
@@ -37,10 +41,10 @@ int guarded(F&& f) {
   return 0;
 }
 
-// A built chassis is analysed too when it is small (the analysis is what every command runs next).
+// A built chassis is analysed and drawn too when it is small (what topo and draw run next).
 void use_chassis(const topo::ChassisSpec& spec) {
   topo::Chassis c = topo::build_chassis(spec);
-  if (c.nodes().size() <= 64) (void)topo::analyse(c);
+  if (c.nodes().size() <= 64) (void)topo::analyse(c), (void)report::chassis_svg(c);
 }
 
 }  // namespace
@@ -55,6 +59,17 @@ int model_yaml(const std::uint8_t* data, std::size_t size) {
 
 int measurement_json(const std::uint8_t* data, std::size_t size) {
   return guarded([&] { (void)measure::parse_measurements(text_of(data, size), "fuzz.json"); });
+}
+
+int tool_log(const std::uint8_t* data, std::size_t size) {
+  const std::string text = text_of(data, size);
+  (void)probe::detail::parse_xid_events(text);
+  return guarded([&] {
+    if (measure::detail::is_nvbandwidth_log(text))
+      (void)measure::detail::parse_nvbandwidth_log(text, "fuzz.txt");
+    if (measure::detail::is_p2p_matrix_log(text))
+      (void)measure::detail::parse_p2p_matrix_log(text, "fuzz.txt");
+  });
 }
 
 int nccl_xml(const std::uint8_t* data, std::size_t size) {
@@ -123,6 +138,7 @@ Entry find_entry(std::string_view name) {
   if (name == "measurement_json") return measurement_json;
   if (name == "nccl_xml") return nccl_xml;
   if (name == "sysfs_tree") return sysfs_tree;
+  if (name == "tool_log") return tool_log;
   return nullptr;
 }
 

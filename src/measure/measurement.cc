@@ -13,6 +13,8 @@
 #include "linkwise/measure/nccl_tests_log.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
+#include "measure/nvbandwidth_log.h"
+#include "measure/p2p_matrix_log.h"
 
 namespace linkwise::measure {
 
@@ -290,6 +292,9 @@ MeasurementFile load_measurements(const std::string& path) {
     throw InputError("is a directory, not a measurement file (JSON, docs/measure.md)",
                      {path, 0, 0});
   std::string text = read_file(path);
+  // Other tools' output as printed (docs/measure.md); anything else is read as JSON.
+  if (detail::is_nvbandwidth_log(text)) return detail::parse_nvbandwidth_log(text, path);
+  if (detail::is_p2p_matrix_log(text)) return detail::parse_p2p_matrix_log(text, path);
   if (looks_like_nccl_tests_log(text))
     return nccl_tests_measurements(parse_nccl_tests_log(text, path));
   return parse_measurements(text, path);
