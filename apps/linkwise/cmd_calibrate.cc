@@ -15,8 +15,9 @@ Handler setup_calibrate(CLI::App& sub) {
   auto opts = std::make_shared<Opts>();
   auto* o = &opts->req;
   add_chassis_arg(sub, o->chassis)->required();
-  sub.add_option("MEASURED", o->measured,
-                 "Measurement file (JSON, as linkwise bench -o writes; docs/measure.md)")
+  sub.add_option(
+         "MEASURED", o->measured,
+         "Measurements: JSON as linkwise bench writes, or an nccl-tests log (docs/measure.md)")
       ->required();
   sub.add_option("--threshold", o->threshold_pct,
                  "Flag figures off by more than this many percent (default 10)")

@@ -45,6 +45,37 @@ int parse_gpu_number(const std::string& s, const std::string& list) {
 
 }  // namespace
 
+Op parse_collective(const std::string& name) {
+  const std::string suffix = "_perf";
+  if (name.size() > suffix.size() && name.ends_with(suffix))
+    return parse_op(name.substr(0, name.size() - suffix.size()));
+  return parse_op(name);
+}
+
+std::string parse_redop(const std::string& name) {
+  static const std::vector<std::string> valid = {"sum", "prod", "min", "max", "avg"};
+  std::string lower = name;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& v : valid)
+    if (lower == v) return v;
+  bool collective = true;
+  try {
+    parse_collective(name);
+  } catch (const InputError&) {
+    collective = false;
+  }
+  if (collective)
+    throw InputError(fmt::format(
+        "-o/--op is the reduction, as in nccl-tests (sum, prod, min, max, avg), not '{}': name the "
+        "collective with --collective {}",
+        name, name));
+  std::string hint = did_you_mean(name, valid);
+  throw InputError(fmt::format("-o/--op: unknown reduction '{}'{}; valid: sum, prod, min, max, avg",
+                               name, hint.empty() ? "" : " (" + hint + ")"));
+}
+
+std::string nccl_tests_binary(Op op) { return std::string(to_string(op)) + "_perf"; }
+
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t f) {
   if (lo == 0 || hi < lo)
     throw InputError(
@@ -138,13 +169,36 @@ std::vector<int> parse_gpu_list(const std::optional<std::string>& given,
 
 SweepResult predict_sweep(const SweepRequest& o) {
   SweepResult r;
-  r.op = parse_op(o.op);
+  r.op = parse_collective(o.op);
+  const std::string redop = parse_redop(o.redop);
   const Algo algo = parse_algo(o.algo);
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
   auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
-  Communicator comm(chassis, parse_gpu_list(o.gpus, chassis), nccl_options(chassis, o.nccl));
+  std::optional<std::string> gpus = o.gpus;
+  if (o.first_gpus) {
+    if (o.gpus) throw InputError("give -g/--ngpus or --gpus, not both");
+    if (*o.first_gpus < 1)
+      throw InputError(fmt::format("-g/--ngpus must be at least 1, not {}", *o.first_gpus));
+    gpus = *o.first_gpus == 1 ? "0" : fmt::format("0-{}", *o.first_gpus - 1);
+  }
+  Communicator comm(chassis, parse_gpu_list(gpus, chassis), nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(comm.ranks().size());
+  const bool rooted = r.op == Op::kBroadcast || r.op == Op::kReduce;
+  if (rooted && (o.root < 0 || o.root >= n))
+    throw InputError(
+        fmt::format("-r/--root {} is not a rank: {} ranks, 0 to {}", o.root, n, n - 1));
+  r.root = rooted ? o.root : -1;
+  const bool reduces = r.op == Op::kAllReduce || r.op == Op::kReduceScatter || r.op == Op::kReduce;
+  r.redop = reduces ? redop : "none";
+  r.min_bytes = parse_size_bytes(o.sweep.min, "-b/--minbytes");
+  r.max_bytes = parse_size_bytes(o.sweep.max, "-e/--maxbytes");
+  r.step_bytes = o.sweep.step.has_value();
+  r.step = r.step_bytes ? parse_size_bytes(*o.sweep.step, "-i/--stepbytes")
+                        : (o.sweep.factor ? std::stoull(*o.sweep.factor) : 2);
+  if (o.iterations)
+    r.notes.push_back(
+        "-n and -w (iterations, warm-up) only time real runs: a prediction ignores them");
   r.chassis = chassis.name();
   r.ranks = n;
   r.boxes = chassis.boxes();

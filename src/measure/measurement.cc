@@ -10,6 +10,7 @@
 
 #include "linkwise/comm/collective.h"
 #include "linkwise/hw/catalog.h"
+#include "linkwise/measure/nccl_tests_log.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
 #include "measure/nvbandwidth_log.h"
@@ -294,6 +295,8 @@ MeasurementFile load_measurements(const std::string& path) {
   // Other tools' output as printed (docs/measure.md); anything else is read as JSON.
   if (detail::is_nvbandwidth_log(text)) return detail::parse_nvbandwidth_log(text, path);
   if (detail::is_p2p_matrix_log(text)) return detail::parse_p2p_matrix_log(text, path);
+  if (looks_like_nccl_tests_log(text))
+    return nccl_tests_measurements(parse_nccl_tests_log(text, path));
   return parse_measurements(text, path);
 }
 

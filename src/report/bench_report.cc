@@ -148,7 +148,7 @@ std::string bench_text(const BenchReport& r) {
                      s.nccl_version, format_nccl_tests(s));
   if (r.sustained) o += sustained_text(*r.sustained);
   for (const auto& n : r.notes) o += "note: " + n + "\n";
-  return o;
+  return fit_width(o);
 }
 
 }  // namespace linkwise::report

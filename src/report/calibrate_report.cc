@@ -119,7 +119,7 @@ std::string calibrate_text(const measure::Calibration& cal, const measure::Fit* 
                            const std::string& output) {
   std::string out = calibrate_text_only(cal);
   if (fit) out += fit_text(*fit, output);
-  return out;
+  return fit_width(out);
 }
 
 nlohmann::json calibrate_json(const measure::Calibration& cal, const measure::Fit* fit,

@@ -14,7 +14,7 @@ std::string catalog_text(const hw::Catalog& cat) {
   for (const auto& x : cat.link_techs())
     t.row({x.id, std::string("link/") + hw::to_string(x.family), x.name});
   for (const auto& p : cat.parts()) t.row({p.id, hw::to_string(p.kind), p.name});
-  return t.render();
+  return fit_width(t.render());
 }
 
 nlohmann::json catalog_json(const hw::Catalog& cat) {
@@ -31,7 +31,7 @@ std::string entry_text(const hw::EntryFigures& e) {
   t.header({"field", "value", "source"});
   for (const auto& [field, f] : e.figures) t.row({field, fmt::format("{:g}", f.value), f.source});
   for (const auto& [k, v] : e.attributes) t.row({k, v, ""});
-  return t.render();
+  return fit_width(t.render());
 }
 
 nlohmann::json entry_json(const hw::EntryFigures& e) {
@@ -46,7 +46,7 @@ std::string presets_text() {
   Table t;
   t.header({"preset", "description"});
   for (const auto& p : topo::presets()) t.row({p.id, p.description});
-  return t.render();
+  return fit_width(t.render());
 }
 
 nlohmann::json presets_json() {

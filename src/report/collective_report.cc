@@ -43,37 +43,98 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
   return with_schema(std::move(j));
 }
 
+std::string nccl_tests_number(double value, int width) {
+  // nccl-tests prints a figure in a fixed width: two decimals while they fit, then one, then none,
+  // then in exponent form (src/util.cu, getFloatStr).
+  int digits = 0;
+  for (double v = 1; value >= v && digits < 400; v *= 10) ++digits;
+  if (digits < width - 2) return fmt::format("{:>{}.2f}", value, width);
+  if (digits < width - 1) return fmt::format("{:>{}.1f}", value, width);
+  if (digits < width + 1) return fmt::format("{:>{}.0f}", value, width);
+  if (width >= 7) return fmt::format("{:>{}.1e}", value, width);
+  return fmt::format("{:>{}.0e}", value, width);
+}
+
 std::string collective_text(const comm::SweepResult& r) {
-  std::string text =
-      fmt::format("# linkwise collective: {} on {} ({} GPUs{}), predicted\n", comm::to_string(r.op),
-                  r.chassis, r.ranks, r.boxes > 1 ? fmt::format(", {} boxes", r.boxes) : "");
+  // The layout of nccl-tests 2.x (src/util.cu): '#' header lines, one row per size with the
+  // out-of-place and in-place groups (a prediction fills both alike; #wrong is N/A, as nccl-tests
+  // prints without data checks), the average bus bandwidth. linkwise's own figures are '#' lines,
+  // so a reader of nccl-tests logs skips them.
+  const std::string binary = comm::nccl_tests_binary(r.op);
+  std::string text = fit_width(fmt::format(
+      "# linkwise collective: {} on {} ({} GPUs{}), predicted by the model, not measured\n",
+      comm::to_string(r.op), r.chassis, r.ranks,
+      r.boxes > 1 ? fmt::format(", {} boxes", r.boxes) : ""));
+  text += fmt::format("# Collective test starting: {}\n", binary);
+  text += fmt::format(
+      "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}({}) warmup iters: 0 iters: 0 agg "
+      "iters: 1 validation: 0 graph: 0\n#\n",
+      r.ranks, r.min_bytes, r.max_bytes, r.step, r.step_bytes ? "bytes" : "factor");
+  std::string ours;
   for (std::size_t i = 0; i < r.rings.size() && i < 8; ++i)
-    text +=
+    ours +=
         fmt::format("# ring {}: {}  ({} GB/s)\n", i, r.rings[i].str, gbps(r.rings[i].bytes_per_s));
-  if (r.rings.size() > 8) text += fmt::format("# ... {} rings in all\n", r.rings.size());
-  text += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps),
+  if (r.rings.size() > 8) ours += fmt::format("# ... {} rings in all\n", r.rings.size());
+  ours += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps),
                       r.bound.cut);
-  for (const auto& note : r.notes) text += "# " + note + "\n";
-  Table t;
-  t.header({"size", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm", "bound",
-            "pred/bound"});
+  for (const auto& note : r.notes) ours += "# " + note + "\n";
+  text += fit_width(ours) + "#\n";
+  text += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place          "
+      "             in-place          \n",
+      "", "", "", "", "");
+  text += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
+      "{:>6} \n",
+      "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+      "busbw", "#wrong");
+  text += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
+      "{:>6} \n",
+      "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+      "");
+  double busbw_sum = 0;
   for (const auto& row : r.rows) {
     const auto& p = row.prediction;
-    std::string name =
-        fmt::format("{}/{}", comm::to_string(p.algorithm), comm::to_string(p.protocol));
-    t.row({fmt::format("{}", row.bytes), fmt::format("{}", row.count), r.dtype,
-           fmt::format("{:.2f}", p.time_s * 1e6), gbps(p.algbw_Bps), gbps(p.busbw_Bps), name,
+    std::string group = fmt::format("  {}  {}  {}    N/A", nccl_tests_number(p.time_s * 1e6, 7),
+                                    nccl_tests_number(p.algbw_Bps / 1e9, 6),
+                                    nccl_tests_number(p.busbw_Bps / 1e9, 6));
+    text += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.bytes, row.count, r.dtype,
+                        r.redop, r.root, group, group);
+    busbw_sum += p.busbw_Bps / 1e9;
+  }
+  text += fmt::format("# {:<20} : {} {}\n", "Out of bounds values", 0, "OK");
+  text += fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth",
+                      r.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(r.rows.size()));
+  text += "#\n";
+  // linkwise's figures per size, as comments.
+  Table t;
+  t.header({"size", "algorithm", "bound(GB/s)", "busbw/bound"});
+  for (const auto& row : r.rows) {
+    const auto& p = row.prediction;
+    t.row({fmt::format("{}", row.bytes),
+           fmt::format("{}/{}", comm::to_string(p.algorithm), comm::to_string(p.protocol)),
            gbps(r.bound.busbw_Bps), fmt::format("{:.3f}", row.ratio_to_bound)});
   }
-  text += t.render();
+  std::string after = "# linkwise: the algorithm/protocol chosen and the cut bound per size\n";
+  std::string table = t.render();
+  for (std::size_t pos = 0; pos < table.size();) {
+    std::size_t nl = table.find('\n', pos);
+    if (nl == std::string::npos) nl = table.size();
+    after += "# " + table.substr(pos, nl - pos) + "\n";
+    pos = nl + 1;
+  }
   if (!r.rows.empty() && !r.rows.back().prediction.bottlenecks.empty()) {
     const auto& last = r.rows.back().prediction;
     const int more = last.saturated - static_cast<int>(last.bottlenecks.size());
-    text += fmt::format("# limited by (largest size): {}{}\n", fmt::join(last.bottlenecks, ", "),
-                        more > 0 ? fmt::format(", (+{} more)", more) : "");
+    after += fmt::format("# limited by (largest size): {}{}\n", fmt::join(last.bottlenecks, ", "),
+                         more > 0 ? fmt::format(", (+{} more)", more) : "");
   }
   if (!r.rows.empty() && !r.rows.back().prediction.choice.empty())
-    text += fmt::format("# chosen (largest size): {}\n", r.rows.back().prediction.choice);
+    after += fmt::format("# chosen (largest size): {}\n", r.rows.back().prediction.choice);
+  text += fit_width(after);
+  text += "#\n";
+  text += fmt::format("# Collective test concluded: {}\n", binary);
   return text;
 }
 

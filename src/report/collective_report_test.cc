@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "linkwise/measure/nccl_tests_log.h"
+
 namespace linkwise::report {
 namespace {
 
@@ -33,7 +35,8 @@ comm::SweepResult two_sizes() {
 
 TEST(ReportCollective, TextHasRingsBoundRowsAndLimit) {
   auto t = collective_text(two_sizes());
-  EXPECT_NE(t.find("# linkwise collective: all_reduce on box (4 GPUs), predicted\n"),
+  EXPECT_NE(t.find("# linkwise collective: all_reduce on box (4 GPUs), predicted by the model, "
+                   "not measured\n"),
             std::string::npos)
       << t;
   EXPECT_NE(t.find("# ring 0: GPU0 GPU1 GPU2 GPU3  (50.00 GB/s)\n"), std::string::npos) << t;
@@ -44,6 +47,69 @@ TEST(ReportCollective, TextHasRingsBoundRowsAndLimit) {
   EXPECT_NE(t.find("1.54"), std::string::npos) << t;
   EXPECT_NE(t.find("# limited by (largest size): gpu0->nvsw0, (+2 more)\n"), std::string::npos)
       << t;
+}
+
+TEST(ReportCollective, TextIsNcclTestsColumnForColumn) {
+  auto r = two_sizes();
+  r.redop = "sum";
+  auto t = collective_text(r);
+  // nccl-tests 2.x (src/util.cu): "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s ..." headers,
+  // rows "%12li  %12li  %8s  %6s  %6s" then per group "  %7s  %6s  %6s    N/A".
+  EXPECT_NE(t.find("#       size         count      type   redop    root     time   algbw   busbw  "
+                   "#wrong     time   algbw   busbw  #wrong \n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("#        (B)    (elements)                               (us)  (GB/s)  "
+                   "(GB/s)             (us)  (GB/s)  (GB/s)         \n"),
+            std::string::npos)
+      << t;
+  // 2048 B in 2 us: algbw 1.02 GB/s, busbw 1.54 GB/s, both groups alike.
+  EXPECT_NE(t.find("\n        2048           512     float     sum      -1     2.00    1.02    1.54"
+                   "    N/A     2.00    1.02    1.54    N/A\n"),
+            std::string::npos)
+      << t;
+  // The average over the rows: (0.77 + 1.536) / 2 GB/s.
+  EXPECT_NE(t.find("# Avg bus bandwidth    : 1.152 \n"), std::string::npos) << t;
+  EXPECT_NE(t.find("# Collective test starting: all_reduce_perf\n"), std::string::npos) << t;
+}
+
+TEST(ReportCollective, NumbersAsNcclTestsFitsThem) {
+  EXPECT_EQ(nccl_tests_number(2.0, 7), "   2.00");
+  EXPECT_EQ(nccl_tests_number(7828.36, 7), "7828.36");
+  EXPECT_EQ(nccl_tests_number(31238.4, 7), "31238.4");
+  EXPECT_EQ(nccl_tests_number(312384.0, 7), " 312384");
+  EXPECT_EQ(nccl_tests_number(31238400.0, 7), "3.1e+07");
+  EXPECT_EQ(nccl_tests_number(481.21, 6), "481.21");
+  EXPECT_EQ(nccl_tests_number(1234.5, 6), "1234.5");
+  EXPECT_EQ(nccl_tests_number(0.0, 6), "  0.00");
+}
+
+// The round trip: what `linkwise collective` prints, read back by the nccl-tests log reader that
+// calibrate uses, gives the same sizes and bus bandwidths (to the 0.01 GB/s printed).
+TEST(ReportCollective, RoundTripThroughTheNcclTestsReader) {
+  comm::SweepRequest q;
+  q.chassis = "dgx-h100";
+  q.sweep.min = "1K";
+  q.sweep.max = "8G";
+  q.sweep.factor = "8";
+  for (const std::string op : {"all_reduce", "all_gather", "broadcast", "sendrecv"}) {
+    q.op = op;
+    q.gpus = op == "sendrecv" ? std::optional<std::string>("0,1") : std::nullopt;
+    auto r = comm::predict_sweep(q);
+    auto log = measure::parse_nccl_tests_log(collective_text(r), "predicted.log");
+    EXPECT_EQ(log.op, op);
+    EXPECT_EQ(log.ranks, r.ranks);
+    ASSERT_EQ(log.rows.size(), r.rows.size()) << op;
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      EXPECT_EQ(log.rows[i].bytes, r.rows[i].bytes);
+      EXPECT_EQ(log.rows[i].count, r.rows[i].count);
+      EXPECT_NEAR(log.rows[i].figures().busbw_GBps, r.rows[i].prediction.busbw_Bps / 1e9, 0.005);
+      EXPECT_NEAR(log.rows[i].in_place->busbw_GBps, r.rows[i].prediction.busbw_Bps / 1e9, 0.005);
+    }
+    auto file = measure::nccl_tests_measurements(log);
+    EXPECT_EQ(file.measurements.back().bytes, r.rows.back().bytes);
+    EXPECT_EQ(file.measurements.back().gpus.size(), static_cast<std::size_t>(r.ranks));
+  }
 }
 
 TEST(ReportCollective, JsonKeysCarryUnits) {

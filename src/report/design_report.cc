@@ -166,7 +166,7 @@ std::string design_text(const design::DesignResult& r) {
   } else {
     o += "\nNo budget alone keeps out a better candidate.\n";
   }
-  return o;
+  return fit_width(o);
 }
 
 nlohmann::json design_json(const design::DesignResult& r) {

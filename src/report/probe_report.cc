@@ -69,7 +69,7 @@ std::string probe_text(const Machine& m, const Discovery& d) {
     s += "Notes:\n";
     for (const auto& n : notes) s += "  " + n + "\n";
   }
-  return s;
+  return fit_width(s);
 }
 
 nlohmann::json probe_json(const Machine& m, const Discovery& d) {
@@ -133,7 +133,7 @@ std::string check_text(const CheckReport& r) {
   s += fmt::format("{}: {} fault(s), {} warning(s){}\n", r.healthy() ? "HEALTHY" : "UNHEALTHY",
                    r.count(Severity::kFault), r.count(Severity::kWarning),
                    unchecked ? fmt::format(", {} design item(s) not checked", unchecked) : "");
-  return s;
+  return fit_width(s);
 }
 
 nlohmann::json check_json(const CheckReport& r) {

@@ -166,7 +166,7 @@ std::string serve_text(const work::ServeResult& r) {
     o << fmt::format("LoRA adapter swap: {:.0f} MB from host memory in {} ms\n", r.lora_bytes / 1e6,
                      ms(r.lora_swap_s));
   o << "bottleneck: " << r.bottleneck << "\n";
-  return o.str();
+  return fit_width(o.str());
 }
 
 std::string serve_sweep_text(const work::ServeResult& r) {
@@ -185,7 +185,7 @@ std::string serve_sweep_text(const work::ServeResult& r) {
   o << t.render() << "\n";
   if (r.bends.empty()) o << "the curve does not bend in this range: memory-bound throughout\n";
   for (const auto& b : r.bends) o << fmt::format("bends at {} users: {}\n", b.concurrency, b.what);
-  return o.str();
+  return fit_width(o.str());
 }
 
 std::string serve_validation_markdown(const std::vector<work::ServeValidationRow>& rows) {

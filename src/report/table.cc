@@ -80,4 +80,63 @@ std::string Table::render() const {
   return out;
 }
 
+namespace {
+
+// The byte offset of display column `col` in `line` (or its size).
+std::size_t offset_of_column(const std::string& line, std::size_t col) {
+  std::size_t pos = 0;
+  while (pos < line.size() && display_width(std::string_view(line).substr(0, pos)) < col) {
+    ++pos;
+    while (pos < line.size() && (static_cast<unsigned char>(line[pos]) & 0xC0) == 0x80) ++pos;
+  }
+  return pos;
+}
+
+void fit_line(std::string line, std::size_t width, std::string& out) {
+  const bool comment = !line.empty() && line[0] == '#';
+  const std::size_t indent = std::min(line.size(), line.find_first_not_of(comment ? "# " : " "));
+  std::size_t hang = 0;  // the continuation's indent, fixed by the first line
+  bool first = true;
+  while (display_width(line) > width) {
+    const std::size_t from = first ? indent : hang;
+    const std::size_t limit = offset_of_column(line, width);
+    std::size_t cut = line.rfind(' ', limit);
+    if (cut == std::string::npos || cut <= from) cut = line.find(' ', limit);
+    if (cut == std::string::npos) break;
+    if (first) {
+      // A table row continues under its last column; prose four columns in.
+      hang = indent + 4;
+      std::size_t column = line.rfind("  ", cut);
+      if (column != std::string::npos && column > indent) {
+        column = line.find_first_not_of(' ', column);
+        if (column < cut && column < width / 2)
+          hang = display_width(std::string_view(line).substr(0, column));
+      }
+      first = false;
+    }
+    out += line.substr(0, cut) + "\n";
+    const std::size_t next = line.find_first_not_of(' ', cut);
+    const std::string rest = next == std::string::npos ? "" : line.substr(next);
+    line =
+        (comment ? "#" + std::string(hang > 1 ? hang - 1 : 1, ' ') : std::string(hang, ' ')) + rest;
+  }
+  out += line;
+}
+
+}  // namespace
+
+std::string fit_width(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string::npos;
+    fit_line(text.substr(pos, last ? std::string::npos : nl - pos), width, out);
+    if (last) break;
+    out += '\n';
+    pos = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace linkwise::report

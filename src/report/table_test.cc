@@ -23,5 +23,17 @@ TEST(ReportTable, UnicodeCellsLineUp) {
   EXPECT_EQ(t.render(), "name     unit\nlatency  µs\nx        s\n");
 }
 
+TEST(ReportTable, FitWidthWrapsLongLinesCleanly) {
+  // Prose: wrapped at a space, continued four columns in from its indent.
+  EXPECT_EQ(fit_width("  [kind] aaaa bbbb cccc dddd", 18), "  [kind] aaaa bbbb\n      cccc dddd");
+  // A table row: continued under its last column.
+  EXPECT_EQ(fit_width("name  one two three four", 16), "name  one two\n      three four");
+  // A comment stays a comment.
+  EXPECT_EQ(fit_width("# aaaa bbbb cccc", 10), "# aaaa\n#     bbbb\n#     cccc");
+  // Short lines and words wider than the width are left alone.
+  EXPECT_EQ(fit_width("short\n", 10), "short\n");
+  EXPECT_EQ(fit_width("averyveryverylongword", 10), "averyveryverylongword");
+}
+
 }  // namespace
 }  // namespace linkwise::report

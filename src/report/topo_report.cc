@@ -19,43 +19,96 @@ double gb(double bytes_per_s) { return bytes_per_s / 1e9; }
 constexpr std::size_t kMatrixMaxDevices = 40;
 }  // namespace
 
-std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
-  std::string out;
-  out += fmt::format("{}{}\n", c.name(), c.description().empty() ? "" : ": " + c.description());
-  if (a.boxes > 1) out += fmt::format("{} boxes joined by a network\n", a.boxes);
-  out += "\n";
-  // Matrix (box 0 only when there are several boxes, as nvidia-smi shows one machine).
+std::string nvidia_smi_matrix(const topo::Chassis& c, const topo::TopoAnalysis& a) {
+  // As `nvidia-smi topo -m` prints (driver 535 and later): an underlined header, tab-separated,
+  // GPUs then NICs of one machine (box 0), the self cell " X ", GPU rows ending in CPU Affinity,
+  // NUMA Affinity, an empty cell and GPU NUMA ID (N/A: no GPU here has its memory as a NUMA node),
+  // the Legend, the NIC Legend with each NIC's RDMA device name.
   std::vector<std::size_t> rows;
+  std::vector<std::string> nic_names;
   for (std::size_t i = 0; i < a.devices.size(); ++i) {
     int node = c.find_display(a.devices[i]);
-    if (node >= 0 && c.node(node).box == 0) rows.push_back(i);
-  }
-  if (rows.size() <= kMatrixMaxDevices) {
-    Table t;
-    std::vector<std::string> head = {""};
-    for (auto i : rows) head.push_back(a.devices[i]);
-    head.insert(head.end(), {"CPU Affinity", "NUMA Affinity"});
-    t.header(head);
-    for (auto i : rows) {
-      std::vector<std::string> row = {a.devices[i]};
-      for (auto j : rows) row.push_back(a.matrix[i][j]);
-      auto g = std::find_if(a.gpus.begin(), a.gpus.end(),
-                            [&](const auto& x) { return x.name == a.devices[i]; });
-      if (g != a.gpus.end()) {
-        row.push_back(g->cpu_affinity);
-        row.push_back(g->numa >= 0 ? std::to_string(g->numa) : "N/A");
-      } else {
-        row.insert(row.end(), {"", ""});
-      }
-      t.row(row);
+    if (node < 0 || c.node(node).box != 0) continue;
+    const auto kind = c.node(node).kind;
+    if (kind != topo::NodeKind::kGpu && kind != topo::NodeKind::kNic) continue;
+    rows.push_back(i);
+    if (kind == topo::NodeKind::kNic) {
+      const auto& vendor = c.node(node).part->vendor;
+      const bool mlx = vendor.find("Mellanox") != std::string::npos ||
+                       vendor.find("NVIDIA") != std::string::npos;
+      nic_names.push_back(
+          fmt::format("  {}: {}", a.devices[i],
+                      mlx ? fmt::format("mlx5_{}", nic_names.size()) : c.node(node).name));
     }
-    out += t.render();
-    out +=
-        "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches,\n"
-        "PHB = a CPU host bridge, NODE = host bridges of one NUMA node, SYS = the socket link, NET "
-        "= network\n\n";
-  } else {
-    out += fmt::format("(matrix of {} devices left out; --json has it)\n\n", rows.size());
+  }
+  if (rows.size() > kMatrixMaxDevices)
+    return fmt::format("(matrix of {} GPUs and NICs left out; --json has it)\n", rows.size());
+  // The header is underlined (ESC[4m ... ESC[0m), as the driver prints it to a file too
+  // (data/measured/h200-gpu-check-2026-11-30/nvidia-smi-topo.txt, driver 580).
+  std::string out = "\t\x1b[4m";
+  for (auto i : rows) out += a.devices[i] + "\t";
+  out += "CPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n";
+  for (auto i : rows) {
+    out += a.devices[i];
+    for (auto j : rows) out += "\t" + (i == j ? std::string(" X ") : a.matrix[i][j]);
+    auto g = std::find_if(a.gpus.begin(), a.gpus.end(),
+                          [&](const auto& x) { return x.name == a.devices[i]; });
+    if (g != a.gpus.end())
+      out += fmt::format("\t{}\t{}\t\tN/A", g->cpu_affinity.empty() ? "N/A" : g->cpu_affinity,
+                         g->numa >= 0 ? std::to_string(g->numa) : "N/A");
+    out += "\n";
+  }
+  out +=
+      "\nLegend:\n\n"
+      "  X    = Self\n"
+      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes "
+      "(e.g., QPI/UPI)\n"
+      "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
+      "within a NUMA node\n"
+      "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
+      "Bridge)\n"
+      "  PIX  = Connection traversing at most a single PCIe bridge\n"
+      "  NV#  = Connection traversing a bonded set of # NVLinks\n";
+  if (!nic_names.empty()) {
+    out += "\nNIC Legend:\n\n";
+    for (const auto& n : nic_names) out += n + "\n";
+  }
+  return out;
+}
+
+std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
+  // The nvidia-smi matrix first, byte for byte; linkwise's own sections after it.
+  std::string out =
+      fmt::format("{}{}\n", c.name(), c.description().empty() ? "" : ": " + c.description());
+  if (a.boxes > 1)
+    out += fmt::format("{} boxes joined by a network (the matrix shows box 0)\n", a.boxes);
+  out += "\n";
+  // Other devices (NVMe drives) by their nearest GPUs, path classes as in the matrix.
+  std::vector<std::pair<std::string, std::string>> others;
+  for (std::size_t i = 0; i < a.devices.size(); ++i) {
+    int node = c.find_display(a.devices[i]);
+    if (node < 0 || c.node(node).box != 0 || c.node(node).kind != topo::NodeKind::kNvme) continue;
+    static const std::vector<std::string> order = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+    std::size_t best = order.size();
+    std::vector<std::string> nearest;
+    for (const auto& g : a.gpus) {
+      auto k = static_cast<std::size_t>(std::find(a.devices.begin(), a.devices.end(), g.name) -
+                                        a.devices.begin());
+      if (k >= a.devices.size()) continue;
+      auto rank = static_cast<std::size_t>(std::find(order.begin(), order.end(), a.matrix[i][k]) -
+                                           order.begin());
+      if (rank < best) nearest.clear(), best = rank;
+      if (rank == best && rank < order.size()) nearest.push_back(g.name);
+    }
+    if (!nearest.empty())
+      others.emplace_back(a.devices[i],
+                          fmt::format("{} to {}", order[best], fmt::join(nearest, " ")));
+  }
+  if (!others.empty()) {
+    out += "NVMe drives: nearest GPUs (path class as in the matrix)\n";
+    for (const auto& [name, text] : others) out += fmt::format("  {}  {}\n", name, text);
+    out += "\n";
   }
   if (!a.pairs.empty()) {
     out += "GPU pairs (GB/s per direction, line rate)\n";
@@ -117,7 +170,7 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
     for (const auto& w : a.warnings) out += fmt::format("  [{}] {}\n", w.kind, w.message);
   }
   out += budget_text(a.budgets);
-  return out;
+  return nvidia_smi_matrix(c, a) + "\n" + fit_width(out);
 }
 
 nlohmann::json topo_json(const topo::Chassis& c, const topo::TopoAnalysis& a) {

@@ -195,9 +195,10 @@ std::string search_text(const work::SearchResult& r) {
            fmt::format("{:.1f}", gib(x.memory.total)),
            job_choices(x.job) + (x.simulated ? ", simulated" : ", estimated")});
   }
-  return fmt::format("plan search: {} plans enumerated, {} can run, {} fit in memory; best {}:\n",
-                     r.candidates, r.runnable, r.fitting, r.best.size()) +
-         t.render() + search_notes_text(r) + "\n";
+  return fit_width(
+      fmt::format("plan search: {} plans enumerated, {} can run, {} fit in memory; best {}:\n",
+                  r.candidates, r.runnable, r.fitting, r.best.size()) +
+      t.render() + search_notes_text(r) + "\n");
 }
 
 void add_search_json(nlohmann::json& j, const work::SearchResult& r, const std::string& why_first) {
@@ -324,14 +325,14 @@ std::string train_text(const work::TrainResult& r) {
   using Kind = work::TrainResult::Kind;
   if (r.kind == Kind::kValidation) return validation_markdown(r.validation);
   std::string text = header_text(r.setup);
-  if (r.kind == Kind::kScaling) return text + scaling_text(r);
+  if (r.kind == Kind::kScaling) return fit_width(text + scaling_text(r));
   if (r.search) text += search_text(*r.search);
   text += step_text(r.step, 8);
   if (r.checkpoint) text += checkpoint_text(*r.checkpoint, r.checkpoint_every);
   if (r.tokens > 0)
     text += fmt::format("time to train {:.3g} tokens: {} ({:.0f} steps)\n", r.tokens,
                         human_time(r.run_time_s), r.tokens / r.step.tokens_per_step);
-  return text;
+  return fit_width(text);
 }
 
 nlohmann::json train_json(const work::TrainResult& r) {

@@ -62,16 +62,17 @@ TEST(AsBuiltCli, CollectiveUsesTheTrainedRateUnlessAsDesigned) {
   // The output says which.
   auto r = run_cli("collective " + box + " --gpus 0,1 -b 1G -e 1G");
   EXPECT_NE(
-      r.out.find(
+      flat(r.out).find(flat(
           "# links as built: sw0 - gpu0 trained at Gen4 x8 (designed pcie4 x16); these run at the "
-          "trained rate (--as-designed for the design figures)\n"),
+          "trained rate (--as-designed for the design figures)\n")),
       std::string::npos)
       << r.out;
   auto d = run_cli("collective " + box + " --gpus 0,1 -b 1G -e 1G --as-designed");
-  EXPECT_NE(d.out.find("# links as designed (--as-designed): sw0 - gpu0 trained at Gen4 x8 "
-                       "(designed pcie4 x16) run "
-                       "at the design rate, not the trained one\n"),
-            std::string::npos)
+  EXPECT_NE(
+      flat(d.out).find(flat("# links as designed (--as-designed): sw0 - gpu0 trained at Gen4 x8 "
+                            "(designed pcie4 x16) run "
+                            "at the design rate, not the trained one\n")),
+      std::string::npos)
       << d.out;
   // A preset records no trained state: no note.
   EXPECT_EQ(run_cli("collective pcie-8gpu-gen4 -b 1G -e 1G").out.find("links as"),
@@ -110,9 +111,10 @@ TEST(AsBuiltCli, TopoPairBandwidthAsBuiltAndAsDesigned) {
   auto r = run_cli("topo " + box);
   EXPECT_NE(r.out.find("GPU0-GPU1  PIX         15.8           15.8     2"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("[trained-below-spec] link sw0 - gpu0 trained at Gen4 x8, designed pcie4 "
-                       "x16; figures here "
-                       "use the trained rate (--as-designed: the design's)"),
+  EXPECT_NE(flat(r.out).find(
+                flat("[trained-below-spec] link sw0 - gpu0 trained at Gen4 x8, designed pcie4 "
+                     "x16; figures here "
+                     "use the trained rate (--as-designed: the design's)")),
             std::string::npos)
       << r.out;
   auto d = run_cli("topo " + box + " --as-designed");

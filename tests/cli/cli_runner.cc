@@ -58,4 +58,19 @@ CliResult run_cli(const std::string& args) {
   return r;
 }
 
+std::string flat(const std::string& text) {
+  // A wrapped comment continues as "#" and three or more spaces; a new comment line has one.
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n' && text.compare(i + 1, 4, "#   ") == 0) ++i;
+    if (c == '\n' || c == ' ') {
+      if (out.empty() || out.back() != ' ') out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace linkwise::testing

@@ -14,6 +14,10 @@ struct CliResult {
 /// Runs `linkwise <args>` (args as a shell would split them) with the built binary.
 CliResult run_cli(const std::string& args);
 
+/// `text` with runs of spaces and line breaks (and a wrapped comment's "#") made one space, so a
+/// message is found whether or not the report wrapped it at 100 columns (report::fit_width).
+std::string flat(const std::string& text);
+
 /// The source tree, for example inputs: LINKWISE_SOURCE_DIR.
 std::string source_dir();
 

@@ -8,13 +8,15 @@
 namespace linkwise {
 namespace {
 
+using testing::flat;
 using testing::run_cli;
 
 TEST(CollectiveCli, TablePrintsNcclTestsColumnsAndTheBound) {
   auto r = run_cli("collective dgx-h100 -b 8 -e 8G -f 1024");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("size"), std::string::npos);
-  EXPECT_NE(r.out.find("busbw(GB/s)"), std::string::npos);
+  EXPECT_NE(r.out.find("#       size         count      type   redop    root     time   algbw"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("# Avg bus bandwidth    : "), std::string::npos);
   EXPECT_NE(r.out.find("# ring 0: GPU0 GPU1 GPU2 GPU3 GPU4 GPU5 GPU6 GPU7"), std::string::npos);
   EXPECT_NE(r.out.find("# bound: busbw <="), std::string::npos);
   EXPECT_NE(r.out.find("8589934592"), std::string::npos);
@@ -22,8 +24,52 @@ TEST(CollectiveCli, TablePrintsNcclTestsColumnsAndTheBound) {
   EXPECT_NE(r.out.find("ring/LL"), std::string::npos);      // 8 B: ring LL wins
 }
 
+TEST(CollectiveCli, NcclTestsFlagsMeanWhatTheyMeanThere) {
+  // -o is the reduction, as in nccl-tests; -d the type; -g the first N GPUs; -n/-w accepted.
+  auto r = run_cli("collective dgx-h100 -o max -d half -g 4 -b 1M -e 1M -n 20 -w 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("     1048576        524288      half     max      -1"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# -n and -w (iterations, warm-up) only time real runs"), std::string::npos);
+  EXPECT_NE(r.out.find("(4 GPUs)"), std::string::npos);
+  // Non-reductions print redop "none"; broadcast prints its root.
+  auto b = run_cli("collective dgx-h100 --collective broadcast_perf -r 3 -b 1M -e 1M");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.out.find("     1048576        262144     float    none       3"), std::string::npos)
+      << b.out;
+  // The collective given to -o, as linkwise's --op took it before: exit 2 pointing to --collective.
+  auto old = run_cli("collective dgx-h100 --op all_gather");
+  EXPECT_EQ(old.exit_code, 2);
+  EXPECT_NE(old.err.find("-o/--op is the reduction, as in nccl-tests (sum, prod, min, max, avg), "
+                         "not 'all_gather': name the collective with --collective all_gather"),
+            std::string::npos)
+      << old.err;
+  auto sum = run_cli("collective dgx-h100 -o summ");
+  EXPECT_EQ(sum.exit_code, 2);
+  EXPECT_NE(sum.err.find("-o/--op: unknown reduction 'summ'"), std::string::npos) << sum.err;
+}
+
+TEST(CollectiveCli, CalibrateReadsItsOutputAndRealLogs) {
+  const std::string out = std::string(::testing::TempDir()) + "/lw_all_gather_perf.log";
+  auto c = run_cli("collective dgx-h100 --collective all_gather -b 1M -e 1G -f 32 --output " + out);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  // The model held against itself: every figure within the printed resolution.
+  auto self = run_cli("calibrate dgx-h100 " + out + " --json");
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  auto j = nlohmann::json::parse(self.out);
+  ASSERT_EQ(j["entries"].size(), 3u) << self.out;  // 1M, 32M, 1G
+  for (const auto& e : j["entries"]) {
+    EXPECT_FALSE(e["flagged"].get<bool>()) << e;
+    EXPECT_NEAR(e["error"].get<double>(), 0, 0.1) << e;  // percent: 0.01 GB/s printed
+  }
+  auto real = run_cli("calibrate dgx-h100 " + std::string(LINKWISE_SOURCE_DIR) +
+                      "/tests/data/nccl-tests/all_reduce_perf_dgx-h100.log");
+  ASSERT_EQ(real.exit_code, 0) << real.err;
+  EXPECT_NE(real.out.find("8G           475.61"), std::string::npos) << real.out;
+}
+
 TEST(CollectiveCli, JsonShape) {
-  auto r = run_cli("collective dgx-a100 --op all_gather --gpus 0-3 -b 1M -e 4M --json");
+  auto r = run_cli("collective dgx-a100 --collective all_gather --gpus 0-3 -b 1M -e 4M --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["op"], "all_gather");
@@ -42,7 +88,7 @@ TEST(CollectiveCli, JsonShape) {
 }
 
 TEST(CollectiveCli, SendRecvAndNodes) {
-  auto r = run_cli("collective dgx-h100 --op sendrecv --gpus 0,1 -b 1G -e 1G --json");
+  auto r = run_cli("collective dgx-h100 --collective sendrecv --gpus 0,1 -b 1G -e 1G --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   double bw = j["rows"][0]["busbw_GBps"];
@@ -54,7 +100,7 @@ TEST(CollectiveCli, SendRecvAndNodes) {
 }
 
 TEST(CollectiveCli, BadInputExitsTwoWithAClearMessage) {
-  auto op = run_cli("collective dgx-h100 --op allreduse");
+  auto op = run_cli("collective dgx-h100 --collective allreduse");
   EXPECT_EQ(op.exit_code, 2);
   EXPECT_NE(op.err.find("unknown collective operation 'allreduse' (did you mean 'all_reduce'"),
             std::string::npos)
@@ -131,19 +177,20 @@ TEST(CollectiveCli, SizesAreWholeElementsAsNcclTestsCountsThem) {
   // 1, 3, 9, 27, 81 bytes of doubles: 0, 0, 8, 24, 80; the first two left out, with a note.
   auto r = run_cli("collective dgx-h100 --dtype double -b 1 -e 100 -f 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(
+  EXPECT_NE(flat(r.out).find(flat(
                 "# sizes rounded down to whole elements (8 bytes: one double), as nccl-tests does; "
-                "3 of 5 sizes remain"),
+                "3 of 5 sizes remain")),
             std::string::npos)
       << r.out;
   // All-gather counts per rank: on 3 GPUs a float size is a multiple of 12 bytes; count = S / 12.
-  auto ag = run_cli("collective dgx-h100 --gpus 0,2,5 --op all_gather -b 1000 -e 1000 --json");
+  auto ag =
+      run_cli("collective dgx-h100 --gpus 0,2,5 --collective all_gather -b 1000 -e 1000 --json");
   ASSERT_EQ(ag.exit_code, 0) << ag.err;
   auto j = nlohmann::json::parse(ag.out);
   ASSERT_EQ(j["rows"].size(), 1u);
   EXPECT_EQ(j["rows"][0]["bytes"], 996u);
   EXPECT_EQ(j["rows"][0]["count"], 83u);
-  auto under = run_cli("collective dgx-h100 --op reduce_scatter -b 16 -e 16");
+  auto under = run_cli("collective dgx-h100 --collective reduce_scatter -b 16 -e 16");
   EXPECT_EQ(under.exit_code, 2);
   EXPECT_NE(
       under.err.find(
@@ -173,7 +220,7 @@ TEST(CollectiveCli, JsonHasIntegersAndNamesOnly) {
 }
 
 TEST(CollectiveCli, AlgorithmRefusalsSayWhy) {
-  auto ag = run_cli("collective dgx-h100 --algo nvls --op all_gather");
+  auto ag = run_cli("collective dgx-h100 --algo nvls --collective all_gather");
   EXPECT_EQ(ag.exit_code, 2);
   EXPECT_NE(ag.err.find("algorithm 'nvls' cannot run all_gather on these 8 GPUs (NVLS is modelled "
                         "for all_reduce only)"),
@@ -191,7 +238,7 @@ TEST(CollectiveCli, AlgorithmRefusalsSayWhy) {
   EXPECT_NE(a100.err.find("(NVLS needs all ranks on NVSwitches that reduce in-network)"),
             std::string::npos)
       << a100.err;
-  auto ring = run_cli("collective dgx-h100 --algo ring --op alltoall");
+  auto ring = run_cli("collective dgx-h100 --algo ring --collective alltoall");
   EXPECT_EQ(ring.exit_code, 2);
   EXPECT_NE(ring.err.find("algorithm 'ring' cannot run alltoall on these 8 GPUs (ring does not run "
                           "alltoall in this "

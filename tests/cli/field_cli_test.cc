@@ -21,10 +21,22 @@ std::string slurp(const std::string& path) {
 }
 
 // The line of `out` that starts with `head`, without its newline; "" when none does.
+// The line that starts with `head`, its continuation lines (wrapped at 100 columns, indented)
+// joined back with single spaces; a finding's "at" and "->" detail lines are not part of it.
 std::string line_of(const std::string& out, const std::string& head) {
   auto p = out.find(head);
   if (p == std::string::npos) return "";
-  return out.substr(p, out.find('\n', p) - p);
+  auto e = out.find('\n', p);
+  std::string line = out.substr(p, e - p);
+  while (e != std::string::npos && out.compare(e + 1, 4, "    ") == 0) {
+    auto next = out.find('\n', e + 1);
+    std::string cont = out.substr(e + 1, next == std::string::npos ? next : next - e - 1);
+    cont = cont.substr(cont.find_first_not_of(' '));
+    if (cont.rfind("at ", 0) == 0 || cont.rfind("-> ", 0) == 0) break;
+    line += " " + cont;
+    e = next;
+  }
+  return line;
 }
 
 std::string probed(SysfsFixture& fx, const std::string& name) {

@@ -183,7 +183,7 @@ TEST(HostileCliTest, OutputsAreRegularFilesOnly) {
   r = run_cli("topo dgx-h100 -o " + fifo);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("it is a FIFO"), std::string::npos) << r.err;
-  r = run_cli("collective dgx-h100 --op all_reduce -o " + dir);
+  r = run_cli("collective dgx-h100 --collective all_reduce --output " + dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("it is a directory"), std::string::npos) << r.err;
   // A regular file is replaced, keeping its mode; a symbolic link keeps pointing at the new file.

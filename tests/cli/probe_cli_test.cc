@@ -47,9 +47,10 @@ TEST(ProbeCliTest, CheckFindsThePlantedFaultsAndExitsOne) {
   probe::testing::build_dgx_like(fx, unused, true);
   auto r = run_cli("probe --check --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("fault   link-below-max: gpu5 0000:a3:00.0: PCIe link to sw5 trained at "
-                       "Gen4 x8, both ends can "
-                       "do Gen5 x16"),
+  EXPECT_NE(flat(r.out).find(
+                flat("fault   link-below-max: gpu5 0000:a3:00.0: PCIe link to sw5 trained at "
+                     "Gen4 x8, both ends can "
+                     "do Gen5 x16")),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("at pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:00.0/0000:a3:00.0"),
@@ -94,19 +95,21 @@ TEST(ProbeCliTest, WhatTheProbeCannotSeeIsNotCheckedNotAFault) {
   auto r = run_cli("probe --check --expect dgx-h100 --sysfs-root " + fx.root());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("fault "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("info    design-not-checked: NVLink not read (--sysfs-root reads a copy of "
-                       "sysfs, and NVML "
-                       "would describe this machine instead): not checked: 4 NVSwitch(es) and the "
-                       "NVLink path classes "
-                       "of 28 device pair(s) (e.g. GPU0-GPU1 designed NV18); PCIe path classes are "
-                       "checked against "
-                       "the design without its NVLinks\n"),
+  EXPECT_NE(flat(r.out).find(
+                flat("info    design-not-checked: NVLink not read (--sysfs-root reads a copy of "
+                     "sysfs, and NVML "
+                     "would describe this machine instead): not checked: 4 NVSwitch(es) and the "
+                     "NVLink path classes "
+                     "of 28 device pair(s) (e.g. GPU0-GPU1 designed NV18); PCIe path classes are "
+                     "checked against "
+                     "the design without its NVLinks\n")),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("info    design-not-checked: part of NVME0, NVME1, NVME2, NVME3, NVME4, "
-                       "NVME5, NVME6, NVME7 not "
-                       "checked: not in the catalog's id table (modelled as kioxia-cm7?), designed "
-                       "samsung-pm1743\n"),
+  EXPECT_NE(flat(r.out).find(
+                flat("info    design-not-checked: part of NVME0, NVME1, NVME2, NVME3, NVME4, "
+                     "NVME5, NVME6, NVME7 not "
+                     "checked: not in the catalog's id table (modelled as kioxia-cm7?), designed "
+                     "samsung-pm1743\n")),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 2 design item(s) not checked\n"),
@@ -145,16 +148,18 @@ TEST(ProbeCliTest, OddLinkFilesAreShownSafelyAndFlagged) {
   EXPECT_NE(r.out.find("gpu0   gpu          h100-sxm     0000:13:00.0  sw0    ?         Gen5 x16"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("warning link-above-max: gpu1 0000:23:00.0: PCIe link to sw1 reads Gen6 x16 "
-                       "now, above what "
-                       "both ends can do (Gen5 x16): the link state files contradict each other, "
-                       "so this link is not "
-                       "checked\n"),
+  EXPECT_NE(flat(r.out).find(
+                flat("warning link-above-max: gpu1 0000:23:00.0: PCIe link to sw1 reads Gen6 x16 "
+                     "now, above what "
+                     "both ends can do (Gen5 x16): the link state files contradict each other, "
+                     "so this link is not "
+                     "checked\n")),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could "
-                       "not be read (shown "
-                       "as ?): not checked\n"),
+  EXPECT_NE(flat(r.out).find(
+                flat("info    link-not-read: the trained speed or width of 1 PCIe link(s) could "
+                     "not be read (shown "
+                     "as ?): not checked\n")),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 1 warning(s)\n"), std::string::npos) << r.out;
@@ -185,14 +190,16 @@ TEST(ProbeCliTest, MissingCurrentLinkFileShowsUnknownWithANote) {
   EXPECT_NE(c.out.find("gpu3   gpu          h100-sxm     0000:43:00.0  sw3    ?         Gen5 x16"),
             std::string::npos)
       << c.out;
-  EXPECT_NE(c.out.find("  gpu3 (0000:43:00.0): current_link_speed, current_link_width missing: "
-                       "trained speed and "
-                       "width not read\n"),
+  EXPECT_NE(flat(c.out).find(
+                flat("  gpu3 (0000:43:00.0): current_link_speed, current_link_width missing: "
+                     "trained speed and "
+                     "width not read\n")),
             std::string::npos)
       << c.out;
-  EXPECT_NE(c.out.find("info    link-not-read: the trained speed or width of 1 PCIe link(s) could "
-                       "not be read (shown "
-                       "as ?): not checked\n"),
+  EXPECT_NE(flat(c.out).find(
+                flat("info    link-not-read: the trained speed or width of 1 PCIe link(s) could "
+                     "not be read (shown "
+                     "as ?): not checked\n")),
             std::string::npos)
       << c.out;
   EXPECT_NE(c.out.find("HEALTHY: 0 fault(s), 0 warning(s)\n"), std::string::npos) << c.out;
@@ -222,16 +229,18 @@ TEST(ProbeCliTest, AssumedLinkSpeedIsNotCheckedAgainstTheDesign) {
   // Its width was not read either, so it is not taken for an x1/x4 management port: GPU0 has it on
   // sw0.
   EXPECT_EQ(r.out.find("gpu-nic-not-under-switch"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  nic0 (0000:14:00.0): current_link_speed, current_link_width missing: "
-                       "trained speed and "
-                       "width not read; link speed not reported: assumed pcie3; link width not "
-                       "reported: assumed "
-                       "x16\n"),
+  EXPECT_NE(flat(r.out).find(
+                flat("  nic0 (0000:14:00.0): current_link_speed, current_link_width missing: "
+                     "trained speed and "
+                     "width not read; link speed not reported: assumed pcie3; link width not "
+                     "reported: assumed "
+                     "x16\n")),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("info    design-not-checked: PCIe link of NIC0 (designed pcie5 x16) not "
-                       "checked: its speed or "
-                       "width was not reported, only assumed (see the notes)\n"),
+  EXPECT_NE(flat(r.out).find(
+                flat("info    design-not-checked: PCIe link of NIC0 (designed pcie5 x16) not "
+                     "checked: its speed or "
+                     "width was not reported, only assumed (see the notes)\n")),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("HEALTHY: 0 fault(s), 0 warning(s), 4 design item(s) not checked\n"),
@@ -275,8 +284,9 @@ TEST(ProbeCliTest, ChassisAndNcclXmlPrintTheTopoSummary) {
   ASSERT_EQ(run_cli("probe --chassis dgx-h100 --nccl-out " + dir + "/h.xml").exit_code, 0);
   auto x = run_cli("probe --nccl-xml " + dir + "/h.xml");
   ASSERT_EQ(x.exit_code, 0) << x.err;
-  EXPECT_EQ(x.out.rfind("h: Imported from NCCL topology XML h.xml\n", 0), 0u) << x.out;
-  EXPECT_NE(x.out.find("GPU0   X     NV18"), std::string::npos) << x.out;
+  EXPECT_NE(x.out.find("\nh: Imported from NCCL topology XML h.xml\n"), std::string::npos) << x.out;
+  EXPECT_EQ(x.out.rfind("\t\x1b[4mGPU0\t", 0), 0u) << x.out;  // the nvidia-smi matrix first
+  EXPECT_NE(x.out.find("GPU0\t X \tNV18"), std::string::npos) << x.out;
   auto j = run_cli("probe --nccl-xml " + dir + "/h.xml --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto doc = nlohmann::json::parse(j.out);

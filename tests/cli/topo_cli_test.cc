@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
+#include "linkwise/util/text.h"
 
 namespace linkwise::testing {
 namespace {
@@ -39,8 +40,7 @@ TEST(TopoCliTest, JsonHasTheDocumentedKeys) {
 TEST(TopoCliTest, TextShowsMatrixPairsBisectionLanes) {
   auto r = run_cli("topo dgx1-v100");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("GPU0  X     NV1   NV1   NV2   NV2   SYS   SYS   SYS"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("GPU0\t X \tNV1\tNV1\tNV2\tNV2\tSYS\tSYS\tSYS"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Bisection bandwidth"), std::string::npos);
   EXPECT_NE(r.out.find("PCIe lanes"), std::string::npos);
   EXPECT_NE(r.out.find("CPU Affinity"), std::string::npos);
@@ -139,3 +139,19 @@ TEST(TopoCliTest, CatalogShowsOnlyFiguresTheEntryCarries) {
 
 }  // namespace
 }  // namespace linkwise::testing
+
+namespace linkwise {
+namespace {
+
+// The matrix as nvidia-smi prints it, byte for byte, before linkwise's own sections.
+TEST(TopoCliTest, MatrixIsNvidiaSmiTopoM) {
+  auto r = testing::run_cli("topo dgx-h100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string golden =
+      read_file(std::string(LINKWISE_SOURCE_DIR) + "/tests/data/nvidia-smi/dgx-h100-topo-m.txt");
+  EXPECT_EQ(r.out.substr(0, golden.size()), golden) << r.out;
+  EXPECT_EQ(r.out.substr(golden.size(), 10), "\ndgx-h100:");
+}
+
+}  // namespace
+}  // namespace linkwise

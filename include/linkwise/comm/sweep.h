@@ -57,7 +57,13 @@ struct SweepRequest {
   bool as_designed =
       false;  ///< links at their design rate, not the trained one the chassis records
   std::string op = "all_reduce", dtype = "float", algo = "auto";
+  /// nccl-tests' -o: the reduction (sum, prod, min, max, avg); a model times them alike. Printed in
+  /// the redop column of reductions ("none" for the others, as nccl-tests prints).
+  std::string redop = "sum";
+  int root = 0;                     ///< nccl-tests' -r: the root of broadcast and reduce
   std::optional<std::string> gpus;  ///< "0,1,4-7" or "all"; absent: every GPU
+  std::optional<int> first_gpus;    ///< nccl-tests' -g N (one thread): GPU0 to GPU(N-1)
+  std::optional<int> iterations;    ///< -n/-w as given: they time real runs; a model ignores them
   SweepFlags sweep;
   std::vector<std::string>
       nccl;  ///< --nccl NAME=VALUE lists, applied after the chassis file's `nccl:`
@@ -77,12 +83,26 @@ struct SweepResult {
   Op op = Op::kAllReduce;
   int ranks = 0, boxes = 1;
   std::string dtype;
+  std::string redop;  ///< as nccl-tests prints it: the reduction, or "none"
+  int root = -1;      ///< broadcast and reduce: the root rank; -1 for the others
+  std::uint64_t min_bytes = 0, max_bytes = 0;  ///< -b and -e as read
+  std::uint64_t step = 2;                      ///< -f factor, or -i bytes when step_bytes
+  bool step_bytes = false;
   std::uint64_t unit = 0;  ///< bytes of one element (× ranks where counted per rank)
   Bound bound;
   std::vector<Ring> rings;
   std::vector<std::string> notes;  ///< e.g. sizes rounded down to whole elements
   std::vector<SweepRow> rows;
 };
+
+/// The collective named as linkwise or nccl-tests name it: "all_reduce", "allreduce",
+/// "all_reduce_perf" (the nccl-tests binary). Throws InputError as parse_op.
+Op parse_collective(const std::string& name);
+/// nccl-tests' reduction names for -o: sum, prod, min, max, avg. Throws InputError, pointing to
+/// --collective when `name` is a collective (linkwise's --op named the collective before 0.2).
+std::string parse_redop(const std::string& name);
+/// The name nccl-tests gives `op`'s binary: all_reduce_perf, ..., alltoall_perf, sendrecv_perf.
+std::string nccl_tests_binary(Op op);
 
 /// "0,1,4-7" -> GPU node indices of `chassis` in that order; absent or "all": every GPU. Throws
 /// InputError for an empty list, a GPU the chassis lacks, one listed twice, or fewer than 2.

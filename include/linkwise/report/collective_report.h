@@ -9,9 +9,14 @@
 
 namespace linkwise::report {
 
-/// The readable report: rings, the cut bound, notes, one row per size, the largest size's
-/// bottlenecks.
+/// The readable report, laid out as nccl-tests prints its results (so nccl-tests log readers read
+/// it): '#' header lines, one row per size, the average bus bandwidth; linkwise's own figures
+/// (rings, the cut bound, notes, the algorithm per size, the largest size's bottlenecks) as '#'
+/// comment lines.
 std::string collective_text(const comm::SweepResult& r);
+/// `value` as nccl-tests prints a figure in `width` columns: "%.2f" while it fits, then fewer
+/// decimals, then exponent form ("1.2e+04").
+std::string nccl_tests_number(double value, int width);
 /// The same as JSON (docs/json.md).
 nlohmann::json collective_json(const comm::SweepResult& r);
 

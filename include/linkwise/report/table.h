@@ -13,6 +13,16 @@ namespace linkwise::report {
 /// combining marks none (so "µs", "GB/s →" and "≤" line up as one column each).
 std::size_t display_width(std::string_view s);
 
+/// The widest line every command's text output keeps to (README, "Output"), except layouts other
+/// tools define: nvidia-smi's topology matrix and nccl-tests' result table.
+inline constexpr std::size_t kMaxColumns = 100;
+
+/// `text` with every line wider than `width` display columns wrapped at spaces. A continuation
+/// starts under the line's last column (the text after its last run of two or more spaces, as in a
+/// table row) or four columns in from the line's indent; a '#' comment line continues as "#" and
+/// spaces (three or more). A single word wider than `width` stays whole.
+std::string fit_width(const std::string& text, std::size_t width = kMaxColumns);
+
 class Table {
  public:
   void header(std::vector<std::string> cells) { header_ = std::move(cells); }
