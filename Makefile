@@ -11,20 +11,24 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 600
-# The extra builds need no GPU parts and no benchmarks.
-CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINKWISE_BENCH=OFF
+# The extra builds need no GPU parts, no benchmarks and no Python module (a sanitized extension
+# would need the sanitizer runtime preloaded into Python).
+CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINKWISE_BENCH=OFF \
+  -DLINKWISE_PYTHON=OFF
 
 # Debian 12 packages the build needs. CUDA, NCCL and OpenMPI are optional and detected.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
+# What `make test` adds: the Python module (python/) and its tests, and examples/notebook.py.
+TEST_PACKAGES := python3-dev pybind11-dev python3-pytest python3-matplotlib
 
-.PHONY: all deps configure build run test bench clean test-sanitize test-debug fuzz check-format
+.PHONY: all deps test-deps configure build run test bench clean test-sanitize test-debug fuzz check-format
 
 all: build
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -41,7 +45,11 @@ build: configure
 run: build
 	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
-test: build
+# The test packages are installed first, so that the build that follows finds Python and pybind11.
+test-deps:
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
+
+test: test-deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 test-sanitize: deps

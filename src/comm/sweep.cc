@@ -137,13 +137,23 @@ std::vector<int> parse_gpu_list(const std::optional<std::string>& given,
 }
 
 SweepResult predict_sweep(const SweepRequest& o) {
+  // The request's own values are checked before the chassis is read, so that their errors come
+  // first.
+  parse_op(o.op);
+  parse_algo(o.algo);
+  dtype_bytes(o.dtype);
+  sweep_sizes(o.sweep);
+  auto chassis = topo::load_chassis(
+      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  return predict_sweep(o, chassis);
+}
+
+SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
   SweepResult r;
   r.op = parse_op(o.op);
   const Algo algo = parse_algo(o.algo);
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
-  auto chassis = topo::load_chassis(
-      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
   Communicator comm(chassis, parse_gpu_list(o.gpus, chassis), nccl_options(chassis, o.nccl));
   const int n = static_cast<int>(comm.ranks().size());
   r.chassis = chassis.name();
