@@ -19,4 +19,4 @@ def test_bench_script_runs():
     p = subprocess.run([sys.executable, source("bench/python_collective.py"), "--calls", "3"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert "3 calls" in p.stdout
+    assert "3 calls, by name" in p.stdout
