@@ -20,8 +20,10 @@ CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINK
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
-# What `make test` adds: the Python module (python/) and its tests, and examples/notebook.py.
-TEST_PACKAGES := python3-dev pybind11-dev python3-pytest python3-matplotlib
+# What `make test` adds: the Python module (python/), its tests, its `pip install .`, and
+# examples/notebook.py.
+TEST_PACKAGES := python3-dev pybind11-dev python3-pytest python3-matplotlib \
+  python3-pip python3-setuptools python3-wheel
 
 .PHONY: all deps test-deps configure build run test bench clean test-sanitize test-debug fuzz check-format
 

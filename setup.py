@@ -1,6 +1,7 @@
 """Builds the linkwise._linkwise extension with the project's CMake (pyproject.toml holds the
 metadata). The build directory is LINKWISE_BUILD_DIR when set (an existing CMake build, e.g.
-build/: only its _linkwise target is built), else a fresh one under build-pip/."""
+build/: only its _linkwise target is built; setuptools' files go to its pip/ folder), else a fresh
+one under build-pip/."""
 import glob
 import os
 import shutil
@@ -11,7 +12,10 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE_DIR = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(os.path.join(SOURCE_DIR, "build-pip"), exist_ok=True)  # egg_base must exist
+# setuptools' own files (build/, *.egg-info) go beside the CMake build, not into the source tree.
+SETUPTOOLS_DIR = os.path.join(os.path.abspath(os.environ["LINKWISE_BUILD_DIR"]), "pip") \
+    if os.environ.get("LINKWISE_BUILD_DIR") else os.path.join(SOURCE_DIR, "build-pip")
+os.makedirs(SETUPTOOLS_DIR, exist_ok=True)  # egg_base must exist
 
 
 class CMakeBuild(build_ext):
@@ -39,5 +43,5 @@ class CMakeBuild(build_ext):
 setup(
     ext_modules=[Extension("linkwise._linkwise", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
-    options={"build": {"build_base": "build-pip"}, "egg_info": {"egg_base": "build-pip"}},
+    options={"build": {"build_base": SETUPTOOLS_DIR}, "egg_info": {"egg_base": SETUPTOOLS_DIR}},
 )
