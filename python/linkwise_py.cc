@@ -15,10 +15,8 @@
 #include "linkwise/comm/sweep.h"
 #include "linkwise/design/search.h"
 #include "linkwise/design/space.h"
-#include "linkwise/measure/calibrate.h"
-#include "linkwise/measure/measurement.h"
-#include "linkwise/probe/check.h"
-#include "linkwise/probe/discover.h"
+#include "linkwise/measure/calibrate_run.h"
+#include "linkwise/probe/probe_run.h"
 #include "linkwise/report/calibrate_report.h"
 #include "linkwise/report/catalog_report.h"
 #include "linkwise/report/collective_report.h"
@@ -89,15 +87,9 @@ struct TopoResult {
   ChassisPtr chassis;
   topo::TopoAnalysis analysis;
 };
-struct ProbeResult {
-  probe::Machine machine;
-  probe::Discovery discovery;
-  std::optional<probe::CheckReport> check;
-};
 struct CalibrateResult {
-  measure::Calibration cal;
-  std::optional<measure::Fit> fit;
-  std::string output;
+  measure::CalibrateRun run;
+  std::string output;  ///< where the fitted chassis was written, or ""
 };
 
 }  // namespace
@@ -124,8 +116,7 @@ PYBIND11_MODULE(_linkwise, m) {
     }
   });
 
-  // --- Chassis
-  // ------------------------------------------------------------------------------------
+  // --- Chassis ---
   py::class_<topo::Chassis, std::shared_ptr<topo::Chassis>>(m, "Chassis",
                                                             "A built chassis (immutable)")
       .def_property_readonly("name", &topo::Chassis::name)
@@ -186,8 +177,7 @@ PYBIND11_MODULE(_linkwise, m) {
       "presets", [] { return to_python(report::presets_json()); },
       "The built-in presets, as `linkwise presets --json`");
 
-  // --- analyse (linkwise topo)
-  // ---------------------------------------------------------------------
+  // --- analyse (linkwise topo) ---
   py::class_<TopoResult>(m, "TopoResult", "A chassis analysed, as `linkwise topo` prints it")
       .def_property_readonly("chassis", [](const TopoResult& r) { return r.chassis; })
       .def("to_dict",
@@ -200,8 +190,7 @@ PYBIND11_MODULE(_linkwise, m) {
       },
       py::arg("chassis"), Release());
 
-  // --- collective
-  // -----------------------------------------------------------------------------------
+  // --- collective ---
   py::class_<comm::SweepFlags>(m, "SweepFlags")
       .def(py::init<>())
       .def_readwrite("min", &comm::SweepFlags::min)
@@ -275,8 +264,7 @@ PYBIND11_MODULE(_linkwise, m) {
       },
       py::arg("options"), py::arg("chassis"), Release());
 
-  // --- train
-  // --------------------------------------------------------------------------------------
+  // --- train ---
   using work::TrainOptions;
   py::class_<TrainOptions>(m, "TrainOptions", "What `linkwise train` asks (work::TrainOptions)")
       .def(py::init<>())
@@ -350,8 +338,7 @@ PYBIND11_MODULE(_linkwise, m) {
       },
       py::arg("options"), py::arg("chassis"), Release());
 
-  // --- serve
-  // --------------------------------------------------------------------------------------
+  // --- serve ---
   using work::ServeRunOptions;
   py::class_<ServeRunOptions>(m, "ServeOptions",
                               "What `linkwise serve` asks (work::ServeRunOptions)")
@@ -400,8 +387,7 @@ PYBIND11_MODULE(_linkwise, m) {
       },
       py::arg("options"), py::arg("chassis"), Release());
 
-  // --- design
-  // -------------------------------------------------------------------------------------
+  // --- design ---
   py::class_<design::DesignResult>(m, "DesignResult",
                                    "The best designs of a design space (design::DesignResult)")
       .def("to_dict",
@@ -422,86 +408,92 @@ PYBIND11_MODULE(_linkwise, m) {
       py::arg("space"), py::arg("is_text"), py::arg("filename"), py::arg("top"), py::arg("threads"),
       py::arg("out"), Release());
 
-  // --- probe
-  // --------------------------------------------------------------------------------------
-  py::class_<ProbeResult>(m, "ProbeResult", "A machine read from sysfs and folded into a chassis")
+  // --- probe ---
+  using probe::ProbeRequest;
+  py::class_<ProbeRequest>(m, "ProbeOptions", "What `linkwise probe` asks (probe::ProbeRequest)")
+      .def(py::init<>())
+      .def_readwrite("sysfs_root", &ProbeRequest::sysfs_root)
+      .def_readwrite("nccl_in", &ProbeRequest::nccl_in)
+      .def_readwrite("chassis", &ProbeRequest::chassis)
+      .def_readwrite("name", &ProbeRequest::name)
+      .def_readwrite("check", &ProbeRequest::check)
+      .def_readwrite("strict", &ProbeRequest::strict)
+      .def_readwrite("no_nvml", &ProbeRequest::no_nvml)
+      .def_readwrite("expect", &ProbeRequest::expect)
+      .def_readwrite("yaml_out", &ProbeRequest::yaml_out)
+      .def_readwrite("nccl_out", &ProbeRequest::nccl_out);
+  py::class_<probe::ProbeRun>(m, "ProbeResult",
+                              "A machine (or NCCL dump, or chassis) read, checked and converted")
+      .def_property_readonly("kind",
+                             [](const probe::ProbeRun& r) {
+                               switch (r.kind) {
+                                 case probe::ProbeRun::Kind::kCheck:
+                                   return "check";
+                                 case probe::ProbeRun::Kind::kImported:
+                                   return "imported";
+                                 default:
+                                   return "machine";
+                               }
+                             })
       .def_property_readonly("healthy",
-                             [](const ProbeResult& r) -> py::object {
+                             [](const probe::ProbeRun& r) -> py::object {
                                if (!r.check) return py::none();
                                return py::bool_(r.check->healthy());
                              })
-      .def_property_readonly("notes", [](const ProbeResult& r) { return r.discovery.notes; })
-      .def("to_yaml",
-           [](const ProbeResult& r) { return topo::chassis_spec_to_yaml(r.discovery.spec); })
+      .def_readonly("exit_code", &probe::ProbeRun::exit_code)
+      .def_property_readonly(
+          "notes", [](const probe::ProbeRun& r) { return r.chassis ? r.notes : r.discovery.notes; })
       .def(
           "chassis",
-          [](const ProbeResult& r) {
-            return std::make_shared<topo::Chassis>(topo::build_chassis(r.discovery.spec));
+          [](const probe::ProbeRun& r) {
+            return std::make_shared<topo::Chassis>(
+                r.chassis ? *r.chassis : topo::build_chassis(r.discovery.spec));
           },
-          Release())
+          "The chassis read, built", Release())
       .def("to_dict",
-           [](const ProbeResult& r) {
-             return to_python(r.check ? report::check_json(*r.check)
-                                      : report::probe_json(r.machine, r.discovery));
+           [](const probe::ProbeRun& r) {
+             // The command's own output: which JSON a run prints is report::probe_output's choice.
+             return to_python(nlohmann::json::parse(report::probe_output(r, true)));
            })
-      .def("text", [](const ProbeResult& r) {
-        return r.check ? report::probe_text(r.machine, r.discovery) + "\n" +
-                             report::check_text(*r.check)
-                       : report::probe_text(r.machine, r.discovery);
-      });
+      .def("text", [](const probe::ProbeRun& r) { return report::probe_output(r, false); });
   m.def(
       "_probe",
-      [](const std::string& sysfs_root, bool no_nvml, const std::string& name, bool check,
-         const std::string& expect, bool strict) {
-        if (!expect.empty() && !check) throw InputError("expect needs check=True");
-        auto [machine, discovery] = probe::read_this_machine(sysfs_root, no_nvml, name);
-        ProbeResult r{std::move(machine), std::move(discovery), std::nullopt};
-        if (check) {
-          probe::CheckOptions co;
-          co.strict = strict;
-          topo::ChassisSpec expected;
-          if (!expect.empty()) {
-            expected = topo::load_spec(expect);
-            co.expect = &expected;
-          }
-          r.check = probe::check(r.machine, r.discovery, co);
-        }
-        return r;
+      [](const ProbeRequest& o) {
+        auto run = probe::run_probe(o);
+        write_files_atomic(run.files);  // every output produced before any is written
+        return run;
       },
-      py::arg("sysfs_root"), py::arg("no_nvml"), py::arg("name"), py::arg("check"),
-      py::arg("expect"), py::arg("strict"), Release());
+      py::arg("options"), Release());
 
-  // --- calibrate
-  // ----------------------------------------------------------------------------------
+  // --- calibrate ---
   py::class_<CalibrateResult>(m, "CalibrateResult",
-                              "Measured figures against the model's predictions")
-      .def_property_readonly("flagged", [](const CalibrateResult& r) { return r.cal.flagged; })
+                              "Measured figures against the model (measure::CalibrateRun)")
+      .def_property_readonly("flagged",
+                             [](const CalibrateResult& r) { return r.run.calibration.flagged; })
       .def_property_readonly("fitted_yaml",
                              [](const CalibrateResult& r) -> py::object {
-                               if (!r.fit) return py::none();
-                               return py::str(topo::chassis_spec_to_yaml(r.fit->spec));
+                               if (!r.run.fit) return py::none();
+                               return py::str(r.run.fit_yaml);
                              })
       .def("to_dict",
            [](const CalibrateResult& r) {
-             return to_python(report::calibrate_json(r.cal, r.fit ? &*r.fit : nullptr, r.output));
+             const measure::Fit* fit = r.run.fit ? &*r.run.fit : nullptr;
+             return to_python(report::calibrate_json(r.run.calibration, fit, r.output));
            })
       .def("text", [](const CalibrateResult& r) {
-        return report::calibrate_text(r.cal, r.fit ? &*r.fit : nullptr, r.output);
+        const measure::Fit* fit = r.run.fit ? &*r.run.fit : nullptr;
+        return report::calibrate_text(r.run.calibration, fit, r.output);
       });
   m.def(
       "_calibrate",
       [](std::shared_ptr<topo::Chassis> c, const std::string& measured, double threshold, bool fit,
          const std::string& output) {
-        CalibrateResult r;
-        auto file = measure::load_measurements(measured);
-        measure::CalibrateOptions opts;
-        opts.threshold_pct = threshold;
-        r.cal = measure::calibrate(*c, file, opts);
-        r.output = output;
-        if (fit) {
-          r.fit = measure::fit_efficiencies(*c, r.cal);
-          if (!output.empty()) write_file_atomic(output, topo::chassis_spec_to_yaml(r.fit->spec));
-        }
+        measure::CalibrateRequest req;
+        req.measured = measured;
+        req.threshold_pct = threshold;
+        req.fit = fit;
+        CalibrateResult r{measure::run_calibrate(req, *c), output};
+        if (r.run.fit && !output.empty()) write_file_atomic(output, r.run.fit_yaml);
         return r;
       },
       py::arg("chassis"), py::arg("measured"), py::arg("threshold"), py::arg("fit"),

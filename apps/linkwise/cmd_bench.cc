@@ -30,38 +30,34 @@ Handler setup_bench(CLI::App& sub) {
                  "Smallest collective size (nccl-tests -b; default 8)");
   sub.add_option("-e,--maxbytes", f->sweep.max,
                  "Largest collective size (nccl-tests -e; default 128M)");
-  auto factor = std::make_shared<std::string>();
-  auto* factor_opt = sub.add_option(
-      "-f,--stepfactor", *factor,
-      "Size factor between collective sizes, a whole number >= 2 (nccl-tests -f; default 2)");
+  sub.add_option("-f,--stepfactor", f->sweep.factor,
+                 "Size factor between collective sizes, a whole number >= 2 (nccl-tests -f; "
+                 "default 2)");
   sub.add_option("-n,--iters", f->iters, "Timed collective iterations (nccl-tests -n; default 20)")
       ->check(CLI::Range(1, 100000));
   sub.add_option("-w,--warmup_iters", f->warmup, "Warm-up iterations (nccl-tests -w; default 5)")
       ->check(CLI::Range(0, 100000));
   sub.add_option("-c,--check", f->check, "Check collective results (nccl-tests -c; default 1)")
       ->check(CLI::Range(0, 1));
-  sub.add_option("--sustained", f->sustained,
-                 "Hold a transfer this long (90s, 5m) beside temperature, clocks and power");
-  std::vector<CLI::Option*> held;
-  held.push_back(sub.add_option("--sustained-kind", f->sustained_kind,
-                                "Transfer to hold: h2d, d2h, bidir, p2p, d2d_local (default h2d)"));
-  held.push_back(sub.add_option("--sustained-size", f->sustained_size,
-                                "Size of each held copy (default 256M)"));
-  held.push_back(
-      sub.add_option("--sustained-engine", f->sustained_engine, "ce or sm (default ce)"));
-  held.push_back(
-      sub.add_option("--sustained-gpu", f->sustained_gpu, "GPU of the held transfer (default 0)"));
+  auto* sustained =
+      sub.add_option("--sustained", f->sustained,
+                     "Hold a transfer this long (90s, 5m) beside temperature, clocks and power");
+  sub.add_option("--sustained-kind", f->sustained_kind,
+                 "Transfer to hold: h2d, d2h, bidir, p2p, d2d_local (default h2d)")
+      ->needs(sustained);
+  sub.add_option("--sustained-size", f->sustained_size, "Size of each held copy (default 256M)")
+      ->needs(sustained);
+  sub.add_option("--sustained-engine", f->sustained_engine, "ce or sm (default ce)")
+      ->needs(sustained);
+  sub.add_option("--sustained-gpu", f->sustained_gpu, "GPU of the held transfer (default 0)")
+      ->needs(sustained);
   sub.add_option("--machine", f->machine,
                  "Free text naming the machine, written into the measurement file");
   sub.add_flag("--json", f->json, "Print the measurement file (JSON) instead of tables");
   sub.add_option("-o,--output", f->output,
                  "Also write the measurement file (JSON, for linkwise calibrate) here");
   sub.add_option("--fake-gpus", f->fake, "Run on a simulated machine (tests)")->group("");
-  return [f, held, factor, factor_opt] {
-    if (factor_opt->count() > 0) f->sweep.factor = *factor;
-    for (const auto* opt : held)
-      if (opt->count() > 0 && f->sustained.empty())
-        throw InputError(fmt::format("{} needs --sustained DURATION", opt->get_name()));
+  return [f] {
     auto o = measure::bench_options(*f);
     auto [result, group] = measure::bench_this_machine(o, f->fake);
     auto file = measure::bench_measurements(result);

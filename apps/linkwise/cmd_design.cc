@@ -14,15 +14,13 @@ Handler setup_design(CLI::App& sub) {
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("SPACE", o->space, "A design space YAML file (docs/design-format.md)")->required();
-  sub.add_flag("--json", o->json, "Print the result as JSON");
   sub.add_option("--top", o->search.top, "Designs ranked and scored in full")
       ->check(CLI::Range(1, 100));
   sub.add_option("--threads", o->search.threads, "Worker threads (0: every core)")
       ->check(CLI::Range(0, 1024));
   sub.add_option("--out", o->out,
                  "Write each ranked and front design as a chassis YAML into this folder");
-  sub.add_option("-o,--output", o->output,
-                 "Write the report to this file (atomically) instead of standard output");
+  add_json_output_flags(sub, o->json, o->output);
   return [o] {
     auto space = design::load_space(o->space);
     auto result = design::run_design(space, o->search);

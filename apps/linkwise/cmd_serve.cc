@@ -19,7 +19,7 @@ struct ServeFlags {
 Handler setup_serve(CLI::App& sub) {
   auto f = std::make_shared<ServeFlags>();
   work::ServeRunOptions* o = &f->opts;
-  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file");
+  add_chassis_arg(sub, o->chassis);
   sub.add_option("--model", o->model,
                  "Model preset (llama3.1-70b, llama3.1-8b, qwen2.5-coder-32b, ...) or YAML file");
   sub.add_option("--tp", o->tp, "Tensor-parallel GPUs per replica")->check(CLI::Range(1, 1024));
@@ -67,9 +67,7 @@ Handler setup_serve(CLI::App& sub) {
   sub.add_flag("--validation", o->validation,
                "Compare predictions with published serving measurements (docs/VALIDATION.md)");
   add_as_designed_flag(sub, o->as_designed);
-  sub.add_flag("--json", f->json, "Print as JSON");
-  sub.add_option("-o,--output-file", f->output,
-                 "Write to this file (atomically) instead of standard output");
+  add_json_output_flags(sub, f->json, f->output, "-o,--output-file");
   return [f] {
     emit(report::serve_output(work::run_serve(f->opts), f->json), f->output);
     return 0;

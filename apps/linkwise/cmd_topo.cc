@@ -38,25 +38,19 @@ Handler setup_catalog(CLI::App& sub) {
 
 Handler setup_topo(CLI::App& sub) {
   struct Opts {
-    std::string chassis;
-    bool json = false, dot = false;
+    std::string chassis, output;
+    bool json = false, dot = false, as_designed = false;
     int nodes = 0;
-    bool as_designed = false;
-    std::string output;
   };
   auto o = std::make_shared<Opts>();
-  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file")
-      ->required();
-  auto* json = sub.add_flag("--json", o->json, "Print the analysis as JSON");
-  sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph")->excludes(json);
+  add_chassis_arg(sub, o->chassis)->required();
+  add_json_output_flags(sub, o->json, o->output);
+  sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph")
+      ->excludes(sub.get_option("--json"));
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
-  sub.add_option("-o,--output", o->output,
-                 "Write to this file (atomically) instead of standard output");
   return [o] {
-    auto chassis = topo::load_chassis(
-        o->chassis, o->nodes,
-        o->as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+    auto chassis = topo::load_chassis(o->chassis, o->nodes, topo::link_rates(o->as_designed));
     if (o->dot) {
       emit(report::topo_dot(chassis), o->output);
       return 0;

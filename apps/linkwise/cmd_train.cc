@@ -2,7 +2,6 @@
 // Flags -> work::TrainOptions -> work::run_train -> report::train_output.
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdio>
 
 #include "commands.h"
@@ -15,7 +14,6 @@ namespace {
 
 struct TrainFlags {
   work::TrainOptions opts;
-  std::string tokens;
   bool json = false;
   std::string output;
   CLI::App* app = nullptr;
@@ -23,9 +21,7 @@ struct TrainFlags {
 
 int run(TrainFlags& f) {
   work::TrainOptions o = f.opts;
-  o.tokens = f.tokens.empty() ? 0 : std::stod(f.tokens);
-  for (const CLI::Option* opt : f.app->get_options())
-    if (opt->count() > 0) o.given.push_back(opt->get_positional() ? "CHASSIS" : opt->get_name());
+  o.given = given_options(*f.app);
   auto r = work::run_train(o);
   if (!r.fits()) {  // an explicit plan that does not fit: the report on stdout, no output file
     if (f.output.empty()) emit(report::train_output(r, f.json), "");
@@ -42,7 +38,7 @@ int run(TrainFlags& f) {
 Handler setup_train(CLI::App& sub) {
   auto f = std::make_shared<TrainFlags>();
   work::TrainOptions* o = &f->opts;
-  sub.add_option("CHASSIS", o->chassis, "A preset name (linkwise presets) or a chassis YAML file");
+  add_chassis_arg(sub, o->chassis);
   sub.add_option(
       "--model", o->model,
       "Model preset (llama2-7b/13b/70b, llama3-8b/70b/405b, mixtral-8x7b, gpt3-175b) or YAML file");
@@ -84,28 +80,15 @@ Handler setup_train(CLI::App& sub) {
   sub.add_option("--plan", o->plan,
                  "tp=..,pp=..,dp=..,zero=..[,ep=..,vpp=..,mb=..,sp=off,order=dp,tp,pp] or auto");
   sub.add_option("--top", o->top, "Plans listed by --plan auto")->check(CLI::Range(1, 100));
-  sub.add_option("--tokens", f->tokens,
-                 "Tokens to train: prints the run's wall-clock time (e.g. 1e12)")
-      ->check([](const std::string& s) {
-        try {
-          std::size_t pos = 0;
-          double v = std::stod(s, &pos);
-          return pos == s.size() && v > 0 && std::isfinite(v)
-                     ? std::string()
-                     : "--tokens must be a positive number, not '" + s + "'";
-        } catch (const std::exception&) {
-          return "--tokens must be a positive number, not '" + s + "'";
-        }
-      });
+  sub.add_option("--tokens", o->tokens,
+                 "Tokens to train: prints the run's wall-clock time (e.g. 1e12)");
   add_nodes_flag(sub, o->nodes);
   add_as_designed_flag(sub, o->as_designed);
   sub.add_flag("--scaling", o->scaling,
                "Best plan and scaling efficiency from 1 GPU up to the whole chassis");
   sub.add_flag("--validation", o->validation,
                "Compare predictions with published measurements (docs/VALIDATION.md)");
-  sub.add_flag("--json", f->json, "Print as JSON");
-  sub.add_option("-o,--output", f->output,
-                 "Write to this file (atomically) instead of standard output");
+  add_json_output_flags(sub, f->json, f->output);
   f->app = &sub;
   return [f] { return run(*f); };
 }

@@ -56,6 +56,17 @@ void emit(const std::string& text, const std::string& path) {
   }
 }
 
+CLI::Option* add_chassis_arg(CLI::App& sub, std::string& chassis) {
+  return sub.add_option("CHASSIS", chassis,
+                        "A preset name (linkwise presets) or a chassis YAML file");
+}
+
+void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
+                           const std::string& names) {
+  sub.add_flag("--json", json, "Print as JSON");
+  sub.add_option(names, output, "Write to this file (atomically) instead of standard output");
+}
+
 void add_nodes_flag(CLI::App& sub, int& nodes) {
   sub.add_option("--nodes", nodes, "Copies of the chassis joined by a network through their NICs")
       ->check(CLI::Range(1, topo::kMaxBoxes));
@@ -64,8 +75,14 @@ void add_nodes_flag(CLI::App& sub, int& nodes) {
 void add_as_designed_flag(CLI::App& sub, bool& as_designed) {
   sub.add_flag("--as-designed", as_designed,
                "Links at their design rate; by default a link the chassis records as trained lower "
-               "(probe -o) runs "
-               "at its trained generation and width");
+               "(probe -o) runs at its trained generation and width");
+}
+
+std::vector<std::string> given_options(const CLI::App& sub) {
+  std::vector<std::string> given;
+  for (const CLI::Option* opt : sub.get_options())
+    if (opt->count() > 0) given.push_back(opt->get_positional() ? "CHASSIS" : opt->get_name());
+  return given;
 }
 
 }  // namespace linkwise::cli

@@ -27,9 +27,16 @@ const std::vector<Command>& commands();
 /// Prints `text` to stdout, or writes it atomically to `path` when it is not empty.
 void emit(const std::string& text, const std::string& path);
 
+/// The CHASSIS positional: a preset name or a chassis YAML file.
+CLI::Option* add_chassis_arg(CLI::App& sub, std::string& chassis);
+/// --json, and the output file option (`names`, "-o,--output" unless the command uses -o itself).
+void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
+                           const std::string& names = "-o,--output");
 /// Common flag: --nodes N copies of the chassis joined by a network.
 void add_nodes_flag(CLI::App& sub, int& nodes);
 /// --as-designed: links at their design rate instead of the trained one the chassis records.
 void add_as_designed_flag(CLI::App& sub, bool& as_designed);
+/// The names of the options given on the command line ("CHASSIS" for a positional).
+std::vector<std::string> given_options(const CLI::App& sub);
 
 }  // namespace linkwise::cli

@@ -25,6 +25,7 @@ from ._linkwise import (  # noqa: F401  (re-exported)
     CollectiveResult,
     DesignResult,
     InputError,
+    ProbeOptions,
     ProbeResult,
     ServeOptions,
     ServeResult,
@@ -204,12 +205,22 @@ def design(space, top=5, threads=0, out=None):
     return _linkwise._design(space, is_text, "<string>", top, threads, out or "")
 
 
-def probe(sysfs_root=None, name="probed", no_nvml=False, check=False, expect=None, strict=False):
-    """Read a machine from sysfs (this one, or a copy at ``sysfs_root``) and fold it into a
-    chassis, as ``linkwise probe``; ``check=True`` checks its links as ``--check`` (``expect``: a
-    designed chassis, preset or file). ``result.chassis()`` builds the chassis found."""
-    return _linkwise._probe(_os.fspath(sysfs_root) if sysfs_root else "", no_nvml, name, check,
-                            expect or "", strict)
+def probe(sysfs_root=None, name="probed", no_nvml=False, check=False, expect=None, strict=False,
+          nccl_xml=None, chassis=None, output=None, nccl_out=None):
+    """Read a machine and fold it into a chassis, as ``linkwise probe``: this one, a copy of sysfs
+    at ``sysfs_root``, NCCL's topology dump ``nccl_xml``, or a designed ``chassis`` (preset or
+    file); ``check=True`` checks its links as ``--check`` (``expect``: the designed chassis).
+    ``output`` writes the chassis YAML (``-o``), ``nccl_out`` an NCCL topology file; all files are
+    produced before any is written. ``result.chassis()`` builds the chassis read."""
+    o = ProbeOptions()
+    o.sysfs_root = _os.fspath(sysfs_root) if sysfs_root else ""
+    o.nccl_in = _os.fspath(nccl_xml) if nccl_xml else ""
+    o.chassis = _os.fspath(chassis) if chassis else ""
+    o.name, o.no_nvml, o.check, o.strict = name, no_nvml, check, strict
+    o.expect = _os.fspath(expect) if expect else ""
+    o.yaml_out = _os.fspath(output) if output else ""
+    o.nccl_out = _os.fspath(nccl_out) if nccl_out else ""
+    return _linkwise._probe(o)
 
 
 def calibrate(chassis, measured, threshold=10, fit=False, output=None, nodes=0):

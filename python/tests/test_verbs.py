@@ -110,7 +110,17 @@ def test_probe_matches_cli(sysfs_root):
     want = cli_json(f"probe --check --sysfs-root {sysfs_root}")
     got = linkwise.probe(sysfs_root, check=True)
     assert got.to_dict() == want
-    assert isinstance(got.healthy, bool)
+    assert isinstance(got.healthy, bool) and got.kind == "check"
+
+
+def test_probe_of_a_chassis_writes_its_files(tmp_path):
+    out, xml = tmp_path / "a.yaml", tmp_path / "a.xml"
+    want = cli_json(f"probe --chassis dgx-h100 -o {tmp_path / 'b.yaml'} --nccl-out {tmp_path / 'b.xml'}")
+    got = linkwise.probe(chassis="dgx-h100", output=out, nccl_out=xml)
+    assert got.to_dict() == want and got.kind == "imported"
+    assert out.read_text() == (tmp_path / "b.yaml").read_text()
+    assert xml.read_text() == (tmp_path / "b.xml").read_text()
+    assert got.chassis().name == "dgx-h100"
 
 
 def test_calibrate_matches_cli(tmp_path):

@@ -143,8 +143,7 @@ SweepResult predict_sweep(const SweepRequest& o) {
   parse_algo(o.algo);
   dtype_bytes(o.dtype);
   sweep_sizes(o.sweep);
-  auto chassis = topo::load_chassis(
-      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
   return predict_sweep(o, chassis);
 }
 

@@ -4,7 +4,8 @@
 list(APPEND LINKWISE_SOURCES
   src/measure/stats.cc src/measure/copy_bench.cc src/measure/collectives.cc src/measure/nccl_bench.cc
   src/measure/sustained.cc src/measure/nvml_telemetry.cc src/measure/measurement.cc src/measure/calibrate.cc
-  src/measure/fake_gpu.cc src/measure/launch.cc src/measure/bench.cc)
+  src/measure/fake_gpu.cc src/measure/launch.cc src/measure/bench.cc
+  src/measure/calibrate_run.cc)
 if(LINKWISE_HAVE_CUDA)
   add_library(linkwise_measure_kernels OBJECT src/measure/kernels.cu)
   target_include_directories(linkwise_measure_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)

@@ -2,8 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/topo/paths.h"
@@ -15,27 +18,12 @@ namespace {
 
 using topo::NodeKind;
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
+using boost::property_tree::ptree;
+
+// Sets the attributes of `element` in the order given (NCCL reads them by name; order kept for
+// readers).
+void set_attrs(ptree& element, std::initializer_list<std::pair<const char*, std::string>> attrs) {
+  for (const auto& [key, value] : attrs) element.put(std::string("<xmlattr>.") + key, value);
 }
 
 // Transfer rate per generation as sysfs writes it (PCI Express Base Specification, §4.2).
@@ -53,20 +41,23 @@ const char* speed_text(int gen) {
 // The <cpu> attributes NCCL's ncclTopoAddCpu() (src/graph/topo.cc) reads: numaid and arch always;
 // on x86_64 the vendor, and familyid and modelid for Intel (familyid for AMD), with xmlGetAttrInt,
 // which fails when the attribute is missing. Written in decimal, as NCCL's own dump does.
-std::string cpu_attrs(const topo::Node& n) {
-  std::string attrs = fmt::format("numaid=\"{}\"", std::max(0, n.numa));
+void set_cpu_attrs(ptree& cpu, const topo::Node& n) {
+  set_attrs(cpu, {{"numaid", std::to_string(std::max(0, n.numa))}});
   std::string vendor;
   int family = 0, model = 0;
   if (!detail::cpuid_for_part(n.part->id, &vendor, &family, &model)) {
     // A CPU the CPUID table does not know: the closest known part of its vendor stands in.
-    if (n.part->vendor != "Intel" && n.part->vendor != "AMD") return attrs + " arch=\"arm64\"";
+    if (n.part->vendor != "Intel" && n.part->vendor != "AMD")
+      return set_attrs(cpu, {{"arch", "arm64"}});
     std::string vendor_id = n.part->vendor == "AMD" ? "AuthenticAMD" : "GenuineIntel";
     const auto& gen = n.part->attr("pcie");
     int g = gen.size() > 4 ? gen.back() - '0' : 0;
     detail::cpuid_for_part(detail::closest_cpu_part(vendor_id, g), &vendor, &family, &model);
   }
-  return attrs + fmt::format(" arch=\"x86_64\" vendor=\"{}\" familyid=\"{}\" modelid=\"{}\"",
-                             vendor, family, model);
+  set_attrs(cpu, {{"arch", "x86_64"},
+                  {"vendor", vendor},
+                  {"familyid", std::to_string(family)},
+                  {"modelid", std::to_string(model)}});
 }
 
 class Exporter {
@@ -86,10 +77,9 @@ class Exporter {
  private:
   int parent(int n) const;  // the PCIe parent, retimers skipped
   const topo::Link* uplink(int n) const;
-  void node(int n, int depth);
-  void gpu_body(int n, int depth);
+  void node(int n, ptree& parent_element);
+  void gpu_body(int n, ptree& pci);
   std::string bus(int n);
-  std::string pad(int depth) const { return std::string(2 * depth, ' '); }
 
   const topo::Chassis& c_;
   topo::PathFinder f_;
@@ -98,7 +88,6 @@ class Exporter {
   int next_bus_ = 0x10;
   std::set<int> synthetic_;  ///< nodes whose bus ID bus() made up
   int gpu_index_ = 0, nic_index_ = 0;
-  std::string out_;
 };
 
 int Exporter::parent(int n) const {
@@ -124,14 +113,17 @@ std::string Exporter::bus(int n) {
   return b;
 }
 
-void Exporter::gpu_body(int n, int depth) {
+void Exporter::gpu_body(int n, ptree& pci) {
   const auto& node = c_.node(n);
   static const std::map<std::string, int> kSm = {
       {"volta", 70}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100}};
   std::string arch = node.part->attr("arch");
   int sm = kSm.count(arch) ? kSm.at(arch) : 90;
-  out_ += fmt::format("{}<gpu dev=\"{}\" sm=\"{}\" rank=\"{}\" gdr=\"1\">\n", pad(depth),
-                      gpu_index_, sm, gpu_index_);
+  ptree& gpu = pci.add_child("gpu", ptree());
+  set_attrs(gpu, {{"dev", std::to_string(gpu_index_)},
+                  {"sm", std::to_string(sm)},
+                  {"rank", std::to_string(gpu_index_)},
+                  {"gdr", "1"}});
   ++gpu_index_;
   std::map<int, int> count;  // other node -> NVLinks
   for (int li : c_.incident(n)) {
@@ -140,13 +132,13 @@ void Exporter::gpu_body(int n, int depth) {
   }
   for (const auto& [other, k] : count) {
     bool to_gpu = c_.node(other).kind == NodeKind::kGpu;
-    out_ += fmt::format("{}<nvlink target=\"{}\" count=\"{}\" tclass=\"{}\"/>\n", pad(depth + 1),
-                        esc(bus(other)), k, to_gpu ? "0x030200" : "0x068000");
+    set_attrs(gpu.add_child("nvlink", ptree()), {{"target", bus(other)},
+                                                 {"count", std::to_string(k)},
+                                                 {"tclass", to_gpu ? "0x030200" : "0x068000"}});
   }
-  out_ += pad(depth) + "</gpu>\n";
 }
 
-void Exporter::node(int n, int depth) {
+void Exporter::node(int n, ptree& parent_element) {
   const auto& nd = c_.node(n);
   static const std::map<NodeKind, const char*> kClass = {{NodeKind::kGpu, "0x030200"},
                                                          {NodeKind::kNic, "0x020700"},
@@ -162,50 +154,64 @@ void Exporter::node(int n, int depth) {
     const auto* t = hw::Catalog::builtin().find_link_tech(nd.part->attr("pcie"));
     gen = t ? t->generation : 0;
   }
-  std::string attrs = fmt::format("busid=\"{}\" class=\"{}\"", esc(bus(n)), kClass.at(nd.kind));
-  if (vendor) attrs += fmt::format(" vendor=\"0x{:04x}\" device=\"0x{:04x}\"", vendor, device);
-  if (synthetic_.count(n)) attrs += " linkwise_busid=\"synthetic\"";
-  attrs += fmt::format(" link_speed=\"{}\" link_width=\"{}\"", speed_text(gen), up ? up->width : 0);
+  ptree& pci = parent_element.add_child("pci", ptree());
+  set_attrs(pci, {{"busid", bus(n)}, {"class", kClass.at(nd.kind)}});
+  if (vendor)
+    set_attrs(pci, {{"vendor", fmt::format("0x{:04x}", vendor)},
+                    {"device", fmt::format("0x{:04x}", device)}});
+  if (synthetic_.count(n)) set_attrs(pci, {{"linkwise_busid", "synthetic"}});
+  set_attrs(pci,
+            {{"link_speed", speed_text(gen)}, {"link_width", std::to_string(up ? up->width : 0)}});
   if (parent(n) >= 0 && c_.node(parent(n)).kind == NodeKind::kCpu) {
     // The link that leaves the CPU (through any retimers) carries the host bridge number.
     int top = n;
     while (f_.pcie_parent(top) >= 0 && c_.node(f_.pcie_parent(top)).kind != NodeKind::kCpu)
       top = f_.pcie_parent(top);
     const topo::Link* cl = uplink(top);
-    if (cl && cl->root_complex >= 0) attrs += fmt::format(" linkwise_rc=\"{}\"", cl->root_complex);
+    if (cl && cl->root_complex >= 0)
+      set_attrs(pci, {{"linkwise_rc", std::to_string(cl->root_complex)}});
   }
-  out_ += fmt::format("{}<pci {}>\n", pad(depth), attrs);
-  if (nd.kind == NodeKind::kGpu) gpu_body(n, depth + 1);
+  if (nd.kind == NodeKind::kGpu) gpu_body(n, pci);
   if (nd.kind == NodeKind::kNic) {
     std::string tech_id = nd.part->attr("network");
     double bytes = 0;
     for (const auto& t : hw::Catalog::builtin().link_techs())
       if (t.id == tech_id) bytes = t.unit_bytes_per_s.value;
-    out_ += fmt::format(
-        "{}<nic>\n{}<net name=\"mlx5_{}\" dev=\"{}\" speed=\"{:.0f}\" port=\"1\" latency=\"0\" "
-        "guid=\"0x{:x}\" maxconn=\"131072\" gdr=\"1\"/>\n{}</nic>\n",
-        pad(depth + 1), pad(depth + 2), nic_index_, nic_index_, bytes * 8 / 1e6, nic_index_ + 1,
-        pad(depth + 1));
+    set_attrs(pci.add_child("nic", ptree()).add_child("net", ptree()),
+              {{"name", fmt::format("mlx5_{}", nic_index_)},
+               {"dev", std::to_string(nic_index_)},
+               {"speed", fmt::format("{:.0f}", bytes * 8 / 1e6)},
+               {"port", "1"},
+               {"latency", "0"},
+               {"guid", fmt::format("0x{:x}", nic_index_ + 1)},
+               {"maxconn", "131072"},
+               {"gdr", "1"}});
     ++nic_index_;
   }
-  for (int ch : children_[n]) node(ch, depth + 1);
-  out_ += pad(depth) + "</pci>\n";
+  for (int ch : children_[n]) node(ch, pci);
 }
 
 std::string Exporter::run() {
   for (const auto& n : c_.nodes())
     if (n.box == 0 && n.kind != NodeKind::kRetimer && parent(n.index) >= 0)
       children_[parent(n.index)].push_back(n.index);
-  out_ = "<system version=\"1\">\n";
+  ptree doc;
+  ptree& system = doc.add_child("system", ptree());
+  set_attrs(system, {{"version", "1"}});
   for (int cpu : c_.nodes_of_kind(NodeKind::kCpu)) {
     const auto& n = c_.node(cpu);
     if (n.box != 0) continue;
-    out_ += fmt::format("  <cpu {}>\n", cpu_attrs(n));
-    for (int ch : children_[cpu]) node(ch, 2);
-    out_ += "  </cpu>\n";
+    ptree& element = system.add_child("cpu", ptree());
+    set_cpu_attrs(element, n);
+    for (int ch : children_[cpu]) node(ch, element);
   }
-  out_ += "</system>\n";
-  return out_;
+  std::ostringstream out;
+  boost::property_tree::write_xml(
+      out, doc, boost::property_tree::xml_writer_make_settings<std::string>(' ', 2));
+  // NCCL's reader (src/graph/xml.cc, xmlGetNode) takes elements only: it fails on the XML
+  // declaration PropertyTree writes first, so that line is left out, as NCCL's own dump does.
+  std::string xml = out.str();
+  return xml.substr(xml.find('\n') + 1);
 }
 
 }  // namespace

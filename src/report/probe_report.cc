@@ -174,4 +174,21 @@ std::string nccl_synthetic_note(const std::vector<std::string>& synthetic) {
       synthetic.size(), fmt::join(synthetic, ", "));
 }
 
+std::string probe_output(const probe::ProbeRun& run, bool json) {
+  using Kind = probe::ProbeRun::Kind;
+  std::string out;
+  if (run.kind == Kind::kImported) {
+    out = json ? imported_json(*run.chassis, *run.analysis, run.notes).dump(2) + "\n"
+               : imported_text(*run.chassis, *run.analysis, run.notes);
+  } else if (run.kind == Kind::kCheck) {
+    out = json ? check_json(*run.check).dump(2) + "\n"
+               : probe_text(run.machine, run.discovery) + "\n" + check_text(*run.check);
+  } else {
+    out = json ? probe_json(run.machine, run.discovery).dump(2) + "\n"
+               : probe_text(run.machine, run.discovery);
+  }
+  if (!json) out += nccl_synthetic_note(run.synthetic);
+  return out;
+}
+
 }  // namespace linkwise::report

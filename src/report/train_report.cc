@@ -1,6 +1,7 @@
 #include "linkwise/report/train_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <sstream>
@@ -135,7 +136,7 @@ std::string header_text(const work::TrainSetup& s) {
   const auto& j = s.job;
   std::string mode = work::to_string(j.mode);
   if (j.mode == work::Mode::kLora)
-    mode += fmt::format(" rank {} on {}", j.lora.rank, join(j.lora.targets, ","));
+    mode += fmt::format(" rank {} on {}", j.lora.rank, fmt::join(j.lora.targets, ","));
   std::string notes;
   for (const auto& n : s.notes) notes += "note: " + n + "\n";
   return fmt::format(

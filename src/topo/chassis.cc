@@ -687,10 +687,10 @@ std::string link_rates_note(const Chassis& c) {
   if (c.rates() == LinkRates::kAsBuilt)
     return fmt::format(
         "links as built: {}; these run at the trained rate (--as-designed for the design figures)",
-        join(items, ", "));
+        fmt::join(items, ", "));
   return fmt::format(
       "links as designed (--as-designed): {} run at the design rate, not the trained one",
-      join(items, ", "));
+      fmt::join(items, ", "));
 }
 
 Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int boxes,

@@ -268,10 +268,6 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  return fmt::to_string(fmt::join(parts, sep));
-}
-
 namespace limits {
 std::string quote_value(std::string_view text, std::size_t max) {
   if (text.size() <= max) return std::string(text);

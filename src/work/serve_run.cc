@@ -66,8 +66,7 @@ ServeRun run_serve(const ServeRunOptions& o) {
     throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
   if (!o.sweep.empty() && o.rate > 0)
     throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
-  auto chassis = topo::load_chassis(
-      o.chassis, 0, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  auto chassis = topo::load_chassis(o.chassis, 0, topo::link_rates(o.as_designed));
   return run_serve(o, chassis);
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "linkwise/topo/chassis.h"
@@ -11,6 +12,8 @@
 namespace linkwise::work {
 
 void check_train_options(const TrainOptions& o) {
+  if (o.was_given("--tokens") && !(o.tokens > 0 && std::isfinite(o.tokens)))
+    throw InputError(fmt::format("--tokens must be a positive number, not '{}'", o.tokens));
   if (o.validation) {
     for (const std::string& n : o.given) {
       if (n == "--validation" || n == "--json" || n == "-o,--output" || n == "--help") continue;
@@ -63,8 +66,7 @@ TrainResult run_train(const TrainOptions& o) {
     throw InputError("train needs a CHASSIS (a preset name or a chassis file)");
   if (o.model.empty())
     throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
-  auto chassis = topo::load_chassis(
-      o.chassis, o.nodes, o.as_designed ? topo::LinkRates::kAsDesigned : topo::LinkRates::kAsBuilt);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
   return run_train(o, chassis);
 }
 

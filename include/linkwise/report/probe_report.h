@@ -8,6 +8,7 @@
 
 #include "linkwise/probe/check.h"
 #include "linkwise/probe/discover.h"
+#include "linkwise/probe/probe_run.h"
 #include "linkwise/topo/analysis.h"
 
 namespace linkwise::report {
@@ -29,5 +30,9 @@ nlohmann::json check_json(const probe::CheckReport& r);
 /// The line `probe --nccl-out` prints when bus IDs of the exported topology are synthetic; "" when
 /// none.
 std::string nccl_synthetic_note(const std::vector<std::string>& synthetic);
+
+/// Everything `linkwise probe` prints for `run`: the imported chassis, the machine, or the machine
+/// and its check; then the synthetic bus id note (text only).
+std::string probe_output(const probe::ProbeRun& run, bool json);
 
 }  // namespace linkwise::report

@@ -92,6 +92,10 @@ struct Link {
 /// writes `trained_gen` / `trained_width`): the trained ones (default, the box as built) or the
 /// design's.
 enum class LinkRates { kAsBuilt, kAsDesigned };
+/// kAsDesigned when `as_designed` (the --as-designed flag), else kAsBuilt.
+inline LinkRates link_rates(bool as_designed) {
+  return as_designed ? LinkRates::kAsDesigned : LinkRates::kAsBuilt;
+}
 
 /// The most copies of a chassis one model holds (`network.boxes`, `--nodes`).
 inline constexpr int kMaxBoxes = 1024;

@@ -46,8 +46,4 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
 /// reading) or is larger.
 std::string read_file(const std::string& path);
 
-/// Joins strings with a separator: fmt::join, for code that already joins this way (new code:
-/// fmt::join).
-std::string join(const std::vector<std::string>& parts, std::string_view sep);
-
 }  // namespace linkwise

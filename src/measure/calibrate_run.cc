@@ -1,0 +1,30 @@
+// measure::run_calibrate: the calibrate command's loading, comparison and fit (no rendering).
+#include "linkwise/measure/calibrate_run.h"
+
+#include "linkwise/measure/measurement.h"
+#include "linkwise/topo/chassis.h"
+#include "linkwise/util/error.h"
+
+namespace linkwise::measure {
+
+CalibrateRun run_calibrate(const CalibrateRequest& r) {
+  if (r.fit && r.fit_out.empty()) throw InputError("--fit needs -o FILE for the fitted chassis");
+  if (!r.fit && !r.fit_out.empty()) throw InputError("-o is the fitted chassis: give --fit too");
+  auto chassis = topo::load_chassis(r.chassis, r.nodes);
+  return run_calibrate(r, chassis);
+}
+
+CalibrateRun run_calibrate(const CalibrateRequest& r, const topo::Chassis& chassis) {
+  auto file = load_measurements(r.measured);
+  CalibrateOptions opts;
+  opts.threshold_pct = r.threshold_pct;
+  CalibrateRun run;
+  run.calibration = calibrate(chassis, file, opts);
+  if (r.fit) {
+    run.fit = fit_efficiencies(chassis, run.calibration);
+    run.fit_yaml = topo::chassis_spec_to_yaml(run.fit->spec);
+  }
+  return run;
+}
+
+}  // namespace linkwise::measure
