@@ -1,7 +1,7 @@
 # linkwise: two commands.
 #   make run   installs missing Debian packages, builds in Release into build/, runs the main job:
 #              a LoRA fine-tune of Llama 3 70B on the training appliance, its best plan and bottleneck
-#   make test  the same, then runs the whole test suite through CTest
+#   make test  the same, installs TEST_PACKAGES (Chromium, rsvg-convert), runs the test suite (CTest)
 # More checks (each in its own build directory; CUDA, NCCL, MPI and benchmarks off):
 #   make test-sanitize  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-sanitize/)
 #   make test-debug     the test suite of a Debug build, assertions on (build-debug/)
@@ -20,17 +20,25 @@ CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINK
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
-# What `make test` adds: the Python module (python/), its tests, its `pip install .`, and
-# examples/notebook.py.
-TEST_PACKAGES := python3-dev pybind11-dev python3-pytest python3-matplotlib \
-  python3-pip python3-setuptools python3-wheel
+# What only the tests need: Chromium opens the HTML report, rsvg-convert turns drawings into PNG
+# (linkwise draw -o x.png uses it where installed); the Python module (python/), its tests, its
+# `pip install .` and examples/notebook.py need Python's headers, pybind11 and the rest.
+TEST_PACKAGES := chromium librsvg2-bin \
+  python3-dev pybind11-dev python3-pytest python3-matplotlib python3-pip python3-setuptools \
+  python3-wheel
 
-.PHONY: all deps test-deps configure build run test bench clean test-sanitize test-debug fuzz check-format
+.PHONY: all deps test-deps install-packages configure build run test bench clean test-sanitize test-debug fuzz check-format
 
 all: build
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
+
+install-packages:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -47,10 +55,7 @@ build: configure
 run: build
 	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
-# The test packages are installed first, so that the build that follows finds Python and pybind11.
-test-deps:
-	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
-
+# The test packages are installed before the build, so that it finds Python and pybind11.
 test: test-deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 

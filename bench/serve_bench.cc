@@ -28,6 +28,24 @@ BENCHMARK_CAPTURE(BM_ServeSweep70bTp8, dgx_h100_tp8, "dgx-h100", 8)->Unit(benchm
 BENCHMARK_CAPTURE(BM_ServeSweep70bTp8, appliance_tp4, "inference-appliance", 4)
     ->Unit(benchmark::kMillisecond);
 
+// The same sweep as a finite benchmark of 1000 requests: each point also steps its first cohort's
+// prompt train (about one engine step per prompt).
+void BM_ServeSweepFinite70bTp8(benchmark::State& state) {
+  auto chassis = topo::load_chassis("dgx-h100");
+  auto model = work::find_model("llama3.1-70b");
+  work::ServeOptions o;
+  o.tp = 8;
+  o.input = 8192;
+  o.output = 512;
+  o.requests = 1000;
+  auto points = work::sweep_concurrencies(256);
+  for (auto _ : state) {
+    auto r = work::serve(chassis, model, o, points);
+    benchmark::DoNotOptimize(r.sweep.back().output_tokens_per_s);
+  }
+}
+BENCHMARK(BM_ServeSweepFinite70bTp8)->Unit(benchmark::kMillisecond);
+
 // Every concurrency from 1 to 256, not only powers of two.
 void BM_ServeEveryConcurrency70bTp8(benchmark::State& state) {
   auto chassis = topo::load_chassis("dgx-h100");

@@ -12,6 +12,7 @@
 #include "linkwise/probe/machine.h"
 #include "linkwise/probe/nccl_xml.h"
 #include "linkwise/probe/sysfs.h"
+#include "linkwise/report/drawing.h"
 #include "linkwise/topo/analysis.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
@@ -37,10 +38,10 @@ int guarded(F&& f) {
   return 0;
 }
 
-// A built chassis is analysed too when it is small (the analysis is what every command runs next).
+// A built chassis is analysed and drawn too when it is small (what topo and draw run next).
 void use_chassis(const topo::ChassisSpec& spec) {
   topo::Chassis c = topo::build_chassis(spec);
-  if (c.nodes().size() <= 64) (void)topo::analyse(c);
+  if (c.nodes().size() <= 64) (void)topo::analyse(c), (void)report::chassis_svg(c);
 }
 
 }  // namespace

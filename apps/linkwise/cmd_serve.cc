@@ -60,6 +60,8 @@ Handler setup_serve(CLI::App& sub) {
       ->check(CLI::Range(1, 1 << 20));
   sub.add_flag("--no-chunked-prefill", o->no_chunked_prefill,
                "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it");
+  sub.add_option("--requests", o->requests, "Closed loop: a finite benchmark of this many requests")
+      ->check(CLI::Range(1, 1 << 30));
   sub.add_option("--sweep", o->sweep,
                  "concurrency: the latency/throughput curve from 1 user up, and where it bends");
   sub.add_option("--sweep-max", o->sweep_max, "Highest concurrency of the sweep")

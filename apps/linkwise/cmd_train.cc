@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "linkwise/report/train_report.h"
+#include "linkwise/util/error.h"
 #include "linkwise/work/train_run.h"
 
 namespace linkwise::cli {
@@ -19,10 +20,14 @@ struct TrainFlags {
   CLI::App* app = nullptr;
 };
 
-int run(TrainFlags& f) {
+work::TrainOptions options_of(const TrainFlags& f) {
   work::TrainOptions o = f.opts;
   o.given = given_options(*f.app);
-  auto r = work::run_train(o);
+  return o;
+}
+
+int run(TrainFlags& f) {
+  auto r = work::run_train(options_of(f));
   if (!r.fits()) {  // an explicit plan that does not fit: the report on stdout, no output file
     if (f.output.empty()) emit(report::train_output(r, f.json), "");
     std::fflush(stdout);
@@ -33,10 +38,7 @@ int run(TrainFlags& f) {
   return 0;
 }
 
-}  // namespace
-
-Handler setup_train(CLI::App& sub) {
-  auto f = std::make_shared<TrainFlags>();
+void add_train_flags(CLI::App& sub, TrainFlags* f) {
   work::TrainOptions* o = &f->opts;
   add_chassis_arg(sub, o->chassis);
   sub.add_option(
@@ -90,7 +92,30 @@ Handler setup_train(CLI::App& sub) {
                "Compare predictions with published measurements (docs/VALIDATION.md)");
   add_json_output_flags(sub, f->json, f->output);
   f->app = &sub;
+}
+
+}  // namespace
+
+Handler setup_train(CLI::App& sub) {
+  auto f = std::make_shared<TrainFlags>();
+  add_train_flags(sub, f.get());
   return [f] { return run(*f); };
+}
+
+work::TrainOptions train_job_options(std::string job, const std::string& chassis, int nodes) {
+  const std::string given = job;
+  if (job.rfind("train", 0) == 0) job.erase(0, 5);
+  CLI::App app{"--job"};
+  TrainFlags f;
+  add_train_flags(app, &f);
+  try {
+    app.parse(job, false);
+  } catch (const CLI::ParseError& e) {
+    throw InputError(fmt::format("--job '{}': {}", given, e.what()));
+  }
+  auto o = options_of(f);
+  if (o.chassis.empty()) o.chassis = chassis, o.nodes = nodes, o.given.push_back("CHASSIS");
+  return o;
 }
 
 }  // namespace linkwise::cli

@@ -18,6 +18,7 @@ Handler setup_bench(CLI::App& sub);
 Handler setup_calibrate(CLI::App& sub);
 Handler setup_serve(CLI::App& sub);
 Handler setup_design(CLI::App& sub);
+Handler setup_draw(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -43,6 +44,9 @@ const std::vector<Command>& commands() {
       {"design",
        "Search a design space for the best chassis that fits its budgets, for its workloads",
        setup_design},
+      {"draw", "Draw a chassis as SVG or PNG, links by technology or by use in a job", setup_draw},
+      {"report", "One self-contained HTML file: drawing, collectives, step, scaling, designs",
+       setup_draw},
   };
   return table;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/work/train_run.h"
+
 namespace linkwise::cli {
 
 /// A command's handler; returns the process exit code (0 ok, 1 runtime failure or unhealthy, 2 bad
@@ -38,5 +40,9 @@ void add_nodes_flag(CLI::App& sub, int& nodes);
 void add_as_designed_flag(CLI::App& sub, bool& as_designed);
 /// The names of the options given on the command line ("CHASSIS" for a positional).
 std::vector<std::string> given_options(const CLI::App& sub);
+
+/// train's flags in one string ("--model llama3-70b --mode lora", "train" in front optional) as
+/// options for a job on `chassis`; throws InputError naming the flag.
+work::TrainOptions train_job_options(std::string job, const std::string& chassis, int nodes);
 
 }  // namespace linkwise::cli

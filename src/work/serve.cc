@@ -81,12 +81,15 @@ double head_dim(const Model& m) {
   return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
 }
 
-EngineFigures engine_figures(double gpu_memory_bytes) {
+EngineFigures engine_figures(double gpu_memory_bytes, const std::string& part) {
   EngineFigures e;
   // vLLM V1 defaults (vllm/engine/arg_utils.py, EngineArgs._set_default_args_v1, v0.8-v0.10): on
   // GPUs with at least 70 GiB the OpenAI server batches up to 8192 tokens per step and 1024
-  // sequences, on smaller ones 2048 tokens and 256 sequences.
-  bool big = gpu_memory_bytes >= 70.0 * (1ull << 30);
+  // sequences, on smaller ones 2048 tokens and 256 sequences. A100s take the small defaults
+  // whatever their memory (`"a100" not in device_name`: larger budgets cut the A100's throughput,
+  // vLLM PR #17885; checked by tests/engine/test_arg_utils.py, test_defaults_with_usage_context).
+  bool a100 = part.rfind("a100", 0) == 0;
+  bool big = gpu_memory_bytes >= 70.0 * (1ull << 30) && !a100;
   e.max_batched_tokens = big ? 8192 : 2048;
   e.max_seqs = big ? 1024 : 256;
   return e;
@@ -169,6 +172,11 @@ void ServeModel::Impl::validate() {
         fmt::format("--tp {} does not divide the {} experts of {}", opt.tp, m.experts, m.id));
   if (opt.max_batched_tokens < 0 || opt.max_seqs < 0)
     throw InputError("--max-batched-tokens and --max-seqs must be positive");
+  if (opt.requests < 0)
+    throw InputError(fmt::format("--requests must be at least 1, not {}", opt.requests));
+  if (opt.requests > 0 && opt.rate > 0)
+    throw InputError(
+        "--requests describes a closed loop's finite benchmark, not an open loop (--rate)");
   if (opt.lora_rank < 0)
     throw InputError(fmt::format("--lora-rank must be positive, not {}", opt.lora_rank));
 }
@@ -248,7 +256,7 @@ void ServeModel::Impl::place() {
         fmt::format("{} has no FP8 tensor cores: fp8 weights are widened to 16 bits in the matmuls "
                     "(weight-only, as Marlin kernels run them)",
                     gpu.part));
-  engine = detail::engine_figures(gpu.memory_bytes);
+  engine = detail::engine_figures(gpu.memory_bytes, gpu.part);
   if (opt.max_batched_tokens > 0) engine.max_batched_tokens = opt.max_batched_tokens;
   if (opt.max_seqs > 0) engine.max_seqs = opt.max_seqs;
 }

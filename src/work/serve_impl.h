@@ -61,7 +61,7 @@ struct EngineFigures {
   int max_batched_tokens = 8192;
   int max_seqs = 1024;
 };
-EngineFigures engine_figures(double gpu_memory_bytes);
+EngineFigures engine_figures(double gpu_memory_bytes, const std::string& part);
 double head_dim(const Model& m);
 }  // namespace detail
 
@@ -117,6 +117,7 @@ struct ServeModel::Impl {
   Eval closed(double n, double* X, bool burst) const;
   bool burst_arrivals() const;
   double burst_ttft(double n, double P, double D, double ctx_d, double ctx_p) const;
+  double first_cohort_ttft(double n) const;
   ServePoint solve(double clients, double rate) const;
   LoadTime load() const;
   void describe(ServeResult* r) const;

@@ -64,6 +64,57 @@ double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
   return first * t_dec + (1 - first) * t_train + own * t_train;
 }
 
+// Mean TTFT of the first cohort of a finite closed-loop benchmark: `vllm bench serve
+// --max-concurrency N` (vllm/benchmarks/serve.py) and genai-perf start all N clients at t = 0, so
+// the engine finds n prompts waiting at once. It runs them as a train of steps: each step gives its
+// budget B first to the sequences already decoding (one token each) and then to the waiting prompts
+// in arrival order, the last one chunked (vLLM V1, vllm/v1/core/sched/scheduler.py); without
+// chunked prefill only whole prompts that fit (at least one). A prompt's TTFT is the time to the
+// end of the step that holds its last token. Stepped one engine step at a time, the steps that
+// carry only chunks of one prompt taken together: about one step per prompt.
+double ServeModel::Impl::first_cohort_ttft(double n_in) const {
+  const int n = static_cast<int>(std::round(n_in));
+  if (n < 1) return 0;
+  const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
+  const double B = engine.max_batched_tokens;
+  const double ctx_d = opt.input + opt.output / 2.0;
+  const double ctx_p = opt.input * opt.prefix_hit + P / 2;
+  const double offload = offload_time(n, ctx_d);
+  double t = 0, sum = 0, left = P;  // `left`: tokens of the first waiting prompt still to run
+  int done = 0;
+  while (done < n) {
+    // Prompts done decode beside the train (a one-token request ends with its prompt).
+    double decoding = opt.output > 1 ? done : 0, budget = std::max(1.0, B - decoding), tokens = 0;
+    // Chunks of the first prompt that fill whole steps alone are alike: take them at once, so the
+    // loop runs at most about one step per prompt whatever the budget.
+    if (opt.chunked_prefill && left > budget) {
+      double alike = std::ceil(left / budget) - 1;
+      t += alike * (step(decoding, ctx_d, budget, ctx_p).total + offload);
+      left -= alike * budget;
+    }
+    int finished = 0;
+    while (done + finished < n) {
+      if (opt.chunked_prefill) {
+        double take = std::min(left, budget - tokens);
+        if (take <= 0) break;
+        tokens += take;
+        left -= take;
+        if (left > 0) break;  // chunked: the rest of this prompt runs in the next step
+      } else {
+        if (tokens > 0 && tokens + P > budget) break;  // whole prompts only, at least one
+        tokens += P;
+        left = 0;
+      }
+      ++finished;
+      left = P;
+    }
+    t += step(decoding, ctx_d, tokens, ctx_p).total + offload;
+    sum += finished * t;
+    done += finished;
+  }
+  return sum / n;
+}
+
 // The steady state at X requests/s per replica with n sequences admitted: the step time tau is the
 // fixed point of tau = 1 / ((1 - rho)/t_decode(D) + X·k), D = min(n, X·(O-1)·tau) (Little's law
 // over the decode phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below
@@ -210,6 +261,19 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
   }
   if (overloaded) p.kv_full = n >= fit_replica;
   p.overloaded = overloaded;
+  // A finite benchmark of R requests (ServeOptions::requests) averages its first cohort in: the n
+  // clients' first prompts all wait at t = 0 (first_cohort_ttft) where the steady state's wait
+  // for one. Each client's chain of requests is longer by the difference d, so the run takes
+  // R/X + d (X the steady rate) and its rate, total output / duration as vllm bench serve
+  // computes it, falls to R / (R/X + d).
+  if (clients > 0 && opt.requests > 0 && X > 0) {
+    double R = opt.requests / static_cast<double>(replicas);
+    double first = std::min(n, R);
+    double d = std::max(0.0, first_cohort_ttft(first) - e.ttft);
+    p.ttft_s += first / R * d;
+    p.e2e_s += first / R * d;
+    X = R / (R / X + d);
+  }
   p.requests_per_s = X * replicas;
   p.output_tokens_per_s = X * O * replicas;
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : O / p.e2e_s;
@@ -254,6 +318,9 @@ void ServeModel::Impl::describe(ServeResult* r) const {
                           opt.rate > 0 ? "; poisson arrivals"
                                        : (burst_arrivals() ? "; burst arrivals (clients in phase)"
                                                            : "; poisson arrivals"));
+  if (opt.requests > 0)
+    r->engine +=
+        fmt::format("; a run of {} requests, the first cohort's wait averaged in", opt.requests);
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
   r->chunked_prefill = opt.chunked_prefill;
   r->memory = mem;

@@ -44,6 +44,7 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_batched_tokens = o.max_batched_tokens;
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
+  s.requests = o.requests;
   return s;
 }
 

@@ -132,6 +132,32 @@ TEST(ServeCli, BadFlags) {
   EXPECT_NE(r.err.find("a prompt of 9000 tokens does not fit the 8192-token budget"),
             std::string::npos)
       << r.err;
+  r = run_cli("serve inference-appliance --model llama3.1-8b --rate 2 --requests 300");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--requests describes a closed loop's finite benchmark"), std::string::npos)
+      << r.err;
+}
+
+TEST(ServeCli, FiniteBenchmarkAveragesItsFirstCohortIn) {
+  // 48 clients of 256-token prompts start together: their 12288 prompt tokens wait at once,
+  // several 2048-token steps, where the steady state's prompt waits for one. Over 300 requests the
+  // mean TTFT is higher and the rate lower than the steady state's.
+  const std::string cmd =
+      "serve workstation-rtx4090 --model mistral-7b --input 256 --output 100 --concurrency 48 "
+      "--arrivals poisson --json";
+  auto steady = run_cli(cmd), finite = run_cli(cmd + " --requests 300");
+  ASSERT_EQ(steady.exit_code, 0) << steady.err;
+  ASSERT_EQ(finite.exit_code, 0) << finite.err;
+  auto s = nlohmann::json::parse(steady.out), f = nlohmann::json::parse(finite.out);
+  EXPECT_GT(f["ttft_s"].get<double>(), 1.5 * s["ttft_s"].get<double>());
+  EXPECT_LT(f["requests_per_s"].get<double>(), s["requests_per_s"].get<double>());
+  // A one-token budget and 100k-token prompts: the cohort's steps that carry chunks of one prompt
+  // are taken together, so this is as quick as any other run.
+  auto tiny = run_cli(
+      "serve inference-appliance --model llama3.1-8b --input 100000 --output 1000 --concurrency 64 "
+      "--max-batched-tokens 1 --requests 1000000000 --json");
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.err;
+  EXPECT_GT(nlohmann::json::parse(tiny.out)["ttft_s"].get<double>(), 0);
 }
 
 TEST(ServeCli, BurstArrivalsWaitForTheCohort) {

@@ -102,6 +102,10 @@ struct ServeOptions {
   /// false: a prompt runs whole in one step (TensorRT-LLM's default: enable_chunked_prefill off);
   /// true: split over steps in the budget left beside the decoding sequences (vLLM V1)
   bool chunked_prefill = true;
+  /// > 0: a finite closed-loop benchmark of this many requests (`vllm bench serve --num-prompts`):
+  /// its clients all send their first request at once, and the reported means average that first
+  /// cohort in; 0: the steady state only
+  int requests = 0;
 };
 
 /// Memory of one GPU, bytes.
