@@ -20,10 +20,12 @@ CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINK
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libboost-graph-dev \
   libgtest-dev libgmock-dev libbenchmark-dev
-# What only the tests need: Chromium opens the HTML report, rsvg-convert turns drawings into PNG
-# (linkwise draw -o x.png uses it where installed); the Python module (python/), its tests, its
-# `pip install .` and examples/notebook.py need Python's headers, pybind11 and the rest.
-TEST_PACKAGES := chromium librsvg2-bin \
+# What only the tests need, installed by `make test` before it configures: Chromium opens the HTML
+# report, rsvg-convert turns drawings into PNG (linkwise draw -o x.png uses it where installed),
+# OpenMPI for the test that runs `linkwise design` under mpirun (found at configure time); the
+# Python module (python/), its tests, its `pip install .` and examples/notebook.py need Python's
+# headers and pybind11 (found at configure time too), pytest, matplotlib, pip, setuptools and wheel.
+TEST_PACKAGES := chromium librsvg2-bin libopenmpi-dev openmpi-bin \
   python3-dev pybind11-dev python3-pytest python3-matplotlib python3-pip python3-setuptools \
   python3-wheel
 
@@ -55,7 +57,7 @@ build: configure
 run: build
 	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
-# The test packages are installed before the build, so that it finds Python and pybind11.
+# The test packages first: OpenMPI, Python and pybind11 must be there when CMake configures.
 test: test-deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 

@@ -18,6 +18,9 @@
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
 #include "linkwise/work/model.h"
+#include "measure/nvbandwidth_log.h"
+#include "measure/p2p_matrix_log.h"
+#include "probe/xid.h"
 
 namespace linkwise::fuzz {
 
@@ -56,6 +59,17 @@ int model_yaml(const std::uint8_t* data, std::size_t size) {
 
 int measurement_json(const std::uint8_t* data, std::size_t size) {
   return guarded([&] { (void)measure::parse_measurements(text_of(data, size), "fuzz.json"); });
+}
+
+int tool_log(const std::uint8_t* data, std::size_t size) {
+  const std::string text = text_of(data, size);
+  (void)probe::detail::parse_xid_events(text);
+  return guarded([&] {
+    if (measure::detail::is_nvbandwidth_log(text))
+      (void)measure::detail::parse_nvbandwidth_log(text, "fuzz.txt");
+    if (measure::detail::is_p2p_matrix_log(text))
+      (void)measure::detail::parse_p2p_matrix_log(text, "fuzz.txt");
+  });
 }
 
 int nccl_xml(const std::uint8_t* data, std::size_t size) {
@@ -124,6 +138,7 @@ Entry find_entry(std::string_view name) {
   if (name == "measurement_json") return measurement_json;
   if (name == "nccl_xml") return nccl_xml;
   if (name == "sysfs_tree") return sysfs_tree;
+  if (name == "tool_log") return tool_log;
   return nullptr;
 }
 

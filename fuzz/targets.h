@@ -16,6 +16,8 @@ int chassis_yaml(const std::uint8_t* data, std::size_t size);
 int model_yaml(const std::uint8_t* data, std::size_t size);
 int measurement_json(const std::uint8_t* data, std::size_t size);
 int nccl_xml(const std::uint8_t* data, std::size_t size);
+/// Text other tools print: nvbandwidth and p2pBandwidthLatencyTest output, kernel log XID lines.
+int tool_log(const std::uint8_t* data, std::size_t size);
 /// The input is a file tree: records "path\0contents\0"; a path starting with '@' makes a symbolic
 /// link whose target is the contents. It is written below a fresh temporary folder that stands for
 /// "/".

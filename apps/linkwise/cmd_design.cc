@@ -24,6 +24,7 @@ Handler setup_design(CLI::App& sub) {
   return [o] {
     auto space = design::load_space(o->space);
     auto result = design::run_design(space, o->search);
+    if (!result.root) return 0;  // another MPI rank: rank 0 prints
     if (!o->out.empty()) design::write_designs(result, o->out);
     emit(o->json ? report::design_json(result).dump(2) + "\n" : report::design_text(result),
          o->output);

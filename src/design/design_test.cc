@@ -131,6 +131,53 @@ TEST(Design, ResultDoesNotDependOnThreads) {
   EXPECT_EQ(a.excluded, b.excluded);
 }
 
+// Three processes, run one after another in this process: ranks 1 and 2 send their shares (the
+// gather hands them nothing back), rank 0 merges them. The result is the single process's.
+TEST(Design, ResultDoesNotDependOnProcesses) {
+  auto space = parse_space(preset_space("  - {name: ft70, model: llama3-70b, mode: full}\n"
+                                        "  - {name: ft8, model: llama3-8b, mode: lora}\n"),
+                           "s.yaml");
+  SearchOptions one;
+  one.threads = 1;
+  auto a = run_design(space, one);
+  std::vector<std::string> shares(3);
+  SearchOptions p = one;
+  p.processes = 3;
+  for (int rank : {2, 1}) {
+    p.rank = rank;
+    p.gather = [&, rank](const std::string& s) {
+      shares[rank] = s;
+      return std::vector<std::string>{};
+    };
+    EXPECT_FALSE(run_design(space, p).root);
+  }
+  p.rank = 0;
+  p.gather = [&](const std::string& s) {
+    shares[0] = s;
+    return shares;
+  };
+  auto b = run_design(space, p);
+  ASSERT_TRUE(b.root);
+  EXPECT_EQ(b.processes, 3);
+  EXPECT_EQ(a.candidates, b.candidates);
+  EXPECT_EQ(a.feasible, b.feasible);
+  EXPECT_EQ(a.distinct_models, b.distinct_models);
+  EXPECT_EQ(a.excluded, b.excluded);
+  EXPECT_EQ(a.not_generated, b.not_generated);
+  EXPECT_EQ(a.best_tokens_per_s, b.best_tokens_per_s);
+  ASSERT_EQ(a.ranked.size(), b.ranked.size());
+  for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+    EXPECT_EQ(a.ranked[i].candidate.index, b.ranked[i].candidate.index);
+    EXPECT_EQ(a.ranked[i].objective, b.ranked[i].objective);
+  }
+  ASSERT_EQ(a.front.size(), b.front.size());
+  for (std::size_t i = 0; i < a.front.size(); ++i)
+    EXPECT_EQ(a.front[i].candidate.index, b.front[i].candidate.index);
+  ASSERT_EQ(a.relaxations.size(), b.relaxations.size());
+  for (std::size_t i = 0; i < a.relaxations.size(); ++i)
+    EXPECT_EQ(a.relaxations[i].best_candidate, b.relaxations[i].best_candidate);
+}
+
 // A candidate builds the same chassis a file would: it loads back from its YAML.
 TEST(Design, CandidateIsAChassisEveryCommandLoads) {
   auto space =

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
+#include "linkwise/measure/launch.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
@@ -191,6 +194,7 @@ struct Eval {
   double power_w = 0, cost_usd = 0;
   int retimers = 0;
   std::shared_ptr<const Scores> scores;
+  std::size_t key_hash = 0;  ///< of model_key(): distinct chassis are counted by it
   double objective = 0;
 };
 
@@ -226,6 +230,7 @@ void evaluate(const DesignSpace& space, const std::vector<Prepared>& work, Score
     if (!e.relaxable) return;
   }
   std::string key = model_key(*spec);
+  e.key_hash = std::hash<std::string>{}(key);
   e.scores = cache.get(key);
   if (!e.scores) {
     Scores s;
@@ -242,17 +247,20 @@ void evaluate(const DesignSpace& space, const std::vector<Prepared>& work, Score
   }
 }
 
+// This process's share: candidates rank, rank + processes, ...; over `threads` workers.
 std::vector<Eval> evaluate_all(const DesignSpace& space, const std::vector<Prepared>& work,
-                               ScoreCache& cache, int threads) {
+                               ScoreCache& cache, int threads, int rank = 0, int processes = 1) {
   std::uint64_t n = space.candidate_count();
   std::vector<Eval> evals(n);
   std::vector<std::thread> pool;
   std::exception_ptr failure;
   std::mutex fail_mu;
+  const std::uint64_t step = static_cast<std::uint64_t>(threads) * processes;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       try {
-        for (std::uint64_t i = t; i < n; i += threads) evaluate(space, work, cache, i, evals[i]);
+        for (std::uint64_t i = rank + static_cast<std::uint64_t>(t) * processes; i < n; i += step)
+          evaluate(space, work, cache, i, evals[i]);
       } catch (...) {
         std::lock_guard<std::mutex> lock(fail_mu);
         if (!failure) failure = std::current_exception();
@@ -261,6 +269,115 @@ std::vector<Eval> evaluate_all(const DesignSpace& space, const std::vector<Prepa
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);
   return evals;
+}
+
+// One process's closed-form results, sent to rank 0: its candidates' evaluations and the scores of
+// each distinct chassis once (by key hash). Same binary on every rank: numbers travel as bytes.
+class Writer {
+ public:
+  template <class T>
+  void pod(T v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void str(const std::string& s) {
+    pod<std::uint64_t>(s.size());
+    out += s;
+  }
+  std::string out;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& s) : s_(s) {}
+  template <class T>
+  T pod() {
+    T v{};
+    need(sizeof v);
+    std::memcpy(&v, s_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::string str() {
+    auto n = pod<std::uint64_t>();
+    need(n);
+    std::string v = s_.substr(at_, n);
+    at_ += n;
+    return v;
+  }
+
+ private:
+  void need(std::uint64_t n) const {
+    if (n > s_.size() - at_) throw RuntimeError("design: a process sent a truncated result");
+  }
+  const std::string& s_;
+  std::size_t at_ = 0;
+};
+
+std::string pack_share(const std::vector<Eval>& evals, int rank, int processes,
+                       const std::string& failure) {
+  Writer w;
+  w.str(failure);
+  if (!failure.empty()) return w.out;
+  std::unordered_map<std::size_t, const Scores*> tables;
+  for (std::uint64_t i = rank; i < evals.size(); i += processes)
+    if (evals[i].scores) tables.emplace(evals[i].key_hash, evals[i].scores.get());
+  w.pod<std::uint64_t>(tables.size());
+  for (const auto& [hash, scores] : tables) {
+    w.pod(hash);
+    w.pod<std::uint64_t>(scores->size());
+    for (const auto& s : *scores) {
+      w.str(s.workload), w.pod(s.fits), w.pod(s.tokens_per_s), w.pod(s.simulated);
+      w.str(s.plan), w.str(s.bottleneck), w.str(s.limiting_link);
+    }
+  }
+  for (std::uint64_t i = rank; i < evals.size(); i += processes) {
+    const auto& e = evals[i];
+    w.pod(e.generated), w.str(e.not_generated), w.str(e.excluded), w.pod(e.relaxable);
+    w.pod(e.needed), w.pod(e.limit), w.str(e.unit), w.pod(e.power_w), w.pod(e.cost_usd);
+    w.pod(e.retimers), w.pod<bool>(e.scores != nullptr), w.pod(e.key_hash);
+  }
+  if (w.out.size() > static_cast<std::size_t>(INT_MAX))
+    throw RuntimeError("design: one process's share is over 2 GiB; run with more processes");
+  return w.out;
+}
+
+// Fills rank `rank`'s candidates of `evals` from its share; returns its failure, if any.
+std::string unpack_share(const std::string& share, std::vector<Eval>& evals, int rank,
+                         int processes) {
+  Reader rd(share);
+  std::string failure = rd.str();
+  if (!failure.empty()) return failure;
+  std::unordered_map<std::size_t, std::shared_ptr<const Scores>> tables;
+  auto count = rd.pod<std::uint64_t>();
+  for (std::uint64_t t = 0; t < count; ++t) {
+    auto hash = rd.pod<std::size_t>();
+    Scores scores(rd.pod<std::uint64_t>());
+    for (auto& s : scores) {
+      s.workload = rd.str(), s.fits = rd.pod<bool>(), s.tokens_per_s = rd.pod<double>();
+      s.simulated = rd.pod<bool>();
+      s.plan = rd.str(), s.bottleneck = rd.str(), s.limiting_link = rd.str();
+    }
+    tables.emplace(hash, std::make_shared<const Scores>(std::move(scores)));
+  }
+  for (std::uint64_t i = rank; i < evals.size(); i += processes) {
+    auto& e = evals[i];
+    e.generated = rd.pod<bool>(), e.not_generated = rd.str(), e.excluded = rd.str();
+    e.relaxable = rd.pod<bool>(), e.needed = rd.pod<double>(), e.limit = rd.pod<double>();
+    e.unit = rd.str(), e.power_w = rd.pod<double>(), e.cost_usd = rd.pod<double>();
+    e.retimers = rd.pod<int>();
+    bool scored = rd.pod<bool>();
+    e.key_hash = rd.pod<std::size_t>();
+    if (scored) e.scores = tables.at(e.key_hash);
+  }
+  return "";
+}
+
+std::size_t distinct_chassis(const std::vector<Eval>& evals) {
+  std::vector<std::size_t> keys;
+  for (const auto& e : evals)
+    if (e.scores) keys.push_back(e.key_hash);
+  std::sort(keys.begin(), keys.end());
+  return std::unique(keys.begin(), keys.end()) - keys.begin();
 }
 
 int thread_count(int asked) {
@@ -296,16 +413,55 @@ std::uint64_t score_all(const DesignSpace& space, int threads, std::uint64_t* di
                        [](const Eval& e) { return e.generated && e.excluded.empty(); });
 }
 
-DesignResult run_design(const DesignSpace& space, const SearchOptions& o) {
+DesignResult run_design(const DesignSpace& space, const SearchOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   DesignResult r;
   r.space = space.name;
-  r.threads = thread_count(o.threads);
+  r.threads = thread_count(options.threads);
   auto work = prepare(space);
+  SearchOptions o = options;
+  std::optional<measure::ProcessGroup> group;
+  if (o.processes == 1 && o.mpi && measure::launched_by_mpirun()) {
+    std::string why;
+    group = measure::mpi_process_group(&why);
+    if (!group) throw RuntimeError(why);
+    o.rank = group->rank, o.processes = group->size, o.gather = group->gather;
+  }
+  if (o.processes < 1 || o.rank < 0 || o.rank >= o.processes || (o.processes > 1 && !o.gather))
+    throw RuntimeError("design: bad process group");
+  r.processes = o.processes;
   ScoreCache cache;
-  auto evals = evaluate_all(space, work, cache, r.threads);
+  std::vector<Eval> evals;
+  if (o.processes == 1) {
+    evals = evaluate_all(space, work, cache, r.threads);
+  } else {
+    // Every process scores its share and sends it to rank 0, even when it failed, so no rank waits
+    // on one that is gone; rank 0 merges the shares and goes on alone.
+    std::string failure;  // "I" or "R" (InputError or not), then the message
+    std::exception_ptr own;
+    try {
+      evals = evaluate_all(space, work, cache, r.threads, o.rank, o.processes);
+    } catch (const std::exception& e) {
+      own = std::current_exception();
+      failure = (dynamic_cast<const InputError*>(&e) ? "I" : "R") + std::string(e.what());
+      evals.assign(space.candidate_count(), Eval{});
+    }
+    auto shares = o.gather(pack_share(evals, o.rank, o.processes, failure));
+    if (group) group->finalize();
+    if (o.rank != 0) {
+      r.root = false;
+      return r;
+    }
+    if (own) std::rethrow_exception(own);
+    for (int p = 1; p < o.processes; ++p) {
+      auto f = unpack_share(shares.at(p), evals, p, o.processes);
+      if (f.empty()) continue;
+      if (f[0] == 'I') throw InputError(f.substr(1));
+      throw RuntimeError(fmt::format("process {}: {}", p, f.substr(1)));
+    }
+  }
   r.candidates = evals.size();
-  r.distinct_models = cache.size();
+  r.distinct_models = distinct_chassis(evals);
   r.best_tokens_per_s.assign(work.size(), 0);
   std::vector<std::uint64_t> feasible;
   for (std::uint64_t i = 0; i < evals.size(); ++i) {

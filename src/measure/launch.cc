@@ -1,6 +1,7 @@
 #include "linkwise/measure/launch.h"
 
 #include <cstdlib>
+#include <vector>
 
 #ifdef LINKWISE_HAVE_MPI
 #include <mpi.h>
@@ -36,6 +37,23 @@ std::optional<ProcessGroup> mpi_process_group(std::string*) {
   g.sum = [](double v) {
     double out = 0;
     MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return out;
+  };
+  g.gather = [size = g.size, rank = g.rank](const std::string& s) {
+    int n = static_cast<int>(s.size());
+    std::vector<int> counts(rank == 0 ? size : 0), offsets(counts.size());
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::string all;
+    if (rank == 0) {
+      long total = 0;
+      for (int r = 0; r < size; ++r) offsets[r] = static_cast<int>(total), total += counts[r];
+      all.resize(total);
+    }
+    MPI_Gatherv(s.data(), n, MPI_CHAR, all.data(), counts.data(), offsets.data(), MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (int r = 0; r < static_cast<int>(counts.size()); ++r)
+      out.push_back(all.substr(offsets[r], counts[r]));
     return out;
   };
   g.finalize = [] { MPI_Finalize(); };

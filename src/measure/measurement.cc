@@ -12,6 +12,8 @@
 #include "linkwise/hw/catalog.h"
 #include "linkwise/util/limits.h"
 #include "linkwise/util/text.h"
+#include "measure/nvbandwidth_log.h"
+#include "measure/p2p_matrix_log.h"
 
 namespace linkwise::measure {
 
@@ -288,7 +290,11 @@ MeasurementFile load_measurements(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw InputError("is a directory, not a measurement file (JSON, docs/measure.md)",
                      {path, 0, 0});
-  return parse_measurements(read_file(path), path);
+  std::string text = read_file(path);
+  // Other tools' output as printed (docs/measure.md); anything else is read as JSON.
+  if (detail::is_nvbandwidth_log(text)) return detail::parse_nvbandwidth_log(text, path);
+  if (detail::is_p2p_matrix_log(text)) return detail::parse_p2p_matrix_log(text, path);
+  return parse_measurements(text, path);
 }
 
 nlohmann::json to_json(const Measurement& m) {

@@ -4,8 +4,8 @@
 list(APPEND LINKWISE_SOURCES
   src/measure/stats.cc src/measure/copy_bench.cc src/measure/collectives.cc src/measure/nccl_bench.cc
   src/measure/sustained.cc src/measure/nvml_telemetry.cc src/measure/measurement.cc src/measure/calibrate.cc
-  src/measure/fake_gpu.cc src/measure/launch.cc src/measure/bench.cc
-  src/measure/calibrate_run.cc)
+  src/measure/fake_gpu.cc src/measure/launch.cc src/measure/bench.cc src/measure/text_matrix.cc
+  src/measure/nvbandwidth_log.cc src/measure/p2p_matrix_log.cc src/measure/calibrate_run.cc)
 if(LINKWISE_HAVE_CUDA)
   add_library(linkwise_measure_kernels OBJECT src/measure/kernels.cu)
   target_include_directories(linkwise_measure_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
@@ -22,4 +22,5 @@ else()
 endif()
 list(APPEND LINKWISE_TEST_SOURCES
   src/measure/stats_test.cc src/measure/copy_bench_test.cc src/measure/nccl_bench_test.cc
-  src/measure/sustained_test.cc src/measure/measurement_test.cc src/measure/calibrate_test.cc)
+  src/measure/sustained_test.cc src/measure/measurement_test.cc src/measure/calibrate_test.cc
+  src/measure/tool_logs_test.cc)

@@ -98,6 +98,14 @@ void compare_uplinks(const topo::Chassis& found, const topo::Chassis& want, cons
                     fmt::join(assumed, ", "))));
 }
 
+// Two devices below one CPU on different NUMA nodes of it (sub-NUMA clustering).
+bool split_socket(const topo::Chassis& c, const std::string& a, const std::string& b) {
+  const int x = c.find_display(a), y = c.find_display(b);
+  if (x < 0 || y < 0) return false;
+  const auto &na = c.node(x), &nb = c.node(y);
+  return na.cpu >= 0 && na.cpu == nb.cpu && na.numa >= 0 && nb.numa >= 0 && na.numa != nb.numa;
+}
+
 void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool nvlinks_read,
                     std::vector<Finding>& out) {
   topo::TopoOptions opt;
@@ -106,7 +114,8 @@ void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool 
   auto af = topo::analyse(found, opt), aw = topo::analyse(want, opt);
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < af.devices.size(); ++i) index[af.devices[i]] = i;
-  std::size_t diffs = 0, total = 0;
+  std::size_t diffs = 0, total = 0, snc = 0;
+  std::string snc_example;
   for (std::size_t i = 0; i < aw.devices.size(); ++i)
     for (std::size_t j = i + 1; j < aw.devices.size(); ++j) {
       auto fi = index.find(aw.devices[i]), fj = index.find(aw.devices[j]);
@@ -114,6 +123,10 @@ void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool 
       const auto& got = af.matrix[fi->second][fj->second];
       const auto& exp = aw.matrix[i][j];
       if (got == exp || (!nvlinks_read && exp.rfind("NV", 0) == 0)) continue;
+      if (exp == "NODE" && got == "SYS" && split_socket(found, aw.devices[i], aw.devices[j])) {
+        if (++snc == 1) snc_example = aw.devices[i] + "-" + aw.devices[j];
+        continue;
+      }
       ++total;
       if (++diffs <= kMaxMatrixDiffs)
         out.push_back(diff(
@@ -122,6 +135,16 @@ void compare_matrix(const topo::Chassis& found, const topo::Chassis& want, bool 
   if (total > kMaxMatrixDiffs)
     out.push_back(
         diff(fmt::format("... and {} more path-class differences", total - kMaxMatrixDiffs)));
+  if (snc > 0)
+    out.push_back(
+        {Severity::kWarning, "sub-numa-clustering", "", "",
+         fmt::format(
+             "{} device pair(s) designed NODE are SYS (e.g. {}): one socket, two of its NUMA "
+             "nodes. Sub-NUMA clustering (SNC/NPS) is on, a BIOS setting, not other wiring",
+             snc, snc_example),
+         "NCCL and nvidia-smi treat each NUMA node as its own CPU: pin each rank to its GPU's node "
+         "(`numactl --cpunodebind`, the NUMA Affinity column), or turn SNC/NPS off in the BIOS to "
+         "match the design"});
 }
 
 topo::ChassisSpec without_nvlinks(const topo::ChassisSpec& spec) {

@@ -57,6 +57,7 @@ class Folder {
   PortType bridge_type(const PciDevice& d);
   DeviceKind kind(const PciDevice& d);
   std::string cpu_for(const PciDevice& d);
+  int numa_of(const PciDevice& d) const;
   void add_cpus();
   void add_devices();
   std::string add_node(const PciDevice& d, DeviceKind k, const std::string& prefix, int& counter);
@@ -101,10 +102,15 @@ DeviceKind Folder::kind(const PciDevice& d) {
   return detail::kind_of(d.vendor, d.class_code);
 }
 
-std::string Folder::cpu_for(const PciDevice& d) {
+int Folder::numa_of(const PciDevice& d) const {
   int numa = d.numa;
   for (auto it = d.chain.begin(); numa < 0 && it != d.chain.end(); ++it)
     if (auto p = by_addr_.find(*it); p != by_addr_.end()) numa = p->second->numa;
+  return numa;
+}
+
+std::string Folder::cpu_for(const PciDevice& d) {
+  int numa = numa_of(d);
   auto s = m_.numa_socket.find(numa);
   if (s != m_.numa_socket.end() && cpu_of_socket_.count(s->second))
     return cpu_of_socket_[s->second];
@@ -163,6 +169,16 @@ std::string Folder::add_node(const PciDevice& d, DeviceKind k, const std::string
   }
   topo::NodeSpec ns = make_node(n.id, n.kind, n.part);
   ns.pci_address = d.address;
+  // Sub-NUMA clustering (SNC/NPS): the socket has several NUMA nodes, so the device keeps its own
+  // and that node's CPUs (its NUMA and CPU affinity, SYS between nodes as nvidia-smi prints it).
+  if (int numa = numa_of(d); numa >= 0) {
+    auto s = m_.numa_socket.find(numa);
+    auto cl = m_.numa_cpulist.find(numa);
+    const bool snc = s != m_.numa_socket.end() &&
+                     std::count_if(m_.numa_socket.begin(), m_.numa_socket.end(),
+                                   [&](const auto& e) { return e.second == s->second; }) > 1;
+    if (snc && cl != m_.numa_cpulist.end()) ns.numa = numa, ns.cpulist = cl->second;
+  }
   std::string label = d.slot.empty() ? n.slot_path : "slot " + d.slot + ", " + n.slot_path;
   ns.label = n.part_guessed ? label + "; " + n.description : label;
   out_.spec.nodes.push_back(ns);

@@ -6,6 +6,7 @@
 
 #include "linkwise/comm/predict.h"
 #include "linkwise/topo/chassis.h"
+#include "xid.h"
 
 namespace linkwise::probe::detail {
 
@@ -40,6 +41,7 @@ void check_field_health(const Machine& m, const Discovery& d, std::vector<Findin
          "10de:`), "
          "and that the driver is loaded (`nvidia-smi`)"});
   check_gpu_health(m, d, out);
+  if (any_gpu) check_xid_events(m, d, out);
   for (const auto& dev : m.devices) {
     const auto& a = dev.aer;
     const std::string path = dev.slot_path();
@@ -183,6 +185,41 @@ void check_gpu_health(const Machine& m, const Discovery& d, std::vector<Finding>
           "start the fabric manager (`systemctl status nvidia-fabricmanager`) and check its log; "
           "without it NVLink "
           "through the NVSwitches carries nothing");
+  }
+}
+
+void check_xid_events(const Machine& m, const Discovery& d, std::vector<Finding>& out) {
+  if (!m.kernel_log_why_not.empty()) {
+    out.push_back({Severity::kInfo, "xid-not-read", "", "",
+                   "XID events not read: " + m.kernel_log_why_not,
+                   "read them with `journalctl -k | grep 'NVRM: Xid'` or `dmesg | grep Xid`"});
+    return;
+  }
+  // One finding per GPU and XID, in the order first seen: how many, and the driver's last words.
+  struct Seen {
+    const XidEvent* last;
+    int count;
+  };
+  std::vector<std::pair<std::pair<std::string, int>, Seen>> seen;
+  for (const auto& e : m.xids) {
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) {
+      return s.first.first == e.address && s.first.second == e.xid;
+    });
+    if (it == seen.end())
+      seen.push_back({{e.address, e.xid}, {&e, 1}});
+    else
+      it->second = {&e, it->second.count + 1};
+  }
+  for (const auto& [key, s] : seen) {
+    const auto meaning = xid_meaning(key.second);
+    const auto* n = d.node_by_address(key.first);
+    out.push_back(
+        {meaning.severity, "gpu-xid", key.first, n ? n->slot_path : "",
+         fmt::format("{}: XID {} ({}), {} event(s) in the kernel log{}",
+                     n ? fmt::format("{} {}", n->id, key.first) : key.first, key.second,
+                     meaning.what, s.count,
+                     s.last->text.empty() ? "" : fmt::format("; last: \"{}\"", s.last->text)),
+         meaning.action});
   }
 }
 

@@ -29,6 +29,9 @@ inline constexpr unsigned long long kAerCorrectableStorm = 100;
 /// completed).
 void check_field_health(const Machine& m, const Discovery& d, std::vector<Finding>& out);
 void check_gpu_health(const Machine& m, const Discovery& d, std::vector<Finding>& out);
+/// XID events from the kernel log (xid.h): `gpu-xid`, one per GPU and XID, severity and action from
+/// NVIDIA's Xid catalog; `xid-not-read` (info) when the kernel log could not be read.
+void check_xid_events(const Machine& m, const Discovery& d, std::vector<Finding>& out);
 
 /// What the PCIe link from `upper` to `lower` trained at costs a workload: a 1 GiB all-reduce over
 /// all the probed chassis' GPUs with only that link at its trained rate, against the design

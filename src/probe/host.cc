@@ -96,6 +96,7 @@ void read_cpus(const SysfsReader& sys, Machine& m) {
     auto it = cpu_socket.find(list->front());
     int socket = it == cpu_socket.end() ? 0 : it->second;
     m.numa_socket[*node] = socket;
+    m.numa_cpulist[*node] = r.text;
     sockets[socket].id = socket;
     sockets[socket].numa_nodes.push_back(*node);
     // Every NUMA node of the socket (several with sub-NUMA clustering), as numactl/taskset take

@@ -10,6 +10,7 @@
 
 #include "config_space.h"
 #include "host.h"
+#include "xid.h"
 
 namespace linkwise::probe {
 
@@ -289,6 +290,7 @@ Machine read_machine(const SysfsReader& sys, NvmlApi* nvml, const std::string& n
   detail::read_cpus(sys, m);
   detail::read_iommu(sys, m);
   detail::read_nvml(nvml, nvml_missing_why, m);
+  detail::read_xids(sys, m);
   return m;
 }
 

@@ -148,7 +148,13 @@ void Exporter::node(int n, ptree& parent_element) {
   unsigned vendor = 0, device = 0;
   detail::ids_for_part(nd.part->id, &vendor, &device);  // optional to NCCL: left out when not known
   const topo::Link* up = uplink(n);
-  int gen = up && up->family() == hw::LinkFamily::kPcie ? up->tech->generation : 0;
+  // As NCCL reads a live machine (sysfs current_link_speed/width): the trained state where the
+  // chassis records one and is built as built, else the design.
+  const bool trained = up && up->as_built;
+  int gen = up && up->family() == hw::LinkFamily::kPcie
+                ? (trained && up->trained_gen > 0 ? up->trained_gen : up->tech->generation)
+                : 0;
+  const int width = !up ? 0 : trained && up->trained_width > 0 ? up->trained_width : up->width;
   if (gen == 0) {
     // NCCL requires link_speed; without a PCIe uplink, the part's own PCIe generation.
     const auto* t = hw::Catalog::builtin().find_link_tech(nd.part->attr("pcie"));
@@ -160,8 +166,7 @@ void Exporter::node(int n, ptree& parent_element) {
     set_attrs(pci, {{"vendor", fmt::format("0x{:04x}", vendor)},
                     {"device", fmt::format("0x{:04x}", device)}});
   if (synthetic_.count(n)) set_attrs(pci, {{"linkwise_busid", "synthetic"}});
-  set_attrs(pci,
-            {{"link_speed", speed_text(gen)}, {"link_width", std::to_string(up ? up->width : 0)}});
+  set_attrs(pci, {{"link_speed", speed_text(gen)}, {"link_width", std::to_string(width)}});
   if (parent(n) >= 0 && c_.node(parent(n)).kind == NodeKind::kCpu) {
     // The link that leaves the CPU (through any retimers) carries the host bridge number.
     int top = n;

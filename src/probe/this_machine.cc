@@ -7,6 +7,8 @@
 #include "linkwise/probe/nvml.h"
 #include "linkwise/probe/sysfs.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/text.h"
+#include "nvml_snapshot.h"
 
 namespace linkwise::probe {
 
@@ -17,7 +19,14 @@ std::pair<Machine, Discovery> read_this_machine(const std::string& sysfs_root, b
   if (no_nvml) {
     why = "--no-nvml given";
   } else if (!sysfs_root.empty()) {
-    why = "--sysfs-root reads a copy of sysfs, and NVML would describe this machine instead";
+    // An NVML snapshot taken with the copy stands in for NVML; this machine's would not describe
+    // it.
+    const std::string snapshot = sysfs_root + "/nvml.json";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(snapshot, ec))
+      nvml = detail::parse_nvml_snapshot(read_file(snapshot), snapshot);
+    else
+      why = "--sysfs-root reads a copy of sysfs, and NVML would describe this machine instead";
   } else {
     nvml = open_nvml(&why);
     if (!nvml) why = "cannot load libnvidia-ml.so.1 (" + why + ")";

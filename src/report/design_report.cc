@@ -113,9 +113,10 @@ std::string design_text(const design::DesignResult& r) {
   std::string o = fmt::format(
       "design space {}: {} candidates, {} built, {} fit every budget and target; {} distinct "
       "chassis scored in "
-      "closed form; {} thread{}, {:.2f} s\n",
+      "closed form; {} thread{}{}, {:.2f} s\n",
       r.space, r.candidates, r.generated, r.feasible, r.distinct_models, r.threads,
-      r.threads == 1 ? "" : "s", r.seconds);
+      r.threads == 1 ? "" : "s", r.processes > 1 ? fmt::format(" x {} processes", r.processes) : "",
+      r.seconds);
   if (!r.excluded.empty()) {
     o += "excluded by:";
     for (const auto& [k, v] : r.excluded) o += fmt::format(" {} {},", k, v);
@@ -179,6 +180,7 @@ nlohmann::json design_json(const design::DesignResult& r) {
   j["not_generated"] = r.not_generated;
   j["seconds"] = r.seconds;
   j["threads"] = r.threads;
+  j["processes"] = r.processes;
   j["ranked"] = nlohmann::json::array();
   for (const auto& d : r.ranked) j["ranked"].push_back(design_to_json(d));
   j["front"] = nlohmann::json::array();

@@ -103,7 +103,8 @@ void add_warnings(const Chassis& c, PathFinder& f, TopoAnalysis& out) {
   int sys_pairs = 0;
   std::string example;
   for (const auto& p : out.pairs)
-    if (p.cls == "SYS" && c.node(p.a).box == 0 && c.node(p.b).box == 0) {
+    if (p.cls == "SYS" && c.node(p.a).box == 0 && c.node(p.b).box == 0 &&
+        c.node(p.a).cpu != c.node(p.b).cpu) {
       if (++sys_pairs == 1) example = p.name_a + "-" + p.name_b;
     }
   if (sys_pairs > 0) {
@@ -337,7 +338,8 @@ TopoAnalysis analyse(const Chassis& c, const TopoOptions& options) {
     info.name = c.display_name(g);
     info.numa = n.numa;
     info.cpu = n.cpu >= 0 ? c.display_name(n.cpu) : "";
-    info.cpu_affinity = cpu_affinity(c, n.cpu);
+    // A GPU's own NUMA node's CPUs where probed (sub-NUMA clustering), else its socket's.
+    info.cpu_affinity = n.cpulist.empty() ? cpu_affinity(c, n.cpu) : n.cpulist;
     if (n.box == 0) box0.push_back(info);
     out.gpus.push_back(std::move(info));
   }

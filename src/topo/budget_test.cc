@@ -28,6 +28,42 @@ TEST(Budget, Gen5ChannelLossOnTwoMaterialsAndTheRetimerItNeeds) {
   EXPECT_NEAR(channel_loss("pcie4", 1000, "fr4").trace_db, 27.01, 0.01);
 }
 
+// One trace per other generation, FR-4, no connectors or vias (catalog pcie_channels).
+// Gen3 (Nyquist 4 GHz, below the catalog's 8 and 16 GHz points, so the two-term fit
+// alpha(f) = c sqrt(f) + d f carries it): c = (2 x 0.02701 - 0.05075) / (2 sqrt 8 - 4) = 0.0019736,
+//   d = (0.02701 - c sqrt 8) / 8 = 0.0026785, alpha(4) = 2c + 4d = 0.014661 dB/mm.
+//   1000 mm: 14.66 dB + 2 x 5.5 (packages) = 25.66 dB > 22: room 22 - 11 = 11 dB,
+//   ceil(14.66 / 11) - 1 = 1 retimer. 500 mm: 7.33 + 11 = 18.33 dB, none.
+// Gen4 (8 GHz, the catalog point 0.02701 dB/mm): 600 mm: 16.21 + 2 x 7 = 30.21 dB > 28: room 14 dB,
+//   ceil(16.21 / 14) - 1 = 1 retimer. 500 mm of Megtron 6 (0.007441 dB/mm): 3.72 + 14 = 17.72 dB.
+// Gen6 (PAM4, 16 GHz like Gen5, 0.05075 dB/mm, budget 32 dB, packages 2 x 8): 350 mm: 17.76 + 16 =
+//   33.76 dB > 32: ceil(17.76 / 16) - 1 = 1 retimer, where Gen5 takes the same trace, 17.76 + 18 =
+//   35.76 dB <= 36, without one.
+TEST(Budget, ChannelLossOfOneTracePerGeneration) {
+  auto g3 = channel_loss("pcie3", 1000, "fr4");
+  EXPECT_DOUBLE_EQ(g3.nyquist_GHz, 4);
+  EXPECT_NEAR(g3.trace_db, 14.66, 0.01);
+  EXPECT_NEAR(g3.loss_db, 25.66, 0.01);
+  EXPECT_DOUBLE_EQ(g3.budget_db, 22);
+  EXPECT_EQ(g3.retimers_needed, 1);
+  EXPECT_EQ(channel_loss("pcie3", 500, "fr4").retimers_needed, 0);
+  auto g4 = channel_loss("pcie4", 600, "fr4");
+  EXPECT_NEAR(g4.loss_db, 30.21, 0.01);
+  EXPECT_DOUBLE_EQ(g4.budget_db, 28);
+  EXPECT_EQ(g4.retimers_needed, 1);
+  auto g4m = channel_loss("pcie4", 500, "megtron6");
+  EXPECT_NEAR(g4m.loss_db, 17.72, 0.01);
+  EXPECT_EQ(g4m.retimers_needed, 0);
+  auto g6 = channel_loss("pcie6", 350, "fr4");
+  EXPECT_DOUBLE_EQ(g6.nyquist_GHz, 16);
+  EXPECT_NEAR(g6.loss_db, 33.76, 0.01);
+  EXPECT_DOUBLE_EQ(g6.budget_db, 32);
+  EXPECT_EQ(g6.retimers_needed, 1);
+  auto g5 = channel_loss("pcie5", 350, "fr4");
+  EXPECT_NEAR(g5.loss_db, 35.76, 0.01);
+  EXPECT_EQ(g5.retimers_needed, 0);
+}
+
 ChassisSpec gen5_link(double trace_mm, const std::string& material,
                       const std::string& retimer = "") {
   ChassisSpec s;

@@ -264,7 +264,10 @@ struct Builder {
                              ns->where);
           }
         n.box = box;
-        if (n.kind == NodeKind::kCpu) n.numa = cpu_numa[cpu_i++] + box * 1000;
+        if (n.kind == NodeKind::kCpu)
+          n.numa = cpu_numa[cpu_i++] + box * 1000;
+        else if (ns->numa)
+          n.numa = *ns->numa + box * 1000;  // its own (sub-NUMA clustering)
         n.pci_address = ns->pci_address;
         n.cpulist = ns->cpulist;
         n.label = ns->label;
@@ -587,7 +590,7 @@ void assign_affinity(std::vector<Node>& nodes, const std::vector<Link>& links,
     }
   }
   for (auto& n : nodes)
-    if (n.cpu >= 0) n.numa = nodes[n.cpu].numa;
+    if (n.cpu >= 0 && n.numa < 0) n.numa = nodes[n.cpu].numa;
 }
 
 // PCIe is a tree below each CPU; every box needs a CPU, and a box's CPUs are joined by socket

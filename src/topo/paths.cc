@@ -182,6 +182,9 @@ PathClass PathFinder::path_class(int a, int b) const {
   }
   --ia;  // the loop stepped past the match
   if (chassis_.node(lca).kind == NodeKind::kCpu) {
+    // Below one socket but on two of its NUMA nodes (sub-NUMA clustering): nvidia-smi's SYS,
+    // "traversing ... the SMP interconnect between NUMA nodes" (nvidia-smi topo -m legend).
+    if (na.numa >= 0 && nb.numa >= 0 && na.numa != nb.numa) return {PathType::kSys, 0};
     // The links leaving the CPU towards each device.
     int la = ia >= 1 ? chassis_.node(ca[ia - 1]).pcie_uplink : -1;
     int lb = ib >= 1 ? chassis_.node(cb[ib - 1]).pcie_uplink : -1;

@@ -18,11 +18,13 @@
 //   5. for the best design, each budget that excluded candidates: the best excluded candidate it
 //   alone
 //      kept out, i.e. what relaxing that budget would buy
-// Candidates are split over `threads` workers (std::thread); the result does not depend on their
-// number.
+// Candidates are split over `threads` workers (std::thread) and, under mpirun, over processes
+// (candidate i goes to process i mod N; each sends its closed-form results to rank 0, which merges
+// them and does steps 3-5 alone); the result depends on neither number.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +38,12 @@ struct SearchOptions {
   int threads = 0;       ///< 0: every core
   int top = 5;           ///< designs ranked and scored in full
   int simulate_top = 2;  ///< plans per workload run on the engine in the full scoring
+  /// Several processes: this one's rank, their number, and a gather that hands rank 0 every
+  /// process's string in rank order (nothing on the others). Left at one process, run_design joins
+  /// the MPI job when started by mpirun (`mpi`) and linkwise was built with MPI.
+  int rank = 0, processes = 1;
+  std::function<std::vector<std::string>(const std::string&)> gather;
+  bool mpi = true;
 };
 
 struct WorkloadScore {
@@ -83,11 +91,13 @@ struct DesignResult {
   std::vector<Design> front;              ///< Pareto front, by objective, scored in full
   std::vector<Relaxation> relaxations;
   double seconds = 0;  ///< wall time of the search
-  int threads = 1;
+  int threads = 1;     ///< per process
+  int processes = 1;
+  bool root = true;  ///< false on MPI ranks other than 0: they hold no result and print nothing
 };
 
 /// Runs the search. Throws InputError (exit 2) when no candidate fits, saying which budget excluded
-/// how many candidates.
+/// how many candidates. Under mpirun without MPI built in, throws RuntimeError.
 DesignResult run_design(const DesignSpace& space, const SearchOptions& options = {});
 
 /// Writes each ranked and front design as a chassis YAML (NAME.yaml) into `folder`, creating it;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace linkwise::measure {
 
@@ -15,6 +16,10 @@ struct ProcessGroup {
   std::function<std::string(const std::string&)> broadcast = [](const std::string& s) { return s; };
   /// Sum of a value over processes.
   std::function<double(double)> sum = [](double v) { return v; };
+  /// Every process's string, in rank order, on rank 0; nothing on the others.
+  std::function<std::vector<std::string>(const std::string&)> gather = [](const std::string& s) {
+    return std::vector<std::string>{s};
+  };
   std::function<void()> finalize = [] {};
 };
 

@@ -145,15 +145,26 @@ struct NvmlFacts {
   std::vector<NvlinkState> links;
 };
 
+/// An XID event of the NVIDIA driver from the kernel log ("NVRM: Xid (PCI:0000:3b:00): 79, pid=...,
+/// GPU has fallen off the bus.").
+struct XidEvent {
+  std::string address;  ///< the GPU's PCI address, "0000:3b:00.0"
+  int xid = 0;
+  std::string text;  ///< what the driver wrote after the number, made printable
+};
+
 struct Machine {
-  std::vector<PciDevice> devices;  ///< sorted by address
-  std::vector<CpuSocket> sockets;  ///< sorted by id; at least one
-  std::map<int, int> numa_socket;  ///< NUMA node -> socket id
-  std::string cpu_model;           ///< /proc/cpuinfo "model name", or ""
-  std::string cpu_vendor;          ///< "GenuineIntel", "AuthenticAMD", or ""
-  std::string cmdline;             ///< /proc/cmdline, or ""
+  std::vector<PciDevice> devices;           ///< sorted by address
+  std::vector<CpuSocket> sockets;           ///< sorted by id; at least one
+  std::map<int, int> numa_socket;           ///< NUMA node -> socket id
+  std::map<int, std::string> numa_cpulist;  ///< NUMA node -> its CPUs ("0-13,112-125")
+  std::string cpu_model;                    ///< /proc/cpuinfo "model name", or ""
+  std::string cpu_vendor;                   ///< "GenuineIntel", "AuthenticAMD", or ""
+  std::string cmdline;                      ///< /proc/cmdline, or ""
   IommuState iommu;
   NvmlFacts nvml;
+  std::vector<XidEvent> xids;      ///< from the kernel log (dev/kmsg below the root), oldest first
+  std::string kernel_log_why_not;  ///< "" when the kernel log was read, else why not
   std::vector<std::string> notes;  ///< machine-wide reading problems
 
   const PciDevice* find(const std::string& address) const;

@@ -98,6 +98,24 @@ void SysfsFixture::cpus(int sockets, int per_socket, const std::string& model) {
   write("proc/cpuinfo", info);
 }
 
+void SysfsFixture::cpus_snc(int sockets, int nodes, int cores, const std::string& model) {
+  const int all = sockets * nodes * cores;
+  std::string info;
+  for (int n = 0; n < sockets * nodes; ++n) {
+    const int lo = n * cores, hi = (n + 1) * cores - 1;
+    write(fmt::format("sys/devices/system/node/node{}/cpulist", n),
+          fmt::format("{}-{},{}-{}\n", lo, hi, all + lo, all + hi));
+    for (int c = lo; c <= hi; ++c)
+      for (int cpu : {c, all + c})
+        write(fmt::format("sys/devices/system/cpu/cpu{}/topology/physical_package_id", cpu),
+              fmt::format("{}\n", n / nodes));
+  }
+  for (int cpu = 0; cpu < 2 * all; ++cpu)
+    info +=
+        fmt::format("processor\t: {}\nvendor_id\t: GenuineIntel\nmodel name\t: {}\n\n", cpu, model);
+  write("proc/cpuinfo", info);
+}
+
 void SysfsFixture::cmdline(const std::string& text) { write("proc/cmdline", text + "\n"); }
 
 void SysfsFixture::iommu(int groups, const std::string& type) {

@@ -40,6 +40,11 @@ class SysfsFixture {
   /// `sockets` sockets of `cpus_per_socket` CPUs, one NUMA node each.
   void cpus(int sockets, int cpus_per_socket,
             const std::string& model = "Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz");
+  /// Sub-NUMA clustering: `sockets` sockets of `nodes` NUMA nodes each, `cores` cores per node with
+  /// two SMT threads. Node n holds cores n*cores.. and their siblings numbered after all cores:
+  /// cpus_snc(2, 2, 4) gives node0 "0-3,16-19", node1 "4-7,20-23", node2 "8-11,24-27".
+  void cpus_snc(int sockets, int nodes, int cores,
+                const std::string& model = "Intel(R) Xeon(R) Platinum 8480+");
   void cmdline(const std::string& text);
   /// `groups` IOMMU groups of type `type` ("identity", "DMA-FQ") and one IOMMU unit.
   void iommu(int groups, const std::string& type);
@@ -64,8 +69,9 @@ class SysfsFixture {
 /// An 8-GPU two-socket PCIe Gen4 server laid out as the pcie-8gpu-gen4 preset: per socket two root
 /// buses with a PEX88096 switch each (2 A100 PCIe, and on the first a ConnectX-6), an NVMe drive on
 /// a third root bus; IOMMU in pass-through; GPU 1 idles at 2.5 GT/s (a power-saving state, not a
-/// fault).
-void build_pcie_server(SysfsFixture& fx);
+/// fault). With `snc`: sub-NUMA clustering, two NUMA nodes per socket (cpus_snc(2, 2, 4)), each
+/// switch on its own (socket s: switch k on node 2s+k, the NVMe drive on 2s+1).
+void build_pcie_server(SysfsFixture& fx, bool snc = false);
 
 /// A DGX H100-like box laid out as the dgx-h100 preset: per socket four root buses with a PEX890xx
 /// switch each (one H100 SXM and one ConnectX-7), four NVMe drives on a fifth root bus; four

@@ -32,8 +32,11 @@ FakeDev endpoint(const std::string& addr, const std::string& parent, unsigned ve
 
 }  // namespace
 
-void build_pcie_server(SysfsFixture& fx) {
-  fx.cpus(2, 4);
+void build_pcie_server(SysfsFixture& fx, bool snc) {
+  if (snc)
+    fx.cpus_snc(2, 2, 4, "Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz");
+  else
+    fx.cpus(2, 4);
   fx.cmdline("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on iommu=pt");
   fx.iommu(12, "identity");
   // Per socket: two switch root buses, then an NVMe root bus. A100 PCIe 10de:20b5, PEX88096
@@ -44,20 +47,23 @@ void build_pcie_server(SysfsFixture& fx) {
     for (int k = 0; k < 2; ++k) {
       unsigned rb = buses[s][k];
       bool nic = k == 0;
-      fx.root_port(bdf(rb, 1), rootbus(rb), s, kGen4);
+      const int numa = snc ? 2 * s + k : s;  // with SNC, each switch on its own NUMA node
+      fx.root_port(bdf(rb, 1), rootbus(rb), numa, kGen4);
       std::vector<std::string> dsps = {bdf(rb + 2, 0), bdf(rb + 2, 1)};
       if (nic) dsps.push_back(bdf(rb + 2, 2));
-      fx.pcie_switch(bdf(rb, 1), bdf(rb + 1), dsps, s, 0x1000, 0xc010, kGen4);
+      fx.pcie_switch(bdf(rb, 1), bdf(rb + 1), dsps, numa, 0x1000, 0xc010, kGen4);
       for (int g = 0; g < 2; ++g) {
-        FakeDev gpu = endpoint(bdf(rb + 3 + g), dsps[g], 0x10de, 0x20b5, 0x030200, s, kGen4, "16");
+        FakeDev gpu =
+            endpoint(bdf(rb + 3 + g), dsps[g], 0x10de, 0x20b5, 0x030200, numa, kGen4, "16");
         if (s == 0 && k == 0 && g == 1) gpu.cur_speed = "2.5 GT/s PCIe";  // idle GPU
         fx.add(gpu);
       }
-      if (nic) fx.add(endpoint(bdf(rb + 5), dsps[2], 0x15b3, 0x101b, 0x020700, s, kGen4, "16"));
+      if (nic) fx.add(endpoint(bdf(rb + 5), dsps[2], 0x15b3, 0x101b, 0x020700, numa, kGen4, "16"));
     }
     unsigned nb = buses[s][2];
-    fx.root_port(bdf(nb, 1), rootbus(nb), s, kGen4);
-    fx.add(endpoint(bdf(nb + 1), bdf(nb, 1), 0x1344, 0x51c3, 0x010802, s, kGen4, "4"));
+    const int nvme_numa = snc ? 2 * s + 1 : s;
+    fx.root_port(bdf(nb, 1), rootbus(nb), nvme_numa, kGen4);
+    fx.add(endpoint(bdf(nb + 1), bdf(nb, 1), 0x1344, 0x51c3, 0x010802, nvme_numa, kGen4, "4"));
   }
   // A BMC display function and a USB controller: not part of the chassis.
   FakeDev bmc = endpoint(bdf(0x02), "", 0x1a03, 0x2000, 0x030000, 0, "5.0 GT/s PCIe", "1");
