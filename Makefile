@@ -11,8 +11,10 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 600
-# The extra builds need no GPU parts and no benchmarks.
-CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINKWISE_BENCH=OFF
+# The extra builds need no GPU parts, no benchmarks and no Python module (a sanitized extension
+# would need the sanitizer runtime preloaded into Python).
+CHECK_FLAGS := -DLINKWISE_CUDA=OFF -DLINKWISE_NCCL=OFF -DLINKWISE_MPI=OFF -DLINKWISE_BENCH=OFF \
+  -DLINKWISE_PYTHON=OFF
 
 # Debian 12 packages the build needs. CUDA, NCCL and OpenMPI are optional and detected.
 DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
@@ -20,8 +22,12 @@ DEB_PACKAGES := build-essential cmake ninja-build pkg-config ccache \
   libgtest-dev libgmock-dev libbenchmark-dev
 # What only the tests need, installed by `make test` before it configures: Chromium opens the HTML
 # report, rsvg-convert turns drawings into PNG (linkwise draw -o x.png uses it where installed),
-# OpenMPI for the test that runs `linkwise design` under mpirun (found at configure time).
-TEST_PACKAGES := chromium librsvg2-bin libopenmpi-dev openmpi-bin
+# OpenMPI for the test that runs `linkwise design` under mpirun (found at configure time); the
+# Python module (python/), its tests, its `pip install .` and examples/notebook.py need Python's
+# headers and pybind11 (found at configure time too), pytest, matplotlib, pip, setuptools and wheel.
+TEST_PACKAGES := chromium librsvg2-bin libopenmpi-dev openmpi-bin \
+  python3-dev pybind11-dev python3-pytest python3-matplotlib python3-pip python3-setuptools \
+  python3-wheel
 
 .PHONY: all deps test-deps install-packages configure build run test bench clean test-sanitize test-debug fuzz check-format
 
@@ -51,7 +57,7 @@ build: configure
 run: build
 	./$(BUILD_DIR)/linkwise train training-appliance --model llama3-70b --mode lora --tokens 1e9
 
-# The test packages first: OpenMPI must be there when CMake configures.
+# The test packages first: OpenMPI, Python and pybind11 must be there when CMake configures.
 test: test-deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 

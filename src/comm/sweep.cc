@@ -168,13 +168,24 @@ std::vector<int> parse_gpu_list(const std::optional<std::string>& given,
 }
 
 SweepResult predict_sweep(const SweepRequest& o) {
+  // The request's own values are checked before the chassis is read, so that their errors come
+  // first.
+  parse_collective(o.op);
+  parse_redop(o.redop);
+  parse_algo(o.algo);
+  dtype_bytes(o.dtype);
+  sweep_sizes(o.sweep);
+  auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
+  return predict_sweep(o, chassis);
+}
+
+SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
   SweepResult r;
   r.op = parse_collective(o.op);
   const std::string redop = parse_redop(o.redop);
   const Algo algo = parse_algo(o.algo);
   const int dt = dtype_bytes(o.dtype);
   auto sizes = sweep_sizes(o.sweep);
-  auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
   std::optional<std::string> gpus = o.gpus;
   if (o.first_gpus) {
     if (o.gpus) throw InputError("give -g/--ngpus or --gpus, not both");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 
 namespace linkwise::comm {
@@ -52,6 +53,32 @@ TEST(CommSweep, WholeElements) {
   SweepFlags f;
   EXPECT_EQ(whole_elements({8, 16, 32, 64}, 12, f, "x"), (std::vector<std::uint64_t>{12, 24, 60}));
   EXPECT_THROW(whole_elements({8}, 12, f, "x"), InputError);
+}
+
+}  // namespace
+}  // namespace linkwise::comm
+
+namespace linkwise::comm {
+namespace {
+
+// A chassis built once gives the sweep the request's name gives: the same chassis, so the same
+// rows to the last bit (no tolerance: the same arithmetic on the same inputs).
+TEST(CommSweep, OnABuiltChassisAsByName) {
+  SweepRequest req;
+  req.chassis = "dgx-h100";
+  req.op = "all_gather";
+  req.sweep.min = "1M";
+  req.sweep.max = "16M";
+  auto by_name = predict_sweep(req);
+  auto chassis = topo::load_chassis("dgx-h100");
+  req.chassis = "not read";
+  auto built = predict_sweep(req, chassis);
+  ASSERT_EQ(built.rows.size(), by_name.rows.size());
+  for (std::size_t i = 0; i < built.rows.size(); ++i)
+    EXPECT_EQ(built.rows[i].prediction.time_s, by_name.rows[i].prediction.time_s);
+  EXPECT_EQ(built.chassis, "dgx-h100");
+  req.op = "all_smush";
+  EXPECT_THROW(predict_sweep(req, chassis), InputError);
 }
 
 }  // namespace

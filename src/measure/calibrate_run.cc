@@ -11,6 +11,10 @@ CalibrateRun run_calibrate(const CalibrateRequest& r) {
   if (r.fit && r.fit_out.empty()) throw InputError("--fit needs -o FILE for the fitted chassis");
   if (!r.fit && !r.fit_out.empty()) throw InputError("-o is the fitted chassis: give --fit too");
   auto chassis = topo::load_chassis(r.chassis, r.nodes);
+  return run_calibrate(r, chassis);
+}
+
+CalibrateRun run_calibrate(const CalibrateRequest& r, const topo::Chassis& chassis) {
   auto file = load_measurements(r.measured);
   CalibrateOptions opts;
   opts.threshold_pct = r.threshold_pct;

@@ -68,6 +68,17 @@ ServeRun run_serve(const ServeRunOptions& o) {
   if (!o.sweep.empty() && o.rate > 0)
     throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
   auto chassis = topo::load_chassis(o.chassis, 0, topo::link_rates(o.as_designed));
+  return run_serve(o, chassis);
+}
+
+ServeRun run_serve(const ServeRunOptions& o, const topo::Chassis& chassis) {
+  ServeRun run;
+  if (o.model.empty())
+    throw InputError("serve needs --model (a preset such as llama3.1-70b, or a model YAML file)");
+  if (!o.sweep.empty() && o.sweep != "concurrency")
+    throw InputError(fmt::format("--sweep takes 'concurrency', not '{}'", o.sweep));
+  if (!o.sweep.empty() && o.rate > 0)
+    throw InputError("--sweep concurrency is a closed loop; it takes no --rate");
   auto model = find_model(o.model);
   std::vector<int> points = o.sweep.empty() ? std::vector<int>{} : sweep_concurrencies(o.sweep_max);
   run.sweep = !points.empty();

@@ -67,6 +67,14 @@ TrainResult run_train(const TrainOptions& o) {
   if (o.model.empty())
     throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
   auto chassis = topo::load_chassis(o.chassis, o.nodes, topo::link_rates(o.as_designed));
+  return run_train(o, chassis);
+}
+
+TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
+  check_train_options(o);
+  TrainResult res;
+  if (o.model.empty())
+    throw InputError("train needs --model (a preset such as llama3-70b, or a model YAML file)");
   StepModel sm(chassis, find_model(o.model), make_train_job(o));
   TrainSetup& s = res.setup;
   s.model_id = sm.model().id;

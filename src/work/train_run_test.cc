@@ -68,5 +68,24 @@ TEST(ServeRun, ParsesAndChecksTheTextualOptions) {
   EXPECT_THROW(run_serve(w), InputError);
 }
 
+// A chassis built once gives the job what the chassis' name gives (the same inputs: exactly equal).
+TEST(TrainRun, OnABuiltChassisAsByName) {
+  TrainOptions o;
+  o.chassis = "dgx-h100";
+  o.model = "llama3-8b";
+  o.plan = "tp=8,pp=1,dp=1,zero=1";
+  o.given = {"CHASSIS", "--model", "--plan"};
+  auto by_name = run_train(o);
+  auto chassis = topo::load_chassis("dgx-h100");
+  auto built = run_train(o, chassis);
+  EXPECT_EQ(built.step.step_time_s, by_name.step.step_time_s);
+  EXPECT_EQ(built.setup.chassis_name, "dgx-h100");
+  ServeRunOptions s;
+  s.chassis = "dgx-h100";
+  s.model = "llama3.1-8b";
+  s.concurrency = 8;
+  EXPECT_EQ(run_serve(s, chassis).result.point.ttft_s, run_serve(s).result.point.ttft_s);
+}
+
 }  // namespace
 }  // namespace linkwise::work

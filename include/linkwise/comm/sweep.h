@@ -112,5 +112,8 @@ std::vector<int> parse_gpu_list(const std::optional<std::string>& given,
 /// Everything `linkwise collective` prints: the request checked (InputError naming the flag), the
 /// chassis loaded, a Communicator over the ranks, every size predicted.
 SweepResult predict_sweep(const SweepRequest& request);
+/// The same on a chassis already built (the request's chassis, nodes and as_designed are not read):
+/// many sweeps on one chassis load it once.
+SweepResult predict_sweep(const SweepRequest& request, const topo::Chassis& chassis);
 
 }  // namespace linkwise::comm

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "linkwise/measure/calibrate.h"
+#include "linkwise/topo/chassis.h"
 
 namespace linkwise::measure {
 
@@ -26,5 +27,8 @@ struct CalibrateRun {
 
 /// Throws InputError when fit and fit_out disagree, and for bad files.
 CalibrateRun run_calibrate(const CalibrateRequest& r);
+/// The same on a chassis already built (r.chassis, r.nodes and r.fit_out are not read; with r.fit
+/// the fitted chassis is returned, not written).
+CalibrateRun run_calibrate(const CalibrateRequest& r, const topo::Chassis& chassis);
 
 }  // namespace linkwise::measure

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/topo/chassis.h"
 #include "linkwise/work/serve.h"
 #include "linkwise/work/serve_validation.h"
 
@@ -38,5 +39,8 @@ struct ServeRun {
 ServeOptions make_serve_options(const ServeRunOptions& options);
 /// Checks the combination, then runs the validation cases or serve() (with the sweep when asked).
 ServeRun run_serve(const ServeRunOptions& options);
+/// The prediction on a chassis already built (options.chassis, as_designed and validation are not
+/// read): many runs on one chassis load it once.
+ServeRun run_serve(const ServeRunOptions& options, const topo::Chassis& chassis);
 
 }  // namespace linkwise::work

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "linkwise/topo/chassis.h"
 #include "linkwise/work/checkpoint.h"
 #include "linkwise/work/job.h"
 #include "linkwise/work/search.h"
@@ -74,5 +75,8 @@ Job make_train_job(const TrainOptions& options);
 /// Checks the options, then runs the validation cases, the scaling sweep, or one plan (given or
 /// searched) with its checkpoint cost and time to train.
 TrainResult run_train(const TrainOptions& options);
+/// One plan, its search or the scaling sweep on a chassis already built (options.chassis, nodes,
+/// as_designed and validation are not read): many jobs on one chassis load it once.
+TrainResult run_train(const TrainOptions& options, const topo::Chassis& chassis);
 
 }  // namespace linkwise::work
