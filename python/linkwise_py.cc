@@ -318,6 +318,13 @@ PYBIND11_MODULE(_linkwise, m) {
       .def_property_readonly("mfu", [](const work::TrainResult& r) { return r.step.mfu; })
       .def_property_readonly("bottleneck",
                              [](const work::TrainResult& r) { return r.step.bottleneck; })
+      .def_property_readonly("fullest_links",
+                             [](const work::TrainResult& r) {
+                               std::vector<std::tuple<std::string, double, double>> out;
+                               for (const auto& l : r.step.links)
+                                 out.emplace_back(l.link, l.utilisation, l.busy_fraction);
+                               return out;
+                             })
       .def_property_readonly("busiest_links",
                              [](const work::TrainResult& r) {
                                std::vector<std::pair<std::string, double>> out;

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
+#include "linkwise/util/verbosity.h"
 
 int main(int argc, char** argv) {
   using namespace linkwise;
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, cli::Handler>> handlers;
   for (const auto& cmd : cli::commands()) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
+    sub->add_flag_callback(
+        "--quiet", [] { set_quiet(true); }, "Leave out known warnings and notes");
     handlers.emplace_back(sub, cmd.setup(*sub));
   }
   if (argc > 1 && argv[1][0] != '-') {

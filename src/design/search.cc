@@ -117,7 +117,8 @@ WorkloadScore score_workload(const topo::Chassis& chassis, const Prepared& p, in
     s.bottleneck = best.bottleneck;
     if (!best.links.empty())
       s.limiting_link =
-          fmt::format("{} ({}, busy {:.0f}%, {} traffic)", best.links[0].link, best.links[0].tech,
+          fmt::format("{} ({}, {:.0f}% of capacity used, busy {:.0f}%, {} traffic)",
+                      best.links[0].link, best.links[0].tech, 100 * best.links[0].utilisation,
                       100 * best.links[0].busy_fraction, best.links[0].traffic);
   } catch (const InputError& e) {
     s.fits = false;

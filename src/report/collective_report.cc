@@ -5,6 +5,7 @@
 
 #include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::report {
 
@@ -77,7 +78,8 @@ std::string collective_text(const comm::SweepResult& r) {
   if (r.rings.size() > 8) ours += fmt::format("# ... {} rings in all\n", r.rings.size());
   ours += fmt::format("# bound: busbw <= {} GB/s (worst cut: {})\n", gbps(r.bound.busbw_Bps),
                       r.bound.cut);
-  for (const auto& note : r.notes) ours += "# " + note + "\n";
+  if (!quiet())
+    for (const auto& note : r.notes) ours += "# " + note + "\n";
   text += fit_width(ours) + "#\n";
   text += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place          "

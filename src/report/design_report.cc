@@ -62,7 +62,7 @@ std::string design_block(const design::Design& d) {
     o += fmt::format("  {}: {:.0f} tokens/s ({}), plan {}\n", s.workload, s.tokens_per_s,
                      s.simulated ? "simulated" : "estimated", s.plan);
     o += fmt::format("    limited by: {}\n", s.bottleneck);
-    if (!s.limiting_link.empty()) o += fmt::format("    busiest link: {}\n", s.limiting_link);
+    if (!s.limiting_link.empty()) o += fmt::format("    fullest link: {}\n", s.limiting_link);
   }
   const auto& b = d.budgets;
   o += fmt::format("  power {:.0f} W{}; cost {} USD{}; retimers {}\n", b.power_w,

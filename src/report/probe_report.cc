@@ -8,6 +8,7 @@
 #include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 #include "linkwise/report/topo_report.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::report {
 
@@ -65,7 +66,7 @@ std::string probe_text(const Machine& m, const Discovery& d) {
   notes.insert(notes.end(), d.notes.begin(), d.notes.end());
   for (const auto& dev : m.devices)
     for (const auto& n : dev.notes) notes.push_back(dev.address + ": " + n);
-  if (!notes.empty()) {
+  if (!notes.empty() && !quiet()) {
     s += "Notes:\n";
     for (const auto& n : notes) s += "  " + n + "\n";
   }
@@ -153,8 +154,10 @@ nlohmann::json check_json(const CheckReport& r) {
 std::string imported_text(const topo::Chassis& chassis, const topo::TopoAnalysis& a,
                           const std::vector<std::string>& notes) {
   std::string s = topo_text(chassis, a);
-  if (!notes.empty()) s += "Notes:\n";
-  for (const auto& n : notes) s += "  " + n + "\n";
+  if (!notes.empty() && !quiet()) {
+    s += "Notes:\n";
+    for (const auto& n : notes) s += "  " + n + "\n";
+  }
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "linkwise/report/budget_report.h"
 #include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::report {
 
@@ -165,7 +166,7 @@ std::string topo_text(const topo::Chassis& c, const topo::TopoAnalysis& a) {
       t.row({l.node, l.part, std::to_string(l.used), std::to_string(l.available)});
     out += t.render();
   }
-  if (!a.warnings.empty()) {
+  if (!a.warnings.empty() && !quiet()) {
     out += "\nWarnings\n";
     for (const auto& w : a.warnings) out += fmt::format("  [{}] {}\n", w.kind, w.message);
   }

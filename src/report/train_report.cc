@@ -24,8 +24,9 @@ std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest) {
         v.from, v.to, 100 * v.per_gpu_change, v.term, 100 * v.term_share_from,
         100 * v.term_share_to);
     if (!v.link.empty())
-      s += fmt::format("; busiest link {} ({}) busy {:.0f} % of the step", v.link, v.tech,
-                       100 * v.link_busy);
+      s += fmt::format(
+          "; fullest link {} ({}) moves {:.0f}% of its capacity over the step (busy {:.0f}%)",
+          v.link, v.tech, 100 * v.link_utilisation, 100 * v.link_busy);
     s += "\n";
   }
   if (v.stops_paying > 0)
@@ -44,6 +45,7 @@ nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
                       {"term_share_to", v.term_share_to},
                       {"link", v.link},
                       {"tech", v.tech},
+                      {"link_utilisation", v.link_utilisation},
                       {"link_busy_fraction", v.link_busy},
                       {"stops_paying_at", v.stops_paying}};
   return j;
@@ -264,13 +266,15 @@ std::string step_text(const work::StepResult& r, int max_links) {
   o << mt.render() << "\n";
   if (!r.links.empty()) {
     Table lt;
-    lt.header({"busiest links", "technology", "busy", "GB/step", "traffic"});
+    lt.header({"fullest links", "technology", "used", "busy", "GB/step", "traffic"});
     for (int i = 0; i < std::min<int>(max_links, r.links.size()); ++i) {
       const auto& l = r.links[i];
-      lt.row(
-          {l.link, l.tech, pct(l.busy_fraction), fmt::format("{:.1f}", l.bytes / 1e9), l.traffic});
+      lt.row({l.link, l.tech, pct(l.utilisation), pct(l.busy_fraction),
+              fmt::format("{:.1f}", l.bytes / 1e9), l.traffic});
     }
-    o << lt.render() << "\n";
+    o << lt.render()
+      << "used: bytes moved / (capacity x step time); busy: share of the step any flow crossed "
+         "it\n\n";
   }
   o << "bottleneck: " << r.bottleneck << "\n";
   return o.str();
@@ -283,6 +287,7 @@ nlohmann::json step_json(const work::StepResult& r) {
   for (const auto& l : r.links)
     links.push_back({{"link", l.link},
                      {"tech", l.tech},
+                     {"utilisation", l.utilisation},
                      {"busy_fraction", l.busy_fraction},
                      {"bytes_per_step", l.bytes},
                      {"traffic", l.traffic}});

@@ -52,11 +52,20 @@ void TaskGraph::depend(int task, int prerequisite) {
   tasks_[task].deps.push_back(prerequisite);
 }
 
-std::vector<int> SimResult::busiest(int k) const {
+double SimResult::utilisation(int r, const std::vector<double>& capacity) const {
+  if (r < 0 || r >= static_cast<int>(resources.size()) || r >= static_cast<int>(capacity.size()) ||
+      capacity[r] <= 0 || makespan_s <= 0)
+    return 0;
+  return std::min(1.0, resources[r].bytes / (capacity[r] * makespan_s));
+}
+
+std::vector<int> SimResult::fullest(int k, const std::vector<double>& capacity) const {
   std::vector<int> ids;
+  std::vector<double> u(resources.size(), 0.0);
   for (int r = 0; r < static_cast<int>(resources.size()); ++r)
-    if (resources[r].bytes > 0) ids.push_back(r);
+    if (resources[r].bytes > 0) ids.push_back(r), u[r] = utilisation(r, capacity);
   std::sort(ids.begin(), ids.end(), [&](int a, int b) {
+    if (u[a] != u[b]) return u[a] > u[b];
     if (resources[a].busy_s != resources[b].busy_s)
       return resources[a].busy_s > resources[b].busy_s;
     if (resources[a].bytes != resources[b].bytes) return resources[a].bytes > resources[b].bytes;

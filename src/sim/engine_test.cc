@@ -45,14 +45,27 @@ TEST(Engine, SharingThenSpeedUpWhenOneEnds) {
   EXPECT_NEAR(r.resources[0].busy_s, 4, kTol);
 }
 
-TEST(Engine, BusiestOrdersByBusyTime) {
+TEST(Engine, FullestRanksByUtilisationNotBusyTime) {
+  // Resource 0: 100 B/s, carries a 10 B flow capped at 1 B/s -> busy 0..10 s.
+  // Resource 1: 10 B/s, carries a 50 B flow at its full 10 B/s -> busy 0..5 s.
+  // Makespan 10 s. Busy time ranks resource 0 first (10 s against 5 s); utilisation
+  // bytes / (capacity x makespan) gives 10 / (100 x 10) = 0.01 for resource 0 and
+  // 50 / (10 x 10) = 0.5 for resource 1, so resource 1 is the fullest.
   TaskGraph g;
-  g.add_transfer({{.bytes = 10, .route = {0, 1}}, {.bytes = 10, .route = {1}}}, 0);
-  auto r = Engine({10, 10}).run(g);
-  // Resource 1 carries both flows (busy 2 s), resource 0 only one (busy 2 s too, fewer bytes).
-  auto top = r.busiest(2);
+  g.add_transfer({{.bytes = 10, .route = {0}, .rate_cap = 1}}, 0);
+  g.add_transfer({{.bytes = 50, .route = {1}}}, 0);
+  const std::vector<double> cap = {100, 10};
+  auto r = Engine(cap).run(g);
+  EXPECT_NEAR(r.makespan_s, 10, kTol);
+  EXPECT_NEAR(r.resources[0].busy_s, 10, kTol);
+  EXPECT_NEAR(r.resources[1].busy_s, 5, kTol);
+  EXPECT_NEAR(r.utilisation(0, cap), 0.01, kTol);
+  EXPECT_NEAR(r.utilisation(1, cap), 0.5, kTol);
+  auto top = r.fullest(2, cap);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0], 1);
+  EXPECT_EQ(top[1], 0);
+  EXPECT_EQ(r.fullest(1, cap), std::vector<int>{1});
 }
 
 TEST(Engine, BadRouteIsAnInputError) {

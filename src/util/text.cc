@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -16,9 +17,17 @@
 
 #include "linkwise/util/error.h"
 #include "linkwise/util/limits.h"
+#include "linkwise/util/verbosity.h"
 #include "util/embedded.h"
 
 namespace linkwise {
+
+namespace {
+std::atomic<bool> g_quiet{false};
+}  // namespace
+
+void set_quiet(bool quiet) { g_quiet = quiet; }
+bool quiet() { return g_quiet; }
 
 int edit_distance(std::string_view a, std::string_view b) {
   std::vector<int> prev(b.size() + 1), cur(b.size() + 1);

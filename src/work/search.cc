@@ -284,10 +284,12 @@ ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
             grew = b[i].first - a[i].first, v.term = b[i].second, v.term_share_from = a[i].first,
             v.term_share_to = b[i].first;
         v.link = v.tech = "";
-        v.link_busy = 0;
-        if (!p.best.links.empty())
-          v.link = p.best.links.front().link, v.tech = p.best.links.front().tech,
-          v.link_busy = p.best.links.front().busy_fraction;
+        v.link_busy = v.link_utilisation = 0;
+        if (!p.best.links.empty()) {
+          const auto& l = p.best.links.front();
+          v.link = l.link, v.tech = l.tech, v.link_busy = l.busy_fraction;
+          v.link_utilisation = l.utilisation;
+        }
       }
     }
     prev = &p;

@@ -143,12 +143,16 @@ std::vector<LinkBusy> link_table(StepModel::Impl& impl, const std::map<int, ResU
     b.tech = r < 2 * impl.res.links ? impl.chassis.link(r / 2).tech->name : "host memory";
     b.busy_fraction = std::min(1.0, u.busy_s / step);
     b.bytes = u.bytes;
+    const double cap = impl.res.capacity.at(r);
+    b.utilisation = cap > 0 && step > 0 ? std::min(1.0, u.bytes / (cap * step)) : 0;
     double most = 0;
     for (const auto& [kind, bytes] : u.by_kind)
       if (bytes > most) most = bytes, b.traffic = kind;
     out.push_back(b);
   }
+  // Fullest first: bytes moved over capacity x step time; busy time, then bytes break ties.
   std::sort(out.begin(), out.end(), [](const LinkBusy& a, const LinkBusy& b) {
+    if (a.utilisation != b.utilisation) return a.utilisation > b.utilisation;
     return a.busy_fraction != b.busy_fraction ? a.busy_fraction > b.busy_fraction
                                               : a.bytes > b.bytes;
   });
@@ -174,8 +178,10 @@ std::string bottleneck_line(const StepResult& r) {
                     percent(worst.first / r.step_time_s));
   if (!r.links.empty()) {
     const auto& l = r.links.front();
-    s += fmt::format("; busiest link {} ({}) is busy {} of the step, mostly {} traffic", l.link,
-                     l.tech, percent(l.busy_fraction), l.traffic);
+    s += fmt::format(
+        "; fullest link {} ({}) moves {} of its capacity over the step (busy {}), mostly {} "
+        "traffic",
+        l.link, l.tech, percent(l.utilisation), percent(l.busy_fraction), l.traffic);
   }
   return s;
 }

@@ -32,7 +32,7 @@ TEST(DesignCli, TrainingSpaceRanksNvSwitchFirstAndWritesChassis) {
   ASSERT_NE(first, std::string::npos) << r.out;
   std::string line = r.out.substr(first, r.out.find('\n', first) - first);
   EXPECT_NE(line.find("8x h200-sxm nvswitch"), std::string::npos) << line;
-  EXPECT_NE(r.out.find("busiest link: "), std::string::npos);
+  EXPECT_NE(r.out.find("fullest link: "), std::string::npos);
   EXPECT_NE(r.out.find("binding budget: "), std::string::npos);
   EXPECT_NE(r.out.find("Pareto front"), std::string::npos);
   int files = 0;

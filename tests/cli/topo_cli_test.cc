@@ -19,6 +19,23 @@ TEST(TopoCliTest, PresetsListsEveryPreset) {
     EXPECT_NE(r.out.find(p), std::string::npos) << p;
 }
 
+TEST(TopoCliTest, QuietLeavesOutKnownWarningsButJsonKeepsThem) {
+  // four-gpu-mesh has an oversubscribed PCIe uplink: a known warning.
+  const std::string mesh = source_dir() + "/examples/four-gpu-mesh.yaml";
+  auto loud = run_cli("topo " + mesh);
+  ASSERT_EQ(loud.exit_code, 0) << loud.err;
+  EXPECT_NE(loud.out.find("oversubscribed-uplink"), std::string::npos) << loud.out;
+  auto quiet = run_cli("topo " + mesh + " --quiet");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out.find("oversubscribed-uplink"), std::string::npos) << quiet.out;
+  EXPECT_NE(quiet.out.find("PCIe lanes"), std::string::npos);  // the rest is still there
+  auto j = nlohmann::json::parse(run_cli("topo " + mesh + " --quiet --json").out);
+  EXPECT_FALSE(j["warnings"].empty());
+  // Every command takes the flag.
+  EXPECT_EQ(run_cli("collective dgx-a100 -b 8M -e 8M --quiet").exit_code, 0);
+  EXPECT_EQ(run_cli("train dgx-a100 --model llama2-7b --mode lora --quiet").exit_code, 0);
+}
+
 TEST(TopoCliTest, JsonHasTheDocumentedKeys) {
   auto r = run_cli("topo dgx-h100 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

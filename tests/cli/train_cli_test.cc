@@ -37,7 +37,7 @@ TEST(TrainCli, MakeRunJobShowsPlansAndBottleneck) {
   auto r = run_cli("train training-appliance --model llama3-70b --mode lora --tokens 1e9");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("plan search:"), std::string::npos);
-  EXPECT_NE(r.out.find("busiest links"), std::string::npos);
+  EXPECT_NE(r.out.find("fullest links"), std::string::npos);
   EXPECT_NE(r.out.find("bottleneck: "), std::string::npos);
   EXPECT_NE(r.out.find("time to train 1e+09 tokens"), std::string::npos);
   EXPECT_NE(r.out.find("fits, headroom"), std::string::npos);
@@ -55,14 +55,14 @@ TEST(TrainCli, Scaling) {
 TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
   // The same Llama 2 7B full fine-tune, Megatron-LM defaults, on the PCIe server and on the
   // NVSwitch box: on PCIe the 8-GPU plan cannot keep its DP traffic inside one socket and per-GPU
-  // throughput falls; the verdict names the doubling, the term that grew and the busiest link. On
+  // throughput falls; the verdict names the doubling, the term that grew and the fullest link. On
   // the DGX it holds.
   const char* job = " --model llama2-7b --mode full --seq 4096 --global-batch 64 --scaling";
   auto pcie = run_cli(std::string("train pcie-8gpu-gen4") + job);
   ASSERT_EQ(pcie.exit_code, 0) << pcie.err;
   EXPECT_NE(pcie.out.find("per-GPU throughput falls most from 4 to 8 GPUs"), std::string::npos)
       << pcie.out;
-  EXPECT_NE(pcie.out.find("busiest link "), std::string::npos) << pcie.out;
+  EXPECT_NE(pcie.out.find("fullest link "), std::string::npos) << pcie.out;
   auto dgx = run_cli(std::string("train dgx-a100") + job);
   ASSERT_EQ(dgx.exit_code, 0) << dgx.err;
   EXPECT_NE(dgx.out.find("per-GPU throughput holds within 2 % up to 8 GPUs"), std::string::npos)

@@ -92,8 +92,12 @@ struct SimResult {
   std::vector<ResourceUse> resources;  ///< by resource id
   int events = 0;                      ///< rate recomputations
 
-  /// The `k` resources with the most busy time, most first (ties: more bytes first).
-  std::vector<int> busiest(int k) const;
+  /// Utilisation of resource `r`: bytes / (capacity · makespan), 0 to 1 (0 for no capacity or
+  /// an empty run).
+  double utilisation(int r, const std::vector<double>& capacity) const;
+  /// The `k` fullest resources by utilisation (bytes moved over capacity · makespan), fullest
+  /// first; ties: more busy time, then more bytes. `capacity` as given to the Engine.
+  std::vector<int> fullest(int k, const std::vector<double>& capacity) const;
 };
 
 /// Runs task graphs over fixed resource capacities. Thread-compatible (run() is const).

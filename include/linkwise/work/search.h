@@ -71,15 +71,16 @@ struct ScalingPoint {
 };
 
 /// Where adding GPUs stops paying: the doubling at which tokens/s per GPU falls most, the step term
-/// that grew there, and the busiest link of the larger plan.
+/// that grew there, and the fullest link (by utilisation) of the larger plan.
 struct ScalingVerdict {
   int from = 0,
       to = 0;  ///< the doubling (GPU counts); 0 when per-GPU throughput never falls by 2 %
   double per_gpu_change = 0;  ///< (tokens/s per GPU at `to`) / (at `from`) - 1
   std::string term;  ///< the step term whose share grew most: "data-parallel gradient sync", ...
   double term_share_from = 0, term_share_to = 0;  ///< its share of the step time at both counts
-  std::string link, tech;                         ///< the busiest link at `to` and its technology
-  double link_busy = 0;                           ///< its busy fraction of the step
+  std::string link, tech;       ///< the fullest link at `to` (by utilisation) and its technology
+  double link_utilisation = 0;  ///< its bytes / (capacity x step time)
+  double link_busy = 0;         ///< its busy fraction of the step
   int stops_paying =
       0;  ///< first GPU count whose total tokens/s is no higher than the count before
 };

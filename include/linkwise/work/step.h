@@ -63,9 +63,10 @@ struct Breakdown {
 struct LinkBusy {
   std::string link;          ///< "gpu0->nvsw0"
   std::string tech;          ///< "NVLink 4"
-  double busy_fraction = 0;  ///< of the step
+  double busy_fraction = 0;  ///< of the step, time any flow crossed it (a second figure)
   double bytes = 0;          ///< per step
   std::string traffic;       ///< which collectives crossed it most: "tp", "dp", ...
+  double utilisation = 0;    ///< bytes per step / (capacity x step time), 0 to 1: the ranking
 };
 
 struct StepResult {
@@ -83,7 +84,7 @@ struct StepResult {
   double model_tflops_per_gpu = 0;
   Breakdown breakdown;
   MemoryBreakdown memory;
-  std::vector<LinkBusy> links;  ///< most loaded first (simulate() only)
+  std::vector<LinkBusy> links;  ///< fullest (utilisation) first (simulate() only)
   std::string bottleneck;       ///< one line: what limits the step
 };
 
