@@ -102,8 +102,8 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   return t;
 }
 
-// Bottlenecks: resources the largest phase of the Simple schedule saturates, least capacity first:
-// the first 3 names into t.bottlenecks, the count into t.saturated.
+// Bottlenecks: resources the largest phase of the Simple schedule saturates, fullest (utilisation
+// over the whole schedule) first: the first 3 names into t.bottlenecks, the count into t.saturated.
 void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
   const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
@@ -115,7 +115,19 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   std::vector<int> sat;
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
-  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) { return capacity[x] < capacity[y]; });
+  // Fullest first over the whole schedule: bytes moved / (capacity x time) from one engine run of
+  // every phase; least capacity first among equals.
+  sim::TaskGraph g;
+  int prev = -1;
+  for (const auto& ph : phases)
+    prev = g.add_transfer(ph.flows, 0, ph.name,
+                          prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+  const auto run = sim::Engine(capacity).run(g);
+  std::vector<double> used(capacity.size(), 0.0);
+  for (int i : sat) used[i] = run.utilisation(i, capacity);
+  std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) {
+    return used[x] != used[y] ? used[x] > used[y] : capacity[x] < capacity[y];
+  });
   t.bottlenecks.clear();
   for (std::size_t i = 0; i < sat.size() && i < 3; ++i)
     t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));

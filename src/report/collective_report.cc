@@ -129,7 +129,8 @@ std::string collective_text(const comm::SweepResult& r) {
   if (!r.rows.empty() && !r.rows.back().prediction.bottlenecks.empty()) {
     const auto& last = r.rows.back().prediction;
     const int more = last.saturated - static_cast<int>(last.bottlenecks.size());
-    after += fmt::format("# limited by (largest size): {}{}\n", fmt::join(last.bottlenecks, ", "),
+    after += fmt::format("# limited by (largest size, fullest first): {}{}\n",
+                         fmt::join(last.bottlenecks, ", "),
                          more > 0 ? fmt::format(", (+{} more)", more) : "");
   }
   if (!r.rows.empty() && !r.rows.back().prediction.choice.empty())

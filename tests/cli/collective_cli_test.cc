@@ -214,7 +214,9 @@ TEST(CollectiveCli, JsonHasIntegersAndNamesOnly) {
   EXPECT_EQ(row["saturated_resources"], 64);
   auto t = run_cli("collective dgx-h100 -b 8G -e 8G");
   EXPECT_NE(
-      t.out.find("# limited by (largest size): gpu0->nvsw1, nvsw1->gpu0, gpu0->nvsw2, (+61 more)"),
+      t.out.find(
+          "# limited by (largest size, fullest first): gpu0->nvsw1, nvsw1->gpu0, gpu0->nvsw2, "
+          "(+61 more)"),
       std::string::npos)
       << t.out;
 }

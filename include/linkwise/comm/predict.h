@@ -72,7 +72,8 @@ struct Prediction {
   double latency_s = 0;  ///< the fixed (size-independent) part of time_s
   double algbw_Bps = 0;  ///< S / time_s, bytes/s
   double busbw_Bps = 0;  ///< algbw × bus_factor(op, ranks)
-  /// Up to 3 resources the largest phase saturates, e.g. "gpu0->nvsw0", least capacity first.
+  /// Up to 3 resources the largest phase saturates, e.g. "gpu0->nvsw0", fullest first (bytes
+  /// moved / (capacity x time) over the whole schedule), least capacity first among equals.
   std::vector<std::string> bottlenecks;
   int saturated = 0;  ///< how many resources that phase saturates in all
   /// Algo::kAuto and kBest: why this algorithm and protocol, e.g. "NCCL's tuner model: ring/Simple
