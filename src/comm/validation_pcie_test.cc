@@ -104,5 +104,21 @@ TEST(CommValidationPcie, RtxPro6000TwoSocketsDirectAttach) {
   EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 2 * kGiB), 37.6e9, 37.6e9 * kTarget);
 }
 
+TEST(CommValidationPcie, RtxPro6000MaxQThreeSwitchHierarchy) {
+  // voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md ("NCCL AllReduce Bus Bandwidth", 8-GPU
+  // results, luke: 3x switches, single CPU, NCCL_MIN_NCHANNELS=8, sweep 8 MiB to 2 GiB): busbw 41.1
+  // GB/s, taken at 2 GiB. Independent. Layout assumed from wrx90-cpayne-microchip-switches.md (file
+  // header). No P2P level is given: NCCL's default (PXB; AMD host with more than two GPUs) makes
+  // the two ring hops between the root switch's halves (NODE) SHM, the other six P2P. Those SHM
+  // hops end in the receiving GPU's loads from host memory (host_read_bytes_per_s, 35.2 GB/s, the
+  // H100 figure assumed for Blackwell): 35.17 GB/s busbw at 2 GiB (-14.4 %). Open: either Blackwell
+  // keeps more host reads in flight than the assumed H100 figure, or NCCL sees the halves as one
+  // tree and runs P2P everywhere (then 56.92 GB/s, the open P2P mechanism of rows 6-7).
+  auto c = machine("rtx-pro-6000-maxq-3switch-hierarchy.yaml");
+  const double p = busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 2 * kGiB);
+  EXPECT_NEAR(p, 35.17e9, 35.17e9 * kRecorded);
+  EXPECT_LT(p, 41.1e9);  // below the measurement, as recorded
+}
+
 }  // namespace
 }  // namespace linkwise::comm
