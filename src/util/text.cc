@@ -29,6 +29,30 @@ std::atomic<bool> g_quiet{false};
 void set_quiet(bool quiet) { g_quiet = quiet; }
 bool quiet() { return g_quiet; }
 
+namespace {
+std::atomic<bool> g_progress_drawing{false};  // one Progress draws at a time (threads share stderr)
+}  // namespace
+
+Progress::Progress(std::string what, std::size_t total)
+    : what_(std::move(what)), total_(total), on_(total > 0 && !quiet() && isatty(2) == 1) {
+  if (on_) on_ = !g_progress_drawing.exchange(true);
+}
+
+Progress::~Progress() {
+  if (drawn_) fmt::print(stderr, "\r\033[K");
+  if (on_) g_progress_drawing = false;
+}
+
+void Progress::update(std::size_t done) {
+  if (!on_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (drawn_ && done < total_ && now - last_ < std::chrono::milliseconds(200)) return;
+  last_ = now;
+  drawn_ = true;
+  fmt::print(stderr, "\r{}: {}/{}\033[K", what_, done, total_);
+  std::fflush(stderr);
+}
+
 int edit_distance(std::string_view a, std::string_view b) {
   std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);

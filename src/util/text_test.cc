@@ -1,11 +1,13 @@
 #include "linkwise/util/text.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
 #include "cli/cli_runner.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise {
 namespace {
@@ -73,6 +75,18 @@ TEST(TextTest, SourceLocationPrefix) {
   EXPECT_STREQ(e.what(), "box.yaml:3:7: bad value");
   EXPECT_EQ(e.bare_message(), "bad value");
   EXPECT_STREQ(InputError("plain").what(), "plain");
+}
+
+TEST(Progress, SilentWhenStderrIsNotATerminal) {
+  // Under the test runner stderr is a pipe or file: nothing is drawn.
+  if (isatty(2) == 1) GTEST_SKIP() << "stderr is a terminal";
+  ::testing::internal::CaptureStderr();
+  {
+    Progress p("work", 3);
+    for (std::size_t i = 1; i <= 3; ++i) p.update(i);
+    EXPECT_FALSE(p.shown());
+  }
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::work {
 
@@ -185,8 +186,13 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   // Closed-form scores; keep the best few per job variant in a bounded list.
   std::vector<std::pair<double, int>> score;  // (step time, index into fitting)
   score.reserve(fitting.size());
-  for (int i = 0; i < static_cast<int>(fitting.size()); ++i)
-    score.push_back({sm.estimate(fitting[i].plan, jobs[fitting[i].job]).step_time_s, i});
+  {
+    Progress progress("plan search: scoring plans", fitting.size());
+    for (int i = 0; i < static_cast<int>(fitting.size()); ++i) {
+      score.push_back({sm.estimate(fitting[i].plan, jobs[fitting[i].job]).step_time_s, i});
+      progress.update(i + 1);
+    }
+  }
   const int keep = std::max(o.top, o.simulate_top) + 16;
   std::sort(score.begin(), score.end());
   std::vector<StepResult> est;
@@ -202,7 +208,13 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   }
   int k = std::min<int>(o.simulate_top, est.size());
   std::vector<StepResult> sim;
-  for (int i = 0; i < k; ++i) sim.push_back(sm.simulate(est[i].plan, est[i].job));
+  {
+    Progress sim_progress("plan search: simulating the best plans", k);
+    for (int i = 0; i < k; ++i) {
+      sim.push_back(sm.simulate(est[i].plan, est[i].job));
+      sim_progress.update(i + 1);
+    }
+  }
   auto faster = [](const StepResult& a, const StepResult& b) {
     return a.step_time_s < b.step_time_s;
   };
