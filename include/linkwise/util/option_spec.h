@@ -1,12 +1,13 @@
 // A command's options described once, beside the options struct they fill: per field its flag
 // names, help text, allowed range and Python keyword, bound to the field itself. The executable
-// declares its CLI flags from the description (apps/linkwise/options.h) and the Python module its
+// declares its CLI flags from the description (apps/linkwise/commands.h) and the Python module its
 // keyword arguments (python/linkwise_py.cc), so an option is written in one place; a default is
 // the struct's own initialiser.
 //
 //   const std::vector<OptionSpec<Req>>& request_options() {
-//     static const std::vector<OptionSpec<Req>> specs = {
-//         {"--seq", at<&Req::seq>, "Sequence length in tokens"}.range(1, 1 << 24),
+//     using Spec = OptionSpec<Req>;
+//     static const std::vector<Spec> specs = {
+//         Spec{"--seq", at<&Req::seq>, "Sequence length in tokens"}.range(1, 1 << 24),
 //         {"-b,--minbytes", at<&Req::sweep, &SweepFlags::min>, "Smallest size"},
 //     };
 //     return specs;
