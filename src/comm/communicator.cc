@@ -343,10 +343,22 @@ std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>&
       cap[2 * l + 1] *= duplex[l];
     }
   // SHM: the receiving GPU's SM loads from host memory (docs/collectives.md, "Reading host
-  // memory").
-  const auto& read_cap = router->host_read_cap();
-  for (std::size_t r = 0; r < read_cap.size() && r < cap.size(); ++r)
-    if (read_cap[r] > 0) cap[r] = std::min(cap[r], read_cap[r]);
+  // memory"). An SHM hop crosses its host memory resource (ids from 2L on) and then goes down to
+  // the receiver: the first link direction after it that enters a GPU ends the hop, and there the
+  // GPU's read rate binds. Taken from the schedule's own flows, so that a direction carrying only
+  // peer writes keeps its rate.
+  const auto& read_into = router->host_read_into();
+  for (const auto& ph : phases)
+    for (const auto& f : ph.flows)
+      for (std::size_t i = 0; i < f.route.size(); ++i) {
+        if (f.route[i] < 2 * L) continue;
+        for (std::size_t j = i + 1; j < f.route.size(); ++j) {
+          const int r = f.route[j];
+          if (r >= 2 * L || read_into[r] < 0) continue;
+          if (read_into[r] > 0) cap[r] = std::min(cap[r], read_into[r]);
+          break;
+        }
+      }
   return cap;
 }
 

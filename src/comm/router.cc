@@ -53,7 +53,19 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
   host_staged_.assign(res.capacity.size(), 0);
-  host_read_cap_.assign(res.capacity.size(), 0.0);
+  host_read_into_.assign(res.capacity.size(), -1.0);
+  sm_coeff_.assign(res.capacity.size(), 1.0);
+  std::vector<double> host_read(n, -1.0);  // per GPU node, looked up once
+  for (int g : chassis.gpus()) host_read[g] = chassis.node(g).fig("host_read_bytes_per_s", 0);
+  for (const auto& l : chassis.links()) {
+    const double share = sm_write_share(*l.tech);
+    for (bool from_a : {true, false}) {
+      const int r = sim::ChassisResources::link_dir(l.index, from_a);
+      if (r >= static_cast<int>(sm_coeff_.size())) continue;
+      if (share < 1) sm_coeff_[r] = 1.0 / share;
+      host_read_into_[r] = host_read[from_a ? l.b : l.a];
+    }
+  }
   leaf_switch_.assign(n, 0);
   for (int v = 0; v < n; ++v) {
     if (!nvswitch_[v]) continue;
@@ -210,9 +222,15 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.bytes_per_s = total;
       break;
     }
-    case HopKind::kPcie:
+    case HopKind::kPcie: {
+      // P2P over PCIe: the sender's SMs write into the peer's buffer (128 B payloads).
       single(widest(a, b, kFamPcie | kFamSocket, false, residual));
+      for (std::size_t i = 0; i < r.res.size(); ++i) {
+        r.coeff[i] = sm_coeff_[r.res[i]];
+        r.bytes_per_s = std::min(r.bytes_per_s, residual[r.res[i]] / r.coeff[i]);
+      }
       break;
+    }
     case HopKind::kNet:
       if (graph_.box(a) == graph_.box(b)) {
         net_within_box(a, b, residual, r);
@@ -240,14 +258,13 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.res.insert(r.res.end(), path_.begin(), path_.end());
       r.coeff.assign(r.res.size(), 1.0);
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
+      // The sender's SMs write the buffer (128 B payloads) on the way up.
+      for (std::size_t i = 0; i < up_hops; ++i) {
+        r.coeff[i] = sm_coeff_[r.res[i]];
+        up = std::min(up, residual[r.res[i]] / r.coeff[i]);
+      }
       r.bytes_per_s = std::min({up, down, residual[mem] / 2});
       for (int x : r.res) host_staged_[x] = 1;
-      // The receiver's SMs load the buffer from host memory across its own PCIe link (the last
-      // hop): those reads reach at most the GPU's host_read_bytes_per_s.
-      if (const double cap = chassis_.node(b).fig("host_read_bytes_per_s", 0); cap > 0) {
-        double& c = host_read_cap_[path_.back()];
-        c = c > 0 ? std::min(c, cap) : cap;
-      }
       break;
     }
   }
