@@ -116,11 +116,27 @@ TEST(CommValidationPcie, RtxPro6000MaxQThreeSwitchHierarchy) {
   // hops end in the receiving GPU's loads from host memory (host_read_bytes_per_s, 35.2 GB/s, the
   // H100 figure assumed for Blackwell): 35.17 GB/s busbw at 2 GiB (-14.4 %). Open: either Blackwell
   // keeps more host reads in flight than the assumed H100 figure, or NCCL sees the halves as one
-  // tree and runs P2P everywhere (then 56.92 GB/s, the open P2P mechanism of rows 6-7).
+  // tree and runs P2P everywhere (then 52.43 GB/s, the open P2P mechanism of row 7).
   auto c = machine("rtx-pro-6000-maxq-3switch-hierarchy.yaml");
   const double p = busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 2 * kGiB);
   EXPECT_NEAR(p, 35.17e9, 35.17e9 * kRecorded);
   EXPECT_LT(p, 41.1e9);  // below the measurement, as recorded
+}
+
+TEST(CommValidationPcie, RtxPro6000TwoOnTrx40RootPorts) {
+  // voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md ("TRX40 NCCL AllReduce (2-GPU, nccl-tests
+  // 2.18.2)": NCCL_P2P_LEVEL=SYS NCCL_MIN_NCHANNELS=8 all_reduce_perf -b 8M -e 2G -g 2): busbw
+  // 18.89 GB/s at 2 GiB. Independent. Two GPUs on their own Gen4 x16 root ports: P2P both ways,
+  // each direction of each GPU link carries the ring once: 25.0 GB/s x 0.9211 (SM writes, 128 B
+  // payloads) = 23.03 GB/s, 23.02 after the latency (+21.9 %). Open: the P2P gap of row 7 (NCCL's
+  // ring at 0.71 of the 26.6 GB/s one-way copy-engine rate the page measured on this machine).
+  auto c = machine("rtx-pro-6000-trx40-2gpu.yaml");
+  CommOptions o;
+  o.p2p_level = "SYS";
+  const double p = busbw(c, {0, 1}, 2 * kGiB, o);
+  EXPECT_NEAR(p, 23.02e9, 23.02e9 * kRecorded);
+  EXPECT_NEAR(p, 25e9 * kSmWrite, 25e9 * kSmWrite * 1e-3);
+  EXPECT_GT(p, 18.89e9);  // above the measurement, as recorded
 }
 
 }  // namespace
