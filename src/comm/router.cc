@@ -52,7 +52,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   via_from_.assign(n, -1);
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
-  host_staged_.assign(res.capacity.size(), 0);
+  leaves_gpu_.assign(res.capacity.size(), 0);
   host_read_into_.assign(res.capacity.size(), -1.0);
   sm_coeff_.assign(res.capacity.size(), 1.0);
   std::vector<double> host_read(n, -1.0);  // per GPU node, looked up once
@@ -64,6 +64,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
       if (r >= static_cast<int>(sm_coeff_.size())) continue;
       if (share < 1) sm_coeff_[r] = 1.0 / share;
       host_read_into_[r] = host_read[from_a ? l.b : l.a];
+      leaves_gpu_[r] = host_read[from_a ? l.a : l.b] >= 0;
     }
   }
   leaf_switch_.assign(n, 0);
@@ -264,7 +265,6 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
         up = std::min(up, residual[r.res[i]] / r.coeff[i]);
       }
       r.bytes_per_s = std::min({up, down, residual[mem] / 2});
-      for (int x : r.res) host_staged_[x] = 1;
       break;
     }
   }

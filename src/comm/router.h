@@ -59,8 +59,8 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
-  /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
-  const std::vector<char>& host_staged() const { return host_staged_; }
+  /// Per resource: 1 on a link direction that leaves a GPU.
+  const std::vector<char>& leaves_gpu() const { return leaves_gpu_; }
   /// Per resource: on a link direction into a GPU, the most that GPU's SMs read from host memory
   /// (its host_read_bytes_per_s; 0 where the part gives none); -1 on every other resource. It binds
   /// where an SHM route ends (Communicator::Impl::capacities_for).
@@ -121,7 +121,7 @@ class Router {
   std::vector<Item> heap_;
   std::vector<int> path_;  // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
-  std::vector<char> host_staged_;       // per resource: carried an SHM route
+  std::vector<char> leaves_gpu_;        // per resource: see leaves_gpu()
   std::vector<double> host_read_into_;  // per resource: see host_read_into()
   // Per resource: link bytes per byte the SMs write across it (P2P over PCIe, SHM into host
   // memory): 1 / sm_write_share() on PCIe link directions, 1 elsewhere (transport_rules.h).
