@@ -340,8 +340,9 @@ std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>&
   const auto& leaves = router->leaves_gpu();
   std::vector<char> staged(L, 0);
   std::vector<int> read_ends;  // link directions where an SHM hop enters its receiver
-  for (const auto& ph : phases)
-    for (const auto& f : ph.flows)
+  const std::size_t scanned = router->host_routes() ? phases.size() : 0;  // no SHM: nothing to find
+  for (std::size_t p = 0; p < scanned; ++p)
+    for (const auto& f : phases[p].flows)
       for (std::size_t i = 0; i < f.route.size(); ++i) {
         if (f.route[i] < 2 * L) continue;
         for (std::size_t j = i; j-- > 0;) {

@@ -52,19 +52,13 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   via_from_.assign(n, -1);
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
-  leaves_gpu_.assign(res.capacity.size(), 0);
-  host_read_into_.assign(res.capacity.size(), -1.0);
   sm_coeff_.assign(res.capacity.size(), 1.0);
-  std::vector<double> host_read(n, -1.0);  // per GPU node, looked up once
-  for (int g : chassis.gpus()) host_read[g] = chassis.node(g).fig("host_read_bytes_per_s", 0);
   for (const auto& l : chassis.links()) {
     const double share = sm_write_share(*l.tech);
+    if (share >= 1) continue;
     for (bool from_a : {true, false}) {
       const int r = sim::ChassisResources::link_dir(l.index, from_a);
-      if (r >= static_cast<int>(sm_coeff_.size())) continue;
-      if (share < 1) sm_coeff_[r] = 1.0 / share;
-      host_read_into_[r] = host_read[from_a ? l.b : l.a];
-      leaves_gpu_[r] = host_read[from_a ? l.a : l.b] >= 0;
+      if (r < static_cast<int>(sm_coeff_.size())) sm_coeff_[r] = 1.0 / share;
     }
   }
   leaf_switch_.assign(n, 0);
@@ -240,6 +234,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       single(widest(a, b, kFamPcie | kFamSocket | kFamNet, true, residual));
       break;
     case HopKind::kHost: {
+      if (leaves_gpu_.empty()) host_tables();
       // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
       // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when
       // the receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
@@ -269,6 +264,20 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
     }
   }
   return r;
+}
+
+void Router::host_tables() {
+  leaves_gpu_.assign(res_.capacity.size(), 0);
+  host_read_into_.assign(res_.capacity.size(), -1.0);
+  std::vector<double> host_read(chassis_.nodes().size(), -1.0);  // per GPU node
+  for (int g : chassis_.gpus()) host_read[g] = chassis_.node(g).fig("host_read_bytes_per_s", 0);
+  for (const auto& l : chassis_.links())
+    for (bool from_a : {true, false}) {
+      const int r = sim::ChassisResources::link_dir(l.index, from_a);
+      if (r >= static_cast<int>(host_read_into_.size())) continue;
+      host_read_into_[r] = host_read[from_a ? l.b : l.a];
+      leaves_gpu_[r] = host_read[from_a ? l.a : l.b] >= 0;
+    }
 }
 
 bool Router::stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r) {

@@ -59,6 +59,9 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
+  /// Whether some route this router gave was staged through host memory (SHM); the two tables below
+  /// are filled on the first such route and empty before it.
+  bool host_routes() const { return !leaves_gpu_.empty(); }
   /// Per resource: 1 on a link direction that leaves a GPU.
   const std::vector<char>& leaves_gpu() const { return leaves_gpu_; }
   /// Per resource: on a link direction into a GPU, the most that GPU's SMs read from host memory
@@ -87,6 +90,8 @@ class Router {
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit,
                 const std::vector<double>& residual);
+  /// Fills leaves_gpu_ and host_read_into_ (on the first SHM route).
+  void host_tables();
   /// NVLink striping where every path is the direct link or one hop through a switch that joins
   /// GPUs only: fills r as route() would and returns true; false where that does not hold.
   bool stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r);
