@@ -83,19 +83,36 @@ std::vector<ServeCase> serve_validation_cases() {
       "trtllm-bench throughput --backend pytorch, prepare_dataset.py token-norm-dist with stdev 0 "
       "(all requests "
       "queued at once: the engine runs as many as fit), total output tokens/s";
-  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
+  // A later version of the same page (docs/source/developer-guide/perf-overview.md, commit
+  // 03e27c7d) adds H200 SXM 141GB (DGX H200) and reports output tokens/s per GPU; the rows below
+  // give the box's total (per GPU x tp). Same method, same ModelOpt FP8 checkpoint, request counts
+  // from its "Preparing a Dataset" table.
+  const std::string trt2 =
+      "NVIDIA/TensorRT-LLM docs/source/developer-guide/perf-overview.md (commit 03e27c7d), "
+      "Throughput Measurements, LLaMA v3.3 70B table, FP8 (nvidia/Llama-3.3-70B-Instruct-FP8)";
+  auto trt_gpu = [&](const std::string& chassis, const std::string& gpu, const std::string& src,
+                     const std::string& model, const std::string& label, int tp, int input,
                      int output, int requests, double tok_s) {
     ServeCase r =
-        make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input,
-                         output),
-             trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output),
-             "dgx-h100", tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests,
+        make(fmt::format("TensorRT-LLM {} fp8 TP{} {}, {}/{}, max throughput", label, tp, gpu,
+                         input, output),
+             src + fmt::format(", {} {} TP{} column, ISL/OSL {}/{}", label, gpu, tp, input, output),
+             chassis, tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests,
              trt_cmd, 0, 0, tok_s);
     // The LLM API leaves chunked prefill off (tensorrt_llm/llmapi/llm_args.py,
     // enable_chunked_prefill = False) and the page's llm_options.yml does not turn it on.
     r.options.chunked_prefill = false;
     r.options.requests = requests;  // a finite run: its first cohort is averaged in
     return r;
+  };
+  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
+                     int output, int requests, double tok_s) {
+    return trt_gpu("dgx-h100", "H100", trt, model, label, tp, input, output, requests, tok_s);
+  };
+  // Per GPU x 2 GPUs (TP2).
+  auto trt_h200 = [&](int input, int output, int requests, double tok_s_per_gpu) {
+    return trt_gpu("hgx-h200", "H200", trt2, "llama3.1-70b", "Llama 3.3 70B", 2, input, output,
+                   requests, 2 * tok_s_per_gpu);
   };
   // NIM serves Llama 3.3 70B fp8 on H100 with its TensorRT-LLM backend (NIM for LLMs 1.0.0,
   // "Optimization": optimized TensorRT-LLM engines per GPU, a generic backend only where none
@@ -119,6 +136,12 @@ std::vector<ServeCase> serve_validation_cases() {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 5000, 500, 1500, 898),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 3000, 15220),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 3000, 17660),
+      trt_h200(1024, 1024, 3000, 2582),
+      trt_h200(1024, 8192, 1500, 2009),
+      trt_h200(8192, 1024, 1500, 537),
+      trt_h200(32768, 1024, 1000, 120),
+      trt_gpu("dgx-h100", "H100", trt2, "llama3.1-70b", "Llama 3.3 70B", 2, 8192, 1024, 1500,
+              2 * 398),
       rtx(4, 63, 210, 2.09),
       rtx(8, 79, 377, 3.78),
       rtx(16, 155, 644, 6.44),
