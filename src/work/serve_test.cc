@@ -407,24 +407,32 @@ TEST(Serve, BadInput) {
 
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
-  // tokens/s within 15% up to 8 users, and its median within 10% (from 16 users on the RTX 4090 the
-  // open TTFT gap adds 17-37%). TTFT is bounded where the clients' arrivals are the model's (burst:
-  // the NIM rows, within 25%); the RTX 4090 rows' TTFT gap is open (docs/VALIDATION.md).
+  // tokens/s within 15% up to 8 users and on every max-throughput run, and its median within 10%
+  // (from 16 users on the RTX 4090 the open TTFT gap adds 17-37%). TTFT is bounded where the
+  // clients' arrivals are the model's (burst: the NIM rows, within 25%); the RTX 4090 rows' TTFT
+  // gap is open (docs/VALIDATION.md).
   auto rows = run_serve_validation();
   ASSERT_GE(rows.size(), 8u);
-  int tp = 0, pcie_only = 0;
+  int tp = 0, pcie_only = 0, max_throughput = 0;
   for (const auto& r : rows) {
     SCOPED_TRACE(r.c.name);
     EXPECT_FALSE(r.c.source.empty());
     EXPECT_FALSE(r.c.command.empty());
     if (r.c.itl_s > 0) EXPECT_LE(std::abs(r.itl_error), 0.15);
     if (r.c.options.concurrency <= 8) EXPECT_LE(std::abs(r.throughput_error), 0.15);
+    // Max-throughput runs (every request queued at once, KV-cache bound: TensorRT-LLM on H100 and
+    // H200) are decode steps of as many sequences as fit, the model's ground: within 15%.
+    if (r.c.options.concurrency == r.c.options.requests) {
+      EXPECT_LE(std::abs(r.throughput_error), 0.15);
+      ++max_throughput;
+    }
     if (r.c.ttft_s > 0 && r.c.options.arrivals != Arrivals::kPoisson)
       EXPECT_LE(std::abs(r.ttft_error), 0.25);
     tp += r.c.options.tp > 1;
     pcie_only += r.c.chassis == "workstation-rtx4090";
   }
   EXPECT_GE(tp, 2);
+  EXPECT_GE(max_throughput, 10);
   EXPECT_GE(pcie_only, 2);
   EXPECT_LE(serve_validation_median(rows, 1), 0.10);
   EXPECT_LE(serve_validation_median(rows, 2), 0.10);
