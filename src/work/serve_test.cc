@@ -495,6 +495,28 @@ TEST(Serve, ReplayOfTheRtx4090BenchmarkLeavesItsTtftGap) {
   }
 }
 
+TEST(Serve, ReplayAgreesWithTheFormulasOnMaxThroughputRuns) {
+  // The max-throughput rows of docs/VALIDATION.md (every request queued at once, as many running
+  // as the KV cache admits, 1000-3000 requests): the step-by-step replay and the steady state with
+  // its first cohort (closed_loop with `requests`) describe the same run, so their output tokens/s
+  // agree within 5% (the replay's ramp down at the end and its exact contexts are what differ).
+  int checked = 0;
+  for (const auto& c : serve_validation_cases()) {
+    if (c.options.concurrency != c.options.requests) continue;
+    SCOPED_TRACE(c.name);
+    auto chassis = topo::load_chassis(c.chassis);
+    ServeModel sm(chassis, find_model(c.model), c.options);
+    ReplayOptions r;
+    r.concurrency = c.options.concurrency;
+    r.requests = c.options.requests;
+    double replay = sm.replay(r).output_tokens_per_s;
+    double formula = sm.closed_loop(c.options.concurrency).output_tokens_per_s;
+    EXPECT_NEAR(replay, formula, 0.05 * formula);
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
   // tokens/s within 15% up to 8 users and on every max-throughput run, and its median within 10%
