@@ -23,6 +23,7 @@ struct Request {
   double left = 0;     ///< prompt tokens still to run
   int length = 1;      ///< output tokens it ends at
   int generated = 0;
+  double first_token = 0;  ///< when its first token came
 };
 
 // The chance p of ending after each token that gives outputs capped at `cap` the mean `mean`:
@@ -87,9 +88,9 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   ReplayResult r;
   std::vector<double> ttft;
   ttft.reserve(static_cast<std::size_t>(o.requests));
-  double t = 0, out = 0;
-  std::vector<double> take(0);
-  std::vector<char> decoding(0);
+  double t = 0, out = 0, gaps = 0, gap_count = 0, e2e = 0;
+  std::vector<double> take;
+  std::vector<char> decoding;
   while (!waiting.empty() || !running.empty()) {
     // The running sequences past their prompt decode one token each; the budget left goes to the
     // prompts already started, then to the waiting ones in arrival order.
@@ -138,6 +139,7 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
         if (q.left <= 0) {
           token = true;
           ttft.push_back(t - q.arrival);
+          q.first_token = t;
         }
       }
       if (token) {
@@ -146,6 +148,9 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       }
       if (q.generated >= q.length) {
         ++finished;
+        gaps += t - q.first_token;
+        e2e += t - q.arrival;
+        gap_count += q.generated - 1;
       } else {
         running[kept++] = q;
       }
@@ -160,6 +165,8 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   r.ttft_mean_s = ttft.empty() ? 0 : sum / static_cast<double>(ttft.size());
   r.ttft_median_s = percentile(ttft, 50);
   r.ttft_p99_s = percentile(ttft, 99);
+  r.itl_mean_s = gap_count > 0 ? gaps / gap_count : 0;
+  r.e2e_mean_s = e2e / o.requests;
   r.duration_s = t;
   r.output_tokens_per_s = t > 0 ? out / t : 0;
   r.requests_per_s = t > 0 ? o.requests / t : 0;

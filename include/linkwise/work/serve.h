@@ -187,6 +187,8 @@ struct ReplayOptions {
 /// What the replay measures, as `vllm bench serve` reports it.
 struct ReplayResult {
   double ttft_mean_s = 0, ttft_median_s = 0, ttft_p99_s = 0;
+  double itl_mean_s = 0;  ///< mean gap between a request's tokens after its first, over all gaps
+  double e2e_mean_s = 0;  ///< mean time from sending a request to its last token
   double output_tokens_per_s = 0, requests_per_s = 0;  ///< totals over the run's duration
   double duration_s = 0, mean_output = 0;
   long steps = 0;
