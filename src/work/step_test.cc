@@ -151,8 +151,8 @@ TEST(WorkStep, DeepSpeed03GathersBlockAndPayPerRankHostTime) {
   EXPECT_DOUBLE_EQ(t.after_b[9].bytes, 2 * 3 * 2048);  // and its bias's
   EXPECT_DOUBLE_EQ(t.param_gather.bytes, 1277952);
   EXPECT_NEAR(t.param_gather.host_s, 14.204e-3, 1e-12);
-  // Exposed per layer: forward 4 gathers, backward 8 gathers + the scatter, each its NCCL time plus
-  // host.
+  // Exposed per layer: forward 4 gathers, backward 8 gathers + 12 scatters, each its NCCL time plus
+  // host; once per step the persistent parameters' gather.
   double exposed = 0;
   for (const auto* v : {&t.after_f, &t.after_b})
     for (const Coll& x : *v) exposed += 0.38e-3 + comm::predict(c, x.op, c.gpus(), x.bytes).time_s;
@@ -187,8 +187,8 @@ TEST(WorkStep, FrameworkCopiesAroundZero3Collectives) {
   EXPECT_NEAR(b1, 14 * P / bw, 1e-12);
   // DeepSpeed 0.3 under full recomputation: each of 3 gathers zero-fills and copies out (3 bytes
   // per byte gathered: 6Q), the fp16 gradients are divided in place and the scatter's list input
-  // flattened (2 + 2 per byte: 8Q); DeepSpeed
-  // gathers the weight matrices only (the norms stay whole): Q = P - 10,240.
+  // flattened (2 + 2 per byte: 8Q); DeepSpeed gathers the weight matrices only (the norms stay
+  // whole): Q = P - 10,240.
   j.framework = Framework::kDeepSpeed03, j.recompute = Recompute::kFull;
   const double Q = P - 10240;
   auto [f3, b3] = framework_copy_s(m, j, p, bw);
