@@ -132,6 +132,40 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.chunked_prefill = false;
     return r;
   };
+  // ovg-project/kvcached PR #331, benchmarks/bench_layout/H100_results.md: one H100 80GB HBM3,
+  // Qwen/Qwen3-0.6B bf16, vLLM 0.19.0 (`vllm serve --gpu-memory-utilization 0.5 --max-model-len
+  // 2048`), `vllm bench serve` random 512 in / 128 out, 500 prompts, means of three seeds; config A
+  // (vanilla, request rate inf) and F (vanilla, rate 16). The random dataset sends ignore_eos by
+  // default since vllm-project/vllm PR #28227, so every request runs its 128 tokens: output tok/s =
+  // req/s x 128 (derived). The page reports TPOT, which equals the mean ITL with fixed lengths and
+  // no speculative decoding. The model keeps vLLM's 0.9 memory share: 0.5 of 80 GB holds ~300k
+  // tokens of this model's KV cache (112 KiB each), all 500 requests of 640 tokens either way.
+  const std::string kvc =
+      "ovg-project/kvcached PR #331, benchmarks/bench_layout/H100_results.md, section 1 (E2E "
+      "sweep), "
+      "vanilla vLLM 0.19.0, H100 80GB HBM3, Qwen3-0.6B bf16";
+  const std::string kvc_cmd =
+      "vllm bench serve --dataset-name random --random-input-len 512 --random-output-len 128 "
+      "--num-prompts 500 (ignore_eos by default), --request-rate inf or 16";
+  const std::string kvc_open =
+      "TTFT: the API server's per-request work (HTTP, tokenizing the prompt, streaming) is not "
+      "modelled; the engine's ITL holds";
+  auto kvc_row = [&](double rate, double ttft_ms, double tpot_ms, double req_s) {
+    ServeCase r =
+        make(rate > 0 ? fmt::format("vLLM Qwen3 0.6B bf16 H100, 512/128, rate {:.0f}/s", rate)
+                      : std::string("vLLM Qwen3 0.6B bf16 H100, 512/128, max throughput"),
+             kvc + (rate > 0 ? ", config F (rate=16)" : ", config A (rate=inf)"), "dgx-h100",
+             "GPU0", "qwen3-0.6b", 1, bf16, 512, 128, rate > 0 ? 0 : 500, kvc_cmd, ttft_ms, tpot_ms,
+             req_s * 128);
+    if (rate > 0) {
+      r.options.rate = rate;  // open loop: poisson arrivals (vllm bench serve, burstiness 1)
+      r.options.arrivals = Arrivals::kPoisson;
+    } else {
+      r.options.requests = 500;  // every request queued at once
+    }
+    r.open = kvc_open;
+    return r;
+  };
   return {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 1000, 1000, 3000, 4205),
@@ -159,6 +193,8 @@ std::vector<ServeCase> serve_validation_cases() {
       nim_row(5000, 500, 150, 34794.22, 92.86, 920.9),
       nim_row(5000, 500, 200, 61680.22, 93.06, 920.54),
       nim_row(5000, 500, 250, 88605.32, 93.2, 920.12),
+      kvc_row(16, 38.9, 2.39, 15.87),
+      kvc_row(0, 2905, 5.45, 94.91),
   };
 }
 
@@ -168,7 +204,8 @@ std::vector<ServeValidationRow> run_serve_validation() {
     auto chassis = topo::load_chassis(c.chassis);
     ServeModel sm(chassis, find_model(c.model), c.options);
     ServeValidationRow r;
-    r.predicted = sm.closed_loop(c.options.concurrency);
+    r.predicted =
+        c.options.rate > 0 ? sm.open_loop(c.options.rate) : sm.closed_loop(c.options.concurrency);
     if (c.replay_mean_output > 0) {
       ReplayOptions ro;
       ro.concurrency = c.options.concurrency;
