@@ -166,6 +166,22 @@ std::vector<ServeCase> serve_validation_cases() {
     r.open = kvc_open;
     return r;
   };
+  // J. Musgrave, "vLLM throughput-latency sweep on NVIDIA A100" (johnmusgrave.com): one A100 40GB,
+  // meta-llama/Llama-3.1-8B-Instruct bf16, vLLM 0.23.0 with its defaults, `vllm bench serve` random
+  // 1024 in / 128 out with --ignore-eos, --max-concurrency C, C x 20 prompts. Its text gives one
+  // figure, not a table: "decode at one request per time runs at about 75 tokens/sec, roughly 77%
+  // of the GPU's memory-bandwidth ceiling". derived: ITL = 1 / 75 tokens/s = 13.3 ms (approximate,
+  // as the page states it).
+  ServeCase a100 = make(
+      "vLLM Llama 3.1 8B bf16 A100 40GB, 1024/128, c=1",
+      "J. Musgrave, 'vLLM throughput-latency sweep on NVIDIA A100' "
+      "(johnmusgrave.com/p/vllm-throughput-latency-sweep-on), summary: decode at one request ~75 "
+      "tokens/s",
+      "examples/validation/a100-40gb-sxm-1gpu.yaml", "GPU0", "llama3.1-8b", 1, bf16, 1024, 128, 1,
+      "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 128 "
+      "--ignore-eos --max-concurrency 1 --num-prompts 20 --request-rate inf",
+      0, 1e3 / 75, 0);
+  a100.options.requests = 20;
   return {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 1000, 1000, 3000, 4205),
@@ -193,6 +209,7 @@ std::vector<ServeCase> serve_validation_cases() {
       nim_row(5000, 500, 150, 34794.22, 92.86, 920.9),
       nim_row(5000, 500, 200, 61680.22, 93.06, 920.54),
       nim_row(5000, 500, 250, 88605.32, 93.2, 920.12),
+      a100,
       kvc_row(16, 38.9, 2.39, 15.87),
       kvc_row(0, 2905, 5.45, 94.91),
   };
