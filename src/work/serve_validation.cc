@@ -202,6 +202,39 @@ std::vector<ServeCase> serve_validation_cases() {
   q14.open =
       "--enforce-eager: no CUDA graphs, every kernel launched from Python (not modelled), and the "
       "AWQ (Marlin) GEMMs of the 2048-token prefill chunks, taken at the 16-bit GEMM rate";
+  // GitHub user surajssd, gists eef8ebf83cadd690f6fb4ee87b30fe1a (Llama 3.3 70B, TP 4 on one
+  // Azure Standard_NC96ads_A100_v4: four A100 80GB PCIe, NVLink-bridged pairs) and
+  // a1e546da84999df665cd9131f5ab64e0 (Phi-4, TP 1 on one Standard_NC24ads_A100_v4: one of the same
+  // GPU): vLLM's nightly-benchmark serving tests, 200 ShareGPT prompts, Poisson arrivals at 1 and 4
+  // requests/s, bf16. ShareGPT lengths differ request by request; the rows take each run's mean
+  // lengths, derived from its own columns: output = output tok/s / req/s, input = (total - output)
+  // tok/s / req/s (70B: 214 in / 214 out; Phi-4: 215 in / 98 out, its requests end at EOS). Both
+  // models take those lengths without truncation. The vLLM version is not stated.
+  const std::string az_cmd =
+      "vLLM nightly-benchmark serving test: vllm serve (bf16, TP as named), benchmark_serving "
+      "--dataset-name sharegpt --num-prompts 200 --request-rate R (Poisson)";
+  auto az_row = [&](const std::string& model, const std::string& label, int tp, double rate,
+                    int input, int output, double ttft_ms, double itl_ms, double tok_s,
+                    const std::string& gist, const std::string& vm) {
+    ServeCase r = make(
+        fmt::format("vLLM {} bf16 TP{} A100 PCIe (Azure), ShareGPT {}/{}, rate {:.0f}/s", label, tp,
+                    input, output, rate),
+        fmt::format("surajssd gist {} (vLLM nightly-benchmark tables), {}, qps {:.0f}", gist, vm,
+                    rate),
+        "examples/validation/azure-nc96ads-a100-v4.yaml", tp == 4 ? "GPU0,GPU1,GPU2,GPU3" : "GPU0",
+        model, tp, bf16, input, output, 0, az_cmd, ttft_ms, itl_ms, tok_s);
+    r.options.rate = rate;
+    r.options.arrivals = Arrivals::kPoisson;
+    r.open =
+        tp == 4
+            ? "ITL -36%/-43% at TP 4 against -15%/-29% at TP 1 in the same harness: the "
+              "engine's per-step host time (version not stated) and the all-reduces between "
+              "the bridged pairs across the sockets; TTFT: the serving front end"
+            : "the engine's per-step host time (version not stated); TTFT: the serving front end";
+    return r;
+  };
+  const std::string g70 = "eef8ebf83cadd690f6fb4ee87b30fe1a",
+                    gphi = "a1e546da84999df665cd9131f5ab64e0";
   return {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 1000, 1000, 3000, 4205),
@@ -233,6 +266,14 @@ std::vector<ServeCase> serve_validation_cases() {
       q14,
       kvc_row(16, 38.9, 2.39, 15.87),
       kvc_row(0, 2905, 5.45, 94.91),
+      az_row("llama3.1-70b", "Llama 3.3 70B", 4, 1, 214, 214, 154.771, 44.8516, 198.508, g70,
+             "Standard_NC96ads_A100_v4"),
+      az_row("llama3.1-70b", "Llama 3.3 70B", 4, 4, 214, 214, 246.338, 69.5497, 532.931, g70,
+             "Standard_NC96ads_A100_v4"),
+      az_row("phi-4", "Phi-4", 1, 1, 215, 98, 67.1317, 22.3552, 96.8492, gphi,
+             "Standard_NC24ads_A100_v4"),
+      az_row("phi-4", "Phi-4", 1, 4, 215, 98, 78.5488, 27.7427, 325.2, gphi,
+             "Standard_NC24ads_A100_v4"),
   };
 }
 
