@@ -135,14 +135,16 @@ def _described(cls):
 
     def wrap(verb):
         P = _inspect.Parameter
-        params = [p for p in _inspect.signature(verb).parameters.values() if p.kind != P.VAR_KEYWORD]
+        params = [p for p in _inspect.signature(verb).parameters.values()
+                  if p.kind != P.VAR_KEYWORD]
         leading = {p.name for p in params}
         defaults = cls()
         params += [P(k, P.KEYWORD_ONLY, default=getattr(defaults, k))
                    for k, _, _ in cls._options if k not in leading]
         verb.__signature__ = _inspect.Signature(params)
-        verb.__doc__ += "\n\n    Keywords (the command's flags):\n" + "".join(
-            f"\n    ``{k}`` ({f}): {h}" for k, f, h in cls._options if k not in leading)
+        keywords = "".join(f"\n    ``{k}`` ({f}): {h}"
+                           for k, f, h in cls._options if k not in leading)
+        verb.__doc__ = (verb.__doc__ or "") + "\n\n    Keywords (the command's flags):\n" + keywords
         return verb
 
     return wrap
