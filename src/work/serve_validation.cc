@@ -104,7 +104,8 @@ std::vector<ServeCase> serve_validation_cases() {
     // The LLM API leaves chunked prefill off (tensorrt_llm/llmapi/llm_args.py,
     // enable_chunked_prefill = False) and the page's llm_options.yml does not turn it on.
     r.options.chunked_prefill = false;
-    r.options.requests = requests;  // a finite run: its first cohort is averaged in
+    r.options.requests = requests;             // a finite run: its first cohort is averaged in
+    r.options.front_end = FrontEnd::kOffline;  // trtllm-bench drives the engine in-process
     return r;
   };
   auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
@@ -130,6 +131,7 @@ std::vector<ServeCase> serve_validation_cases() {
         "dgx-h100", "GPU0,GPU1", "llama3.1-70b", 2, fp8, input, output, c, nim_cmd, ttft_ms, itl_ms,
         tok_s);
     r.options.chunked_prefill = false;
+    r.options.front_end = FrontEnd::kNim;  // NIM's own front end: no public figure, none applied
     return r;
   };
   // ovg-project/kvcached PR #331, benchmarks/bench_layout/H100_results.md: one H100 80GB HBM3,
