@@ -162,8 +162,10 @@ TEST(CommValidationPcie, A40AndDgxA100WithP2pDisabled) {
   // GPU link, the xGMI links not reached: 20.58 (+1370 %). DGX A100 GPUs 4-7: two GPUs share each
   // switch's x16 uplink, which carries both GPUs' host traffic both ways: 10.29 (+98 %). Open: the
   // page's host-staged rates are 2-15x under the model and under every other SHM measurement in
-  // the section (rows 3-9); the run environment (IOMMU state, container) is not given and nothing
-  // is fitted. Held to the recorded figures.
+  // the section (rows 3-9, 15). NCCL's channel count, its SHM data path, the NET-instead-of-SHM
+  // rule, NUMA placement and /dev/shm size were checked and do not separate these rows from rows 3
+  // and 15 (docs/VALIDATION.md, "Rows 12-14"); the run environment (IOMMU state) is not given and
+  // nothing is fitted. Held to the recorded figures.
   auto a40 = machine("a40-bridged-pairs-2s.yaml");
   CommOptions off;
   off.p2p_disable = true;
