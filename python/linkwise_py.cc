@@ -377,7 +377,8 @@ PYBIND11_MODULE(_linkwise, m) {
       .def_readwrite("kv_offload", &ServeRunOptions::kv_offload)
       .def_readwrite("validation", &ServeRunOptions::validation)
       .def_readwrite("no_chunked_prefill", &ServeRunOptions::no_chunked_prefill)
-      .def_readwrite("requests", &ServeRunOptions::requests);
+      .def_readwrite("requests", &ServeRunOptions::requests)
+      .def_readwrite("front_end", &ServeRunOptions::front_end);
   py::class_<work::ServeRun>(m, "ServeResult", "A model served on a chassis (work::ServeRun)")
       .def_readonly("validation", &work::ServeRun::validation)
       .def_readonly("sweep", &work::ServeRun::sweep)

@@ -60,6 +60,13 @@ const char* to_string(FrontEnd f) {
   return "vLLM API server";
 }
 
+FrontEnd parse_front_end(const std::string& s, const std::string& flag) {
+  if (s == "vllm") return FrontEnd::kVllmApiServer;
+  if (s == "offline") return FrontEnd::kOffline;
+  if (s == "nim") return FrontEnd::kNim;
+  throw InputError(fmt::format("{} must be vllm, offline or nim, not '{}'", flag, s));
+}
+
 Arrivals parse_arrivals(const std::string& s, const std::string& flag) {
   if (s == "burst") return Arrivals::kBurst;
   if (s == "poisson") return Arrivals::kPoisson;

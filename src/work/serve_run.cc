@@ -45,6 +45,7 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
   s.requests = o.requests;
+  if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "front_end");
   return s;
 }
 

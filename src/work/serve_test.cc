@@ -10,6 +10,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
+#include "linkwise/work/serve_run.h"
 #include "linkwise/work/serve_validation.h"
 #include "work/serve_impl.h"
 
@@ -439,6 +440,40 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   EXPECT_NEAR(res.output_tokens_per_s, 3 / (3 * t), kTight / t);
   EXPECT_EQ(res.steps, 3);
   EXPECT_DOUBLE_EQ(res.mean_output, 1);
+}
+
+TEST(Serve, FrontEndAddsItsTimeToTtftAndE2e) {
+  // One client on an idle engine: the request's life is the engine's plus the front end's time
+  // (kVllmApiServerLatencyS through vLLM's API server, none offline or through NIM's front end),
+  // in TTFT and in E2E alike; ITL is the engine's.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeRunOptions ro;
+  ro.gpus = "0";
+  ro.input = 128;
+  ro.output = 128;
+  ServeOptions o = make_serve_options(ro);
+  EXPECT_EQ(o.front_end, FrontEnd::kVllmApiServer);
+  ServePoint vllm = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
+  ro.front_end = "offline";
+  o = make_serve_options(ro);
+  ServePoint offline = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
+  EXPECT_NEAR(vllm.ttft_s - offline.ttft_s, kVllmApiServerLatencyS, 1e-9);
+  // E2E and ITL: the same up to the mean step's share of prompt steps, which the longer cycle
+  // (fewer requests/s) moves by ~1e-6 of a step.
+  EXPECT_NEAR(vllm.e2e_s - offline.e2e_s, kVllmApiServerLatencyS, 1e-3 * kVllmApiServerLatencyS);
+  EXPECT_NEAR(vllm.itl_s, offline.itl_s, 1e-4 * offline.itl_s);
+  EXPECT_LT(vllm.requests_per_s, offline.requests_per_s);
+  ro.front_end = "nim";
+  EXPECT_EQ(make_serve_options(ro).front_end, FrontEnd::kNim);
+  ro.front_end = "http";
+  try {
+    make_serve_options(ro);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("front_end must be vllm, offline or nim, not 'http'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Serve, ReplayOfACohortThatFitsOneStep) {

@@ -87,6 +87,8 @@ Arrivals parse_arrivals(const std::string& s, const std::string& flag = "--arriv
 /// NIM's front end (no public figure: taken as none).
 enum class FrontEnd { kVllmApiServer, kOffline, kNim };
 const char* to_string(FrontEnd f);
+/// "vllm" / "offline" / "nim"; InputError naming `flag` otherwise.
+FrontEnd parse_front_end(const std::string& s, const std::string& flag = "front_end");
 
 struct ServeOptions {
   int tp = 1, pp = 1;
