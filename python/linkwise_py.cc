@@ -27,6 +27,7 @@
 #include "linkwise/report/serve_report.h"
 #include "linkwise/report/topo_report.h"
 #include "linkwise/report/train_report.h"
+#include "linkwise/topo/analyse_options.h"
 #include "linkwise/topo/analysis.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
@@ -276,6 +277,10 @@ PYBIND11_MODULE(_linkwise, m) {
       .def("to_dict",
            [](const TopoResult& r) { return to_python(report::topo_json(*r.chassis, r.analysis)); })
       .def("text", [](const TopoResult& r) { return report::topo_text(*r.chassis, r.analysis); });
+  py::class_<topo::AnalyseRequest> analyse_options(
+      m, "AnalyseOptions", "What `linkwise topo` analyses (topo::AnalyseRequest)");
+  analyse_options.def(py::init<>());
+  def_options(analyse_options, topo::analyse_options());
   m.def(
       "_analyse",
       [](std::shared_ptr<topo::Chassis> c) {
@@ -430,20 +435,19 @@ PYBIND11_MODULE(_linkwise, m) {
       .def("to_dict",
            [](const design::DesignResult& r) { return to_python(report::design_json(r)); })
       .def("text", &report::design_text);
+  py::class_<design::DesignRequest> design_options(
+      m, "DesignOptions", "What `linkwise design` asks (design::DesignRequest)");
+  design_options.def(py::init<>());
+  def_options(design_options, design::design_options());
   m.def(
       "_design",
-      [](const std::string& space, bool is_text, const std::string& filename, int top, int threads,
-         const std::string& out) {
-        auto s = is_text ? design::parse_space(space, filename) : design::load_space(space);
-        design::SearchOptions o;
-        o.top = top;
-        o.threads = threads;
-        auto r = design::run_design(s, o);
-        if (!out.empty()) design::write_designs(r, out);
+      [](const design::DesignRequest& o, bool is_text) {
+        auto s = is_text ? design::parse_space(o.space, "<string>") : design::load_space(o.space);
+        auto r = design::run_design(s, o.search);
+        if (!o.out.empty()) design::write_designs(r, o.out);
         return r;
       },
-      py::arg("space"), py::arg("is_text"), py::arg("filename"), py::arg("top"), py::arg("threads"),
-      py::arg("out"), Release());
+      py::arg("options"), py::arg("is_text"), Release());
 
   // --- probe ---
   using probe::ProbeRequest;

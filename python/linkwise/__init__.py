@@ -20,11 +20,13 @@ import os as _os
 
 from . import _linkwise
 from ._linkwise import (  # noqa: F401  (re-exported)
+    AnalyseOptions,
     CalibrateOptions,
     CalibrateResult,
     Chassis,
     CollectiveOptions,
     CollectiveResult,
+    DesignOptions,
     DesignResult,
     InputError,
     ProbeOptions,
@@ -106,11 +108,6 @@ def _chassis_arg(chassis, nodes, as_designed):
     return None, load_chassis(chassis, nodes, as_designed)
 
 
-def analyse(chassis, nodes=0, as_designed=False):
-    """Analyse a chassis as ``linkwise topo --json`` does: path classes, bandwidths, bisection."""
-    return _linkwise._analyse(load_chassis(chassis, nodes, as_designed))
-
-
 def _options(cls, verb, options):
     """A ``cls`` options object with ``options`` set. Each keyword is one of the command's flags
     (``cls._options``: keyword, flag, help, from the library's description of them); ``None``
@@ -160,6 +157,13 @@ def _on_chassis(run, run_on, o, chassis):
     return run(o)
 
 
+@_described(AnalyseOptions)
+def analyse(chassis, **options):
+    """Analyse a chassis as ``linkwise topo --json`` does: path classes, bandwidths, bisection."""
+    o = _options(AnalyseOptions, "analyse", options)
+    return _linkwise._analyse(load_chassis(chassis, o.nodes, o.as_designed))
+
+
 @_described(CollectiveOptions)
 def collective(chassis, **options):
     """Predict a collective over a size sweep, as ``linkwise collective``.
@@ -198,12 +202,13 @@ def serve(chassis=None, model=None, **options):
     return _on_chassis(_linkwise._serve, _linkwise._serve_on, o, chassis)
 
 
-def design(space, top=5, threads=0, out=None):
+@_described(DesignOptions)
+def design(space, **options):
     """Search a design space (a YAML file, or YAML text) for the best chassis, as
     ``linkwise design``. ``out``: a folder to write each ranked and front design into."""
     space = _os.fspath(space)
-    is_text = "\n" in space
-    return _linkwise._design(space, is_text, "<string>", top, threads, out or "")
+    o = _options(DesignOptions, "design", dict(options, space=space))
+    return _linkwise._design(o, "\n" in space)
 
 
 @_described(ProbeOptions)

@@ -1,8 +1,10 @@
 """Each verb's result equals the command's --json output for the same input (the CLI is run)."""
+import inspect
 import json
 import os
 
 import linkwise
+import pytest
 from conftest import cli_json, source
 
 
@@ -14,6 +16,8 @@ def test_analyse_matches_topo():
     assert linkwise.analyse("dgx-h100").to_dict() == cli_json("topo dgx-h100")
     path = source("examples/four-gpu-mesh.yaml")
     assert linkwise.analyse(path).to_dict() == cli_json(f"topo {path}")
+    want = cli_json(f"topo {path} --nodes 2 --as-designed")
+    assert linkwise.analyse(path, nodes=2, as_designed=True).to_dict() == want
 
 
 def test_collective_matches_cli_by_name_and_by_loaded_chassis():
@@ -100,6 +104,19 @@ def test_design_matches_cli():
     # "seconds" is the search's own wall time: it differs between any two runs.
     assert got.pop("seconds") > 0 and want.pop("seconds") > 0
     assert got == want
+
+
+def test_design_and_analyse_keywords_are_the_flags():
+    params = inspect.signature(linkwise.design).parameters
+    assert [(k, params[k].default) for k in ("top", "threads", "out")] == [
+        ("top", 5), ("threads", 0), ("out", "")]
+    assert [k for k, _, _ in linkwise.AnalyseOptions._options] == [
+        "chassis", "nodes", "as_designed"]
+    path = source("examples/design/isv-rnd.yaml")
+    with pytest.raises(linkwise.InputError, match="--top: Value 0 not in range 1 to 100"):
+        linkwise.design(path, top=0)
+    with pytest.raises(TypeError):
+        linkwise.design(path, dot=True)
 
 
 def test_probe_matches_cli(sysfs_root):

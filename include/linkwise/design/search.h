@@ -31,6 +31,7 @@
 
 #include "linkwise/design/space.h"
 #include "linkwise/topo/budget.h"
+#include "linkwise/util/option_spec.h"
 
 namespace linkwise::design {
 
@@ -45,6 +46,16 @@ struct SearchOptions {
   std::function<std::vector<std::string>(const std::string&)> gather;
   bool mpi = true;
 };
+
+/// What `linkwise design` asks: the space, the search, and where the designs are written.
+struct DesignRequest {
+  std::string space;  ///< a design space YAML file (docs/design-format.md)
+  std::string out;    ///< a folder for each ranked and front design as chassis YAML; "": none
+  SearchOptions search;
+};
+
+/// design's options (util/option_spec.h): the CLI flags and the Python keywords.
+const std::vector<OptionSpec<DesignRequest>>& design_options();
 
 struct WorkloadScore {
   std::string workload;

@@ -20,6 +20,7 @@
 #include "linkwise/design/search.h"
 #include "linkwise/measure/calibrate.h"
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/option_spec.h"
 #include "linkwise/work/train_run.h"
 
 namespace linkwise::report {
@@ -30,9 +31,15 @@ struct ReportRequest {
   bool as_designed = false;
   std::string output;                       ///< .svg/.png (draw) or .html (report)
   std::optional<work::TrainOptions> train;  ///< a training job: step, links, scaling
-  std::string design_space;                 ///< a design space YAML file, or ""
-  std::string measured;                     ///< a measurement file (bench -o), or ""
+  /// The job as train's flags, as given (--job); the executable reads it into `train`.
+  std::string job;
+  std::string design_space;  ///< a design space YAML file, or ""
+  std::string measured;      ///< a measurement file (bench -o), or ""
 };
+
+/// The options of `linkwise draw` (`html` false) and `linkwise report` (`html` true)
+/// (util/option_spec.h).
+const std::vector<OptionSpec<ReportRequest>>& report_options(bool html);
 
 /// What the report shows, gathered from the same library calls the commands make.
 struct ReportInputs {
