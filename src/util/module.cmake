@@ -1,2 +1,3 @@
-list(APPEND LINKWISE_SOURCES src/util/error.cc src/util/text.cc src/util/yaml_util.cc)
+# The util sources are part of linkwise_parser (CMakeLists.txt): the catalog generator needs them.
+list(APPEND LINKWISE_PARSER_SOURCES src/util/error.cc src/util/text.cc src/util/yaml_util.cc)
 list(APPEND LINKWISE_TEST_SOURCES src/util/text_test.cc)
