@@ -85,7 +85,7 @@ namespace {
 // τ, channels and the saturated resources of one (op, algorithm, protocol).
 Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
   auto phases = m.phases(op, a, p, kReferenceBytes);
-  const auto capacity = m.capacities_for(phases);
+  auto capacity = m.capacities_for(phases);
   sim::TaskGraph g;
   int prev = -1;
   std::size_t widest = 0, widest_size = 0;
@@ -94,7 +94,7 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
     prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
   }
-  auto r = sim::Engine(capacity).run(g);
+  auto r = sim::Engine(std::move(capacity)).run(g);
   Communicator::Impl::Timing t;
   t.tau = r.makespan_s / kReferenceBytes;
   t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
@@ -107,8 +107,10 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
 void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
   const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
-  const auto capacity = m.capacities_for(phases);
-  sim::MaxMinSolver s(capacity);
+  const sim::Engine engine(m.capacities_for(phases));
+  const auto& capacity = engine.capacity();
+  sim::MaxMinSolver s;
+  s.view_capacity(capacity);
   if (phase < static_cast<int>(phases.size()))
     for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
   s.solve();
@@ -122,7 +124,7 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   for (const auto& ph : phases)
     prev = g.add_transfer(ph.flows, 0, ph.name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
-  const auto run = sim::Engine(capacity).run(g);
+  const auto run = engine.run(g);
   std::vector<double> used(capacity.size(), 0.0);
   for (int i : sat) used[i] = run.utilisation(i, capacity);
   std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) {
@@ -322,31 +324,33 @@ Schedule Communicator::schedule(Op op, double bytes, Algo algo) const {
 std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>& phases) const {
   std::vector<double> cap = res.capacity;
   const int L = res.links;
-  std::vector<int> seen(2 * L, -1);  // per link direction: the last phase that loaded it
-  std::vector<char> both(L, 0);
-  for (std::size_t p = 0; p < phases.size(); ++p)
-    for (const auto& f : phases[p].flows)
-      for (std::size_t i = 0; i < f.route.size(); ++i) {
-        const int r = f.route[i];
-        if (r >= 2 * L || (!f.coeff.empty() && f.coeff[i] <= 0)) continue;
-        seen[r] = static_cast<int>(p);
-        if (seen[r ^ 1] == static_cast<int>(p)) both[r / 2] = 1;
-      }
   // Only where host memory is read or written over the link (SHM): the measured loss is that of DMA
   // to and from host memory through the root complex (catalog pcie* duplex_efficiency); peer writes
   // through a switch and GPUDirect RDMA keep the full rate both ways (24 GB/s per HDR NIC each way
-  // on DGX A100, nccl issue 812).
-  const auto& staged = router->host_staged();
-  for (int l = 0; l < L; ++l)
-    if (both[l] && duplex[l] < 1 && (staged[2 * l] || staged[2 * l + 1])) {
-      cap[2 * l] *= duplex[l];
-      cap[2 * l + 1] *= duplex[l];
-    }
+  // on DGX A100, nccl issue 812). No route staged through host memory: nothing to scan.
+  if (router->any_host_staged()) {
+    std::vector<int> seen(2 * L, -1);  // per link direction: the last phase that loaded it
+    std::vector<char> both(L, 0);
+    for (std::size_t p = 0; p < phases.size(); ++p)
+      for (const auto& f : phases[p].flows)
+        for (std::size_t i = 0; i < f.route.size(); ++i) {
+          const int r = f.route[i];
+          if (r >= 2 * L || (!f.coeff.empty() && f.coeff[i] <= 0)) continue;
+          seen[r] = static_cast<int>(p);
+          if (seen[r ^ 1] == static_cast<int>(p)) both[r / 2] = 1;
+        }
+    const auto& staged = router->host_staged();
+    for (int l = 0; l < L; ++l)
+      if (both[l] && duplex[l] < 1 && (staged[2 * l] || staged[2 * l + 1])) {
+        cap[2 * l] *= duplex[l];
+        cap[2 * l + 1] *= duplex[l];
+      }
+  }
   // SHM: the receiving GPU's SM loads from host memory (docs/collectives.md, "Reading host
   // memory").
   const auto& read_cap = router->host_read_cap();
-  for (std::size_t r = 0; r < read_cap.size() && r < cap.size(); ++r)
-    if (read_cap[r] > 0) cap[r] = std::min(cap[r], read_cap[r]);
+  for (int r : router->host_read_capped())
+    if (r < static_cast<int>(cap.size())) cap[r] = std::min(cap[r], read_cap[r]);
   return cap;
 }
 

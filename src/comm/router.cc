@@ -51,9 +51,8 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   via_res_.assign(n, -1);
   via_from_.assign(n, -1);
   stamp_.assign(n, 0);
-  taken_.assign(res.capacity.size(), 0.0);
-  host_staged_.assign(res.capacity.size(), 0);
-  host_read_cap_.assign(res.capacity.size(), 0.0);
+  // taken_, host_staged_ and host_read_cap_ (per resource, a large machine has many) are sized on
+  // first use: a communicator of a few GPUs of one box never stages through host memory.
   leaf_switch_.assign(n, 0);
   for (int v = 0; v < n; ++v) {
     if (!nvswitch_[v]) continue;
@@ -77,6 +76,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
 
 double Router::widest(int src, int dst, unsigned families, bool nic_transit,
                       const std::vector<double>& residual) {
+  if (taken_.size() != res_.capacity.size()) taken_.assign(res_.capacity.size(), 0.0);
   ++epoch_;
   path_.clear();
   const int box_a = graph_.box(src), box_b = graph_.box(dst);
@@ -241,11 +241,17 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.coeff.assign(r.res.size(), 1.0);
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
       r.bytes_per_s = std::min({up, down, residual[mem] / 2});
+      if (host_staged_.empty()) {
+        host_staged_.assign(res_.capacity.size(), 0);
+        host_read_cap_.assign(res_.capacity.size(), 0.0);
+      }
       for (int x : r.res) host_staged_[x] = 1;
+      any_host_staged_ = true;
       // The receiver's SMs load the buffer from host memory across its own PCIe link (the last
       // hop): those reads reach at most the GPU's host_read_bytes_per_s.
       if (const double cap = chassis_.node(b).fig("host_read_bytes_per_s", 0); cap > 0) {
         double& c = host_read_cap_[path_.back()];
+        if (c <= 0) host_read_capped_.push_back(path_.back());
         c = c > 0 ? std::min(c, cap) : cap;
       }
       break;
@@ -289,15 +295,21 @@ bool Router::stripe_one_level(int a, int b, const std::vector<double>& residual,
   for (std::size_t i = 0; i < cand.size(); ++i)
     for (std::size_t j = i + 1; j < cand.size(); ++j)
       if (std::get<3>(cand[i]) == std::get<3>(cand[j])) return false;
-  std::stable_sort(cand.begin(), cand.end(), [](const auto& x, const auto& y) {
+  auto before = [](const auto& x, const auto& y) {
     if (std::get<0>(x) != std::get<0>(y)) return std::get<0>(x) > std::get<0>(y);
     if (std::get<1>(x) != std::get<1>(y)) return std::get<1>(x) < std::get<1>(y);
     if (std::get<2>(x) != std::get<2>(y)) return std::get<2>(x) > std::get<2>(y);
     return std::get<3>(x) < std::get<3>(y);
-  });
+  };
+  // A stable insertion sort: a handful of candidates (one per switch), and no buffer to allocate
+  // as std::stable_sort's.
+  for (std::size_t i = 1; i < cand.size(); ++i)
+    for (std::size_t j = i; j > 0 && before(cand[j], cand[j - 1]); --j)
+      std::swap(cand[j], cand[j - 1]);
   double total = 0;
   stripe_coeff_.clear();
   r.res.clear();
+  r.res.reserve(2 * cand.size());
   int paths = 0;
   for (const auto& [bw, hops, up, node, out, in] : cand) {
     if (bw <= 0 || bw <= 1e-9 * (total + bw) || ++paths > 64) break;

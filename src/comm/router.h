@@ -56,11 +56,17 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
-  /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
+  /// Per resource: 1 where some route this router gave was staged through host memory (SHM); empty
+  /// while no route was (any_host_staged()).
   const std::vector<char>& host_staged() const { return host_staged_; }
   /// Per resource: where an SHM route ends (the link direction into the receiving GPU), the most
-  /// that GPU's SMs read from host memory (its host_read_bytes_per_s); 0 elsewhere.
+  /// that GPU's SMs read from host memory (its host_read_bytes_per_s); 0 elsewhere; empty while no
+  /// route was staged through host memory.
   const std::vector<double>& host_read_cap() const { return host_read_cap_; }
+  /// Whether some route was staged through host memory (host_staged() has a 1).
+  bool any_host_staged() const { return any_host_staged_; }
+  /// The resources where host_read_cap() is above 0, each once.
+  const std::vector<int>& host_read_capped() const { return host_read_capped_; }
   /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
   /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
   /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
@@ -119,6 +125,8 @@ class Router {
   std::vector<std::tuple<int, double, double>> pair_scratch_;
   std::vector<char> host_staged_;      // per resource: carried an SHM route
   std::vector<double> host_read_cap_;  // per resource: see host_read_cap()
+  bool any_host_staged_ = false;
+  std::vector<int> host_read_capped_;  // where host_read_cap_ > 0
   std::vector<double> taken_;         // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;       // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck

@@ -85,8 +85,9 @@ struct ActiveFlow {
 
 class Run {
  public:
-  Run(const std::vector<double>& capacity, const TaskGraph& g)
-      : cap_(capacity), g_(g), solver_(capacity) {}
+  Run(const std::vector<double>& capacity, const TaskGraph& g) : cap_(capacity), g_(g) {
+    solver_.view_capacity(cap_);
+  }
 
   SimResult go() {
     const int n = g_.size();
