@@ -5,6 +5,7 @@
 #include "linkwise/comm/sweep.h"
 #include "linkwise/measure/bench.h"
 #include "linkwise/report/bench_report.h"
+#include "linkwise/util/stop_signals.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::cli {
@@ -59,15 +60,17 @@ Handler setup_bench(CLI::App& sub) {
   sub.add_option("--fake-gpus", f->fake, "Run on a simulated machine (tests)")->group("");
   return [f] {
     auto o = measure::bench_options(*f);
-    auto [result, group] = measure::bench_this_machine(o, f->fake);
-    auto file = measure::bench_measurements(result);
-    std::string json = measure::to_json(file).dump(2) + "\n";
+    StopSignals sig;  // Ctrl-C, SIGTERM: stop after the measurement in progress, keep what finished
+    auto [result, group] = measure::bench_this_machine(
+        o, f->fake, measure::write_as_it_goes(f->output, [&sig] { return sig.requested(); }));
+    std::string json = measure::bench_file_text(result);
     if (group.rank == 0) {
       emit(f->json ? json : report::bench_text(result), "");
       if (!f->output.empty()) write_file_atomic(f->output, json);
+      fmt::print(stderr, "{}", report::bench_stopped_line(result, sig.name(), f->output));
     }
     group.finalize();
-    return 0;
+    return sig.exit_code();
   };
 }
 

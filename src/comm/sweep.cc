@@ -8,6 +8,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::comm {
 
@@ -229,6 +230,7 @@ SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
                     r.unit, what, sizes.size(), asked.size()));
   r.bound = comm.bound(r.op);
   r.rings = comm.rings();
+  Progress progress("collective: predicting sizes", sizes.size());
   for (std::uint64_t s : sizes) {
     SweepRow row;
     row.bytes = s;
@@ -236,6 +238,7 @@ SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
     row.prediction = comm.predict(r.op, static_cast<double>(s), algo);
     row.ratio_to_bound = r.bound.busbw_Bps > 0 ? row.prediction.busbw_Bps / r.bound.busbw_Bps : 0;
     r.rows.push_back(std::move(row));
+    progress.update(r.rows.size());
   }
   return r;
 }

@@ -15,8 +15,49 @@ namespace linkwise::measure {
 
 namespace {
 
+// A run in progress: the report so far, and its hooks made sticky (once stopped, stopped) and, for
+// the collectives under mpirun, agreed between processes.
+class Run {
+ public:
+  Run(BenchReport& r, const BenchHooks& hooks, const ProcessGroup& g)
+      : r_(r), hooks_(hooks), g_(g) {}
+
+  // This process's own answer; for what only this process runs.
+  bool stop_here() {
+    if (!stopped_ && hooks_.stop) stopped_ = hooks_.stop();
+    return stopped_;
+  }
+  // Every process's answer combined, polled at the same points on each (the collectives).
+  bool stop_all() {
+    if (g_.size == 1 || !hooks_.stop) return stop_here();
+    if (!stopped_) stopped_ = g_.sum(hooks_.stop() ? 1 : 0) > 0;
+    return stopped_;
+  }
+  bool stopped() const { return stopped_; }
+
+  void finished() const {
+    if (hooks_.finished) hooks_.finished(r_);
+  }
+  // Hooks that add each result to `list` and report it.
+  template <class Result>
+  Hooks<Result> into(std::vector<Result>& list) {
+    return {[this, &list](const Result& x) {
+              list.push_back(x);
+              finished();
+            },
+            [this] { return stop_here(); }};
+  }
+
+ private:
+  BenchReport& r_;
+  const BenchHooks& hooks_;
+  const ProcessGroup& g_;
+  bool stopped_ = false;
+};
+
 void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchOptions& o, const ProcessGroup& g,
-                     const std::vector<int>& gpus, BenchReport& r) {
+                     const std::vector<int>& gpus, BenchReport& r, Run& run) {
+  if (run.stop_all()) return;
   RankSet rs;
   if (g.size > 1) {
     int dev = gpus.at(0);
@@ -34,9 +75,20 @@ void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchOptions& o, const 
   }
   try {
     for (auto op : o.ops) {
+      if (run.stop_all()) break;
       NcclOptions no = o.nccl_options;
       no.op = op;
-      r.nccl.push_back(run_nccl_sweep(cuda, nccl, rs, no));
+      // The sweep so far replaces its entry after each size; an entry appears with its first size.
+      const std::size_t at = r.nccl.size();
+      Hooks<NcclSweep> hooks{[&](const NcclSweep& s) {
+                               if (r.nccl.size() == at)
+                                 r.nccl.push_back(s);
+                               else
+                                 r.nccl[at] = s;
+                               run.finished();
+                             },
+                             [&] { return run.stop_all(); }};
+      run_nccl_sweep(cuda, nccl, rs, no, hooks);
     }
   } catch (...) {
     for (auto c : rs.comms) try {
@@ -50,8 +102,15 @@ void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchOptions& o, const 
 
 }  // namespace
 
+std::size_t measurements_finished(const BenchReport& r) {
+  std::size_t n = r.host.size() + r.local.size() + r.peer_on.size() + r.peer_off.size() +
+                  r.latency_on.size() + r.latency_off.size() + (r.sustained ? 1 : 0);
+  for (const auto& s : r.nccl) n += s.rows.size();
+  return n;
+}
+
 BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, const BenchOptions& o,
-                      const ProcessGroup& g) {
+                      const ProcessGroup& g, const BenchHooks& hooks) {
   std::string why;
   int count = cuda.device_count(&why);
   if (count == 0) throw RuntimeError("no GPU found: " + why);
@@ -59,6 +118,8 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
   r.machine = o.machine;
   r.copy = o.copy;
   r.process_rank = g.rank;
+  r.complete = false;
+  Run run(r, hooks, g);
   std::vector<int> gpus = o.gpus;
   if (g.size > 1) {
     if (g.local_rank >= count)
@@ -80,26 +141,27 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
     r.notes.push_back(
         "under mpirun: copy benchmarks skipped, collectives run one rank per process");
   } else {
-    if (o.host) r.host = bench_host_device(cuda, gpus, o.copy);
-    if (o.local) r.local = bench_local(cuda, gpus, o.copy);
+    // Each part returns at once when a stop was requested.
+    if (o.host) bench_host_device(cuda, gpus, o.copy, run.into(r.host));
+    if (o.local) bench_local(cuda, gpus, o.copy, run.into(r.local));
     if (o.peer && gpus.size() > 1) {
-      r.peer_on = bench_peer(cuda, gpus, true, o.copy);
-      r.peer_off = bench_peer(cuda, gpus, false, o.copy);
+      bench_peer(cuda, gpus, true, o.copy, run.into(r.peer_on));
+      bench_peer(cuda, gpus, false, o.copy, run.into(r.peer_off));
     }
     if (o.latency && gpus.size() > 1) {
-      r.latency_on = bench_latency(cuda, gpus, true);
-      r.latency_off = bench_latency(cuda, gpus, false);
+      bench_latency(cuda, gpus, true, 100, 3, run.into(r.latency_on));
+      bench_latency(cuda, gpus, false, 100, 3, run.into(r.latency_off));
     }
     if ((o.peer || o.latency) && gpus.size() < 2)
       r.notes.push_back("one GPU: no peer bandwidth or latency to measure");
   }
   if (o.nccl) {
     if (nccl)
-      run_collectives(cuda, *nccl, o, g, gpus, r);
+      run_collectives(cuda, *nccl, o, g, gpus, r, run);
     else
       r.notes.push_back("collectives skipped: NCCL is not available");
   }
-  if (o.sustained && g.rank == 0) {
+  if (o.sustained && g.rank == 0 && !run.stop_here()) {
     SustainedOptions so = *o.sustained;
     if (std::find(gpus.begin(), gpus.end(), so.gpu) == gpus.end()) {
       // Under mpirun rank 0 holds it on its own GPU; otherwise the GPU must be one being measured.
@@ -108,8 +170,16 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
                                      so.gpu, fmt::join(gpus, ",")));
       so.gpu = gpus[0];
     }
-    r.sustained = run_sustained(cuda, telemetry, so);
+    auto s = run_sustained(cuda, telemetry, so, [&] { return run.stop_here(); });
+    if (!s.points.empty() || !run.stopped()) {
+      r.sustained = std::move(s);
+      run.finished();
+    }
   }
+  r.complete = !run.stopped();
+  if (!r.complete)
+    r.notes.push_back(fmt::format("stopped before the end: {} measurement(s) finished are kept",
+                                  measurements_finished(r)));
   return r;
 }
 
@@ -225,8 +295,23 @@ MeasurementFile bench_measurements(const BenchReport& r) {
   f.extra["latency_us"] = lat;
   if (r.sustained) f.extra["sustained"] = sustained_json(*r.sustained);
   f.extra["notes"] = r.notes;
+  f.extra["complete"] = r.complete;
   f.extra["schema_version"] = 1;  // docs/json.md (report::kSchemaVersion)
   return f;
+}
+
+std::string bench_file_text(const BenchReport& r) {
+  return to_json(bench_measurements(r)).dump(2) + "\n";
+}
+
+BenchHooks write_as_it_goes(const std::string& path, std::function<bool()> stop) {
+  BenchHooks h;
+  if (!path.empty())
+    h.finished = [path](const BenchReport& r) {
+      if (r.process_rank == 0) write_file_atomic(path, bench_file_text(r));
+    };
+  h.stop = std::move(stop);
+  return h;
 }
 
 namespace {
@@ -325,7 +410,8 @@ BenchOptions bench_options(const BenchFlags& f) {
   return o;
 }
 
-BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec) {
+BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec,
+                            const BenchHooks& hooks) {
   std::unique_ptr<CudaApi> cuda;
   FakeCuda* fake = nullptr;
   if (!fake_spec.empty()) {
@@ -360,7 +446,7 @@ BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec)
     else
       telemetry = make_nvml_telemetry(&tel_why);
   }
-  run.report = run_bench(*cuda, nccl.get(), telemetry.get(), o, run.group);
+  run.report = run_bench(*cuda, nccl.get(), telemetry.get(), o, run.group, hooks);
   if (o.nccl && !nccl) run.report.notes.push_back("collectives skipped: " + nccl_why);
   if (run.report.sustained && !telemetry)
     run.report.sustained->telemetry_note = "no telemetry: " + tel_why;

@@ -58,13 +58,23 @@ CopySample time_copies(CudaApi& cuda, const std::vector<CopyJob>& jobs, int loop
 
 namespace {
 
+// Adds a finished result to `out` and hands it to `hooks`.
+template <class Result>
+bool keep(std::vector<Result>& out, const Result& r, const Hooks<Result>& hooks) {
+  out.push_back(r);
+  hooks.done(r);
+  return true;
+}
+
 // Runs `samples` samples of a set of jobs; the figure is the total for several jobs, the job's own
-// bandwidth for one.
-CopyResult sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const CopyOptions& o,
-                       CopyResult r) {
+// bandwidth for one. Keeps the result; false (nothing kept) when a stop was requested before a
+// sample.
+bool sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const CopyOptions& o,
+                 CopyResult r, std::vector<CopyResult>& out, const Hooks<CopyResult>& hooks) {
   std::vector<double> figure;
   std::vector<std::vector<double>> dirs(jobs.size());
   for (int n = 0; n < std::max(1, o.samples); ++n) {
+    if (hooks.stopping()) return false;
     CopySample s = time_copies(cuda, jobs, o.loops, o.warmup);
     figure.push_back(jobs.size() == 1 ? s.job_GBps[0] : s.total_GBps);
     for (std::size_t i = 0; i < jobs.size(); ++i) dirs[i].push_back(s.job_GBps[i]);
@@ -72,13 +82,13 @@ CopyResult sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const Co
   r.GBps = summarize(figure);
   if (jobs.size() > 1)
     for (auto& d : dirs) r.direction_GBps.push_back(median(d));
-  return r;
+  return keep(out, r, hooks);
 }
 
 }  // namespace
 
 std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
-                                          const CopyOptions& o) {
+                                          const CopyOptions& o, const Hooks<CopyResult>& hooks) {
   std::vector<CopyResult> out;
   for (int g : gpus) {
     for (auto bytes : o.sizes) {
@@ -96,13 +106,13 @@ std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>&
         CopyJob down{host_dst, dev_src, bytes, engine, s1};
         CopyResult r = base;
         r.kind = "h2d", r.src = -1, r.dst = g;
-        out.push_back(sample_jobs(cuda, {up}, o, r));
+        if (!sample_jobs(cuda, {up}, o, r, out, hooks)) return out;
         r.kind = "d2h", r.src = g, r.dst = -1;
         down.stream = s0;
-        out.push_back(sample_jobs(cuda, {down}, o, r));
+        if (!sample_jobs(cuda, {down}, o, r, out, hooks)) return out;
         down.stream = s1;
         r.kind = "bidir", r.src = g, r.dst = g;
-        out.push_back(sample_jobs(cuda, {up, down}, o, r));
+        if (!sample_jobs(cuda, {up, down}, o, r, out, hooks)) return out;
       }
     }
   }
@@ -110,7 +120,7 @@ std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>&
 }
 
 std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
-                                   const CopyOptions& o) {
+                                   const CopyOptions& o, const Hooks<CopyResult>& hooks) {
   std::vector<CopyResult> out;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     for (std::size_t j = 0; j < gpus.size(); ++j) {
@@ -135,10 +145,10 @@ std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, 
           r.engine = engine, r.bytes = bytes, r.peer_access = peer_access;
           r.kind = "p2p", r.src = a, r.dst = b;
           CopyJob ab{b_dst, a_src, bytes, engine, sa}, ba{a_dst, b_src, bytes, engine, sb};
-          out.push_back(sample_jobs(cuda, {ab}, o, r));
+          if (!sample_jobs(cuda, {ab}, o, r, out, hooks)) return out;
           if (a < b) {
             r.kind = "p2p_bidir";
-            out.push_back(sample_jobs(cuda, {ab, ba}, o, r));
+            if (!sample_jobs(cuda, {ab, ba}, o, r, out, hooks)) return out;
           }
         }
       }
@@ -148,7 +158,7 @@ std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, 
 }
 
 std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
-                                    const CopyOptions& o) {
+                                    const CopyOptions& o, const Hooks<CopyResult>& hooks) {
   std::vector<CopyResult> out;
   for (int g : gpus) {
     for (auto bytes : o.sizes) {
@@ -159,7 +169,7 @@ std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
       for (auto engine : o.engines) {
         CopyResult r;
         r.kind = "d2d_local", r.src = g, r.dst = g, r.engine = engine, r.bytes = bytes;
-        out.push_back(sample_jobs(cuda, {{dst, src, bytes, engine, s}}, o, r));
+        if (!sample_jobs(cuda, {{dst, src, bytes, engine, s}}, o, r, out, hooks)) return out;
       }
     }
   }
@@ -167,7 +177,8 @@ std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
 }
 
 std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus,
-                                         bool peer_access, int repeats, int samples) {
+                                         bool peer_access, int repeats, int samples,
+                                         const Hooks<LatencyResult>& hooks) {
   std::vector<LatencyResult> out;
   for (int a : gpus) {
     for (int b : gpus) {
@@ -182,10 +193,11 @@ std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& 
       auto s = h.stream(a);
       std::vector<double> us;
       for (int n = 0; n < std::max(1, samples); ++n) {
+        if (hooks.stopping()) return out;
         CopySample cs = time_copies(cuda, {{dst, src, 4, CopyEngine::kCe, s}}, repeats, 1);
         us.push_back(cs.total_s / repeats * 1e6);
       }
-      out.push_back({a, b, peer_access, median(us)});
+      keep(out, LatencyResult{a, b, peer_access, median(us)}, hooks);
     }
   }
   return out;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "linkwise/measure/nccl_bench.h"
 #include "linkwise/util/error.h"
@@ -44,7 +46,7 @@ FakeGpuSpec parse_fake_spec(const std::string& text) {
   if (text.empty()) return f;
   static const std::vector<std::string> keys = {"gpus",   "name",     "h2d",   "d2h",     "sm",
                                                 "p2p",    "staged",   "local", "latency", "bus",
-                                                "jitter", "slowdown", "none"};
+                                                "jitter", "slowdown", "none",  "delay"};
   for (const auto& item : split(text, ',')) {
     auto eq = item.find('=');
     std::string k = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
@@ -75,6 +77,8 @@ FakeGpuSpec parse_fake_spec(const std::string& text) {
       f.latency_us = number(k, v);
     else if (k == "bus")
       f.bus_GBps = number(k, v);
+    else if (k == "delay")
+      f.delay_ms = number(k, v);
     else if (k == "none")
       f.no_gpu_reason = v.empty() ? "fake machine without GPUs" : v;
     else if (k == "jitter") {
@@ -90,11 +94,18 @@ FakeGpuSpec parse_fake_spec(const std::string& text) {
     }
   }
   if (f.gpus < 0 || f.gpus > 64) throw InputError("fake GPU spec: 'gpus' must be 0 to 64");
+  if (f.delay_ms < 0 || f.delay_ms > 60000)
+    throw InputError("fake GPU spec: 'delay' must be 0 to 60000 milliseconds");
   return f;
 }
 
 FakeCuda::FakeCuda(FakeGpuSpec spec)
     : spec_(std::move(spec)), busy_s_(std::max(spec_.gpus, 1), 0.0) {}
+
+void FakeCuda::synchronize(Stream) {
+  if (spec_.delay_ms > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.delay_ms));
+}
 
 int FakeCuda::device_count(std::string* reason) {
   if (!spec_.no_gpu_reason.empty() || spec_.gpus == 0) {

@@ -24,4 +24,4 @@ endif()
 list(APPEND LINKWISE_TEST_SOURCES
   src/measure/stats_test.cc src/measure/copy_bench_test.cc src/measure/nccl_bench_test.cc
   src/measure/sustained_test.cc src/measure/measurement_test.cc src/measure/calibrate_test.cc
-  src/measure/tool_logs_test.cc src/measure/nccl_tests_log_test.cc)
+  src/measure/tool_logs_test.cc src/measure/nccl_tests_log_test.cc src/measure/bench_test.cc)

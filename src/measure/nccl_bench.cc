@@ -89,7 +89,8 @@ long check(CudaApi& cuda, NcclApi& nccl, std::vector<Local>& ls, const NcclOptio
 
 }  // namespace
 
-NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const NcclOptions& o) {
+NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const NcclOptions& o,
+                         const Hooks<NcclSweep>& hooks) {
   if (rs.devices.empty() || rs.devices.size() != rs.ranks.size() ||
       rs.devices.size() != rs.comms.size())
     throw InputError("NCCL sweep: every local rank needs a device and a communicator");
@@ -108,19 +109,21 @@ NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const 
   auto sync = [&] {
     for (auto& l : ls) cuda.synchronize(l.stream);
   };
+  NcclSweep out;
+  out.op = o.op;
+  out.nranks = n;
+  out.nccl_version = nccl.version();
+  if (hooks.stopping()) return out;
   // Warm-up at the largest and the smallest size, as nccl-tests' TimeTest.
   for (auto bytes : {o.max_bytes, o.min_bytes}) {
     auto c = collective_counts(o.op, bytes, n);
     for (int w = 0; w < o.warmup; ++w) run_all(nccl, ls, o, c, false, n);
     sync();
   }
-  NcclSweep out;
-  out.op = o.op;
-  out.nranks = n;
-  out.nccl_version = nccl.version();
   double bw_sum = 0;
   int bw_count = 0;
   for (auto bytes : sizes) {
+    if (hooks.stopping()) break;
     auto c = collective_counts(o.op, bytes, n);
     NcclRow row;
     row.size_bytes = c.size_bytes;
@@ -150,8 +153,9 @@ NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const 
       ++bw_count;
     }
     out.rows.push_back(row);
+    out.avg_busbw = bw_sum / bw_count;
+    hooks.done(out);
   }
-  out.avg_busbw = bw_count ? bw_sum / bw_count : 0;
   return out;
 }
 

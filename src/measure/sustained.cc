@@ -96,7 +96,8 @@ double quarter_median(const std::vector<SustainedPoint>& p, bool first) {
 
 }  // namespace
 
-SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o) {
+SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o,
+                              const std::function<bool()>& stop) {
   if (o.duration_s <= 0 || o.interval_s <= 0)
     throw InputError("--sustained: duration and interval must be positive");
   SustainedResult r;
@@ -111,6 +112,7 @@ SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const Sust
   // A cap on windows keeps a run bounded even if a window's time were reported as zero.
   const int max_windows = static_cast<int>(o.duration_s / o.interval_s) * 4 + 16;
   for (int w = 0; w < max_windows && t < o.duration_s; ++w) {
+    if (stop && stop()) break;
     CopySample s = time_copies(cuda, setup.jobs, loops, 0);
     if (s.total_s <= 0) break;
     t += s.total_s;

@@ -87,3 +87,22 @@ TEST(MeasureSustained, UnknownKind) {
 }
 
 }  // namespace linkwise::measure
+
+namespace linkwise::measure {
+
+TEST(MeasureSustained, StopEndsTheRunWithTheWindowsFinished) {
+  FakeCuda cuda(parse_fake_spec("gpus=1,h2d=50,latency=0"));
+  SustainedOptions o;
+  o.duration_s = 10;
+  o.interval_s = 1;
+  int polls = 0;
+  auto r = run_sustained(cuda, nullptr, o, [&] { return ++polls > 5; });
+  // Polled before each window: five windows ran, the sixth was never started.
+  EXPECT_EQ(r.points.size(), 5u);
+  EXPECT_LT(r.points.back().t_s, 10);
+  EXPECT_NEAR(r.first_GBps, 50, 1e-6);  // the verdict covers the windows that ran
+  EXPECT_FALSE(r.slows_down);
+  EXPECT_EQ(cuda.live_handles(), 0);
+}
+
+}  // namespace linkwise::measure

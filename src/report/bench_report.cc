@@ -151,4 +151,13 @@ std::string bench_text(const BenchReport& r) {
   return fit_width(o);
 }
 
+std::string bench_stopped_line(const BenchReport& r, const std::string& signal,
+                               const std::string& path) {
+  if (signal.empty()) return "";
+  std::size_t n = measurements_finished(r);
+  std::string kept = path.empty() ? "" : fmt::format(", kept in {}", path);
+  return fmt::format("linkwise: stopped by {}: {} measurement{} finished{}{}\n", signal, n,
+                     n == 1 ? "" : "s", kept, r.complete ? "" : " (\"complete\": false)");
+}
+
 }  // namespace linkwise::report

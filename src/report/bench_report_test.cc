@@ -20,5 +20,21 @@ TEST(ReportBench, DevicesAndNotes) {
   EXPECT_NE(t.find("note: collectives skipped: no NCCL\n"), std::string::npos) << t;
 }
 
+TEST(ReportBench, StoppedLine) {
+  measure::BenchReport r;
+  r.complete = false;
+  r.host.resize(3);
+  r.nccl.resize(1);
+  r.nccl[0].rows.resize(2);
+  EXPECT_EQ(bench_stopped_line(r, "SIGINT", "m.json"),
+            "linkwise: stopped by SIGINT: 5 measurements finished, kept in m.json (\"complete\": "
+            "false)\n");
+  r.host.resize(1);
+  r.nccl.clear();
+  EXPECT_EQ(bench_stopped_line(r, "SIGTERM", ""),
+            "linkwise: stopped by SIGTERM: 1 measurement finished (\"complete\": false)\n");
+  EXPECT_EQ(bench_stopped_line(r, "", "m.json"), "");  // no signal: nothing to say
+}
+
 }  // namespace
 }  // namespace linkwise::report

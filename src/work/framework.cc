@@ -107,7 +107,21 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // ProcessGroupNCCL::reduce_scatter flattens into its own input first (read and write): 2.
         // (DeepSpeed v0.3.13 deepspeed/runtime/zero/partition_parameters.py.)
         t.gather_copy_per_byte = 3;
-        t.scatter_copy_per_byte = 2;
+        // stage3.py average_tensor divides every gradient bucket in place by the world size before
+        // reducing it (tensor.div_: read and write, 2 per byte) besides the flattening: 4.
+        t.scatter_copy_per_byte = 2 + 2;
+        // average_tensor hands the bucket's parameters to reduce_gradients_at_owner, whose
+        // _reduce_scatter_gradients issues one torch.distributed.reduce_scatter per parameter
+        // (partition_parameters.py, v0.3.13-0.3.16): every bias and norm of a layer is a collective
+        // of its own, with the host time per call and per rank of any other.
+        t.zero3_reduce_per_parameter = true;
+        // stage3_param_persistence_threshold 1e5 (the stage-3 constructor's default; the
+        // DeepSpeedExamples Megatron-LM-v1.1.5-ZeRO3 config gives 8.2e4): smaller parameters are
+        // not gathered per module but at the end of every optimizer step ("Gathering persisting
+        // parameters": persistent_parameters[0].all_gather), through _allgather_params, which
+        // gathers them into one flat buffer and copies each parameter's piece out of each rank's
+        // partition with its own narrow and copy_ (a Python loop over parameters and ranks).
+        t.persistence_threshold = 1e5;
       }
       break;
   }
@@ -144,6 +158,25 @@ std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const
   if (job.mode != Mode::kLora && (p.zero >= 3 || fw.reduce_every_micro_batch))
     scattered = fw.grad_bytes * weights * fw.scatter_copy_per_byte;
   return {gathered / hbm_bytes_per_s, (back_gathers * gathered + scattered) / hbm_bytes_per_s};
+}
+
+std::vector<double> layer_parameter_tensors(const Model& m, const Plan& p) {
+  double h = m.hidden, d = m.head_dim > 0 ? m.head_dim : h / m.heads, f = m.ffn;
+  double t = p.tp, experts = static_cast<double>(m.experts) / p.ep;
+  double qkv = (m.heads + 2.0 * m.kv_heads) * d / t;  // output features of q, k and v
+  std::vector<double> u;
+  if (m.gated_ffn) {  // Llama: q, k, v, o, gate, up, down; input and post-attention RMSNorm
+    u.insert(u.end(), {h * m.heads * d / t, h * m.kv_heads * d / t, h * m.kv_heads * d / t,
+                       m.heads * d * h / t, h, h});
+    for (int e = 0; e < static_cast<int>(experts); ++e)
+      u.insert(u.end(), {h * f / t, h * f / t, f * h / t});
+  } else {  // Megatron GPT: query_key_value, dense, h_to_4h, 4h_to_h with biases; two LayerNorms
+    u.insert(u.end(), {h * qkv, qkv, m.heads * d * h / t, h, h, h, h, h});
+    for (int e = 0; e < static_cast<int>(experts); ++e)
+      u.insert(u.end(), {h * f / t, f / t, f * h / t, h});
+  }
+  if (m.moe()) u.push_back(h * m.experts);
+  return u;
 }
 
 std::vector<double> zero3_units(const Model& m, const Plan& p, bool per_module) {

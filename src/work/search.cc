@@ -33,7 +33,8 @@ SearchOptions SearchOptions::everything() {
   SearchOptions o;
   o.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   o.offload = {false, true};
-  o.frameworks = {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed};
+  // Today's frameworks; deepspeed-0.3 describes a 2021 release and is chosen only with --framework.
+  o.frameworks = {Framework::kMegatron, Framework::kFsdp, Framework::kFsdp1, Framework::kDeepSpeed};
   o.grad_overlap = {Switch::kOff, Switch::kOn};
   o.elementwise = {Switch::kOn, Switch::kOff};
   o.wide = true;
@@ -117,6 +118,32 @@ std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
     ++shown;
   }
   if (shown == 0) s += "the same terms within 0.1 %";
+  // The job choices that differ between the two (the search crosses them with the plans).
+  const Job &j1 = a.job, &j2 = b.job;
+  auto sw = [](Switch v, const char* on, const char* off) {
+    return v == Switch::kDefault ? "default" : v == Switch::kOn ? on : off;
+  };
+  std::vector<std::pair<std::string, std::string>> diff;
+  if (j1.framework != j2.framework)
+    diff.push_back({to_string(j1.framework), to_string(j2.framework)});
+  if (j1.recompute != j2.recompute)
+    diff.push_back({fmt::format("recompute {}", to_string(j1.recompute)),
+                    fmt::format("recompute {}", to_string(j2.recompute))});
+  if (j1.offload_optimizer != j2.offload_optimizer)
+    diff.push_back({j1.offload_optimizer ? "offload" : "no offload",
+                    j2.offload_optimizer ? "offload" : "no offload"});
+  if (j1.grad_overlap != j2.grad_overlap)
+    diff.push_back({fmt::format("overlap {}", sw(j1.grad_overlap, "on", "off")),
+                    fmt::format("overlap {}", sw(j2.grad_overlap, "on", "off"))});
+  if (j1.fused_elementwise != j2.fused_elementwise)
+    diff.push_back(
+        {sw(j1.fused_elementwise, "fused", "eager"), sw(j2.fused_elementwise, "fused", "eager")});
+  if (!diff.empty()) {
+    std::string x, y;
+    for (const auto& [u, v] : diff)
+      x += (x.empty() ? "" : ", ") + u, y += (y.empty() ? "" : ", ") + v;
+    s += fmt::format(" (#1 {}; #2 {})", x, y);
+  }
   return s;
 }
 

@@ -8,6 +8,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/verbosity.h"
 #include "linkwise/work/memory.h"
 #include "linkwise/work/serve.h"
 #include "work/serve_impl.h"
@@ -393,8 +394,10 @@ void ServeModel::sweep(const std::vector<int>& cs, ServeResult* r) const {
   r->sweep.clear();
   r->bends.clear();
   bool kv = false, compute = false, link = false;
+  Progress progress("serve: concurrency sweep", cs.size());
   for (int c : cs) {
     ServePoint p = closed_loop(c);
+    progress.update(r->sweep.size() + 1);
     if (!kv && p.kv_full) {
       r->bends.push_back({c, "KV cache full"});
       kv = true;

@@ -40,7 +40,7 @@ struct Periods {
   bool bucket_overlap = true;  ///< buckets beside the last backward, else after it
   double zero_after_b = 0;     ///< per layer: gradient collectives after the backward
   double zero_after_f = 0;     ///< per layer: blocking gathers of the forward
-  double param_gather = 0;     ///< ZeRO-1/2 weight all-gather after the optimizer
+  double param_gather = 0;  ///< weight all-gather after the optimizer (ZeRO-1/2; ZeRO-3 persistent)
   double d2h = 0, cpu_optimizer = 0, h2d = 0;  ///< offload
   std::map<int, ResUse> use;                   ///< per step, by resource (engine runs only)
 };
@@ -125,7 +125,7 @@ struct StepTraffic {
   Coll bucket;                 ///< one gradient bucket (bytes 0: none)
   int buckets = 0;             ///< per step
   bool bucket_overlap = true;  ///< buckets start as the backward produces them
-  Coll param_gather;           ///< ZeRO-1/2 weight all-gather after the optimizer
+  Coll param_gather;  ///< weight all-gather after the optimizer (ZeRO-1/2; ZeRO-3 persistent)
 };
 
 /// The step's collectives for a plan (docs/training.md, "The step").

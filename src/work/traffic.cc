@@ -60,6 +60,11 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     if (fw.zero3_reduce_bucket_params > 0)
       n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
     auto& to = fw.grad_overlap && !fw.zero3_blocking ? t.beside_b : t.after_b;
+    if (fw.zero3_reduce_per_parameter && p.zero >= 3) {  // one collective per parameter tensor
+      for (double e : layer_parameter_tensors(m, p))
+        to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * e, kind, call_s});
+      n = 0;
+    }
     for (int i = 0; i < n; ++i)
       to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * G / n, kind, call_s});
     if (hsdp)
@@ -78,6 +83,16 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   }
   if (p.dp > 1 && p.zero >= 3) {
     layer_scatter("zero");
+    if (fw.persistence_threshold > 0) {  // persistent parameters gathered after the optimizer
+      double n = 0, elements = 0;
+      for (double e : layer_parameter_tensors(m, p))
+        if (e < fw.persistence_threshold) n += 1, elements += e;
+      n *= sh.layers_per_stage, elements *= sh.layers_per_stage;
+      const int ranks = hsdp ? p.shard : p.dp;
+      if (n > 0)
+        t.param_gather = {shard_kind, Op::kAllGather, 2 * elements, "zero",
+                          call_s + n * ranks * fw.zero3_call_per_rank_s};
+    }
   } else if (p.dp > 1 &&
              fw.reduce_every_micro_batch) {  // ZeRO-2 reducing each micro-batch's gradients
     layer_scatter("dp");

@@ -186,6 +186,35 @@ ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int
   return c;
 }
 
+// NeMo AutoModel performance summary (docs.nvidia.com/nemo/automodel/latest/performance/
+// performance-summary.md), "Fine-Tuning (LoRA) Performance" table, DGX-H100, BF16: PyTorch FSDP2
+// over Hugging Face models (not Megatron-core), LoRA dim 16 on every linear layer
+// (match_all_linear, examples/llm_finetune/llama3_1/llama3_1_8b_peft_benchmark.yaml and
+// examples/benchmark/configs/peft/llama_3_3_70b_instruct_squad_peft_pp.yaml), mock data of 4096
+// tokens, global batch 32, local batch 2. The 70B recipe checkpoints activations (full
+// recomputation); the 8B one does not. Metric: the table's tokens/s per GPU.
+ValidationCase automodel_lora(const std::string& id, int gpus, int tp, Recompute rc,
+                              double tokens_per_gpu) {
+  ValidationCase c;
+  c.name = fmt::format("AutoModel LoRA {} {} GPUs", id, gpus);
+  c.source = fmt::format(
+      "NeMo AutoModel performance summary, Fine-Tuning (LoRA) table, DGX-H100 BF16, {} row ({} "
+      "GPUs, TP {}, FSDP {})",
+      id, gpus, tp, gpus / tp);
+  c.metric = "tokens/s per GPU";
+  c.model = find_model(id);
+  c.chassis = "dgx-h100";
+  c.boxes = std::max(1, gpus / 8);
+  c.plan.tp = tp, c.plan.dp = gpus / tp, c.plan.zero = gpus / tp > 1 ? 3 : 0,
+  c.plan.micro_batch = 2;
+  c.job.mode = Mode::kLora, c.job.precision = Precision::kBf16, c.job.seq = 4096,
+  c.job.global_batch = 32, c.job.recompute = rc;
+  c.job.lora.rank = 16, c.job.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  c.job.framework = Framework::kFsdp;
+  c.measured = tokens_per_gpu;
+  return c;
+}
+
 ValidationCase open_case(ValidationCase c) {
   c.open = true;
   return c;
@@ -220,12 +249,15 @@ std::vector<ValidationCase> validation_cases() {
       table2(false, 384, 153),
       table2(false, 768, 149),
       table2(false, 1536, 141),
-      open_case(table2(true, 384, 144)),
-      open_case(table2(true, 768, 88)),
-      open_case(table2(true, 1536, 44)),
+      table2(true, 384, 144),
+      table2(true, 768, 88),
+      table2(true, 1536, 44),
       nemo_lora("llama2-7b", 8, 1, 1, 24824),
       nemo_lora("llama2-13b", 8, 1, 1, 14629),
       nemo_lora("llama2-70b", 8, 2, 4, 2621),
+      automodel_lora("llama3-8b", 1, 1, Recompute::kNone, 12472.87),
+      automodel_lora("llama3-70b", 8, 2, Recompute::kFull, 1091.85),
+      open_case(automodel_lora("llama3-70b", 16, 2, Recompute::kFull, 984.85)),
       mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 6, 2, false, 4641),
       open_case(mosaic("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 2, 3, false, 2262)),
       mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 16, 2, true, 3684),

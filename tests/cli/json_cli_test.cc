@@ -152,7 +152,8 @@ TEST(JsonCli, EveryCommandFollowsTheDocumentedSchema) {
        {"kind", "measured_GBps", "chassis", "predicted_GBps", "error", "flagged", "bound",
         "method"}},
       {"bench --fake-gpus gpus=2,p2p=300,bus=250 --sizes 1M -e 64K -n 2 -w 1 --json",
-       {"format", "machine", "tool", "measurements", "devices", "nccl", "latency_us", "notes"},
+       {"format", "machine", "tool", "measurements", "devices", "nccl", "latency_us", "notes",
+        "complete"},
        "nccl",
        {"op", "ranks", "nccl_version", "rows", "avg_busbw_GBps", "wrong_total", "columns"}},
   };

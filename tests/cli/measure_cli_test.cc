@@ -52,6 +52,7 @@ TEST(MeasureCli, BenchJsonIsWhatCalibrateReads) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["format"], "linkwise-measurements/1");
   EXPECT_EQ(j["devices"][0]["name"], "Fake GPU");
+  EXPECT_EQ(j["complete"], true);  // the run got to its end
   std::ifstream in(dir + "/m.json");
   EXPECT_EQ(nlohmann::json::parse(in), j);
   auto c = run_cli("calibrate dgx-h100 " + dir + "/m.json --json");

@@ -113,6 +113,22 @@ TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
   EXPECT_EQ(t.out.find("deepspeed,"), std::string::npos);  // the framework given is not searched
 }
 
+TEST(TrainCli, PlanAutoSearchesFourFrameworks) {
+  // Every other choice fixed by its flag, the framework left open: megatron, fsdp, fsdp1 and
+  // deepspeed, four times the candidates of one framework given.
+  const std::string job =
+      "train dgx-h100 --model llama2-7b --mode full --seq 4096 --global-batch 64 --recompute full "
+      "--offload --grad-overlap on --elementwise fused --json";
+  auto open = run_cli(job);
+  auto one = run_cli(job + " --framework fsdp1");
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto n = [](const std::string& out) {
+    return nlohmann::json::parse(out)["candidates"]["enumerated"].get<long long>();
+  };
+  EXPECT_EQ(n(open.out), 4 * n(one.out));
+}
+
 TEST(TrainCli, Validation) {
   auto r = run_cli("train --validation --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

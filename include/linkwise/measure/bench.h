@@ -6,6 +6,8 @@
 //   fmt::print("{}", linkwise::report::bench_text(report));   // linkwise/report/bench_report.h
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,13 +57,32 @@ struct BenchReport {
   CopyOptions copy;
   std::vector<std::string> notes;  ///< parts skipped and why
   int process_rank = 0;            ///< under mpirun: this process's rank (only rank 0 prints)
+  /// Whether the run got to its end: false while it runs and when a stop request ended it early
+  /// (the measurement file's "complete").
+  bool complete = true;
+};
+
+/// The measurements a report holds: copy results, latency pairs, collective sizes (rows) and the
+/// sustained run (one).
+std::size_t measurements_finished(const BenchReport& r);
+
+/// What a bench run tells its caller as it goes.
+struct BenchHooks {
+  /// Called after each finished measurement (a copy result, a latency pair, a collective size, the
+  /// sustained run) with everything finished so far (`complete` false). May be empty.
+  std::function<void(const BenchReport&)> finished;
+  /// Polled between measurements and between the samples (iterations, sizes, windows) of one; once
+  /// it returns true the run ends with what finished, `complete` false and a note saying so. Under
+  /// mpirun the processes' answers are combined (any process stopping stops all) at the same
+  /// points on every process. May be empty (never stop).
+  std::function<bool()> stop;
 };
 
 /// Runs what `o` asks for on `cuda`. `nccl` and `telemetry` may be null (the parts that need them
 /// are skipped with a note). With `group.size` > 1 (mpirun) each process drives its local_rank's
 /// GPU and only the collectives run, one rank per process.
 BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, const BenchOptions& o,
-                      const ProcessGroup& group);
+                      const ProcessGroup& group, const BenchHooks& hooks = {});
 
 /// What a bench run on this machine measured, and the process group it ran in (only rank 0 prints;
 /// finalize() it after printing).
@@ -72,10 +93,19 @@ struct BenchRun {
 /// `linkwise bench`: the GPUs (simulated ones from `fake_spec`, measure/fake_gpu.h, when it is not
 /// empty; else CUDA's), NCCL and telemetry where they load (a note says why a part was skipped),
 /// the process group under mpirun, then run_bench(). Throws RuntimeError when there is no GPU.
-BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec);
+BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec,
+                            const BenchHooks& hooks = {});
 
 /// The measurement file calibrate reads, with the full results in its extra sections
 /// ("devices", "nccl", "latency_us", "sustained").
 MeasurementFile bench_measurements(const BenchReport& r);
+/// That file as `bench --json` prints it and `bench -o` writes it (JSON, two-space indent).
+std::string bench_file_text(const BenchReport& r);
+
+/// Hooks that write the measurement file to `path` after each finished measurement (rank 0 only;
+/// nothing when `path` is empty), each time whole and atomically (write_file_atomic: a temporary
+/// file, fsync, rename), so that at every moment `path` holds a valid file of what finished, marked
+/// "complete": false until the run's own last write. `stop` becomes BenchHooks::stop.
+BenchHooks write_as_it_goes(const std::string& path, std::function<bool()> stop = {});
 
 }  // namespace linkwise::measure

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "linkwise/measure/cuda_api.h"
+#include "linkwise/measure/hooks.h"
 #include "linkwise/measure/stats.h"
 
 namespace linkwise::measure {
@@ -51,21 +52,25 @@ struct LatencyResult {
   double us = 0;  ///< median over samples of (end − start) / repeats for 4-byte copies
 };
 
-/// h2d, d2h and bidir for each GPU, each engine and size.
+/// h2d, d2h and bidir for each GPU, each engine and size. Each function below returns its results
+/// and hands each to `hooks` as it finishes; a stop request (polled between samples) ends it with
+/// the results finished so far.
 std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
-                                          const CopyOptions& o);
+                                          const CopyOptions& o,
+                                          const Hooks<CopyResult>& hooks = {});
 /// p2p and p2p_bidir for every ordered pair of distinct GPUs (bidir once per pair), with peer
 /// access on or off. With it off, only the copy engine runs (a copy kernel cannot reach the peer).
 /// Pairs that cannot access each other are skipped when `peer_access` is true.
 std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
-                                   const CopyOptions& o);
+                                   const CopyOptions& o, const Hooks<CopyResult>& hooks = {});
 /// d2d_local for each GPU.
 std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
-                                    const CopyOptions& o);
+                                    const CopyOptions& o, const Hooks<CopyResult>& hooks = {});
 /// GPU-to-GPU latency matrix (p2pBandwidthLatencyTest's GPU latency): `repeats` 4-byte copies timed
 /// between events on a held stream.
 std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus,
-                                         bool peer_access, int repeats = 100, int samples = 3);
+                                         bool peer_access, int repeats = 100, int samples = 3,
+                                         const Hooks<LatencyResult>& hooks = {});
 
 /// One timed set of concurrent copies, as described above.
 struct CopyJob {

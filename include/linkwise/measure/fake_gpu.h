@@ -33,11 +33,12 @@ struct FakeGpuSpec {
   double slowdown_after_s = 0;          ///< busy seconds after which copies slow down (0 = never)
   double slowdown_factor = 1;           ///< rate factor after that
   std::string no_gpu_reason;            ///< when set, device_count() returns 0 with this reason
+  double delay_ms = 0;  ///< real (wall-clock) milliseconds each synchronize() takes: a slow run
 };
 
 /// "gpus=2,h2d=55,d2h=50,p2p=370,jitter=1:0.9:1.1,slowdown=30:0.8,none=no driver": keys as in
 /// FakeGpuSpec (h2d, d2h, sm, p2p, staged, local, latency, bus, name, gpus, jitter, slowdown,
-/// none). Throws InputError for an unknown key or a bad number.
+/// none, delay). Throws InputError for an unknown key or a bad number.
 FakeGpuSpec parse_fake_spec(const std::string& text);
 
 class FakeCuda : public CudaApi {
@@ -59,7 +60,7 @@ class FakeCuda : public CudaApi {
   void copy(Buffer dst, Buffer src, std::size_t bytes, CopyEngine engine, Stream s) override;
   void block(Stream) override {}
   void release_blocks() override {}
-  void synchronize(Stream) override {}
+  void synchronize(Stream) override;
   double elapsed_s(Event start, Event stop) override;
   void fill(Buffer b, std::size_t offset, std::size_t count, float value, Stream s) override;
   std::uint64_t count_mismatches(Buffer b, std::size_t offset, std::size_t count, float expected,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "linkwise/comm/sweep.h"
+#include "linkwise/measure/hooks.h"
 #include "linkwise/measure/nccl_api.h"
 
 namespace linkwise::measure {
@@ -83,7 +84,11 @@ struct RankSet {
   std::function<double(double)> sum_over_processes = [](double v) { return v; };
 };
 
-/// Runs one sweep. Buffers sized for max_bytes are allocated once.
-NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& ranks, const NcclOptions& o);
+/// Runs one sweep. Buffers sized for max_bytes are allocated once. After each size, `hooks` sees
+/// the sweep so far (its rows and their average); a stop request, polled before each size, ends the
+/// sweep with the sizes finished. Under mpirun every process must poll the same answer (a stop
+/// function that combines the processes' flags).
+NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& ranks, const NcclOptions& o,
+                         const Hooks<NcclSweep>& hooks = {});
 
 }  // namespace linkwise::measure

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,9 @@ void check_sustained_kind(const std::string& kind);
 
 double parse_duration_s(const std::string& text, const std::string& what = "--sustained");
 
-SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o);
+/// Holds the transfer. `stop`, when given, is polled before each window: once it returns true the
+/// run ends with the windows finished (and its verdict over them).
+SustainedResult run_sustained(CudaApi& cuda, GpuTelemetry* telemetry, const SustainedOptions& o,
+                              const std::function<bool()>& stop = {});
 
 }  // namespace linkwise::measure

@@ -12,4 +12,10 @@ namespace linkwise::report {
 
 std::string bench_text(const measure::BenchReport& r);
 
+/// The line `bench` prints on stderr when `signal` ("SIGINT") stopped it, or "" when `signal` is
+/// empty: "linkwise: stopped by SIGINT: 14 measurements finished, kept in out.json (\"complete\":
+/// false)\n".
+std::string bench_stopped_line(const measure::BenchReport& r, const std::string& signal,
+                               const std::string& path);
+
 }  // namespace linkwise::report

@@ -94,6 +94,14 @@ struct FrameworkTraits {
   /// Per byte reduce-scattered: gradients cast and copied into the collective's input and
   /// pre-divided in place before it (FSDP1, FSDP2's copy-in, DeepSpeed 0.3's list reduce-scatter).
   double scatter_copy_per_byte = 0;
+  /// ZeRO-3 gradients reduce-scattered one parameter tensor at a time, biases and norms included
+  /// (DeepSpeed 0.3's _reduce_scatter_gradients), not per bucket or per unit.
+  bool zero3_reduce_per_parameter = false;
+  /// Parameters with fewer elements than this stay gathered through the step
+  /// (stage3_param_persistence_threshold); 0 = none. DeepSpeed 0.3 gathers them again after every
+  /// optimizer step in one all-gather, copied out one (parameter, rank) piece at a time on the
+  /// host (zero3_call_per_rank_s each).
+  double persistence_threshold = 0;
 };
 
 /// Seconds per layer and micro-batch (forward, backward) the framework's copies around its ZeRO-3
@@ -112,5 +120,10 @@ std::string framework_problem(const Job& job, const Plan& plan);
 /// or each weight matrix (attention q, k, v, o, or fused qkv and o for GPT-style models; MLP
 /// matrices per local expert; the router).
 std::vector<double> zero3_units(const Model& model, const Plan& plan, bool per_module);
+
+/// Elements of every parameter tensor of one layer on one GPU (TP/EP shards): weight matrices,
+/// and for GPT-style layers (no gated MLP: Megatron-LM's GPT) their biases and two LayerNorms
+/// (weight and bias), for Llama-style layers two RMSNorm weights and no biases.
+std::vector<double> layer_parameter_tensors(const Model& model, const Plan& plan);
 
 }  // namespace linkwise::work
