@@ -238,14 +238,17 @@ void Communicator::Impl::search_rings() {
 void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual) {
   // Boxes are copies of one chassis: boxes whose ranks sit at the same local GPU positions (the
   // signature) make the same choices, found once on the first of them.
+  // Tables by box and by node (vectors: this runs for every communicator of a step model).
   const auto& all = chassis->gpus();
-  std::map<int, int> first_gpu_of_box, gpu_pos;
+  const std::size_t boxes = static_cast<std::size_t>(std::max(chassis->boxes(), 1));
+  std::vector<int> first_gpu_of_box(boxes, 0), gpu_pos(chassis->nodes().size(), 0);
   for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i)
     first_gpu_of_box[chassis->node(all[i]).box] = i;
   for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
-  std::map<int, std::vector<int>> nics_of_box;
+  std::vector<std::vector<int>> nics_of_box(boxes);
   for (int v : chassis->nodes_of_kind(topo::NodeKind::kNic))
-    nics_of_box[chassis->node(v).box].push_back(v);
+    if (const int b = chassis->node(v).box; b >= 0 && b < static_cast<int>(boxes))
+      nics_of_box[b].push_back(v);
   struct Kind {
     int group = -1;                                         // index of its first box in `groups`
     std::vector<std::vector<std::pair<double, int>>> near;  // per NIC, per member: nearness
