@@ -63,4 +63,33 @@ void BM_ServeEveryConcurrency70bTp8(benchmark::State& state) {
 }
 BENCHMARK(BM_ServeEveryConcurrency70bTp8)->Unit(benchmark::kMillisecond);
 
+// The step-by-step replay of a finite benchmark (ServeModel::replay): the RTX 4090 validation row
+// at 48 users (300 requests, EOS-ended outputs of mean 100 capped at 128) and a max-throughput run
+// of 3000 requests of 1000/1000 on two H100 (every request queued at once, ~230 running).
+void BM_ServeReplay(benchmark::State& state, bool rtx) {
+  auto chassis = topo::load_chassis(rtx ? "workstation-rtx4090" : "dgx-h100");
+  work::ServeOptions o;
+  o.gpus = rtx ? std::vector<std::string>{"GPU0"} : std::vector<std::string>{"GPU0", "GPU1"};
+  o.tp = rtx ? 1 : 2;
+  o.replicas = 1;
+  o.precision = rtx ? work::NumberFormat::kBf16 : work::NumberFormat::kFp8;
+  o.chunked_prefill = rtx;
+  o.input = rtx ? 256 : 1000;
+  o.output = rtx ? 128 : 1000;
+  work::ServeModel sm(chassis, work::find_model(rtx ? "mistral-7b" : "llama3.1-70b"), o);
+  work::ReplayOptions r;
+  r.concurrency = rtx ? 48 : 3000;
+  r.requests = rtx ? 300 : 3000;
+  r.mean_output = rtx ? 100 : 0;
+  long steps = 0;
+  for (auto _ : state) {
+    auto res = sm.replay(r);
+    steps = res.steps;
+    benchmark::DoNotOptimize(res.output_tokens_per_s);
+  }
+  state.counters["steps"] = static_cast<double>(steps);
+}
+BENCHMARK_CAPTURE(BM_ServeReplay, rtx4090_c48_300, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeReplay, h100_tp2_3000, false)->Unit(benchmark::kMillisecond);
+
 }  // namespace

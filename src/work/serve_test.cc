@@ -405,26 +405,149 @@ TEST(Serve, BadInput) {
   expect_error("llama3.1-8b", o, "--expert-parallel needs a mixture-of-experts model");
 }
 
+TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
+  // One client, three requests of one output token: each is one step of its P = 128 prompt tokens
+  // and no decodes (the first token comes with the prompt), at mean prefix P/2 = 64. Hand
+  // derivation: TTFT = step(0, 0, 128, 64) for every request, the run 3 such steps, 3 tokens in it.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.output = 1;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  ReplayOptions r;
+  r.concurrency = 1;
+  r.requests = 3;
+  auto res = sm.replay(r);
+  double t = sm.step(0, 0, 128, 64).total;
+  EXPECT_NEAR(res.ttft_mean_s, t, kTight * t);
+  EXPECT_NEAR(res.ttft_p99_s, t, kTight * t);
+  EXPECT_NEAR(res.duration_s, 3 * t, kTight * t);
+  EXPECT_NEAR(res.output_tokens_per_s, 3 / (3 * t), kTight / t);
+  EXPECT_EQ(res.steps, 3);
+  EXPECT_DOUBLE_EQ(res.mean_output, 1);
+}
+
+TEST(Serve, ReplayOfACohortThatFitsOneStep) {
+  // Two clients, two requests of 3 output tokens, 128-token prompts: both prompts fit one step of
+  // the 8192-token budget (256 tokens at mean prefix 64) and end it with their first token, so both
+  // TTFTs are that step. Then two decode steps of 2 sequences, at contexts 128 + 1 and 128 + 2.
+  // Hand derivation: duration = step(0, 0, 256, 64) + step(2, 129, 0, 0) + step(2, 130, 0, 0),
+  // 6 tokens.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.output = 3;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  ReplayOptions r;
+  r.concurrency = 2;
+  r.requests = 2;
+  auto res = sm.replay(r);
+  double t1 = sm.step(0, 0, 256, 64).total;
+  double d = t1 + sm.step(2, 129, 0, 0).total + sm.step(2, 130, 0, 0).total;
+  EXPECT_NEAR(res.ttft_mean_s, t1, kTight * t1);
+  EXPECT_NEAR(res.ttft_median_s, t1, kTight * t1);
+  EXPECT_NEAR(res.duration_s, d, kTight * d);
+  EXPECT_NEAR(res.output_tokens_per_s, 6 / d, kTight * 6 / d);
+  EXPECT_EQ(res.steps, 3);
+  // Each request's two gaps after its first token are the two decode steps; it ends with the run.
+  EXPECT_NEAR(res.itl_mean_s, (d - t1) / 2, kTight * d);
+  EXPECT_NEAR(res.e2e_mean_s, d, kTight * d);
+}
+
+TEST(Serve, ReplayOfRequestsThatEndAtEos) {
+  // Outputs capped at 128 that end after each token with the same chance, mean 100: the chance is
+  // p with (1 - (1-p)^128) / p = 100 (p ~ 0.004). Over 3000 requests the drawn mean is within 2%
+  // of 100 (a geometric length capped at 128 has a standard deviation under 40 tokens: the mean of
+  // 3000 strays ~0.7 tokens), and a fixed seed replays the same run.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.output = 128;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  ReplayOptions r;
+  r.concurrency = 16;
+  r.requests = 3000;
+  r.mean_output = 100;
+  auto a = sm.replay(r), b = sm.replay(r);
+  EXPECT_NEAR(a.mean_output, 100, 2);
+  EXPECT_EQ(a.duration_s, b.duration_s);
+  r.mean_output = 0;  // every request to its cap
+  EXPECT_DOUBLE_EQ(sm.replay(r).mean_output, 128);
+  r.mean_output = 0.5;
+  EXPECT_THROW(sm.replay(r), InputError);
+}
+
+TEST(Serve, ReplayOfTheRtx4090BenchmarkLeavesItsTtftGap) {
+  // docs/VALIDATION.md, "Serving": the page measured a mean TTFT of 667 ms (median 840, P99 1483)
+  // at 48 clients, 300 requests of 256 prompt tokens and up to 128 output tokens (mean 100). The
+  // engine replayed step by step, with equal outputs of 100 or EOS-ended ones of mean 100, stays
+  // under half that mean: the wait is not in the engine's steps. Its P99 is the first cohort's
+  // train of six 2048-token steps, within 15% of the page's P99: the prefill rate is the model's.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.gpus = {"GPU0"};
+  o.input = 256;
+  for (double mean : {0.0, 100.0}) {
+    SCOPED_TRACE(mean);
+    o.output = mean > 0 ? 128 : 100;
+    ServeModel sm(chassis, find_model("mistral-7b"), o);
+    ReplayOptions r;
+    r.concurrency = 48;
+    r.requests = 300;
+    r.mean_output = mean;
+    auto res = sm.replay(r);
+    EXPECT_LT(res.ttft_mean_s, 0.5 * 0.667);
+    EXPECT_NEAR(res.ttft_p99_s, 1.483, 0.15 * 1.483);
+  }
+}
+
+TEST(Serve, ReplayAgreesWithTheFormulasOnMaxThroughputRuns) {
+  // The max-throughput rows of docs/VALIDATION.md (every request queued at once, as many running
+  // as the KV cache admits, 1000-3000 requests): the step-by-step replay and the steady state with
+  // its first cohort (closed_loop with `requests`) describe the same run, so their output tokens/s
+  // agree within 5% (the replay's ramp down at the end and its exact contexts are what differ).
+  int checked = 0;
+  for (const auto& c : serve_validation_cases()) {
+    if (c.options.concurrency != c.options.requests) continue;
+    SCOPED_TRACE(c.name);
+    auto chassis = topo::load_chassis(c.chassis);
+    ServeModel sm(chassis, find_model(c.model), c.options);
+    ReplayOptions r;
+    r.concurrency = c.options.concurrency;
+    r.requests = c.options.requests;
+    double replay = sm.replay(r).output_tokens_per_s;
+    double formula = sm.closed_loop(c.options.concurrency).output_tokens_per_s;
+    EXPECT_NEAR(replay, formula, 0.05 * formula);
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   // docs/VALIDATION.md, "Serving": every published ITL within 15%, their median within 10%; output
-  // tokens/s within 15% up to 8 users, and its median within 10% (from 16 users on the RTX 4090 the
-  // open TTFT gap adds 17-37%). TTFT is bounded where the clients' arrivals are the model's (burst:
-  // the NIM rows, within 25%); the RTX 4090 rows' TTFT gap is open (docs/VALIDATION.md).
+  // tokens/s within 15% up to 8 users and on every max-throughput run, and its median within 10%
+  // (from 16 users on the RTX 4090 the open TTFT gap adds 12-24%). TTFT is bounded where the
+  // clients' arrivals are the model's (burst: the NIM rows, within 25%); the RTX 4090 rows' TTFT
+  // gap is open (docs/VALIDATION.md).
   auto rows = run_serve_validation();
   ASSERT_GE(rows.size(), 8u);
-  int tp = 0, pcie_only = 0;
+  int tp = 0, pcie_only = 0, max_throughput = 0;
   for (const auto& r : rows) {
     SCOPED_TRACE(r.c.name);
     EXPECT_FALSE(r.c.source.empty());
     EXPECT_FALSE(r.c.command.empty());
     if (r.c.itl_s > 0) EXPECT_LE(std::abs(r.itl_error), 0.15);
     if (r.c.options.concurrency <= 8) EXPECT_LE(std::abs(r.throughput_error), 0.15);
+    // Max-throughput runs (every request queued at once, KV-cache bound: TensorRT-LLM on H100 and
+    // H200) are decode steps of as many sequences as fit, the model's ground: within 15%.
+    if (r.c.options.concurrency == r.c.options.requests) {
+      EXPECT_LE(std::abs(r.throughput_error), 0.15);
+      ++max_throughput;
+    }
     if (r.c.ttft_s > 0 && r.c.options.arrivals != Arrivals::kPoisson)
       EXPECT_LE(std::abs(r.ttft_error), 0.25);
     tp += r.c.options.tp > 1;
     pcie_only += r.c.chassis == "workstation-rtx4090";
   }
   EXPECT_GE(tp, 2);
+  EXPECT_GE(max_throughput, 10);
   EXPECT_GE(pcie_only, 2);
   EXPECT_LE(serve_validation_median(rows, 1), 0.10);
   EXPECT_LE(serve_validation_median(rows, 2), 0.10);

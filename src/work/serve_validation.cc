@@ -62,18 +62,20 @@ std::vector<ServeCase> serve_validation_cases() {
   // The page's req/s and output tok/s give 100 output tokens per request on every row (210 / 2.09
   // ... 1190 / 11.87), not the 128 asked for: vllm bench serve sends no ignore_eos unless told
   // (--ignore-eos, off by default, vllm/benchmarks/serve.py), so requests end at EOS with lengths
-  // that differ. derived: the mean output is the row's tok/s / req/s; lengths that differ keep the
-  // closed loop from phase-locking, so these rows run with poisson arrivals.
+  // that differ, up to the 128 of max_tokens. derived: the mean output is the row's tok/s / req/s.
+  // The run (300 prompts, the page: "300 prompts were sent"; every client's first request at once)
+  // is replayed step by step with outputs that end at EOS with the same chance after every token,
+  // capped at 128, at that mean (ServeModel::replay); the steady state (poisson arrivals, the
+  // first cohort averaged in) names the bound.
   auto rtx = [&](int c, double ttft_ms, double tok_s, double req_s) {
-    int out = static_cast<int>(std::lround(tok_s / req_s));
-    ServeCase r =
-        make(fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128 (mean {} out), c={}", out, c),
-             m7 + fmt::format(", max concurrency {} ({} req/s)", c, req_s), "workstation-rtx4090",
-             "GPU0", "mistral-7b", 1, bf16, 256, out, c, m7_cmd, ttft_ms, 0, tok_s);
+    double mean_out = tok_s / req_s;
+    ServeCase r = make(
+        fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128 (mean {:.0f} out), c={}", mean_out, c),
+        m7 + fmt::format(", max concurrency {} ({} req/s)", c, req_s), "workstation-rtx4090",
+        "GPU0", "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
     r.options.arrivals = Arrivals::kPoisson;
-    // 300 prompts in all (the page: "300 prompts were sent"): the means average in the first
-    // cohort, whose c prompts all wait at t = 0 (ServeOptions::requests).
     r.options.requests = 300;
+    r.replay_mean_output = mean_out;
     return r;
   };
   const std::string trt =
@@ -83,19 +85,36 @@ std::vector<ServeCase> serve_validation_cases() {
       "trtllm-bench throughput --backend pytorch, prepare_dataset.py token-norm-dist with stdev 0 "
       "(all requests "
       "queued at once: the engine runs as many as fit), total output tokens/s";
-  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
+  // A later version of the same page (docs/source/developer-guide/perf-overview.md, commit
+  // 03e27c7d) adds H200 SXM 141GB (DGX H200) and reports output tokens/s per GPU; the rows below
+  // give the box's total (per GPU x tp). Same method, same ModelOpt FP8 checkpoint, request counts
+  // from its "Preparing a Dataset" table.
+  const std::string trt2 =
+      "NVIDIA/TensorRT-LLM docs/source/developer-guide/perf-overview.md (commit 03e27c7d), "
+      "Throughput Measurements, LLaMA v3.3 70B table, FP8 (nvidia/Llama-3.3-70B-Instruct-FP8)";
+  auto trt_gpu = [&](const std::string& chassis, const std::string& gpu, const std::string& src,
+                     const std::string& model, const std::string& label, int tp, int input,
                      int output, int requests, double tok_s) {
     ServeCase r =
-        make(fmt::format("TensorRT-LLM {} fp8 TP{} H100, {}/{}, max throughput", label, tp, input,
-                         output),
-             trt + fmt::format(", {} H100 TP{} column, ISL/OSL {}/{}", label, tp, input, output),
-             "dgx-h100", tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests,
+        make(fmt::format("TensorRT-LLM {} fp8 TP{} {}, {}/{}, max throughput", label, tp, gpu,
+                         input, output),
+             src + fmt::format(", {} {} TP{} column, ISL/OSL {}/{}", label, gpu, tp, input, output),
+             chassis, tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests,
              trt_cmd, 0, 0, tok_s);
     // The LLM API leaves chunked prefill off (tensorrt_llm/llmapi/llm_args.py,
     // enable_chunked_prefill = False) and the page's llm_options.yml does not turn it on.
     r.options.chunked_prefill = false;
     r.options.requests = requests;  // a finite run: its first cohort is averaged in
     return r;
+  };
+  auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
+                     int output, int requests, double tok_s) {
+    return trt_gpu("dgx-h100", "H100", trt, model, label, tp, input, output, requests, tok_s);
+  };
+  // Per GPU x 2 GPUs (TP2).
+  auto trt_h200 = [&](int input, int output, int requests, double tok_s_per_gpu) {
+    return trt_gpu("hgx-h200", "H200", trt2, "llama3.1-70b", "Llama 3.3 70B", 2, input, output,
+                   requests, 2 * tok_s_per_gpu);
   };
   // NIM serves Llama 3.3 70B fp8 on H100 with its TensorRT-LLM backend (NIM for LLMs 1.0.0,
   // "Optimization": optimized TensorRT-LLM engines per GPU, a generic backend only where none
@@ -119,6 +138,12 @@ std::vector<ServeCase> serve_validation_cases() {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 5000, 500, 1500, 898),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 3000, 15220),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 3000, 17660),
+      trt_h200(1024, 1024, 3000, 2582),
+      trt_h200(1024, 8192, 1500, 2009),
+      trt_h200(8192, 1024, 1500, 537),
+      trt_h200(32768, 1024, 1000, 120),
+      trt_gpu("dgx-h100", "H100", trt2, "llama3.1-70b", "Llama 3.3 70B", 2, 8192, 1024, 1500,
+              2 * 398),
       rtx(4, 63, 210, 2.09),
       rtx(8, 79, 377, 3.78),
       rtx(16, 155, 644, 6.44),
@@ -144,6 +169,19 @@ std::vector<ServeValidationRow> run_serve_validation() {
     ServeModel sm(chassis, find_model(c.model), c.options);
     ServeValidationRow r;
     r.predicted = sm.closed_loop(c.options.concurrency);
+    if (c.replay_mean_output > 0) {
+      ReplayOptions ro;
+      ro.concurrency = c.options.concurrency;
+      ro.requests = c.options.requests;
+      ro.mean_output = c.replay_mean_output;
+      auto rep = sm.replay(ro);
+      r.predicted.ttft_s = rep.ttft_mean_s;
+      r.predicted.itl_s = rep.itl_mean_s;
+      r.predicted.e2e_s = rep.e2e_mean_s;
+      r.predicted.output_tokens_per_s = rep.output_tokens_per_s;
+      r.predicted.requests_per_s = rep.requests_per_s;
+      r.predicted.tokens_per_s_per_user = rep.itl_mean_s > 0 ? 1 / rep.itl_mean_s : 0;
+    }
     r.ttft_error = err(r.predicted.ttft_s, c.ttft_s);
     r.itl_error = err(r.predicted.itl_s, c.itl_s);
     r.throughput_error = err(r.predicted.output_tokens_per_s, c.output_tokens_per_s);

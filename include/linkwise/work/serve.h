@@ -173,6 +173,27 @@ struct ServeResult {
   std::vector<std::string> notes;
 };
 
+/// A finite closed-loop benchmark replayed one engine step at a time (docs/serving.md, "Replay").
+struct ReplayOptions {
+  int concurrency = 1;  ///< clients; each sends its next request when its last one ends
+  int requests = 1;     ///< requests in all (`vllm bench serve --num-prompts`)
+  /// Mean output tokens of a request. Equal to (or above) ServeOptions::output, or 0: every request
+  /// runs to `output` tokens (`--ignore-eos`). Below it: requests end at EOS with the same chance
+  /// after every token, capped at `output`, so that their mean is this.
+  double mean_output = 0;
+  unsigned seed = 1;  ///< draws of the EOS lengths; the same seed replays the same run
+};
+
+/// What the replay measures, as `vllm bench serve` reports it.
+struct ReplayResult {
+  double ttft_mean_s = 0, ttft_median_s = 0, ttft_p99_s = 0;
+  double itl_mean_s = 0;  ///< mean gap between a request's tokens after its first, over all gaps
+  double e2e_mean_s = 0;  ///< mean time from sending a request to its last token
+  double output_tokens_per_s = 0, requests_per_s = 0;  ///< totals over the run's duration
+  double duration_s = 0, mean_output = 0;
+  long steps = 0;
+};
+
 /// A serving deployment on a chassis. Construction checks the options (InputError naming the flag:
 /// TP that does not divide the heads, a context longer than the model allows, a model that does not
 /// fit) and builds the communicators once; points are then cheap.
@@ -200,6 +221,12 @@ class ServeModel {
   ServeResult result() const;
   /// Closed-loop points at each concurrency and where the curve bends.
   void sweep(const std::vector<int>& concurrencies, ServeResult* r) const;
+  /// One replica's finite closed-loop benchmark, engine step by engine step: vLLM V1's order of
+  /// work in each step (decodes, then prompts already started, then waiting prompts first come
+  /// first served, the last one chunked, up to the token budget, the sequence cap and the KV
+  /// cache's admission; whole prompts only without chunked prefill), each step timed by step().
+  /// Clients re-send at once when a request ends. No KV offload.
+  ReplayResult replay(const ReplayOptions& options) const;
 
   struct Impl;
 

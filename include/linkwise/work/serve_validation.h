@@ -24,6 +24,10 @@ struct ServeCase {
   ServeOptions options;  ///< gpus, tp, precision, input, output, concurrency
   std::string command;   ///< what was run to measure it
   double ttft_s = 0, itl_s = 0, output_tokens_per_s = 0;  ///< measured; 0 = not reported
+  /// > 0: the run is replayed engine step by engine step (ServeModel::replay) with outputs that end
+  /// at EOS at this mean, capped at options.output, over options.requests requests; its TTFT, ITL,
+  /// E2E and rates stand for the steady state's
+  double replay_mean_output = 0;
 };
 
 struct ServeValidationRow {

@@ -1,0 +1,177 @@
+// A finite closed-loop benchmark replayed one engine step at a time (docs/serving.md, "Replay"):
+// the check behind the steady-state and first-cohort formulas of serve_loop.cc, with the order of
+// work of vLLM V1's scheduler and each step timed by ServeModel::step().
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "linkwise/util/error.h"
+#include "linkwise/work/serve.h"
+#include "work/serve_impl.h"
+
+namespace linkwise::work {
+
+namespace {
+
+struct Request {
+  double arrival = 0;  ///< when its client sent it
+  double left = 0;     ///< prompt tokens still to run
+  int length = 1;      ///< output tokens it ends at
+  int generated = 0;
+  double first_token = 0;  ///< when its first token came
+};
+
+// The chance p of ending after each token that gives outputs capped at `cap` the mean `mean`:
+// E[min(G, cap)] = sum_{k<cap} (1-p)^k = (1 - (1-p)^cap) / p for G geometric on 1, 2, ... It falls
+// from cap (p -> 0) to 1 (p = 1); bisection.
+double stop_chance(double mean, int cap) {
+  double lo = 0, hi = 1;
+  for (int it = 0; it < 200; ++it) {
+    double p = 0.5 * (lo + hi);
+    double m = (1 - std::pow(1 - p, cap)) / p;
+    (m > mean ? lo : hi) = p;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// numpy.percentile's linear interpolation (what vllm bench serve reports), q in [0, 100].
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q / 100 * static_cast<double>(sorted.size() - 1);
+  auto i = static_cast<std::size_t>(std::floor(pos));
+  if (i + 1 >= sorted.size()) return sorted.back();
+  return sorted[i] + (pos - static_cast<double>(i)) * (sorted[i + 1] - sorted[i]);
+}
+
+}  // namespace
+
+ReplayResult ServeModel::replay(const ReplayOptions& o) const {
+  const Impl& m = *impl_;
+  const ServeOptions& opt = m.opt;
+  if (o.concurrency < 1)
+    throw InputError(fmt::format("replay: concurrency must be at least 1, not {}", o.concurrency));
+  if (o.requests < 1)
+    throw InputError(fmt::format("replay: requests must be at least 1, not {}", o.requests));
+  if (!(o.mean_output == 0 || o.mean_output >= 1) || !std::isfinite(o.mean_output))
+    throw InputError(
+        fmt::format("replay: the mean output must be at least 1 token, not {}", o.mean_output));
+  const int O = opt.output;
+  const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
+  const double hit_prefix = opt.input * opt.prefix_hit;
+  const double B = m.engine.max_batched_tokens;
+  const std::size_t cap =
+      static_cast<std::size_t>(std::max(1, std::min(m.engine.max_seqs, m.fit_replica)));
+  const bool eos = o.mean_output > 0 && o.mean_output < O;
+  const double p = eos ? stop_chance(o.mean_output, O) : 0;
+  std::mt19937_64 rng(o.seed);
+  auto draw = [&]() {
+    int length = 1;
+    // 53 random bits as a double in [0, 1): the same run for the same seed on every platform.
+    while (length < O && (!eos || static_cast<double>(rng() >> 11) * 0x1.0p-53 >= p)) ++length;
+    return length;
+  };
+
+  std::deque<Request> waiting;
+  std::vector<Request> running;  // in the order the engine admitted them
+  int sent = 0;
+  auto send = [&](double at) {
+    waiting.push_back(Request{at, P, draw(), 0});
+    ++sent;
+  };
+  for (int i = 0; i < std::min(o.concurrency, o.requests); ++i) send(0);
+
+  ReplayResult r;
+  std::vector<double> ttft;
+  ttft.reserve(static_cast<std::size_t>(o.requests));
+  double t = 0, out = 0, gaps = 0, gap_count = 0, e2e = 0;
+  std::vector<double> take;
+  std::vector<char> decoding;
+  while (!waiting.empty() || !running.empty()) {
+    // The running sequences past their prompt decode one token each; the budget left goes to the
+    // prompts already started, then to the waiting ones in arrival order.
+    double D = 0, ctx_d = 0, C = 0, ctx_p = 0;
+    decoding.assign(running.size(), 0);
+    take.assign(running.size(), 0);
+    for (std::size_t i = 0; i < running.size(); ++i)
+      if (running[i].left <= 0) {
+        decoding[i] = 1;
+        ++D;
+        ctx_d += opt.input + running[i].generated;
+      }
+    double budget = std::max(0.0, B - D);
+    auto schedule = [&](std::size_t i) {
+      Request& q = running[i];
+      double done = P - q.left;
+      take[i] = opt.chunked_prefill ? std::min(q.left, budget) : q.left;
+      budget -= take[i];
+      C += take[i];
+      ctx_p += take[i] * (hit_prefix + done + take[i] / 2);
+    };
+    for (std::size_t i = 0; i < running.size() && budget > 0; ++i)
+      if (!decoding[i]) schedule(i);
+    while (!waiting.empty() && budget > 0 && running.size() < cap) {
+      // Without chunked prefill only whole prompts that fit, but at least one per step.
+      if (!opt.chunked_prefill && P > budget && C > 0) break;
+      running.push_back(waiting.front());
+      waiting.pop_front();
+      decoding.push_back(0);
+      take.push_back(0);
+      schedule(running.size() - 1);
+    }
+    if (D == 0 && C == 0)
+      throw RuntimeError("replay: the engine has nothing to run while requests wait");
+    StepTime st = step(D, D > 0 ? ctx_d / D : 0, C, C > 0 ? ctx_p / C : 0);
+    t += st.total;
+    ++r.steps;
+    // The step's outputs: a token for every decoding sequence and for every prompt it completed.
+    std::size_t kept = 0;
+    int finished = 0;
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      Request& q = running[i];
+      bool token = decoding[i] != 0;
+      if (!token && take[i] > 0) {
+        q.left -= take[i];
+        if (q.left <= 0) {
+          token = true;
+          ttft.push_back(t - q.arrival);
+          q.first_token = t;
+        }
+      }
+      if (token) {
+        ++q.generated;
+        ++out;
+      }
+      if (q.generated >= q.length) {
+        ++finished;
+        gaps += t - q.first_token;
+        e2e += t - q.arrival;
+        gap_count += q.generated - 1;
+      } else {
+        running[kept++] = q;
+      }
+    }
+    running.resize(kept);
+    // Each finished request's client sends its next one at once, while the run lasts.
+    for (int i = 0; i < finished && sent < o.requests; ++i) send(t);
+  }
+  std::sort(ttft.begin(), ttft.end());
+  double sum = 0;
+  for (double x : ttft) sum += x;
+  r.ttft_mean_s = ttft.empty() ? 0 : sum / static_cast<double>(ttft.size());
+  r.ttft_median_s = percentile(ttft, 50);
+  r.ttft_p99_s = percentile(ttft, 99);
+  r.itl_mean_s = gap_count > 0 ? gaps / gap_count : 0;
+  r.e2e_mean_s = e2e / o.requests;
+  r.duration_s = t;
+  r.output_tokens_per_s = t > 0 ? out / t : 0;
+  r.requests_per_s = t > 0 ? o.requests / t : 0;
+  r.mean_output = out / o.requests;
+  return r;
+}
+
+}  // namespace linkwise::work
