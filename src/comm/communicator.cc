@@ -332,21 +332,48 @@ std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>&
         seen[r] = static_cast<int>(p);
         if (seen[r ^ 1] == static_cast<int>(p)) both[r / 2] = 1;
       }
-  // Only where host memory is read or written over the link (SHM): the measured loss is that of DMA
-  // to and from host memory through the root complex (catalog pcie* duplex_efficiency); peer writes
-  // through a switch and GPUDirect RDMA keep the full rate both ways (24 GB/s per HDR NIC each way
-  // on DGX A100, nccl issue 812).
-  const auto& staged = router->host_staged();
+  // The SHM hops of the schedule's own flows (so that a link carrying only peer writes is left
+  // alone): an SHM hop crosses its host memory resource (ids from 2L on); its way up runs back from
+  // there to the link direction that leaves the sending GPU, its way down on to the one that enters
+  // the receiving GPU.
+  const auto& into = router->host_read_into();
+  const auto& leaves = router->leaves_gpu();
+  std::vector<char> staged(L, 0);
+  std::vector<int> read_ends;  // link directions where an SHM hop enters its receiver
+  const std::size_t scanned = router->host_routes() ? phases.size() : 0;  // no SHM: nothing to find
+  for (std::size_t p = 0; p < scanned; ++p)
+    for (const auto& f : phases[p].flows)
+      for (std::size_t i = 0; i < f.route.size(); ++i) {
+        if (f.route[i] < 2 * L) continue;
+        for (std::size_t j = i; j-- > 0;) {
+          const int r = f.route[j];
+          if (r >= 2 * L) break;
+          staged[r / 2] = 1;
+          if (leaves[r]) break;
+        }
+        for (std::size_t j = i + 1; j < f.route.size(); ++j) {
+          const int r = f.route[j];
+          if (r >= 2 * L) break;
+          staged[r / 2] = 1;
+          if (into[r] >= 0) {
+            read_ends.push_back(r);
+            break;
+          }
+        }
+      }
+  // Both directions at once, only where host memory is read or written over the link (SHM): the
+  // measured loss is that of DMA to and from host memory through the root complex (catalog pcie*
+  // duplex_efficiency); peer writes through a switch and GPUDirect RDMA keep the full rate both
+  // ways (24 GB/s per HDR NIC each way on DGX A100, nccl issue 812).
   for (int l = 0; l < L; ++l)
-    if (both[l] && duplex[l] < 1 && (staged[2 * l] || staged[2 * l + 1])) {
+    if (both[l] && duplex[l] < 1 && staged[l]) {
       cap[2 * l] *= duplex[l];
       cap[2 * l + 1] *= duplex[l];
     }
-  // SHM: the receiving GPU's SM loads from host memory (docs/collectives.md, "Reading host
-  // memory").
-  const auto& read_cap = router->host_read_cap();
-  for (std::size_t r = 0; r < read_cap.size() && r < cap.size(); ++r)
-    if (read_cap[r] > 0) cap[r] = std::min(cap[r], read_cap[r]);
+  // SHM: the receiving GPU's SMs load the buffer from host memory (docs/collectives.md, "Reading
+  // host memory"): at most its host_read_bytes_per_s where the hop enters it.
+  for (int r : read_ends)
+    if (into[r] > 0) cap[r] = std::min(cap[r], into[r]);
   return cap;
 }
 

@@ -14,6 +14,10 @@ namespace {
 constexpr double kExact = 1e-6;     // relative: closed forms the engine reproduces exactly
 constexpr double kMeasured = 0.10;  // relative: the accuracy target against measurements
 constexpr double kGiB = 1024.0 * 1024 * 1024;
+// NCCL's P2P and SHM transports write over PCIe with the SMs: 128 B payloads against the copy
+// engines' 256 B (on which the catalog's PCIe efficiencies stand), 24 B of TLP overhead each:
+// (128 / 152) / (256 / 280) of a PCIe link's rate (transport_rules.h, sm_write_share).
+constexpr double kSmWrite = (128.0 / 152) / (256.0 / 280);
 
 topo::Chassis from_yaml(const std::string& text) {
   return topo::build_chassis(topo::parse_chassis_spec(text, "test.yaml"));
@@ -33,13 +37,13 @@ links:
 
 TEST(CommPredict, RingAllReduceOnUniformRingIsTheClosedForm) {
   // Ring 0-1-2-3 through the switch: each GPU link carries one hop out and one in, so the ring runs
-  // at B = x16 Gen4 effective = 16 x 1.9692 GB/s x 0.7935 = 25.0 GB/s.
-  // t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) = 8.4 + 2(n-1) x 5.7 us = 42.6 us  (NCCL
-  // tuning.cc).
+  // at B = x16 Gen4 effective, in SM-written P2P payloads = 16 x 1.9692 GB/s x 0.7935 x 0.9211 =
+  // 23.03 GB/s. t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) = 8.4 + 2(n-1) x 5.7 us = 42.6 us
+  // (NCCL tuning.cc).
   auto c = from_yaml(kFourUnderSwitch);
   Communicator comm(c);
   ASSERT_EQ(comm.rings().size(), 1u);
-  const double B = 16 * 1.9692307692e9 * 0.7935, S = 8 * kGiB;
+  const double B = 16 * 1.9692307692e9 * 0.7935 * kSmWrite, S = 8 * kGiB;
   auto p = comm.predict(Op::kAllReduce, S, Algo::kRing);
   EXPECT_EQ(p.protocol, Protocol::kSimple);
   double expect = 42.6e-6 + 2.0 * 3 / 4 * S / B;
@@ -78,12 +82,13 @@ links:
 
 TEST(CommPredict, TwoRingsThroughOneUplinkEachGetHalf) {
   // Group A = {gpu0, gpu2}, group B = {gpu1, gpu3}: both rings cross the sw0-top and sw1-top
-  // uplinks in both directions. Alone, each runs at B = 25.0 GB/s; together the uplink gives each
-  // B/2, so each all-reduce (k = 2(2-1)/2 = 1) takes S / (B/2), twice as long.
+  // uplinks in both directions. Alone, each runs at B = 25.0 x 0.9211 (SM-written P2P) = 23.03
+  // GB/s; together the uplink gives each B/2, so each all-reduce (k = 2(2-1)/2 = 1) takes
+  // S / (B/2), twice as long.
   auto c = from_yaml(kTwoLevel);
   auto g = c.gpus();
   Communicator a(c, {g[0], g[2]}), b(c, {g[1], g[3]});
-  const double B = 16 * 1.9692307692e9 * 0.7935, S = kGiB;
+  const double B = 16 * 1.9692307692e9 * 0.7935 * kSmWrite, S = kGiB;
   auto sa = a.schedule(Op::kAllReduce, S, Algo::kRing),
        sb = b.schedule(Op::kAllReduce, S, Algo::kRing);
   sim::Engine engine(a.resources().capacity);
@@ -340,16 +345,19 @@ TEST(CommRingSearch, ReversedRingUsesTheFreePcieDirections) {
   // workstation-4gpu-nvlink: two NVLink-bridged pairs, the pairs joined only through the CPU (PCIe
   // Gen4 x16 per GPU: 31.5 GB/s x 0.79 = 25 GB/s per direction). Ring 0 (GPU0 GPU1 GPU2 GPU3)
   // crosses PCIe GPU1->GPU2 and GPU3->GPU0 in one direction of each GPU's link; the reversed ring
-  // uses the other direction, so the search finds two rings of 25 GB/s. The PCIe hops are SHM (NODE
-  // is beyond NCCL's P2P level PXB) and the two rings load both directions of every GPU's link with
-  // host-memory traffic, so each keeps pcie4 duplex_efficiency 0.894: ring busbw at 1 GiB is 2 x 25
-  // x 0.894 = 44.7 GB/s, less the latency term.
+  // uses the other direction, so the search finds two rings. The PCIe hops are SHM (NODE is beyond
+  // NCCL's P2P level PXB): the sender's SMs write up to host memory (25 x 0.9211 = 23.03 GB/s per
+  // ring), and the two rings load both directions of every GPU's link with host-memory traffic, so
+  // each keeps pcie4 duplex_efficiency 0.894: ring busbw at 1 GiB is 2 x 25 x 0.894 x 0.9211 =
+  // 41.2 GB/s, less the latency term.
   auto c = topo::load_chassis("workstation-4gpu-nvlink");
   Communicator comm(c);
   ASSERT_EQ(comm.rings().size(), 2u);
-  for (const auto& r : comm.rings()) EXPECT_NEAR(r.bytes_per_s, 25e9, 25e9 * 0.01);
+  for (const auto& r : comm.rings())
+    EXPECT_NEAR(r.bytes_per_s, 25e9 * kSmWrite, 25e9 * kSmWrite * 0.01);
   auto p = comm.predict(Op::kAllReduce, 1.0 * (1ull << 30), Algo::kRing);
-  EXPECT_NEAR(p.busbw_Bps, 50e9 * 0.894, 50e9 * 0.894 * 0.01);
+  const double expect = 50e9 * 0.894 * kSmWrite;
+  EXPECT_NEAR(p.busbw_Bps, expect, expect * 0.01);
 }
 
 }  // namespace

@@ -52,8 +52,15 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   via_from_.assign(n, -1);
   stamp_.assign(n, 0);
   taken_.assign(res.capacity.size(), 0.0);
-  host_staged_.assign(res.capacity.size(), 0);
-  host_read_cap_.assign(res.capacity.size(), 0.0);
+  sm_coeff_.assign(res.capacity.size(), 1.0);
+  for (const auto& l : chassis.links()) {
+    const double share = sm_write_share(*l.tech);
+    if (share >= 1) continue;
+    for (bool from_a : {true, false}) {
+      const int r = sim::ChassisResources::link_dir(l.index, from_a);
+      if (r < static_cast<int>(sm_coeff_.size())) sm_coeff_[r] = 1.0 / share;
+    }
+  }
   leaf_switch_.assign(n, 0);
   for (int v = 0; v < n; ++v) {
     if (!nvswitch_[v]) continue;
@@ -210,9 +217,15 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.bytes_per_s = total;
       break;
     }
-    case HopKind::kPcie:
+    case HopKind::kPcie: {
+      // P2P over PCIe: the sender's SMs write into the peer's buffer (128 B payloads).
       single(widest(a, b, kFamPcie | kFamSocket, false, residual));
+      for (std::size_t i = 0; i < r.res.size(); ++i) {
+        r.coeff[i] = sm_coeff_[r.res[i]];
+        r.bytes_per_s = std::min(r.bytes_per_s, residual[r.res[i]] / r.coeff[i]);
+      }
       break;
+    }
     case HopKind::kNet:
       if (graph_.box(a) == graph_.box(b)) {
         net_within_box(a, b, residual, r);
@@ -221,6 +234,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       single(widest(a, b, kFamPcie | kFamSocket | kFamNet, true, residual));
       break;
     case HopKind::kHost: {
+      if (leaves_gpu_.empty()) host_tables();
       // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
       // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when
       // the receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
@@ -240,18 +254,30 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       r.res.insert(r.res.end(), path_.begin(), path_.end());
       r.coeff.assign(r.res.size(), 1.0);
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
-      r.bytes_per_s = std::min({up, down, residual[mem] / 2});
-      for (int x : r.res) host_staged_[x] = 1;
-      // The receiver's SMs load the buffer from host memory across its own PCIe link (the last
-      // hop): those reads reach at most the GPU's host_read_bytes_per_s.
-      if (const double cap = chassis_.node(b).fig("host_read_bytes_per_s", 0); cap > 0) {
-        double& c = host_read_cap_[path_.back()];
-        c = c > 0 ? std::min(c, cap) : cap;
+      // The sender's SMs write the buffer (128 B payloads) on the way up.
+      for (std::size_t i = 0; i < up_hops; ++i) {
+        r.coeff[i] = sm_coeff_[r.res[i]];
+        up = std::min(up, residual[r.res[i]] / r.coeff[i]);
       }
+      r.bytes_per_s = std::min({up, down, residual[mem] / 2});
       break;
     }
   }
   return r;
+}
+
+void Router::host_tables() {
+  leaves_gpu_.assign(res_.capacity.size(), 0);
+  host_read_into_.assign(res_.capacity.size(), -1.0);
+  std::vector<double> host_read(chassis_.nodes().size(), -1.0);  // per GPU node
+  for (int g : chassis_.gpus()) host_read[g] = chassis_.node(g).fig("host_read_bytes_per_s", 0);
+  for (const auto& l : chassis_.links())
+    for (bool from_a : {true, false}) {
+      const int r = sim::ChassisResources::link_dir(l.index, from_a);
+      if (r >= static_cast<int>(host_read_into_.size())) continue;
+      host_read_into_[r] = host_read[from_a ? l.b : l.a];
+      leaves_gpu_[r] = host_read[from_a ? l.a : l.b] >= 0;
+    }
 }
 
 bool Router::stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r) {

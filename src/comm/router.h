@@ -8,6 +8,9 @@
 //   P2P over PCIe: the widest PCIe path, GPU to GPU.
 //   SHM: staged through the receiver's CPU memory: GPU a -> (socket link) -> b's CPU (written to
 //     memory), memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   What the SMs write over PCIe (P2P, and SHM up to host memory) travels in 128 B payloads: each
+//     PCIe link direction it crosses carries 1 / sm_write_share() link bytes per byte
+//     (coefficient, transport_rules.h).
 //   NET within a box (P2P and SHM off): GPU a -> the NIC nearest it -> GPU b.
 //   GPUs in different boxes: the widest path over PCIe and the network, entering and leaving
 //   through
@@ -56,11 +59,15 @@ class Router {
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
-  /// Per resource: 1 where some route this router gave was staged through host memory (SHM).
-  const std::vector<char>& host_staged() const { return host_staged_; }
-  /// Per resource: where an SHM route ends (the link direction into the receiving GPU), the most
-  /// that GPU's SMs read from host memory (its host_read_bytes_per_s); 0 elsewhere.
-  const std::vector<double>& host_read_cap() const { return host_read_cap_; }
+  /// Whether some route this router gave was staged through host memory (SHM); the two tables below
+  /// are filled on the first such route and empty before it.
+  bool host_routes() const { return !leaves_gpu_.empty(); }
+  /// Per resource: 1 on a link direction that leaves a GPU.
+  const std::vector<char>& leaves_gpu() const { return leaves_gpu_; }
+  /// Per resource: on a link direction into a GPU, the most that GPU's SMs read from host memory
+  /// (its host_read_bytes_per_s; 0 where the part gives none); -1 on every other resource. It binds
+  /// where an SHM route ends (Communicator::Impl::capacities_for).
+  const std::vector<double>& host_read_into() const { return host_read_into_; }
   /// How near `gpu` is to `nic` of its box over PCIe and socket links at full capacities: the
   /// bottleneck of the widest path, bytes/s, and its hops (NCCL's "most local GPUs" of a NIC:
   /// greatest path bandwidth, then fewest hops). {0, 0} when there is no path.
@@ -83,6 +90,8 @@ class Router {
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit,
                 const std::vector<double>& residual);
+  /// Fills leaves_gpu_ and host_read_into_ (on the first SHM route).
+  void host_tables();
   /// NVLink striping where every path is the direct link or one hop through a switch that joins
   /// GPUs only: fills r as route() would and returns true; false where that does not hold.
   bool stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r);
@@ -117,8 +126,11 @@ class Router {
   std::vector<Item> heap_;
   std::vector<int> path_;  // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
-  std::vector<char> host_staged_;      // per resource: carried an SHM route
-  std::vector<double> host_read_cap_;  // per resource: see host_read_cap()
+  std::vector<char> leaves_gpu_;        // per resource: see leaves_gpu()
+  std::vector<double> host_read_into_;  // per resource: see host_read_into()
+  // Per resource: link bytes per byte the SMs write across it (P2P over PCIe, SHM into host
+  // memory): 1 / sm_write_share() on PCIe link directions, 1 elsewhere (transport_rules.h).
+  std::vector<double> sm_coeff_;
   std::vector<double> taken_;         // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;       // the resources of those paths, in order
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck

@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/hw/catalog.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 #include "transport_rules.h"
@@ -226,6 +227,13 @@ Transport choose_transport(const PairFacts& f, const CommOptions& o) {
   if (p2p) return f.nvlink ? Transport::kP2pNvlink : Transport::kP2pPcie;
   if (!o.shm_disable) return Transport::kShm;  // src/transport/shm.cc, shmCanConnect
   return Transport::kNet;
+}
+
+double sm_write_share(const hw::LinkTech& tech) {
+  if (tech.family != hw::LinkFamily::kPcie || tech.generation >= 6) return 1.0;
+  using P = PcieWritePayload;
+  return (P::kSmBytes / (P::kSmBytes + P::kTlpOverheadBytes)) /
+         (P::kCeBytes / (P::kCeBytes + P::kTlpOverheadBytes));
 }
 
 }  // namespace linkwise::comm::detail

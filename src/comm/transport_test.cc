@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/hw/catalog.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
@@ -121,6 +122,19 @@ TEST(CommTransport, ChassisFileSettingsAndCommandLine) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "box.yaml:12:3: NCCL_SHM_DISABLE=maybe: must be 0 or 1");
   }
+}
+
+TEST(CommTransport, SmWritesOverPcieCarry128BytePayloads) {
+  // NCCL's P2P and SHM transports write with the SMs: 128 B per TLP against the copy engines' 256 B
+  // (NVIDIA, nccl-tests issue 149), 24 B of overhead each (4 DW header, LCRC, framing):
+  // (128 / 152) / (256 / 280) = 0.92105. nvbandwidth issue 24 measured 52.77 / 57.0 = 0.926 on H100
+  // Gen5 (SM writes to host memory against copy-engine copies): within 1 %.
+  const auto& cat = hw::Catalog::builtin();
+  for (const char* id : {"pcie3", "pcie4", "pcie5"})
+    EXPECT_NEAR(detail::sm_write_share(cat.link_tech(id)), 0.92105, 1e-5) << id;
+  EXPECT_NEAR(detail::sm_write_share(cat.link_tech("pcie5")), 52.77 / 57.0, 0.01);
+  EXPECT_EQ(detail::sm_write_share(cat.link_tech("nvlink4")), 1.0);
+  EXPECT_EQ(detail::sm_write_share(cat.link_tech("pcie6")), 1.0);
 }
 
 }  // namespace

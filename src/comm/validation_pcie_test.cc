@@ -16,6 +16,9 @@ namespace {
 constexpr double kTarget = 0.10;    // the accuracy target against measurements
 constexpr double kRecorded = 0.01;  // open rows: the recorded prediction
 constexpr double kGiB = 1024.0 * 1024 * 1024;
+// SM-written PCIe traffic (P2P, SHM up to host memory): (128 / 152) / (256 / 280) of the link's
+// copy-engine rate (transport_rules.h, sm_write_share).
+constexpr double kSmWrite = (128.0 / 152) / (256.0 / 280);
 
 topo::Chassis machine(const std::string& file) {
   return topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) + "/examples/validation/" + file);
@@ -46,14 +49,14 @@ TEST(CommValidationPcie, A100PcieBridgedPair) {
 TEST(CommValidationPcie, A100PcieBridgedPairPlusOneThroughHostMemory) {
   // nccl-tests issue 178: GPUs 0,1,2 (NV12 pair, GPU2 NODE from both): busbw drops to 20 GB/s.
   // Independent. GPU1 -> GPU2 and GPU2 -> GPU0 are beyond NCCL's P2P level (PXB), so SHM: each ring
-  // crosses GPU2's x16 link in and out with host-memory traffic: 25.0 x 0.894 (pcie4 duplex,
-  // assumed from the Gen5 measurement) = 22.35 GB/s busbw; NCCL's tuner model picks ring (tree:
-  // 0.46 of the graph's bandwidth). Open: +11.8 %; the Gen4 host duplex loss is larger on the A100
-  // hosts of nvbandwidth issues 11 and 53 (about 0.72), which would give 18 GB/s.
+  // crosses GPU2's x16 link in and out with host-memory traffic, both directions at 25.0 x 0.894
+  // (pcie4 duplex, assumed from the Gen5 measurement) = 22.35 GB/s; the way up is GPU2's SMs
+  // writing the host buffer in 128 B payloads, 0.9211 of that (transport_rules.h): 20.59 GB/s
+  // busbw (+2.9 %). NCCL's tuner model picks ring (tree: 0.46 of the graph's bandwidth).
   auto c = machine("a100-pcie-bridged-pairs.yaml");
   const double p = busbw(c, {0, 1, 2}, 8 * kGiB);
-  EXPECT_NEAR(p, 22.35e9, 22.35e9 * kRecorded);
-  EXPECT_GT(p, 20e9);
+  EXPECT_NEAR(p, 20e9, 20e9 * kTarget);
+  EXPECT_NEAR(p, 25e9 * 0.894 * kSmWrite, 25e9 * 0.894 * kSmWrite * 1e-3);
 }
 
 TEST(CommValidationPcie, Rtx5090EightThroughHostMemory) {
@@ -75,11 +78,11 @@ TEST(CommValidationPcie, RtxPro6000TwoSwitchesOneSocket) {
   // its own root port. Independent. Measured busbw 30.3 GB/s with NCCL's default P2P level (PXB:
   // the NODE hops between the switches go through host memory, SHM) and 39.3 GB/s with
   // NCCL_P2P_LEVEL=SYS (P2P everywhere). The model: the ring crosses both switch uplinks in both
-  // directions; default: SHM hops, 34.18 GB/s (+12.8 %); SYS: P2P at the x16 link rate, 57.0 x (1
-  // - latency share at 32 MiB) = 54.37 GB/s (+38 %). Open: NCCL's own throughput over PCIe P2P is
-  // not modelled (the page's 8-GPU rings sit at 38-41 GB/s whatever the layout), nor the small
-  // loss of P2P writes both ways (the page's bidirectional P2P: 103 of 2 x 54 GB/s). Held to the
-  // recorded figures.
+  // directions; default: SHM hops, 34.18 GB/s (+12.8 %); SYS: P2P written by the SMs in 128 B
+  // payloads, 57.0 x 0.9211 = 52.50 GB/s per direction, x (1 - latency share at 32 MiB) = 50.26
+  // GB/s (+27.9 %). Open: the page's 8-GPU P2P rings sit at 38-42 GB/s whatever the layout; the
+  // small loss of P2P writes both ways (the page's bidirectional copies: 103 of 2 x 54 GB/s) is
+  // not applied. Held to the recorded figures.
   // With NCCL's default, the SHM hops end in the receiving GPU's loads from host memory (35.2 GB/s,
   // host_read_bytes_per_s): 34.18 GB/s at 32 MiB (+12.8 %, open).
   auto c = machine("rtx-pro-6000-esc8000a-switches.yaml");
@@ -88,7 +91,7 @@ TEST(CommValidationPcie, RtxPro6000TwoSwitchesOneSocket) {
   CommOptions sys;
   sys.p2p_level = "SYS";
   const double p2p = busbw(c, {0, 1, 2, 3}, 32.0 * 1024 * 1024, sys);
-  EXPECT_NEAR(p2p, 54.37e9, 54.37e9 * kRecorded);
+  EXPECT_NEAR(p2p, 50.26e9, 50.26e9 * kRecorded);
   EXPECT_GT(p2p, shm);  // the measured order: P2P everywhere is faster than staging (39.3 vs 30.3)
 }
 
@@ -113,11 +116,79 @@ TEST(CommValidationPcie, RtxPro6000MaxQThreeSwitchHierarchy) {
   // hops end in the receiving GPU's loads from host memory (host_read_bytes_per_s, 35.2 GB/s, the
   // H100 figure assumed for Blackwell): 35.17 GB/s busbw at 2 GiB (-14.4 %). Open: either Blackwell
   // keeps more host reads in flight than the assumed H100 figure, or NCCL sees the halves as one
-  // tree and runs P2P everywhere (then 56.92 GB/s, the open P2P mechanism of rows 6-7).
+  // tree and runs P2P everywhere (then 52.43 GB/s, the open P2P mechanism of row 7).
   auto c = machine("rtx-pro-6000-maxq-3switch-hierarchy.yaml");
   const double p = busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 2 * kGiB);
   EXPECT_NEAR(p, 35.17e9, 35.17e9 * kRecorded);
   EXPECT_LT(p, 41.1e9);  // below the measurement, as recorded
+}
+
+TEST(CommValidationPcie, RtxPro6000TwoOnTrx40RootPorts) {
+  // voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md ("TRX40 NCCL AllReduce (2-GPU, nccl-tests
+  // 2.18.2)": NCCL_P2P_LEVEL=SYS NCCL_MIN_NCHANNELS=8 all_reduce_perf -b 8M -e 2G -g 2): busbw
+  // 18.89 GB/s at 2 GiB. Independent. Two GPUs on their own Gen4 x16 root ports: P2P both ways,
+  // each direction of each GPU link carries the ring once: 25.0 GB/s x 0.9211 (SM writes, 128 B
+  // payloads) = 23.03 GB/s, 23.02 after the latency (+21.9 %). Open: the P2P gap of row 7 (NCCL's
+  // ring at 0.71 of the 26.6 GB/s one-way copy-engine rate the page measured on this machine).
+  auto c = machine("rtx-pro-6000-trx40-2gpu.yaml");
+  CommOptions o;
+  o.p2p_level = "SYS";
+  const double p = busbw(c, {0, 1}, 2 * kGiB, o);
+  EXPECT_NEAR(p, 23.02e9, 23.02e9 * kRecorded);
+  EXPECT_NEAR(p, 25e9 * kSmWrite, 25e9 * kSmWrite * 1e-3);
+  EXPECT_GT(p, 18.89e9);  // above the measurement, as recorded
+}
+
+TEST(CommValidationPcie, A40NvlinkBridgedPair) {
+  // eugenesiow/LLM-Insights infrastructure/hardware/README.md (commit 9fd76e3, "NVLink"): 8x A40 in
+  // NV4-bridged pairs, `CUDA_VISIBLE_DEVICES=0,1 all_reduce_perf -b 1G -e 10G -f 2 -g 2`, busbw
+  // 47.47 GB/s at 4 GiB. Independent. Ring over the 4 GA102 bridge links: 4 x 14.0625 GB/s (GA102
+  // whitepaper) x 0.693 (nvlink3-ga102-bridge, assumed equal to the A100 PCIe bridge's measured
+  // fraction) = 38.98 GB/s per direction (-17.9 %). Open: the bridge reaches 47.47 / 56.25 = 0.844
+  // of its line rate, more than the A100 PCIe bridge (0.693) and than NCCL's 128 B payload share on
+  // SXM NVLink 3 (0.80): the A100 bridge figure does not carry over. Held to the recorded figure.
+  auto c = machine("a40-bridged-pairs-2s.yaml");
+  const double p = busbw(c, {0, 1}, 4 * kGiB);
+  EXPECT_NEAR(p, 38.98e9, 38.98e9 * kRecorded);
+  EXPECT_NEAR(p, 4 * 14.0625e9 * 0.693, 4 * 14.0625e9 * 0.693 * 1e-3);
+}
+
+TEST(CommValidationPcie, A40AndDgxA100WithP2pDisabled) {
+  // The same page, NCCL_P2P_DISABLE=1 (NCCL 2.16.2, in a container): A40 GPUs 1,2 (NODE) 3.88
+  // GB/s at 4 GiB; A40 GPUs 0,1,6,7 (two pairs on two sockets) 1.40; DGX A100 GPUs 4-7 5.20.
+  // Independent. With P2P off every hop is SHM. A40 pair: each GPU's Gen4 x16 link carries the ring
+  // both ways (25.0 x 0.894 duplex) and the way up is written by the SMs in 128 B payloads (x
+  // 0.9211): 20.58 GB/s, as row 3 of the A100 PCIe machine (+430 %); GPUs 0,1,6,7: the same per
+  // GPU link, the xGMI links not reached: 20.58 (+1370 %). DGX A100 GPUs 4-7: two GPUs share each
+  // switch's x16 uplink, which carries both GPUs' host traffic both ways: 10.29 (+98 %). Open: the
+  // page's host-staged rates are 2-15x under the model and under every other SHM measurement in
+  // the section (rows 3-9, 15). NCCL's channel count, its SHM data path, the NET-instead-of-SHM
+  // rule, NUMA placement and /dev/shm size were checked and do not separate these rows from rows 3
+  // and 15 (docs/VALIDATION.md, "Rows 12-14"); the run environment (IOMMU state) is not given and
+  // nothing is fitted. Held to the recorded figures.
+  auto a40 = machine("a40-bridged-pairs-2s.yaml");
+  CommOptions off;
+  off.p2p_disable = true;
+  const double pair = busbw(a40, {1, 2}, 4 * kGiB, off);
+  EXPECT_NEAR(pair, 20.58e9, 20.58e9 * kRecorded);
+  EXPECT_NEAR(pair, 25e9 * 0.894 * kSmWrite, 25e9 * 0.894 * kSmWrite * 1e-3);
+  EXPECT_NEAR(busbw(a40, {0, 1, 6, 7}, 4 * kGiB, off), 20.58e9, 20.58e9 * kRecorded);
+  auto dgx = topo::load_chassis("dgx-a100");
+  EXPECT_NEAR(busbw(dgx, {4, 5, 6, 7}, 4 * kGiB, off), 10.29e9, 10.29e9 * kRecorded);
+}
+
+TEST(CommValidationPcie, Rtx5090FourOnOneGenoaSocket) {
+  // NVIDIA/nccl-tests issue 287 (GENOA-01, NCCL 2.26.2): 4x RTX 5090 (no peer access) on the root
+  // ports of one EPYC Genoa socket (bus ids 0x01/0x21/0x41/0x61), `all_reduce_perf -b 8 -e 128M -g
+  // 4`: busbw 27.26 GB/s at 128 MiB. Independent; SKU assumed (EPYC 9654). Every hop is SHM: the
+  // receivers' loads from host memory bound it (35.2 GB/s, host_read_bytes_per_s assumed from
+  // H100): 34.94 GB/s after the latency at 128 MiB (+28.2 %). Open: the same four GPUs on a Xeon
+  // 8480+ reach 35 (row 5); the thread's host-staged copies on the same hosts reach 38.2-38.9 GB/s
+  // one way but 43 in total both ways (p2pBandwidthLatencyTest, P2P disabled), so the host side of
+  // this socket under traffic both ways is suspected; no sourced figure for it. Held to the
+  // recorded figure.
+  auto c = machine("rtx5090-4gpu-genoa.yaml");
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3}, 128.0 * 1024 * 1024), 34.94e9, 34.94e9 * kRecorded);
 }
 
 }  // namespace

@@ -212,7 +212,8 @@ std::string serve_validation_markdown(const std::vector<work::ServeValidationRow
                      100 * work::serve_validation_median(rows, 2));
   out += "\nsources and commands:\n";
   for (const auto& r : rows)
-    out += fmt::format("- {}: {}; measured with: {}\n", r.c.name, r.c.source, r.c.command);
+    out += fmt::format("- {}: {}; measured with: {}{}\n", r.c.name, r.c.source, r.c.command,
+                       r.c.open.empty() ? "" : "; open: " + r.c.open);
   return out;
 }
 
@@ -224,6 +225,7 @@ nlohmann::json serve_validation_json(const std::vector<work::ServeValidationRow>
                  {"command", r.c.command},
                  {"chassis", r.c.chassis},
                  {"model", r.c.model},
+                 {"open", r.c.open},
                  {"measured",
                   {{"ttft_s", r.c.ttft_s},
                    {"itl_s", r.c.itl_s},

@@ -23,11 +23,18 @@ std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest) {
         "of the step",
         v.from, v.to, 100 * v.per_gpu_change, v.term, 100 * v.term_share_from,
         100 * v.term_share_to);
-    if (!v.link.empty())
-      s += fmt::format(
-          "; fullest link {} ({}) moves {:.0f}% of its capacity over the step (busy {:.0f}%)",
-          v.link, v.tech, 100 * v.link_utilisation, 100 * v.link_busy);
-    s += "\n";
+    if (v.link.empty())
+      s += "; not link traffic";
+    else
+      s += fmt::format("; {}: {} ({}), {:.0f}% of its capacity used over the step (busy {:.0f}%){}",
+                       v.link_carries_term ? "the link that carries it" : "fullest link", v.link,
+                       v.tech, 100 * v.link_utilisation, 100 * v.link_busy,
+                       v.link_carries_term ? "" : ", mostly " + v.traffic + " traffic");
+    s += fmt::format(
+        "\neach GPU added from {} to {} yields {:.0f} % of what a GPU yields at {} (total tokens/s "
+        "{:+.0f} %)\n",
+        v.from, v.to, 100 * v.added_gpu_yield, v.from,
+        100 * v.added_gpu_yield * (v.to - v.from) / v.from);
   }
   if (v.stops_paying > 0)
     s += fmt::format(
@@ -45,6 +52,9 @@ nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
                       {"term_share_to", v.term_share_to},
                       {"link", v.link},
                       {"tech", v.tech},
+                      {"traffic", v.traffic},
+                      {"link_carries_term", v.link_carries_term},
+                      {"added_gpu_yield", v.added_gpu_yield},
                       {"link_utilisation", v.link_utilisation},
                       {"link_busy_fraction", v.link_busy},
                       {"stops_paying_at", v.stops_paying}};

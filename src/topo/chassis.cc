@@ -777,6 +777,11 @@ ChassisSpec load_spec(const std::string& preset_or_path) {
   if (const auto* f = linkwise::detail::find_embedded("data/presets/" + preset_or_path + ".yaml"))
     return parse_chassis_spec(std::string(f->contents), std::string(f->path));
   std::error_code ec;
+  // A validation chassis named by its path in the source tree (examples/validation/...), from any
+  // working directory: the embedded copy when no such file is here.
+  if (!std::filesystem::is_regular_file(preset_or_path, ec))
+    if (const auto* f = linkwise::detail::find_embedded(preset_or_path))
+      return parse_chassis_spec(std::string(f->contents), std::string(f->path));
   if (std::filesystem::is_regular_file(preset_or_path, ec))
     return load_chassis_spec_file(preset_or_path);
   std::vector<std::string> ids;

@@ -33,6 +33,15 @@ TEST(ChassisTest, EveryPresetBuilds) {
   }
 }
 
+TEST(ChassisTest, ValidationChassisLoadByTheirTreePathFromAnyDirectory) {
+  // examples/validation/*.yaml are compiled in (CMakeLists.txt): `linkwise serve --validation`
+  // names them by their path in the source tree, which need not exist where it runs (ctest runs in
+  // build/).
+  auto c = load_chassis("examples/validation/a100-40gb-sxm-1gpu.yaml");
+  EXPECT_EQ(c.name(), "a100-40gb-sxm-1gpu");
+  EXPECT_EQ(c.gpus().size(), 1u);
+}
+
 TEST(ChassisTest, UnknownPartNamesTheClosest) {
   EXPECT_EQ(build_error("nodes:\n  - {id: g, kind: gpu, part: h100-sxn}\n"),
             "box.yaml:2:5: node 'g': unknown gpu part 'h100-sxn'; did you mean 'h100-sxm'?");

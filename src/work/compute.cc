@@ -266,6 +266,11 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.flops_f += x.S * per_token;
     c.flops_b += 2 * x.S * per_token;
   }
+  // The attention wrapper's unpad and pad copies (framework.h), before the recomputation, which
+  // runs them again.
+  auto [unpad_f, unpad_b] = attention_unpad_s(m, job, p, gpu.memory_bytes_per_s);
+  c.attn_f += unpad_f, c.mem_f += unpad_f;
+  c.attn_b += unpad_b, c.mem_b += unpad_b;
   if (job.recompute == Recompute::kFull) {
     c.attn_b += c.attn_f;
     c.mlp_b += c.mlp_f;

@@ -61,6 +61,13 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // the reduce-scatter: 14/4 per fp32 byte on the wire
         // (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook, _reduce_grad).
         t.scatter_copy_per_byte = p.shard_size() >= 4 ? (2.0 + 4.0 + 8.0) / 4.0 : 6.0 / 4.0;
+        // llm-foundry's attention (llmfoundry/models/layers/attention.py, flash_attn_fn, 2023
+        // releases) calls flash_attn.bert_padding.unpad_input on query, key and value and
+        // pad_input on the output in every layer, with a key_padding_mask of all ones when nothing
+        // is padded: IndexFirstAxis gathers (torch.gather; backward torch.zeros + scatter_),
+        // IndexPutFirstAxis pads (torch.zeros + index put; backward a gather)
+        // (Dao-AILab/flash-attention, flash_attn/bert_padding.py).
+        t.attention_unpad = true;
       }
       break;
     case Framework::kDeepSpeed:
@@ -158,6 +165,19 @@ std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const
   if (job.mode != Mode::kLora && (p.zero >= 3 || fw.reduce_every_micro_batch))
     scattered = fw.grad_bytes * weights * fw.scatter_copy_per_byte;
   return {gathered / hbm_bytes_per_s, (back_gathers * gathered + scattered) / hbm_bytes_per_s};
+}
+
+std::pair<double, double> attention_unpad_s(const Model& m, const Job& job, const Plan& p,
+                                            double hbm_bytes_per_s) {
+  if (!job.flash_attention || hbm_bytes_per_s <= 0 || !framework_traits(job, p).attention_unpad)
+    return {0, 0};
+  const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  const double tokens = static_cast<double>(job.seq) * mb;
+  const double d = m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
+  const double q = m.heads * d / p.tp;                      // query (and output) elements
+  const double kv = std::max(m.kv_heads, p.tp) * d / p.tp;  // key, value elements each
+  const double forward = 4 * (q + 2 * kv) + 6 * q, backward = 6 * (q + 2 * kv) + 4 * q;
+  return {tokens * forward / hbm_bytes_per_s, tokens * backward / hbm_bytes_per_s};
 }
 
 std::vector<double> layer_parameter_tensors(const Model& m, const Plan& p) {

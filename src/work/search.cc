@@ -289,17 +289,24 @@ std::vector<ScalingPoint> scaling(StepModel& sm, int simulate_top) {
 }
 
 namespace {
-std::vector<std::pair<double, std::string>> terms(const StepResult& r) {
+struct Term {
+  double share;
+  std::string name;
+  /// Traffic tags of the collectives behind it (step_traffic: FSDP's ZeRO-2 scatters every
+  /// micro-batch's gradients beside the backward as "dp"); empty: not link traffic.
+  std::vector<std::string> tags;
+};
+std::vector<Term> terms(const StepResult& r) {
   const Breakdown& b = r.breakdown;
   double T = r.step_time_s > 0 ? r.step_time_s : 1;
-  return {{b.tp_s / T, "tensor-parallel collectives"},
-          {b.ep_s / T, "expert all-to-alls"},
-          {b.pp_s / T, "pipeline sends"},
-          {b.dp_s / T, "data-parallel gradient sync"},
-          {b.zero_s / T, "ZeRO weight gathers and gradient scatters"},
-          {b.bubble_s / T, "the pipeline bubble"},
-          {b.contention_s / T, "NCCL kernels slowing the compute beside them"},
-          {b.io_s / T, "host offload traffic"}};
+  return {{b.tp_s / T, "tensor-parallel collectives", {"tp"}},
+          {b.ep_s / T, "expert all-to-alls", {"ep"}},
+          {b.pp_s / T, "pipeline sends", {"pp"}},
+          {b.dp_s / T, "data-parallel gradient sync", {"dp"}},
+          {b.zero_s / T, "ZeRO weight gathers and gradient scatters", {"zero", "dp"}},
+          {b.bubble_s / T, "the pipeline bubble", {}},
+          {b.contention_s / T, "NCCL kernels slowing the compute beside them", {}},
+          {b.io_s / T, "host offload traffic", {"offload"}}};
 }
 }  // namespace
 
@@ -316,18 +323,31 @@ ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
       if (change < worst) {
         worst = change;
         v.from = prev->gpus, v.to = p.gpus, v.per_gpu_change = change;
+        double per_gpu_from = prev->best.tokens_per_s / prev->gpus;
+        v.added_gpu_yield = (p.best.tokens_per_s - prev->best.tokens_per_s) /
+                            (p.gpus - prev->gpus) / std::max(per_gpu_from, 1e-30);
         auto a = terms(prev->best), b = terms(p.best);
         double grew = -1;
+        std::vector<std::string> tags;
         for (std::size_t i = 0; i < a.size(); ++i)
-          if (b[i].first - a[i].first > grew)
-            grew = b[i].first - a[i].first, v.term = b[i].second, v.term_share_from = a[i].first,
-            v.term_share_to = b[i].first;
-        v.link = v.tech = "";
+          if (b[i].share - a[i].share > grew)
+            grew = b[i].share - a[i].share, v.term = b[i].name, v.term_share_from = a[i].share,
+            v.term_share_to = b[i].share, tags = b[i].tags;
+        v.link = v.tech = v.traffic = "";
         v.link_busy = v.link_utilisation = 0;
-        if (!p.best.links.empty()) {
-          const auto& l = p.best.links.front();
-          v.link = l.link, v.tech = l.tech, v.link_busy = l.busy_fraction;
-          v.link_utilisation = l.utilisation;
+        // The links are fullest first: the first that mostly carries the grown term's traffic,
+        // else (its traffic shares links with heavier traffic) the fullest link.
+        v.link_carries_term = false;
+        const LinkBusy* pick = nullptr;
+        for (const auto& l : p.best.links)
+          if (std::find(tags.begin(), tags.end(), l.traffic) != tags.end()) {
+            pick = &l, v.link_carries_term = true;
+            break;
+          }
+        if (!pick && !tags.empty() && !p.best.links.empty()) pick = &p.best.links.front();
+        if (pick) {
+          v.link = pick->link, v.tech = pick->tech, v.traffic = pick->traffic;
+          v.link_busy = pick->busy_fraction, v.link_utilisation = pick->utilisation;
         }
       }
     }

@@ -132,6 +132,109 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.chunked_prefill = false;
     return r;
   };
+  // ovg-project/kvcached PR #331, benchmarks/bench_layout/H100_results.md: one H100 80GB HBM3,
+  // Qwen/Qwen3-0.6B bf16, vLLM 0.19.0 (`vllm serve --gpu-memory-utilization 0.5 --max-model-len
+  // 2048`), `vllm bench serve` random 512 in / 128 out, 500 prompts, means of three seeds; config A
+  // (vanilla, request rate inf) and F (vanilla, rate 16). The random dataset sends ignore_eos by
+  // default since vllm-project/vllm PR #28227, so every request runs its 128 tokens: output tok/s =
+  // req/s x 128 (derived). The page reports TPOT, which equals the mean ITL with fixed lengths and
+  // no speculative decoding. The model keeps vLLM's 0.9 memory share: 0.5 of 80 GB holds ~300k
+  // tokens of this model's KV cache (112 KiB each), all 500 requests of 640 tokens either way.
+  const std::string kvc =
+      "ovg-project/kvcached PR #331, benchmarks/bench_layout/H100_results.md, section 1 (E2E "
+      "sweep), "
+      "vanilla vLLM 0.19.0, H100 80GB HBM3, Qwen3-0.6B bf16";
+  const std::string kvc_cmd =
+      "vllm bench serve --dataset-name random --random-input-len 512 --random-output-len 128 "
+      "--num-prompts 500 (ignore_eos by default), --request-rate inf or 16";
+  const std::string kvc_open =
+      "TTFT: the API server's per-request work (HTTP, tokenizing the prompt, streaming) is not "
+      "modelled; the engine's ITL holds";
+  auto kvc_row = [&](double rate, double ttft_ms, double tpot_ms, double req_s) {
+    ServeCase r =
+        make(rate > 0 ? fmt::format("vLLM Qwen3 0.6B bf16 H100, 512/128, rate {:.0f}/s", rate)
+                      : std::string("vLLM Qwen3 0.6B bf16 H100, 512/128, max throughput"),
+             kvc + (rate > 0 ? ", config F (rate=16)" : ", config A (rate=inf)"), "dgx-h100",
+             "GPU0", "qwen3-0.6b", 1, bf16, 512, 128, rate > 0 ? 0 : 500, kvc_cmd, ttft_ms, tpot_ms,
+             req_s * 128);
+    if (rate > 0) {
+      r.options.rate = rate;  // open loop: poisson arrivals (vllm bench serve, burstiness 1)
+      r.options.arrivals = Arrivals::kPoisson;
+    } else {
+      r.options.requests = 500;  // every request queued at once
+    }
+    r.open = kvc_open;
+    return r;
+  };
+  // J. Musgrave, "vLLM throughput-latency sweep on NVIDIA A100" (johnmusgrave.com): one A100 40GB,
+  // meta-llama/Llama-3.1-8B-Instruct bf16, vLLM 0.23.0 with its defaults, `vllm bench serve` random
+  // 1024 in / 128 out with --ignore-eos, --max-concurrency C, C x 20 prompts. Its text gives one
+  // figure, not a table: "decode at one request per time runs at about 75 tokens/sec, roughly 77%
+  // of the GPU's memory-bandwidth ceiling". derived: ITL = 1 / 75 tokens/s = 13.3 ms (approximate,
+  // as the page states it).
+  ServeCase a100 = make(
+      "vLLM Llama 3.1 8B bf16 A100 40GB, 1024/128, c=1",
+      "J. Musgrave, 'vLLM throughput-latency sweep on NVIDIA A100' "
+      "(johnmusgrave.com/p/vllm-throughput-latency-sweep-on), summary: decode at one request ~75 "
+      "tokens/s",
+      "examples/validation/a100-40gb-sxm-1gpu.yaml", "GPU0", "llama3.1-8b", 1, bf16, 1024, 128, 1,
+      "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 128 "
+      "--ignore-eos --max-concurrency 1 --num-prompts 20 --request-rate inf",
+      0, 1e3 / 75, 0);
+  a100.options.requests = 20;
+  // QwenLM/Qwen3 issue #1536 (description): one A100 80GB, Qwen/Qwen3-14B-AWQ (int4), `vllm serve
+  // --gpu-memory-utilization 0.95 --max-model-len 16384 --enforce-eager --max-num-seq 30`,
+  // benchmark_serving.py random 16000 in / 200 out, --max-concurrency 1, --request-rate 1, 30
+  // prompts: 6000 tokens generated (200 each). The board's form is not stated: taken as SXM4 (DGX
+  // A100; the PCIe 80GB board has 5% less memory bandwidth, the same tensor rate). The engine ran
+  // without CUDA graphs (--enforce-eager), which the model does not describe.
+  ServeCase q14 = make(
+      "vLLM Qwen3 14B AWQ A100, 16000/200, c=1 (eager)",
+      "QwenLM/Qwen3 issue #1536, description: 1x A100 80GB, Qwen3-14B-AWQ, max concurrency 1",
+      "dgx-a100", "GPU0", "qwen3-14b", 1, NumberFormat::kInt4, 16000, 200, 1,
+      "vllm serve Qwen/Qwen3-14B-AWQ --enforce-eager --max-num-seq 30; benchmark_serving.py "
+      "--dataset-name random --random-input-len 16000 --random-output-len 200 --max-concurrency 1 "
+      "--request-rate 1 --num-prompts 30",
+      3345.37, 20.63, 26.84);
+  q14.options.requests = 30;
+  q14.options.kv_precision = bf16;
+  q14.options.kv_precision_given = true;
+  q14.open =
+      "--enforce-eager: no CUDA graphs, every kernel launched from Python (not modelled), and the "
+      "AWQ (Marlin) GEMMs of the 2048-token prefill chunks, taken at the 16-bit GEMM rate";
+  // GitHub user surajssd, gists eef8ebf83cadd690f6fb4ee87b30fe1a (Llama 3.3 70B, TP 4 on one
+  // Azure Standard_NC96ads_A100_v4: four A100 80GB PCIe, NVLink-bridged pairs) and
+  // a1e546da84999df665cd9131f5ab64e0 (Phi-4, TP 1 on one Standard_NC24ads_A100_v4: one of the same
+  // GPU): vLLM's nightly-benchmark serving tests, 200 ShareGPT prompts, Poisson arrivals at 1 and 4
+  // requests/s, bf16. ShareGPT lengths differ request by request; the rows take each run's mean
+  // lengths, derived from its own columns: output = output tok/s / req/s, input = (total - output)
+  // tok/s / req/s (70B: 214 in / 214 out; Phi-4: 215 in / 98 out, its requests end at EOS). Both
+  // models take those lengths without truncation. The vLLM version is not stated.
+  const std::string az_cmd =
+      "vLLM nightly-benchmark serving test: vllm serve (bf16, TP as named), benchmark_serving "
+      "--dataset-name sharegpt --num-prompts 200 --request-rate R (Poisson)";
+  auto az_row = [&](const std::string& model, const std::string& label, int tp, double rate,
+                    int input, int output, double ttft_ms, double itl_ms, double tok_s,
+                    const std::string& gist, const std::string& vm) {
+    ServeCase r = make(
+        fmt::format("vLLM {} bf16 TP{} A100 PCIe (Azure), ShareGPT {}/{}, rate {:.0f}/s", label, tp,
+                    input, output, rate),
+        fmt::format("surajssd gist {} (vLLM nightly-benchmark tables), {}, qps {:.0f}", gist, vm,
+                    rate),
+        "examples/validation/azure-nc96ads-a100-v4.yaml", tp == 4 ? "GPU0,GPU1,GPU2,GPU3" : "GPU0",
+        model, tp, bf16, input, output, 0, az_cmd, ttft_ms, itl_ms, tok_s);
+    r.options.rate = rate;
+    r.options.arrivals = Arrivals::kPoisson;
+    r.open =
+        tp == 4
+            ? "ITL -36%/-43% at TP 4 against -15%/-29% at TP 1 in the same harness: the "
+              "engine's per-step host time (version not stated) and the all-reduces between "
+              "the bridged pairs across the sockets; TTFT: the serving front end"
+            : "the engine's per-step host time (version not stated); TTFT: the serving front end";
+    return r;
+  };
+  const std::string g70 = "eef8ebf83cadd690f6fb4ee87b30fe1a",
+                    gphi = "a1e546da84999df665cd9131f5ab64e0";
   return {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 500, 2000, 3000, 5222),
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 1000, 1000, 3000, 4205),
@@ -159,6 +262,18 @@ std::vector<ServeCase> serve_validation_cases() {
       nim_row(5000, 500, 150, 34794.22, 92.86, 920.9),
       nim_row(5000, 500, 200, 61680.22, 93.06, 920.54),
       nim_row(5000, 500, 250, 88605.32, 93.2, 920.12),
+      a100,
+      q14,
+      kvc_row(16, 38.9, 2.39, 15.87),
+      kvc_row(0, 2905, 5.45, 94.91),
+      az_row("llama3.1-70b", "Llama 3.3 70B", 4, 1, 214, 214, 154.771, 44.8516, 198.508, g70,
+             "Standard_NC96ads_A100_v4"),
+      az_row("llama3.1-70b", "Llama 3.3 70B", 4, 4, 214, 214, 246.338, 69.5497, 532.931, g70,
+             "Standard_NC96ads_A100_v4"),
+      az_row("phi-4", "Phi-4", 1, 1, 215, 98, 67.1317, 22.3552, 96.8492, gphi,
+             "Standard_NC24ads_A100_v4"),
+      az_row("phi-4", "Phi-4", 1, 4, 215, 98, 78.5488, 27.7427, 325.2, gphi,
+             "Standard_NC24ads_A100_v4"),
   };
 }
 
@@ -168,7 +283,8 @@ std::vector<ServeValidationRow> run_serve_validation() {
     auto chassis = topo::load_chassis(c.chassis);
     ServeModel sm(chassis, find_model(c.model), c.options);
     ServeValidationRow r;
-    r.predicted = sm.closed_loop(c.options.concurrency);
+    r.predicted =
+        c.options.rate > 0 ? sm.open_loop(c.options.rate) : sm.closed_loop(c.options.concurrency);
     if (c.replay_mean_output > 0) {
       ReplayOptions ro;
       ro.concurrency = c.options.concurrency;

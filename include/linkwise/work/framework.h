@@ -102,7 +102,20 @@ struct FrameworkTraits {
   /// optimizer step in one all-gather, copied out one (parameter, rank) piece at a time on the
   /// host (zero3_call_per_rank_s each).
   double persistence_threshold = 0;
+  /// The attention wrapper unpads q, k and v and pads the output around the variable-length
+  /// FlashAttention kernel in every layer, padding or not (llm-foundry's flash_attn_fn through
+  /// flash_attn.bert_padding): gathers and zero-filled scatters through HBM (attention_unpad_s).
+  bool attention_unpad = false;
 };
+
+/// Seconds per layer and micro-batch (forward, backward) of the unpad and pad copies around fused
+/// attention when the framework makes them (FrameworkTraits::attention_unpad), else (0, 0). Per
+/// token, q the query and kv the key and value elements on one GPU: forward gathers q, k, v (read
+/// 2, write 2 bytes each) and pads the output into a zero-filled buffer (write 2, read 2, write 2):
+/// 4·(q + 2·kv) + 6·q bytes; backward scatters the three gradients into zero-filled buffers (6
+/// each) and gathers the output's gradient (4): 6·(q + 2·kv) + 4·q.
+std::pair<double, double> attention_unpad_s(const Model& model, const Job& job, const Plan& plan,
+                                            double hbm_bytes_per_s);
 
 /// Seconds per layer and micro-batch (forward, backward) the framework's copies around its ZeRO-3
 /// (or SHARD_GRAD_OP) gathers and gradient reduce-scatters take on one GPU's memory; (0, 0) when

@@ -71,16 +71,24 @@ struct ScalingPoint {
 };
 
 /// Where adding GPUs stops paying: the doubling at which tokens/s per GPU falls most, the step term
-/// that grew there, and the fullest link (by utilisation) of the larger plan.
+/// that grew there, the link that carries that term's traffic in the larger plan (the fullest link
+/// whose traffic is mostly of the term's kind; none when the term is not link traffic: the pipeline
+/// bubble, NCCL kernels beside compute), and what each GPU added at that doubling yields.
 struct ScalingVerdict {
   int from = 0,
       to = 0;  ///< the doubling (GPU counts); 0 when per-GPU throughput never falls by 2 %
   double per_gpu_change = 0;  ///< (tokens/s per GPU at `to`) / (at `from`) - 1
   std::string term;  ///< the step term whose share grew most: "data-parallel gradient sync", ...
   double term_share_from = 0, term_share_to = 0;  ///< its share of the step time at both counts
-  std::string link, tech;       ///< the fullest link at `to` (by utilisation) and its technology
-  double link_utilisation = 0;  ///< its bytes / (capacity x step time)
-  double link_busy = 0;         ///< its busy fraction of the step
+  std::string link, tech;  ///< the link carrying `term` at `to` and its technology
+  std::string traffic;     ///< the traffic kind it carries most of ("zero", "tp", "dp", ...)
+  bool link_carries_term = false;  ///< false: `term`'s traffic is not the most on any link, and
+                                   ///< `link` is the fullest link; empty `link`: not link traffic
+  double link_utilisation = 0;     ///< its bytes / (capacity x step time)
+  double link_busy = 0;            ///< its busy fraction of the step
+  /// Tokens/s each GPU added from `from` to `to` yields, as a fraction of a GPU's at `from`:
+  /// (T_to - T_from) / (to - from) / (T_from / from). 1 is linear scaling, <= 0 adds nothing.
+  double added_gpu_yield = 0;
   int stops_paying =
       0;  ///< first GPU count whose total tokens/s is no higher than the count before
 };
