@@ -267,9 +267,10 @@ void move_data(FakeCuda& cuda, const std::vector<NcclApi::Call>& calls) {
   for (const auto& c : calls)
     if (cuda.stale(c.send))
       throw RuntimeError("fake NCCL: input written by a collective that moved no data");
-  auto in = [&](int r, std::size_t i) {
-    return cuda.data(calls[r].send)[calls[r].send_offset / 4 + i];
-  };
+  // Each rank's input, looked up once (not once per element).
+  std::vector<const float*> input(n);
+  for (int r = 0; r < n; ++r) input[r] = cuda.data(calls[r].send).data() + calls[r].send_offset / 4;
+  auto in = [&](int r, std::size_t i) { return input[r][i]; };
   // all_reduce and reduce: the sum over ranks, the same for every rank that receives it.
   std::vector<float> sum;
   if (c0.op == comm::Op::kAllReduce || c0.op == comm::Op::kReduce) {
