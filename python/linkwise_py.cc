@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "linkwise/comm/collective.h"
 #include "linkwise/comm/sweep.h"
@@ -29,6 +31,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/option_spec.h"
 #include "linkwise/util/text.h"
 #include "linkwise/work/serve_run.h"
 #include "linkwise/work/train_run.h"
@@ -80,6 +83,96 @@ std::string quoted_value(const std::string& message) {
   if (b == std::string::npos || b == 0) return "";
   auto a = head.rfind('\'', b - 1);
   return a == std::string::npos ? "" : head.substr(a + 1, b - a - 1);
+}
+
+// A keyword argument's value as an option's text: a str, a path, a number, or a list of them
+// joined by commas (gpus=[0, 1] is --gpus 0,1).
+std::string text_of(const py::handle& v, const std::string& name) {
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::hasattr(v, "__fspath__")) return py::str(v.attr("__fspath__")()).cast<std::string>();
+  if (py::isinstance<py::bool_>(v)) throw py::type_error(name + ": expected text, got a bool");
+  if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) return py::str(v);
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    std::string joined;
+    for (auto item : v) joined += (joined.empty() ? "" : ",") + text_of(item, name);
+    return joined;
+  }
+  throw py::type_error(name + ": expected text, got " + py::str(v.get_type()).cast<std::string>());
+}
+
+// A keyword argument stored into its option's field, checked as the command checks the flag.
+template <class S>
+struct Assign {
+  const OptionSpec<S>& spec;
+  const py::handle& v;
+  std::string name() const { return spec.python_name(); }
+  // A number within the option's range; the field's default (not given) is let through too.
+  template <class T>
+  T checked_number(T unset) const {
+    if (py::isinstance<py::bool_>(v) ||
+        !(py::isinstance<py::int_>(v) ||
+          (std::is_same_v<T, double> && py::isinstance<py::float_>(v))))
+      throw py::type_error(name() + ": expected a number, got " +
+                           py::str(v.get_type()).cast<std::string>());
+    T x = v.cast<T>();
+    if (x == unset) return x;
+    // The command line's messages (CLI11's Range and PositiveNumber checks).
+    auto bound = [](double b) {
+      return std::is_same_v<T, int> ? std::to_string(int(b)) : std::to_string(b);
+    };
+    const std::string given = py::str(v).cast<std::string>();
+    if (spec.lo < spec.hi && (x < spec.lo || x > spec.hi))
+      throw InputError(spec.cli_name() + ": Value " + given + " not in range " + bound(spec.lo) +
+                       " to " + bound(spec.hi));
+    if (spec.positive && !(x > 0))
+      throw InputError(spec.cli_name() + ": Number less or equal to 0: (" + given + ")");
+    return x;
+  }
+  void operator()(std::string& f, const std::string&) const { f = text_of(v, name()); }
+  void operator()(std::optional<std::string>& f, const std::optional<std::string>&) const {
+    if (v.is_none())
+      f.reset();
+    else
+      f = text_of(v, name());
+  }
+  void operator()(std::vector<std::string>& f, const std::vector<std::string>&) const {
+    f.clear();
+    if (py::isinstance<py::str>(v))
+      f.push_back(v.cast<std::string>());
+    else
+      for (auto item : v) f.push_back(text_of(item, name()));
+  }
+  void operator()(bool& f, bool) const { f = py::bool_(py::reinterpret_borrow<py::object>(v)); }
+  void operator()(int& f, int unset) const { f = checked_number<int>(unset); }
+  void operator()(double& f, double unset) const { f = checked_number<double>(unset); }
+  void operator()(std::optional<int>& f, const std::optional<int>& unset) const {
+    if (v.is_none())
+      f.reset();
+    else
+      f = checked_number<int>(unset.value_or(0));
+  }
+};
+
+// A command's options as properties of its options class, one per keyword argument
+// (util/option_spec.h); `_options` lists (keyword, flag, help) for the verbs in __init__.py.
+template <class S>
+void def_options(py::class_<S>& cls, const std::vector<OptionSpec<S>>& specs) {
+  py::list described;
+  for (const auto& spec : specs) {
+    const OptionSpec<S>* sp = &spec;
+    std::visit(
+        [&](auto field) {
+          cls.def_property(
+              spec.python_name().c_str(), [field](S& s) { return field(s); },
+              [field, sp](S& s, const py::object& v) {
+                S fresh{};
+                Assign<S>{*sp, v}(field(s), field(fresh));
+              });
+        },
+        spec.field);
+    described.append(py::make_tuple(spec.python_name(), spec.cli_name(), spec.help));
+  }
+  cls.attr("_options") = described;
 }
 
 // Results: the library's result plus what its report needs.
@@ -191,26 +284,10 @@ PYBIND11_MODULE(_linkwise, m) {
       py::arg("chassis"), Release());
 
   // --- collective ---
-  py::class_<comm::SweepFlags>(m, "SweepFlags")
-      .def(py::init<>())
-      .def_readwrite("min", &comm::SweepFlags::min)
-      .def_readwrite("max", &comm::SweepFlags::max)
-      .def_readwrite("factor", &comm::SweepFlags::factor)
-      .def_readwrite("step", &comm::SweepFlags::step);
-  py::class_<comm::SweepRequest>(m, "CollectiveOptions",
-                                 "What `linkwise collective` asks (comm::SweepRequest)")
-      .def(py::init<>())
-      .def_readwrite("chassis", &comm::SweepRequest::chassis)
-      .def_readwrite("nodes", &comm::SweepRequest::nodes)
-      .def_readwrite("as_designed", &comm::SweepRequest::as_designed)
-      .def_readwrite("op", &comm::SweepRequest::op)
-      .def_readwrite("redop", &comm::SweepRequest::redop)
-      .def_readwrite("root", &comm::SweepRequest::root)
-      .def_readwrite("dtype", &comm::SweepRequest::dtype)
-      .def_readwrite("algo", &comm::SweepRequest::algo)
-      .def_readwrite("gpus", &comm::SweepRequest::gpus)
-      .def_readwrite("sweep", &comm::SweepRequest::sweep)
-      .def_readwrite("nccl", &comm::SweepRequest::nccl);
+  py::class_<comm::SweepRequest> collective_options(
+      m, "CollectiveOptions", "What `linkwise collective` asks (comm::SweepRequest)");
+  collective_options.def(py::init<>());
+  def_options(collective_options, comm::sweep_options());
   py::class_<comm::Prediction>(m, "Prediction")
       .def_property_readonly("op", [](const comm::Prediction& p) { return comm::to_string(p.op); })
       .def_property_readonly("algorithm",
@@ -268,35 +345,10 @@ PYBIND11_MODULE(_linkwise, m) {
 
   // --- train ---
   using work::TrainOptions;
-  py::class_<TrainOptions>(m, "TrainOptions", "What `linkwise train` asks (work::TrainOptions)")
-      .def(py::init<>())
-      .def_readwrite("chassis", &TrainOptions::chassis)
-      .def_readwrite("model", &TrainOptions::model)
-      .def_readwrite("mode", &TrainOptions::mode)
-      .def_readwrite("precision", &TrainOptions::precision)
-      .def_readwrite("recompute", &TrainOptions::recompute)
-      .def_readwrite("plan", &TrainOptions::plan)
-      .def_readwrite("lora_targets", &TrainOptions::lora_targets)
-      .def_readwrite("framework", &TrainOptions::framework)
-      .def_readwrite("grad_overlap", &TrainOptions::grad_overlap)
-      .def_readwrite("elementwise", &TrainOptions::elementwise)
-      .def_readwrite("base_weights", &TrainOptions::base_weights)
-      .def_readwrite("tokens", &TrainOptions::tokens)
-      .def_readwrite("checkpoint_every", &TrainOptions::checkpoint_every)
-      .def_readwrite("checkpoint_unsharded", &TrainOptions::checkpoint_unsharded)
-      .def_readwrite("checkpoint_async", &TrainOptions::checkpoint_async)
-      .def_readwrite("seq", &TrainOptions::seq)
-      .def_readwrite("micro_batch", &TrainOptions::micro_batch)
-      .def_readwrite("global_batch", &TrainOptions::global_batch)
-      .def_readwrite("nodes", &TrainOptions::nodes)
-      .def_readwrite("lora_rank", &TrainOptions::lora_rank)
-      .def_readwrite("top", &TrainOptions::top)
-      .def_readwrite("as_designed", &TrainOptions::as_designed)
-      .def_readwrite("scaling", &TrainOptions::scaling)
-      .def_readwrite("offload", &TrainOptions::offload)
-      .def_readwrite("no_flash", &TrainOptions::no_flash)
-      .def_readwrite("validation", &TrainOptions::validation)
-      .def_readwrite("given", &TrainOptions::given);
+  py::class_<TrainOptions> train_options(m, "TrainOptions",
+                                         "What `linkwise train` asks (work::TrainOptions)");
+  train_options.def(py::init<>()).def_readwrite("given", &TrainOptions::given);
+  def_options(train_options, work::train_options());
   py::class_<work::TrainResult>(m, "TrainResult", "A training job predicted (work::TrainResult)")
       .def_property_readonly("kind",
                              [](const work::TrainResult& r) {
@@ -349,35 +401,10 @@ PYBIND11_MODULE(_linkwise, m) {
 
   // --- serve ---
   using work::ServeRunOptions;
-  py::class_<ServeRunOptions>(m, "ServeOptions",
-                              "What `linkwise serve` asks (work::ServeRunOptions)")
-      .def(py::init<>())
-      .def_readwrite("chassis", &ServeRunOptions::chassis)
-      .def_readwrite("model", &ServeRunOptions::model)
-      .def_readwrite("gpus", &ServeRunOptions::gpus)
-      .def_readwrite("precision", &ServeRunOptions::precision)
-      .def_readwrite("kv_precision", &ServeRunOptions::kv_precision)
-      .def_readwrite("load", &ServeRunOptions::load)
-      .def_readwrite("arrivals", &ServeRunOptions::arrivals)
-      .def_readwrite("sweep", &ServeRunOptions::sweep)
-      .def_readwrite("tp", &ServeRunOptions::tp)
-      .def_readwrite("pp", &ServeRunOptions::pp)
-      .def_readwrite("replicas", &ServeRunOptions::replicas)
-      .def_readwrite("input", &ServeRunOptions::input)
-      .def_readwrite("output", &ServeRunOptions::output)
-      .def_readwrite("concurrency", &ServeRunOptions::concurrency)
-      .def_readwrite("lora_rank", &ServeRunOptions::lora_rank)
-      .def_readwrite("max_batched_tokens", &ServeRunOptions::max_batched_tokens)
-      .def_readwrite("max_seqs", &ServeRunOptions::max_seqs)
-      .def_readwrite("sweep_max", &ServeRunOptions::sweep_max)
-      .def_readwrite("rate", &ServeRunOptions::rate)
-      .def_readwrite("prefix_hit", &ServeRunOptions::prefix_hit)
-      .def_readwrite("as_designed", &ServeRunOptions::as_designed)
-      .def_readwrite("expert_parallel", &ServeRunOptions::expert_parallel)
-      .def_readwrite("kv_offload", &ServeRunOptions::kv_offload)
-      .def_readwrite("validation", &ServeRunOptions::validation)
-      .def_readwrite("no_chunked_prefill", &ServeRunOptions::no_chunked_prefill)
-      .def_readwrite("requests", &ServeRunOptions::requests);
+  py::class_<ServeRunOptions> serve_options(m, "ServeOptions",
+                                            "What `linkwise serve` asks (work::ServeRunOptions)");
+  serve_options.def(py::init<>());
+  def_options(serve_options, work::serve_options());
   py::class_<work::ServeRun>(m, "ServeResult", "A model served on a chassis (work::ServeRun)")
       .def_readonly("validation", &work::ServeRun::validation)
       .def_readonly("sweep", &work::ServeRun::sweep)
@@ -420,18 +447,10 @@ PYBIND11_MODULE(_linkwise, m) {
 
   // --- probe ---
   using probe::ProbeRequest;
-  py::class_<ProbeRequest>(m, "ProbeOptions", "What `linkwise probe` asks (probe::ProbeRequest)")
-      .def(py::init<>())
-      .def_readwrite("sysfs_root", &ProbeRequest::sysfs_root)
-      .def_readwrite("nccl_in", &ProbeRequest::nccl_in)
-      .def_readwrite("chassis", &ProbeRequest::chassis)
-      .def_readwrite("name", &ProbeRequest::name)
-      .def_readwrite("check", &ProbeRequest::check)
-      .def_readwrite("strict", &ProbeRequest::strict)
-      .def_readwrite("no_nvml", &ProbeRequest::no_nvml)
-      .def_readwrite("expect", &ProbeRequest::expect)
-      .def_readwrite("yaml_out", &ProbeRequest::yaml_out)
-      .def_readwrite("nccl_out", &ProbeRequest::nccl_out);
+  py::class_<ProbeRequest> probe_options(m, "ProbeOptions",
+                                         "What `linkwise probe` asks (probe::ProbeRequest)");
+  probe_options.def(py::init<>());
+  def_options(probe_options, probe::probe_options());
   py::class_<probe::ProbeRun>(m, "ProbeResult",
                               "A machine (or NCCL dump, or chassis) read, checked and converted")
       .def_property_readonly("kind",
@@ -494,18 +513,16 @@ PYBIND11_MODULE(_linkwise, m) {
         const measure::Fit* fit = r.run.fit ? &*r.run.fit : nullptr;
         return report::calibrate_text(r.run.calibration, fit, r.output);
       });
+  py::class_<measure::CalibrateRequest> calibrate_options(
+      m, "CalibrateOptions", "What `linkwise calibrate` asks (measure::CalibrateRequest)");
+  calibrate_options.def(py::init<>());
+  def_options(calibrate_options, measure::calibrate_options());
   m.def(
       "_calibrate",
-      [](std::shared_ptr<topo::Chassis> c, const std::string& measured, double threshold, bool fit,
-         const std::string& output) {
-        measure::CalibrateRequest req;
-        req.measured = measured;
-        req.threshold_pct = threshold;
-        req.fit = fit;
-        CalibrateResult r{measure::run_calibrate(req, *c), output};
-        if (r.run.fit && !output.empty()) write_file_atomic(output, r.run.fit_yaml);
+      [](const measure::CalibrateRequest& o, std::shared_ptr<topo::Chassis> c) {
+        CalibrateResult r{measure::run_calibrate(o, *c), o.fit_out};
+        if (r.run.fit && !o.fit_out.empty()) write_file_atomic(o.fit_out, r.run.fit_yaml);
         return r;
       },
-      py::arg("chassis"), py::arg("measured"), py::arg("threshold"), py::arg("fit"),
-      py::arg("output"), Release());
+      py::arg("options"), py::arg("chassis"), Release());
 }

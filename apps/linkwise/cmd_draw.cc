@@ -5,11 +5,12 @@
 namespace linkwise::cli {
 
 Handler setup_draw(CLI::App& sub) {
-  auto o = std::make_shared<report::ReportRequest>();
+  using R = report::ReportRequest;
+  auto o = std::make_shared<R>();
   auto job = std::make_shared<std::string>();
-  add_chassis_arg(sub, o->chassis)->required();
-  add_nodes_flag(sub, o->nodes);
-  add_as_designed_flag(sub, o->as_designed);
+  add_option(sub, topo::chassis_option(at<&R::chassis>), *o)->required();
+  add_option(sub, topo::nodes_option(at<&R::nodes>), *o);
+  add_option(sub, topo::as_designed_option(at<&R::as_designed>), *o);
   sub.add_option("--job", *job,
                  "A training job as train's flags (\"--model llama3-70b --mode lora\"): links "
                  "coloured by use; report: its step and scaling too");

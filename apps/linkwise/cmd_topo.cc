@@ -36,19 +36,23 @@ Handler setup_catalog(CLI::App& sub) {
   };
 }
 
+namespace {
+struct TopoFlags {
+  std::string chassis, output;
+  bool json = false, dot = false, as_designed = false;
+  int nodes = 0;
+};
+}  // namespace
+
 Handler setup_topo(CLI::App& sub) {
-  struct Opts {
-    std::string chassis, output;
-    bool json = false, dot = false, as_designed = false;
-    int nodes = 0;
-  };
-  auto o = std::make_shared<Opts>();
-  add_chassis_arg(sub, o->chassis)->required();
+  using F = TopoFlags;
+  auto o = std::make_shared<F>();
+  add_option(sub, topo::chassis_option(at<&F::chassis>), *o)->required();
   add_json_output_flags(sub, o->json, o->output);
   sub.add_flag("--dot", o->dot, "Print the chassis as a Graphviz DOT graph")
       ->excludes(sub.get_option("--json"));
-  add_nodes_flag(sub, o->nodes);
-  add_as_designed_flag(sub, o->as_designed);
+  add_option(sub, topo::nodes_option(at<&F::nodes>), *o);
+  add_option(sub, topo::as_designed_option(at<&F::as_designed>), *o);
   return [o] {
     auto chassis = topo::load_chassis(o->chassis, o->nodes, topo::link_rates(o->as_designed));
     if (o->dot) {

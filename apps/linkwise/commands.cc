@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "linkwise/topo/chassis.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::cli {
@@ -60,26 +59,10 @@ void emit(const std::string& text, const std::string& path) {
   }
 }
 
-CLI::Option* add_chassis_arg(CLI::App& sub, std::string& chassis) {
-  return sub.add_option("CHASSIS", chassis,
-                        "A preset name (linkwise presets) or a chassis YAML file");
-}
-
 void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
                            const std::string& names) {
   sub.add_flag("--json", json, "Print as JSON");
   sub.add_option(names, output, "Write to this file (atomically) instead of standard output");
-}
-
-void add_nodes_flag(CLI::App& sub, int& nodes) {
-  sub.add_option("--nodes", nodes, "Copies of the chassis joined by a network through their NICs")
-      ->check(CLI::Range(1, topo::kMaxBoxes));
-}
-
-void add_as_designed_flag(CLI::App& sub, bool& as_designed) {
-  sub.add_flag("--as-designed", as_designed,
-               "Links at their design rate; by default a link the chassis records as trained lower "
-               "(probe -o) runs at its trained generation and width");
 }
 
 std::vector<std::string> given_options(const CLI::App& sub) {

@@ -6,8 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "linkwise/topo/chassis_options.h"
+#include "linkwise/util/option_spec.h"
 #include "linkwise/work/train_run.h"
 
 namespace linkwise::cli {
@@ -29,15 +33,41 @@ const std::vector<Command>& commands();
 /// Prints `text` to stdout, or writes it atomically to `path` when it is not empty.
 void emit(const std::string& text, const std::string& path);
 
-/// The CHASSIS positional: a preset name or a chassis YAML file.
-CLI::Option* add_chassis_arg(CLI::App& sub, std::string& chassis);
+/// Declares one described option on `sub`, bound to its field of `target` (util/option_spec.h).
+template <class S>
+CLI::Option* add_option(CLI::App& sub, const OptionSpec<S>& spec, S& target) {
+  auto declare = [&](auto field) -> CLI::Option* {
+    auto& value = field(target);
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, bool>) {
+      return sub.add_flag(spec.flags, value, spec.help);
+    } else {
+      CLI::Option* o = sub.add_option(spec.flags, value, spec.help);
+      if constexpr (std::is_same_v<T, int>) {
+        if (spec.lo < spec.hi) o->check(CLI::Range(int(spec.lo), int(spec.hi)));
+      } else if constexpr (std::is_same_v<T, double>) {
+        if (spec.lo < spec.hi) o->check(CLI::Range(spec.lo, spec.hi));
+      }
+      return o;
+    }
+  };
+  CLI::Option* opt = std::visit(declare, spec.field);
+  if (spec.positive) opt->check(CLI::PositiveNumber);
+  if (spec.has(OptionSpec<S>::kRequired)) opt->required();
+  if (spec.has(OptionSpec<S>::kLast)) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  if (spec.has(OptionSpec<S>::kOneArg)) opt->allow_extra_args(false);
+  if (!spec.type_name.empty()) opt->type_name(spec.type_name);
+  if (!spec.needs.empty()) opt->needs(sub.get_option(spec.needs));
+  return opt;
+}
+/// Declares every option of `specs`, in order.
+template <class S>
+void add_options(CLI::App& sub, const std::vector<OptionSpec<S>>& specs, S& target) {
+  for (const auto& spec : specs) add_option(sub, spec, target);
+}
 /// --json, and the output file option (`names`, "-o,--output" unless the command uses -o itself).
 void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
                            const std::string& names = "-o,--output");
-/// Common flag: --nodes N copies of the chassis joined by a network.
-void add_nodes_flag(CLI::App& sub, int& nodes);
-/// --as-designed: links at their design rate instead of the trained one the chassis records.
-void add_as_designed_flag(CLI::App& sub, bool& as_designed);
 /// The names of the options given on the command line ("CHASSIS" for a positional).
 std::vector<std::string> given_options(const CLI::App& sub);
 

@@ -14,11 +14,13 @@ its table. Bad input raises :class:`InputError` (the command's exit code 2) with
 docs/python.md describes every function.
 """
 
+import inspect as _inspect
 import json as _json
 import os as _os
 
 from . import _linkwise
 from ._linkwise import (  # noqa: F401  (re-exported)
+    CalibrateOptions,
     CalibrateResult,
     Chassis,
     CollectiveOptions,
@@ -109,94 +111,91 @@ def analyse(chassis, nodes=0, as_designed=False):
     return _linkwise._analyse(load_chassis(chassis, nodes, as_designed))
 
 
-def collective(chassis, collective="all_reduce", gpus=None, minbytes="8", maxbytes="8G", stepfactor=None,
-               stepbytes=None, dtype="float", algo="auto", nodes=0, as_designed=False, nccl=(),
-               redop="sum", root=0):
+def _options(cls, verb, options):
+    """A ``cls`` options object with ``options`` set. Each keyword is one of the command's flags
+    (``cls._options``: keyword, flag, help, from the library's description of them); ``None``
+    leaves a default."""
+    o = cls()
+    known = {k for k, _, _ in cls._options}
+    for k, v in options.items():
+        if k not in known:
+            raise TypeError(f"{verb}() got an unexpected keyword argument '{k}'")
+        if v is not None:
+            setattr(o, k, v)
+    return o
+
+
+def _flag(cls, keyword):
+    return next(f for k, f, _ in cls._options if k == keyword)
+
+
+def _described(cls):
+    """Gives a verb the signature of its command's flags: its own positional parameters, then
+    each option as a keyword with the library's default, and their help in the docstring."""
+
+    def wrap(verb):
+        P = _inspect.Parameter
+        params = [p for p in _inspect.signature(verb).parameters.values()
+                  if p.kind != P.VAR_KEYWORD]
+        leading = {p.name for p in params}
+        defaults = cls()
+        params += [P(k, P.KEYWORD_ONLY, default=getattr(defaults, k))
+                   for k, _, _ in cls._options if k not in leading]
+        verb.__signature__ = _inspect.Signature(params)
+        keywords = "".join(f"\n    ``{k}`` ({f}): {h}"
+                           for k, f, h in cls._options if k not in leading)
+        verb.__doc__ = (verb.__doc__ or "") + "\n\n    Keywords (the command's flags):\n" + keywords
+        return verb
+
+    return wrap
+
+
+def _on_chassis(run, run_on, o, chassis):
+    """Runs on a preset or path as the command does, or on a loaded (or YAML, or dict) chassis
+    (``run_on`` reads neither ``nodes`` nor ``as_designed``: the chassis is built with them)."""
+    name, built = _chassis_arg(chassis, getattr(o, "nodes", 0), o.as_designed)
+    if built is not None:
+        return run_on(o, built)
+    o.chassis = name
+    return run(o)
+
+
+@_described(CollectiveOptions)
+def collective(chassis, **options):
     """Predict a collective over a size sweep, as ``linkwise collective``.
 
     Sizes are given as the command reads them (``8``, ``64K``, ``1G``, or ints). ``gpus``:
-    ``"0-3"`` or a list of indices; ``nccl``: ``"NAME=VALUE"`` settings. ``collective``, ``redop`` and
-    ``root`` are the command's ``--collective``, ``-o/--op`` and ``-r/--root`` (nccl-tests' meanings). A loaded
-    :class:`Chassis` is reused as is (loading once and sweeping many times is the fast path).
-    """
-    o = CollectiveOptions()
-    o.op, o.dtype, o.algo, o.redop, o.root = collective, dtype, algo, redop, root
-    if gpus is not None:
-        o.gpus = gpus if isinstance(gpus, str) else ",".join(str(g) for g in gpus)
-    s = o.sweep
-    s.min, s.max = str(minbytes), str(maxbytes)
-    if stepfactor is not None:
-        s.factor = str(stepfactor)
-    if stepbytes is not None:
-        s.step = str(stepbytes)
-    o.sweep = s
-    o.nccl = [nccl] if isinstance(nccl, str) else list(nccl)
-    name, built = _chassis_arg(chassis, nodes, as_designed)
-    if built is not None:
-        return _linkwise._collective_on(o, built)
-    o.chassis, o.nodes, o.as_designed = name, nodes, as_designed
-    return _linkwise._collective(o)
+    ``"0-3"`` or a list of indices; ``nccl``: ``"NAME=VALUE"`` settings. A loaded
+    :class:`Chassis` is reused as is (loading once and sweeping many times is the fast path)."""
+    o = _options(CollectiveOptions, "collective", options)
+    return _on_chassis(_linkwise._collective, _linkwise._collective_on, o, chassis)
 
 
-# The command-line flag each TrainOptions field stands for, where it is not --field-with-dashes:
-# a flag left unset is searched over by --plan auto, and flags a run would ignore are refused.
-_TRAIN_FLAGS = {"chassis": "CHASSIS", "no_flash": "--no-flash-attention"}
-
-
-def _set_options(o, kwargs, what):
-    for k, v in kwargs.items():
-        if k.startswith("_") or k in ("given",) or not hasattr(o, k):
-            raise TypeError(f"{what}() got an unexpected keyword argument '{k}'")
-        setattr(o, k, v)
-
-
+@_described(TrainOptions)
 def train(chassis=None, model=None, **options):
     """Predict a training job, as ``linkwise train``: the best plan (or the one given), its step
-    time and breakdown, memory, busiest links and time to train.
-
-    Keyword arguments are the command's flags with underscores (``mode="lora"``,
-    ``plan="tp=8,pp=1,dp=1,zero=1"``, ``global_batch=64``, ``tokens=1e9``, ``scaling=True``,
-    ``validation=True``, ...). Options left unset are searched over by the plan search, as flags
-    left unset are.
-    """
-    o = TrainOptions()
-    given = {k: v for k, v in options.items()}
+    time and breakdown, memory, busiest links and time to train. Options left unset are searched
+    over by the plan search, as flags left unset are."""
     if model is not None:
-        given["model"] = model
-    if "tokens" in given:
-        given["tokens"] = float(given["tokens"])
-    _set_options(o, given, "train")
-    o.given = ([_TRAIN_FLAGS["chassis"]] if chassis is not None else []) + [
-        _TRAIN_FLAGS.get(k, "--" + k.replace("_", "-")) for k in given]
+        options["model"] = model
+    o = _options(TrainOptions, "train", options)
+    o.given = ([_flag(TrainOptions, "chassis")] if chassis is not None else []) + [
+        _flag(TrainOptions, k) for k, v in options.items() if v is not None]
     if chassis is None:
         return _linkwise._train(o)
-    name, built = _chassis_arg(chassis, options.get("nodes", 0), options.get("as_designed", False))
-    if built is not None:
-        o.nodes, o.as_designed = 0, False
-        return _linkwise._train_on(o, built)
-    o.chassis = name
-    return _linkwise._train(o)
+    return _on_chassis(_linkwise._train, _linkwise._train_on, o, chassis)
 
 
+@_described(ServeOptions)
 def serve(chassis=None, model=None, **options):
-    """Predict serving, as ``linkwise serve``: latency, throughput, KV cache, links, cold start.
-
-    Keyword arguments are the command's flags with underscores (``tp=8``, ``input=1024``,
-    ``output=256``, ``concurrency=64``, ``precision="fp8"``, ``sweep="concurrency"``,
-    ``prefix_hit=0.5`` for ``--prefix-cache``, ``validation=True``, ...).
-    """
-    o = ServeOptions()
+    """Predict serving, as ``linkwise serve``: latency, throughput, KV cache, links, cold
+    start."""
     if model is not None:
-        o.model = model
-    _set_options(o, options, "serve")
+        options["model"] = model
+    o = _options(ServeOptions, "serve", options)
     if chassis is None:
         return _linkwise._serve(o)
-    name, built = _chassis_arg(chassis, 0, options.get("as_designed", False))
-    if built is not None:
-        o.as_designed = False
-        return _linkwise._serve_on(o, built)
-    o.chassis = name
-    return _linkwise._serve(o)
+    return _on_chassis(_linkwise._serve, _linkwise._serve_on, o, chassis)
 
 
 def design(space, top=5, threads=0, out=None):
@@ -207,29 +206,22 @@ def design(space, top=5, threads=0, out=None):
     return _linkwise._design(space, is_text, "<string>", top, threads, out or "")
 
 
-def probe(sysfs_root=None, name="probed", no_nvml=False, check=False, expect=None, strict=False,
-          nccl_xml=None, chassis=None, output=None, nccl_out=None):
+@_described(ProbeOptions)
+def probe(sysfs_root=None, **options):
     """Read a machine and fold it into a chassis, as ``linkwise probe``: this one, a copy of sysfs
     at ``sysfs_root``, NCCL's topology dump ``nccl_xml``, or a designed ``chassis`` (preset or
     file); ``check=True`` checks its links as ``--check`` (``expect``: the designed chassis).
     ``output`` writes the chassis YAML (``-o``), ``nccl_out`` an NCCL topology file; all files are
     produced before any is written. ``result.chassis()`` builds the chassis read."""
-    o = ProbeOptions()
-    o.sysfs_root = _os.fspath(sysfs_root) if sysfs_root else ""
-    o.nccl_in = _os.fspath(nccl_xml) if nccl_xml else ""
-    o.chassis = _os.fspath(chassis) if chassis else ""
-    o.name, o.no_nvml, o.check, o.strict = name, no_nvml, check, strict
-    o.expect = _os.fspath(expect) if expect else ""
-    o.yaml_out = _os.fspath(output) if output else ""
-    o.nccl_out = _os.fspath(nccl_out) if nccl_out else ""
-    return _linkwise._probe(o)
+    return _linkwise._probe(_options(ProbeOptions, "probe", dict(options, sysfs_root=sysfs_root)))
 
 
-def calibrate(chassis, measured, threshold=10, fit=False, output=None, nodes=0):
+@_described(CalibrateOptions)
+def calibrate(chassis, measured, **options):
     """Hold a measurement file (``linkwise bench -o``) against the model's predictions, as
     ``linkwise calibrate``; ``fit=True`` fits link efficiencies (``result.fitted_yaml``), written
     to ``output`` when given."""
-    if output and not fit:
+    o = _options(CalibrateOptions, "calibrate", dict(options, measured=measured))
+    if o.output and not o.fit:
         raise _input_error("output is the fitted chassis: give fit=True too")
-    return _linkwise._calibrate(load_chassis(chassis, nodes), _os.fspath(measured),
-                                float(threshold), fit, _os.fspath(output) if output else "")
+    return _linkwise._calibrate(o, load_chassis(chassis, o.nodes))

@@ -5,7 +5,9 @@
 #include <cctype>
 #include <set>
 
+#include "linkwise/comm/transport.h"
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/chassis_options.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
 #include "linkwise/util/verbosity.h"
@@ -241,6 +243,45 @@ SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
     progress.update(r.rows.size());
   }
   return r;
+}
+
+const std::vector<OptionSpec<SweepRequest>>& sweep_options() {
+  using R = SweepRequest;
+  using Spec = OptionSpec<R>;
+  static const std::vector<Spec> specs = {
+      topo::chassis_option(at<&R::chassis>).with(Spec::kRequired),
+      {"--collective", at<&R::op>,
+       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv or the "
+       "nccl-tests binary's name, all_reduce_perf (default all_reduce)"},
+      Spec{"-o,--op", at<&R::redop>, "Reduction, as nccl-tests: sum, prod, min, max, avg"}.python(
+          "redop"),
+      {"-r,--root", at<&R::root>, "Root rank of broadcast and reduce (default 0)"},
+      Spec{"-n,--iters,-w,--warmup_iters", at<&R::iterations>, "Accepted, ignored"}.with(
+          Spec::kLast),
+      {"--gpus", at<&R::gpus>, "GPUs taking part, e.g. 0,1,2,3 or 0-3 (default: all)"},
+      {"-g,--ngpus", at<&R::first_gpus>, "Or the first N GPUs, as nccl-tests -g"},
+      {"-b,--minbytes", at<&R::sweep, &SweepFlags::min>,
+       "Smallest size, as nccl-tests reads it: 8, 64K, 8M, 8G (default 8)"},
+      {"-e,--maxbytes", at<&R::sweep, &SweepFlags::max>, "Largest size (default 8G)"},
+      {"-f,--stepfactor", at<&R::sweep, &SweepFlags::factor>,
+       "Multiply the size by this whole number (>= 2) between rows (default 2)"},
+      {"-i,--stepbytes", at<&R::sweep, &SweepFlags::step>,
+       "Or add this many bytes between rows, e.g. 1M"},
+      {"-d,--dtype,--datatype", at<&R::dtype>,
+       "Element type, nccl-tests names: float, half, bfloat16, double, int8, ..."},
+      {"--algo", at<&R::algo>,
+       "auto (what NCCL's tuner would pick by its own cost model: ring, tree, nvls; direct for "
+       "alltoall and sendrecv), best (the fastest schedule the flow model finds among those), "
+       "ring, tree, nvls, direct, hierarchical (default auto)"},
+      topo::nodes_option(at<&R::nodes>),
+      topo::as_designed_option(at<&R::as_designed>),
+      Spec{"--nccl", at<&R::nccl>,
+           std::string("NCCL settings by name, comma-separated, after the chassis file's `nccl:` "
+                       "ones: ") +
+               nccl_settings_help()}
+          .with(Spec::kOneArg),
+  };
+  return specs;
 }
 
 }  // namespace linkwise::comm

@@ -480,4 +480,47 @@ BenchRun bench_this_machine(const BenchOptions& o, const std::string& fake_spec,
   return run;
 }
 
+const std::vector<OptionSpec<BenchFlags>>& bench_flags() {
+  using B = BenchFlags;
+  using Spec = OptionSpec<B>;
+  static const std::vector<Spec> specs = {
+      {"--gpus", at<&B::gpus>, "CUDA devices to measure, e.g. 0,1 (default: all)"},
+      {"--sizes", at<&B::sizes>, "Copy sizes, e.g. 4M,64M,256M (default 64M, as nvbandwidth)"},
+      {"--engines", at<&B::engines>, "Copy engines: ce (cudaMemcpyAsync), sm (copy kernel)"},
+      Spec{"--samples", at<&B::samples>, "Samples per figure; the median is reported (default 3)"}
+          .range(1, 1000),
+      Spec{"--loops", at<&B::loops>, "Copies per sample (default 16)"}.range(1, 100000),
+      {"--skip", at<&B::skip>, "Parts to skip: host, local, peer, latency, nccl"},
+      {"--ops", at<&B::ops>,
+       "Collectives: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+       "sendrecv, or all"},
+      {"-b,--minbytes", at<&B::sweep, &comm::SweepFlags::min>,
+       "Smallest collective size (nccl-tests -b; default 8)"},
+      {"-e,--maxbytes", at<&B::sweep, &comm::SweepFlags::max>,
+       "Largest collective size (nccl-tests -e; default 128M)"},
+      {"-f,--stepfactor", at<&B::sweep, &comm::SweepFlags::factor>,
+       "Size factor between collective sizes, a whole number >= 2 (nccl-tests -f; default 2)"},
+      Spec{"-n,--iters", at<&B::iters>, "Timed collective iterations (nccl-tests -n; default 20)"}
+          .range(1, 100000),
+      Spec{"-w,--warmup_iters", at<&B::warmup>, "Warm-up iterations (nccl-tests -w; default 5)"}
+          .range(0, 100000),
+      Spec{"-c,--check", at<&B::check>, "Check collective results (nccl-tests -c; default 1)"}
+          .range(0, 1),
+      {"--sustained", at<&B::sustained>,
+       "Hold a transfer this long (90s, 5m) beside temperature, clocks and power"},
+      Spec{"--sustained-kind", at<&B::sustained_kind>,
+           "Transfer to hold: h2d, d2h, bidir, p2p, d2d_local (default h2d)"}
+          .only_with("--sustained"),
+      Spec{"--sustained-size", at<&B::sustained_size>, "Size of each held copy (default 256M)"}
+          .only_with("--sustained"),
+      Spec{"--sustained-engine", at<&B::sustained_engine>, "ce or sm (default ce)"}.only_with(
+          "--sustained"),
+      Spec{"--sustained-gpu", at<&B::sustained_gpu>, "GPU of the held transfer (default 0)"}
+          .only_with("--sustained"),
+      {"--machine", at<&B::machine>,
+       "Free text naming the machine, written into the measurement file"},
+  };
+  return specs;
+}
+
 }  // namespace linkwise::measure

@@ -48,4 +48,38 @@ ProbeRun run_probe(const ProbeRequest& r) {
   return run;
 }
 
+const std::vector<OptionSpec<ProbeRequest>>& probe_options() {
+  using P = ProbeRequest;
+  using Spec = OptionSpec<P>;
+  static const std::vector<Spec> specs = {
+      Spec{"--sysfs-root", at<&P::sysfs_root>,
+           "Read a copy of sysfs (a folder standing for /sys, or for / with sys/ and proc/)"}
+          .type("DIR"),
+      Spec{"-o,--output", at<&P::yaml_out>,
+           "Write the machine (or the --chassis/--nccl-xml chassis) as a chassis YAML file "
+           "(atomically)"}
+          .type("FILE"),
+      Spec{"--name", at<&P::name>,
+           "Chassis name written with -o (default: probed; for --nccl-xml, the file name)"}
+          .type("NAME"),
+      {"--check", at<&P::check>,
+       "Check links, ACS, IOMMU and NVLinks; exit 1 when something is wrong"},
+      Spec{"--expect", at<&P::expect>,
+           "With --check: the designed chassis (preset or YAML) to compare against"}
+          .type("CHASSIS"),
+      {"--strict", at<&P::strict>, "With --check: warnings count as faults"},
+      {"--no-nvml", at<&P::no_nvml>, "Do not load NVML (NVLinks are not read)"},
+      Spec{"--nccl-xml", at<&P::nccl_in>,
+           "Read NCCL's topology dump (NCCL_TOPO_DUMP_FILE) instead of the machine"}
+          .type("FILE"),
+      Spec{"--chassis", at<&P::chassis>,
+           "Use a designed chassis (preset or YAML) instead of the machine, e.g. to export it"}
+          .type("CHASSIS"),
+      Spec{"--nccl-out", at<&P::nccl_out>,
+           "Write the chassis as an NCCL topology file (for NCCL_TOPO_FILE)"}
+          .type("FILE"),
+  };
+  return specs;
+}
+
 }  // namespace linkwise::probe

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "linkwise/report/nccl_tests_table.h"
 #include "linkwise/report/table.h"
 #include "linkwise/util/text.h"
 
@@ -135,6 +136,16 @@ std::string sustained_text(const SustainedResult& s) {
   return out;
 }
 
+std::string nccl_text(const measure::NcclSweep& s) {
+  std::vector<NcclTestsRow> rows;
+  for (const auto& r : s.rows) {
+    NcclTestsRow row{r.size_bytes, r.count, r.type, r.redop, r.root, {}};
+    for (int k = 0; k < 2; ++k) row.groups[k] = {r.time_us[k], r.algbw[k], r.busbw[k], r.wrong[k]};
+    rows.push_back(row);
+  }
+  return nccl_tests_table(rows, s.avg_busbw);
+}
+
 }  // namespace
 
 std::string bench_text(const BenchReport& r) {
@@ -145,7 +156,7 @@ std::string bench_text(const BenchReport& r) {
   o += "\n" + host_text(r) + local_text(r) + peer_text(r);
   for (const auto& s : r.nccl)
     o += fmt::format("# {}_perf: {} ranks, NCCL {}\n{}\n", to_string(s.op), s.nranks,
-                     s.nccl_version, format_nccl_tests(s));
+                     s.nccl_version, nccl_text(s));
   if (r.sustained) o += sustained_text(*r.sustained);
   for (const auto& n : r.notes) o += "note: " + n + "\n";
   return fit_width(o);

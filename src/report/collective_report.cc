@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "linkwise/report/json.h"
+#include "linkwise/report/nccl_tests_table.h"
 #include "linkwise/report/table.h"
 #include "linkwise/util/verbosity.h"
 
@@ -44,23 +45,10 @@ nlohmann::json collective_json(const comm::SweepResult& r) {
   return with_schema(std::move(j));
 }
 
-std::string nccl_tests_number(double value, int width) {
-  // nccl-tests prints a figure in a fixed width: two decimals while they fit, then one, then none,
-  // then in exponent form (src/util.cu, getFloatStr).
-  int digits = 0;
-  for (double v = 1; value >= v && digits < 400; v *= 10) ++digits;
-  if (digits < width - 2) return fmt::format("{:>{}.2f}", value, width);
-  if (digits < width - 1) return fmt::format("{:>{}.1f}", value, width);
-  if (digits < width + 1) return fmt::format("{:>{}.0f}", value, width);
-  if (width >= 7) return fmt::format("{:>{}.1e}", value, width);
-  return fmt::format("{:>{}.0e}", value, width);
-}
-
 std::string collective_text(const comm::SweepResult& r) {
-  // The layout of nccl-tests 2.x (src/util.cu): '#' header lines, one row per size with the
-  // out-of-place and in-place groups (a prediction fills both alike; #wrong is N/A, as nccl-tests
-  // prints without data checks), the average bus bandwidth. linkwise's own figures are '#' lines,
-  // so a reader of nccl-tests logs skips them.
+  // nccl-tests' table (nccl_tests_table.h), a prediction filling the out-of-place and in-place
+  // groups alike, #wrong N/A as nccl-tests prints without data checks. linkwise's own figures are
+  // '#' lines, so a reader of nccl-tests logs skips them.
   const std::string binary = comm::nccl_tests_binary(r.op);
   std::string text = fit_width(fmt::format(
       "# linkwise collective: {} on {} ({} GPUs{}), predicted by the model, not measured\n",
@@ -81,34 +69,16 @@ std::string collective_text(const comm::SweepResult& r) {
   if (!quiet())
     for (const auto& note : r.notes) ours += "# " + note + "\n";
   text += fit_width(ours) + "#\n";
-  text += fmt::format(
-      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place          "
-      "             in-place          \n",
-      "", "", "", "", "");
-  text += fmt::format(
-      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
-      "{:>6} \n",
-      "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-      "busbw", "#wrong");
-  text += fmt::format(
-      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
-      "{:>6} \n",
-      "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
-      "");
+  std::vector<NcclTestsRow> rows;
   double busbw_sum = 0;
   for (const auto& row : r.rows) {
     const auto& p = row.prediction;
-    std::string group = fmt::format("  {}  {}  {}    N/A", nccl_tests_number(p.time_s * 1e6, 7),
-                                    nccl_tests_number(p.algbw_Bps / 1e9, 6),
-                                    nccl_tests_number(p.busbw_Bps / 1e9, 6));
-    text += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.bytes, row.count, r.dtype,
-                        r.redop, r.root, group, group);
+    const NcclTestsRow::Group g{p.time_s * 1e6, p.algbw_Bps / 1e9, p.busbw_Bps / 1e9, -1};
+    rows.push_back({row.bytes, row.count, r.dtype, r.redop, r.root, {g, g}});
     busbw_sum += p.busbw_Bps / 1e9;
   }
-  text += fmt::format("# {:<20} : {} {}\n", "Out of bounds values", 0, "OK");
-  text += fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth",
-                      r.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(r.rows.size()));
-  text += "#\n";
+  text +=
+      nccl_tests_table(rows, r.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(r.rows.size()));
   // linkwise's figures per size, as comments.
   Table t;
   t.header({"size", "algorithm", "bound(GB/s)", "busbw/bound"});

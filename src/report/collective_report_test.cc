@@ -74,17 +74,6 @@ TEST(ReportCollective, TextIsNcclTestsColumnForColumn) {
   EXPECT_NE(t.find("# Collective test starting: all_reduce_perf\n"), std::string::npos) << t;
 }
 
-TEST(ReportCollective, NumbersAsNcclTestsFitsThem) {
-  EXPECT_EQ(nccl_tests_number(2.0, 7), "   2.00");
-  EXPECT_EQ(nccl_tests_number(7828.36, 7), "7828.36");
-  EXPECT_EQ(nccl_tests_number(31238.4, 7), "31238.4");
-  EXPECT_EQ(nccl_tests_number(312384.0, 7), " 312384");
-  EXPECT_EQ(nccl_tests_number(31238400.0, 7), "3.1e+07");
-  EXPECT_EQ(nccl_tests_number(481.21, 6), "481.21");
-  EXPECT_EQ(nccl_tests_number(1234.5, 6), "1234.5");
-  EXPECT_EQ(nccl_tests_number(0.0, 6), "  0.00");
-}
-
 // The round trip: what `linkwise collective` prints, read back by the nccl-tests log reader that
 // calibrate uses, gives the same sizes and bus bandwidths (to the 0.01 GB/s printed).
 TEST(ReportCollective, RoundTripThroughTheNcclTestsReader) {

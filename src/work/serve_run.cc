@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/chassis_options.h"
 #include "linkwise/util/error.h"
 
 namespace linkwise::work {
@@ -86,6 +87,63 @@ ServeRun run_serve(const ServeRunOptions& o, const topo::Chassis& chassis) {
   if (auto links = topo::link_rates_note(chassis); !links.empty())
     run.result.notes.push_back(links);
   return run;
+}
+
+const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
+  using S = ServeRunOptions;
+  using Spec = OptionSpec<S>;
+  static const std::vector<Spec> specs = {
+      topo::chassis_option(at<&S::chassis>),
+      {"--model", at<&S::model>,
+       "Model preset (llama3.1-70b, llama3.1-8b, qwen2.5-coder-32b, ...) or YAML file"},
+      Spec{"--tp", at<&S::tp>, "Tensor-parallel GPUs per replica"}.range(1, 1024),
+      Spec{"--pp", at<&S::pp>, "Pipeline stages per replica"}.range(1, 1024),
+      Spec{"--replicas", at<&S::replicas>,
+           "Independent copies of the model (default: as many as the GPUs hold)"}
+          .range(1, 1 << 16),
+      {"--gpus", at<&S::gpus>, "GPUs to use, e.g. 0,1 or 0-3 or GPU0,GPU1 (default: all)"},
+      Spec{"--input", at<&S::input>, "Prompt tokens per request"}.range(1, 1 << 24),
+      Spec{"--output", at<&S::output>, "Output tokens per request"}.range(1, 1 << 24),
+      Spec{"--concurrency", at<&S::concurrency>,
+           "Closed loop: this many users, each sending its next request when the last ends"}
+          .range(1, 1 << 20),
+      Spec{"--rate", at<&S::rate>, "Open loop: requests per second arriving"}.positive_number(),
+      {"--arrivals", at<&S::arrivals>,
+       "Closed loop: burst (clients start together, equal lengths: benchmark clients; default) "
+       "or poisson (independent arrivals)"},
+      {"--precision", at<&S::precision>, "Weights: bf16, fp8 or int4 (AWQ/GPTQ, group 128)"},
+      {"--kv-precision", at<&S::kv_precision>,
+       "KV cache: bf16 or fp8 (default: fp8 with fp8 weights, else bf16)"},
+      Spec{"--prefix-cache", at<&S::prefix_hit>,
+           "Fraction of each prompt found in the prefix cache (shared context)"}
+          .range(0.0, 0.999999)
+          .python("prefix_hit"),
+      {"--expert-parallel", at<&S::expert_parallel>,
+       "MoE: experts whole on each GPU, tokens sent by all-to-all"},
+      {"--kv-offload", at<&S::kv_offload>,
+       "Keep the KV cache that does not fit in host memory (over PCIe each step)"},
+      {"--load", at<&S::load>,
+       "How weights reach the GPUs at start: page-cache or gds (GPUDirect Storage)"},
+      Spec{"--lora-rank", at<&S::lora_rank>,
+           "Also show the swap time of one LoRA adapter of this rank"}
+          .range(1, 1 << 16),
+      Spec{"--max-batched-tokens", at<&S::max_batched_tokens>,
+           "Token budget per engine step (default: vLLM's)"}
+          .range(1, 1 << 24),
+      Spec{"--max-seqs", at<&S::max_seqs>, "Most sequences per engine step (default: vLLM's)"}
+          .range(1, 1 << 20),
+      {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
+       "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
+      Spec{"--requests", at<&S::requests>, "Closed loop: a finite benchmark of this many requests"}
+          .range(1, 1 << 30),
+      {"--sweep", at<&S::sweep>,
+       "concurrency: the latency/throughput curve from 1 user up, and where it bends"},
+      Spec{"--sweep-max", at<&S::sweep_max>, "Highest concurrency of the sweep"}.range(1, 1 << 16),
+      {"--validation", at<&S::validation>,
+       "Compare predictions with published serving measurements (docs/VALIDATION.md)"},
+      topo::as_designed_option(at<&S::as_designed>),
+  };
+  return specs;
 }
 
 }  // namespace linkwise::work

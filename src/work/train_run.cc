@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/chassis_options.h"
 #include "linkwise/util/error.h"
 
 namespace linkwise::work {
@@ -119,6 +120,60 @@ TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
     res.run_time_s = time_to_train_s(res.step, o.tokens);
   }
   return res;
+}
+
+const std::vector<OptionSpec<TrainOptions>>& train_options() {
+  using T = TrainOptions;
+  using Spec = OptionSpec<T>;
+  static const std::vector<Spec> specs = {
+      topo::chassis_option(at<&T::chassis>),
+      {"--model", at<&T::model>,
+       "Model preset (llama2-7b/13b/70b, llama3-8b/70b/405b, mixtral-8x7b, gpt3-175b) or YAML "
+       "file"},
+      {"--mode", at<&T::mode>, "pretrain, full (full fine-tune) or lora"},
+      {"--precision", at<&T::precision>,
+       "bf16, fp16 or fp8 (default auto: bf16, or fp16 on GPUs without BF16 such as V100)"},
+      Spec{"--seq", at<&T::seq>, "Sequence length in tokens (default: the model's)"}.range(1,
+                                                                                           1 << 24),
+      Spec{"--micro-batch", at<&T::micro_batch>, "Sequences per micro-batch"}.range(1, 1 << 16),
+      Spec{"--global-batch", at<&T::global_batch>,
+           "Sequences per optimizer step (default: 4M tokens pre-training, 64 fine-tuning)"}
+          .range(1, 1 << 24),
+      {"--recompute", at<&T::recompute>, "Activation recomputation: none, selective or full"},
+      Spec{"--no-flash-attention", at<&T::no_flash>,
+           "Unfused attention: the s x s scores are stored and moved"}
+          .python("no_flash"),
+      {"--framework", at<&T::framework>,
+       "megatron, fsdp, fsdp1, deepspeed or deepspeed-0.3: how the plan's collectives run "
+       "(docs/training.md)"},
+      {"--grad-overlap", at<&T::grad_overlap>,
+       "on or off: gradient reduction beside the backward (default: the framework's)"},
+      {"--elementwise", at<&T::elementwise>,
+       "fused or eager norms and activations (default: the framework's)"},
+      Spec{"--checkpoint-every", at<&T::checkpoint_every>,
+           "Write a checkpoint every N steps: its host traffic and share of wall time"}
+          .range(1, 1 << 30),
+      {"--checkpoint-unsharded", at<&T::checkpoint_unsharded>,
+       "One GPU per box writes the checkpoint (default: every GPU its shard)"},
+      {"--checkpoint-async", at<&T::checkpoint_async>,
+       "The drive writes overlap the following steps (only the copy to host memory blocks)"},
+      {"--offload", at<&T::offload>, "Optimizer states and step on the CPU (ZeRO-Offload)"},
+      Spec{"--lora-rank", at<&T::lora_rank>, "LoRA rank"}.range(1, 1 << 16),
+      {"--lora-targets", at<&T::lora_targets>, "Matrices with adapters, from q,k,v,o,gate,up,down"},
+      {"--base-weights", at<&T::base_weights>,
+       "LoRA's frozen base: bf16, fp8 or nf4 (QLoRA); default fp8 for fp8 jobs"},
+      {"--plan", at<&T::plan>,
+       "tp=..,pp=..,dp=..,zero=..[,ep=..,vpp=..,mb=..,sp=off,order=dp,tp,pp] or auto"},
+      Spec{"--top", at<&T::top>, "Plans listed by --plan auto"}.range(1, 100),
+      {"--tokens", at<&T::tokens>, "Tokens to train: prints the run's wall-clock time (e.g. 1e12)"},
+      topo::nodes_option(at<&T::nodes>),
+      topo::as_designed_option(at<&T::as_designed>),
+      {"--scaling", at<&T::scaling>,
+       "Best plan and scaling efficiency from 1 GPU up to the whole chassis"},
+      {"--validation", at<&T::validation>,
+       "Compare predictions with published measurements (docs/VALIDATION.md)"},
+  };
+  return specs;
 }
 
 }  // namespace linkwise::work

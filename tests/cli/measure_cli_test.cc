@@ -39,7 +39,7 @@ TEST(MeasureCli, BenchTablesOnASimulatedMachine) {
   EXPECT_NE(r.out.find("# all_reduce_perf: 2 ranks"), std::string::npos);
   EXPECT_NE(
       r.out.find(
-          "#       size         count      type   redop    root     time   algbw   busbw #wrong"),
+          "#       size         count      type   redop    root     time   algbw   busbw  #wrong"),
       std::string::npos);
   EXPECT_NE(r.out.find("# Out of bounds values : 0 OK"), std::string::npos);
 }

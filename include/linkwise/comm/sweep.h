@@ -18,6 +18,7 @@
 
 #include "linkwise/comm/collective.h"
 #include "linkwise/comm/predict.h"
+#include "linkwise/util/option_spec.h"
 
 namespace linkwise::comm {
 
@@ -68,6 +69,9 @@ struct SweepRequest {
   std::vector<std::string>
       nccl;  ///< --nccl NAME=VALUE lists, applied after the chassis file's `nccl:`
 };
+
+/// `linkwise collective`'s options: flags, help, ranges and Python keywords (util/option_spec.h).
+const std::vector<OptionSpec<SweepRequest>>& sweep_options();
 
 /// One size of a sweep.
 struct SweepRow {

@@ -18,6 +18,7 @@
 #include "linkwise/measure/measurement.h"
 #include "linkwise/measure/nccl_bench.h"
 #include "linkwise/measure/sustained.h"
+#include "linkwise/util/option_spec.h"
 
 namespace linkwise::measure {
 
@@ -46,6 +47,8 @@ struct BenchFlags {
 /// The options `flags` ask for, every flag checked (InputError naming it) before a GPU is looked
 /// for, so that bad input is refused the same way on any machine.
 BenchOptions bench_options(const BenchFlags& flags);
+/// `linkwise bench`'s options: flags, help and ranges (util/option_spec.h).
+const std::vector<OptionSpec<BenchFlags>>& bench_flags();
 
 struct BenchReport {
   std::string machine;

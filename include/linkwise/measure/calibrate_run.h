@@ -7,6 +7,7 @@
 
 #include "linkwise/measure/calibrate.h"
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/option_spec.h"
 
 namespace linkwise::measure {
 
@@ -27,6 +28,8 @@ struct CalibrateRun {
 
 /// Throws InputError when fit and fit_out disagree, and for bad files.
 CalibrateRun run_calibrate(const CalibrateRequest& r);
+/// `linkwise calibrate`'s options: flags, help, ranges and Python keywords (util/option_spec.h).
+const std::vector<OptionSpec<CalibrateRequest>>& calibrate_options();
 /// The same on a chassis already built (r.chassis, r.nodes and r.fit_out are not read; with r.fit
 /// the fitted chassis is returned, not written).
 CalibrateRun run_calibrate(const CalibrateRequest& r, const topo::Chassis& chassis);

@@ -46,6 +46,7 @@ struct NcclRow {
   long wrong[2] = {-1, -1};  ///< -1 when not checked (nccl-tests prints N/A then)
 };
 
+/// A measured sweep; report::bench_text prints it as nccl-tests does (report/nccl_tests_table.h).
 struct NcclSweep {
   comm::Op op = comm::Op::kAllReduce;
   int nranks = 1;
@@ -54,12 +55,6 @@ struct NcclSweep {
   double avg_busbw = 0;  ///< mean of every row's out-of-place and in-place busbw (nccl-tests' line)
   long wrong_total = 0;
 };
-
-/// nccl-tests' stdout table: the three header lines, one line per size, and the closing lines
-/// ("# Out of bounds values : 0 OK", "# Avg bus bandwidth    : x").
-std::string format_nccl_tests(const NcclSweep& sweep);
-/// nccl-tests' time column: %7.0f at or above 10000 us, %7.1f at or above 100, else %7.2f.
-std::string nccl_time_str(double us);
 
 struct NcclOptions {
   comm::Op op = comm::Op::kAllReduce;

@@ -11,6 +11,7 @@
 #include "linkwise/probe/check.h"
 #include "linkwise/probe/discover.h"
 #include "linkwise/topo/analysis.h"
+#include "linkwise/util/option_spec.h"
 
 namespace linkwise::probe {
 
@@ -42,5 +43,7 @@ struct ProbeRun {
 /// Reads the source `r` names and produces every output. Throws InputError for contradictory
 /// flags (two sources, --check with a file source, --expect without --check) and bad files.
 ProbeRun run_probe(const ProbeRequest& r);
+/// `linkwise probe`'s options: flags, help and Python keywords (util/option_spec.h).
+const std::vector<OptionSpec<ProbeRequest>>& probe_options();
 
 }  // namespace linkwise::probe

@@ -14,9 +14,6 @@ namespace linkwise::report {
 /// (rings, the cut bound, notes, the algorithm per size, the largest size's bottlenecks) as '#'
 /// comment lines.
 std::string collective_text(const comm::SweepResult& r);
-/// `value` as nccl-tests prints a figure in `width` columns: "%.2f" while it fits, then fewer
-/// decimals, then exponent form ("1.2e+04").
-std::string nccl_tests_number(double value, int width);
 /// The same as JSON (docs/json.md).
 nlohmann::json collective_json(const comm::SweepResult& r);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/option_spec.h"
 #include "linkwise/work/serve.h"
 #include "linkwise/work/serve_validation.h"
 
@@ -34,6 +35,9 @@ struct ServeRun {
   bool sweep = false;                    ///< result holds a concurrency sweep
   ServeResult result;                    ///< not validation
 };
+
+/// `linkwise serve`'s options: flags, help, ranges and Python keywords (util/option_spec.h).
+const std::vector<OptionSpec<ServeRunOptions>>& serve_options();
 
 /// Parses the textual options into ServeOptions; throws InputError naming the flag and value.
 ServeOptions make_serve_options(const ServeRunOptions& options);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/util/option_spec.h"
 #include "linkwise/work/checkpoint.h"
 #include "linkwise/work/job.h"
 #include "linkwise/work/search.h"
@@ -67,6 +68,10 @@ struct TrainResult {
   /// kStep: false when an explicit plan does not fit in memory (the report still renders).
   bool fits() const { return kind != Kind::kStep || step.memory.fits; }
 };
+
+/// `linkwise train`'s options: flags, help, ranges and Python keywords (util/option_spec.h).
+/// TrainOptions::given names options by their flag (OptionSpec::cli_name).
+const std::vector<OptionSpec<TrainOptions>>& train_options();
 
 /// Throws InputError for a flag the combination given would ignore (e.g. --plan with --scaling).
 void check_train_options(const TrainOptions& options);
