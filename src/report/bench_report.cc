@@ -154,12 +154,16 @@ std::string bench_text(const BenchReport& r) {
     o += fmt::format("# GPU {}: {} [{}] {} SMs, {:.0f} GiB\n", d.index, d.name, d.pci_bus_id,
                      d.sm_count, d.memory_bytes / 1073741824.0);
   o += "\n" + host_text(r) + local_text(r) + peer_text(r);
+  o = fit_width(o);
+  // The nccl-tests tables stay as nccl-tests prints them (wider than 100 columns), unwrapped, so
+  // that tools reading nccl-tests logs read them; everything else fits 100 columns.
   for (const auto& s : r.nccl)
     o += fmt::format("# {}_perf: {} ranks, NCCL {}\n{}\n", to_string(s.op), s.nranks,
                      s.nccl_version, nccl_text(s));
-  if (r.sustained) o += sustained_text(*r.sustained);
-  for (const auto& n : r.notes) o += "note: " + n + "\n";
-  return fit_width(o);
+  std::string tail;
+  if (r.sustained) tail += sustained_text(*r.sustained);
+  for (const auto& n : r.notes) tail += "note: " + n + "\n";
+  return o + fit_width(tail);
 }
 
 std::string bench_stopped_line(const BenchReport& r, const std::string& signal,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "linkwise/measure/nccl_tests_log.h"
+
 namespace linkwise::report {
 namespace {
 
@@ -34,6 +36,37 @@ TEST(ReportBench, StoppedLine) {
   EXPECT_EQ(bench_stopped_line(r, "SIGTERM", ""),
             "linkwise: stopped by SIGTERM: 1 measurement finished (\"complete\": false)\n");
   EXPECT_EQ(bench_stopped_line(r, "", "m.json"), "");  // no signal: nothing to say
+}
+
+// The nccl-tests table inside bench's text is printed as nccl-tests prints it, one row per line
+// (wider than the 100 columns the other tables fit), so calibrate's nccl-tests reader reads it
+// back: two sizes of 1 MiB and 4 MiB, busbw 77.70 and 174.90 GB/s, out of place and in place alike.
+TEST(ReportBench, NcclTableIsNotWrappedAndReadsBackAsNcclTests) {
+  measure::BenchReport r;
+  measure::NcclSweep s;
+  s.nranks = 2;
+  s.nccl_version = "2.27.3";
+  for (auto [bytes, t, bw] : {std::tuple{1048576ull, 13.50, 77.70}, {4194304ull, 23.98, 174.90}}) {
+    measure::NcclRow row;
+    row.size_bytes = bytes;
+    row.count = bytes / 4;
+    row.redop = "sum";
+    for (int k = 0; k < 2; ++k) {
+      row.time_us[k] = t;
+      row.algbw[k] = row.busbw[k] = bw;
+      row.wrong[k] = 0;
+    }
+    s.rows.push_back(row);
+  }
+  s.avg_busbw = (77.70 + 174.90) / 2;
+  r.nccl.push_back(s);
+  auto text = bench_text(r);
+  auto log = measure::parse_nccl_tests_log(text, "bench.log");
+  ASSERT_EQ(log.rows.size(), 2u) << text;
+  EXPECT_EQ(log.rows[1].bytes, 4194304u);
+  EXPECT_NEAR(log.rows[0].figures().busbw_GBps, 77.70, 0.005);
+  EXPECT_NEAR(log.rows[1].in_place->busbw_GBps, 174.90, 0.005);
+  EXPECT_NE(text.find("174.90       0\n"), std::string::npos) << text;  // the row ends on its line
 }
 
 }  // namespace

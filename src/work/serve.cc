@@ -48,6 +48,25 @@ const char* to_string(Arrivals a) {
   return "default";
 }
 
+const char* to_string(FrontEnd f) {
+  switch (f) {
+    case FrontEnd::kOffline:
+      return "offline (no HTTP)";
+    case FrontEnd::kNim:
+      return "NIM";
+    case FrontEnd::kVllmApiServer:
+      break;
+  }
+  return "vLLM API server";
+}
+
+FrontEnd parse_front_end(const std::string& s, const std::string& flag) {
+  if (s == "vllm") return FrontEnd::kVllmApiServer;
+  if (s == "offline") return FrontEnd::kOffline;
+  if (s == "nim") return FrontEnd::kNim;
+  throw InputError(fmt::format("{} must be vllm, offline or nim, not '{}'", flag, s));
+}
+
 Arrivals parse_arrivals(const std::string& s, const std::string& flag) {
   if (s == "burst") return Arrivals::kBurst;
   if (s == "poisson") return Arrivals::kPoisson;
@@ -93,6 +112,17 @@ EngineFigures engine_figures(double gpu_memory_bytes, const std::string& part) {
   e.max_batched_tokens = big ? 8192 : 2048;
   e.max_seqs = big ? 1024 : 256;
   return e;
+}
+
+double front_end_latency_s(FrontEnd f) {
+  switch (f) {
+    case FrontEnd::kVllmApiServer:
+      return kVllmApiServerLatencyS;
+    case FrontEnd::kOffline:
+    case FrontEnd::kNim:
+      break;
+  }
+  return 0;
 }
 
 }  // namespace detail

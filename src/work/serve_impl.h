@@ -56,7 +56,23 @@ inline constexpr double kGpuMemoryUtilization = 0.9;
 // on Hopper.
 inline constexpr double kRuntimeBytes = 1.5 * kGiB;
 
+// Time a request spends in vLLM's OpenAI-compatible front end before its first token reaches the
+// client, beyond the engine's own work: the HTTP request through uvicorn/FastAPI, tokenizing the
+// prompt on the API server process, the ZMQ hop to the engine core process and the first token's
+// way back (output processor, detokenization, the first streamed chunk). derived: the direct
+// measurement of it, the same prompts run offline (the engine in-process) and through the server:
+// tenstorrent/tt-inference-server issue #190 (comment of 2025-05-08, Llama 3.3 70B, batch 32,
+// 128-token prompts): mean TTFT 231 ms offline, 235 ms online, "+4 ms ... from HTTP server + ZMQ
+// latency". Consistent with ray-project/ray issue #59681 (comment of 2026-07-04): bare `vllm
+// serve` (vLLM 0.22) at one streaming client gives a TTFT p50 of 16.9 ms for Qwen2.5 0.5B on an
+// RTX 5050, front end and prompt together. 4 ms, a latency per request: the server's throughput
+// limit (its CPU time per request on one Python process) has no public figure and is not applied.
+inline constexpr double kVllmApiServerLatencyS = 4e-3;
+
 namespace detail {
+/// The front end's time per request before the first token (seconds): vLLM's API server
+/// kVllmApiServerLatencyS; an offline engine none; NIM's front end none (no public figure).
+double front_end_latency_s(FrontEnd f);
 struct EngineFigures {
   int max_batched_tokens = 8192;
   int max_seqs = 1024;

@@ -113,7 +113,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
     sum += finished * t;
     done += finished;
   }
-  return sum / n;
+  return sum / n + detail::front_end_latency_s(opt.front_end);  // and the front end's time
 }
 
 // The steady state at X requests/s per replica with n sequences admitted: the step time tau is the
@@ -175,6 +175,8 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
     double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
     e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
   }
+  // The front end (HTTP, tokenization, the hop to the engine and back) before the first token.
+  e.ttft += detail::front_end_latency_s(opt.front_end);
   e.e2e = e.ttft + (O - 1) * tau;
   // The mean step: prompt steps are X·k·tau of all steps, decode steps the rest.
   double w = std::min(1.0, X * k * tau);
@@ -322,6 +324,8 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   if (opt.requests > 0)
     r->engine +=
         fmt::format("; a run of {} requests, the first cohort's wait averaged in", opt.requests);
+  r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
+                           detail::front_end_latency_s(opt.front_end) * 1e3);
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
   r->chunked_prefill = opt.chunked_prefill;
   r->memory = mem;

@@ -20,6 +20,7 @@ namespace {
 
 struct Request {
   double arrival = 0;  ///< when its client sent it
+  double ready = 0;    ///< when it reaches the engine, past the front end
   double left = 0;     ///< prompt tokens still to run
   int length = 1;      ///< output tokens it ends at
   int generated = 0;
@@ -68,6 +69,9 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       static_cast<std::size_t>(std::max(1, std::min(m.engine.max_seqs, m.fit_replica)));
   const bool eos = o.mean_output > 0 && o.mean_output < O;
   const double p = eos ? stop_chance(o.mean_output, O) : 0;
+  // The front end's time per request (HTTP, tokenization, the hop to the engine and back), all
+  // taken on the way in: a request reaches the engine that long after its client sent it.
+  const double front = detail::front_end_latency_s(opt.front_end);
   std::mt19937_64 rng(o.seed);
   auto draw = [&]() {
     int length = 1;
@@ -80,7 +84,7 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   std::vector<Request> running;  // in the order the engine admitted them
   int sent = 0;
   auto send = [&](double at) {
-    waiting.push_back(Request{at, P, draw(), 0});
+    waiting.push_back(Request{at, at + front, P, draw(), 0});
     ++sent;
   };
   for (int i = 0; i < std::min(o.concurrency, o.requests); ++i) send(0);
@@ -114,7 +118,7 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     };
     for (std::size_t i = 0; i < running.size() && budget > 0; ++i)
       if (!decoding[i]) schedule(i);
-    while (!waiting.empty() && budget > 0 && running.size() < cap) {
+    while (!waiting.empty() && waiting.front().ready <= t && budget > 0 && running.size() < cap) {
       // Without chunked prefill only whole prompts that fit, but at least one per step.
       if (!opt.chunked_prefill && P > budget && C > 0) break;
       running.push_back(waiting.front());
@@ -122,6 +126,10 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       decoding.push_back(0);
       take.push_back(0);
       schedule(running.size() - 1);
+    }
+    if (D == 0 && C == 0 && !waiting.empty() && waiting.front().ready > t) {
+      t = waiting.front().ready;  // the engine idles until the next request is through
+      continue;
     }
     if (D == 0 && C == 0)
       throw RuntimeError("replay: the engine has nothing to run while requests wait");

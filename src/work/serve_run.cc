@@ -46,6 +46,7 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
   s.requests = o.requests;
+  if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
   return s;
 }
 
@@ -132,6 +133,9 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
           .range(1, 1 << 24),
       Spec{"--max-seqs", at<&S::max_seqs>, "Most sequences per engine step (default: vLLM's)"}
           .range(1, 1 << 20),
+      {"--front-end", at<&S::front_end>,
+       "What requests pass through before the engine: vllm (its OpenAI API server; default), "
+       "offline (the engine in-process, as trtllm-bench runs it) or nim"},
       {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
        "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
       Spec{"--requests", at<&S::requests>, "Closed loop: a finite benchmark of this many requests"}

@@ -10,6 +10,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
+#include "linkwise/work/serve_run.h"
 #include "linkwise/work/serve_validation.h"
 #include "work/serve_impl.h"
 
@@ -166,8 +167,9 @@ TEST(Serve, ClosedLoopCurve) {
   ServePoint one = sm.closed_loop(1), many = sm.closed_loop(32);
   EXPECT_GT(many.output_tokens_per_s, 4 * one.output_tokens_per_s);
   EXPECT_GT(many.itl_s, one.itl_s);
-  // One user: the prompt runs alone, so TTFT is its own steps (8192 tokens in one chunk of 8192).
-  EXPECT_NEAR(one.ttft_s, sm.step(0, 0, 8192, 4096).total, 1e-6);
+  // One user: the prompt runs alone, so TTFT is its own steps (8192 tokens in one chunk of 8192)
+  // and the vLLM API server's time per request (the default front end).
+  EXPECT_NEAR(one.ttft_s, sm.step(0, 0, 8192, 4096).total + kVllmApiServerLatencyS, 1e-6);
   // Little's law over the clients.
   EXPECT_NEAR(many.requests_per_s * many.e2e_s, 32, 0.01 * 32);
   int fit = sm.max_concurrency_fit();
@@ -254,6 +256,7 @@ TEST(Serve, BurstOfOneWaveIsOneStep) {
   o.input = 256;
   o.output = 128;
   o.concurrency = 4;
+  o.front_end = FrontEnd::kOffline;  // the engine alone
   ServeModel sm(chassis, find_model("mistral-7b"), o);
   double t = sm.step(0, 256 + 64, 1024, 128).total;
   EXPECT_NEAR(sm.closed_loop(4).ttft_s, t, 1e-9 * t);
@@ -292,6 +295,7 @@ TEST(Serve, FirstCohortOfAFiniteBenchmark) {
   o.input = 256;
   o.output = 128;
   o.arrivals = Arrivals::kPoisson;
+  o.front_end = FrontEnd::kOffline;  // the engine alone
   const double ctx_d = 256 + 64, ctx_p = 128;
   {
     // 4 clients: 4 x 256 = 1024 tokens fit one step with no decodes: TTFT = that step.
@@ -409,13 +413,25 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   // One client, three requests of one output token: each is one step of its P = 128 prompt tokens
   // and no decodes (the first token comes with the prompt), at mean prefix P/2 = 64. Hand
   // derivation: TTFT = step(0, 0, 128, 64) for every request, the run 3 such steps, 3 tokens in it.
+  // Through vLLM's API server (the default front end) each request reaches the engine f =
+  // kVllmApiServerLatencyS after it is sent and the engine idles meanwhile: TTFT = f + step, the
+  // run 3 (f + step).
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o = one_gpu();
   o.output = 1;
-  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
   ReplayOptions r;
   r.concurrency = 1;
   r.requests = 3;
+  {
+    ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+    auto res = sm.replay(r);
+    double t = sm.step(0, 0, 128, 64).total + kVllmApiServerLatencyS;
+    EXPECT_NEAR(res.ttft_mean_s, t, kTight * t);
+    EXPECT_NEAR(res.duration_s, 3 * t, kTight * t);
+    EXPECT_NEAR(res.e2e_mean_s, t, kTight * t);
+  }
+  o.front_end = FrontEnd::kOffline;  // the engine alone
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
   auto res = sm.replay(r);
   double t = sm.step(0, 0, 128, 64).total;
   EXPECT_NEAR(res.ttft_mean_s, t, kTight * t);
@@ -424,6 +440,40 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   EXPECT_NEAR(res.output_tokens_per_s, 3 / (3 * t), kTight / t);
   EXPECT_EQ(res.steps, 3);
   EXPECT_DOUBLE_EQ(res.mean_output, 1);
+}
+
+TEST(Serve, FrontEndAddsItsTimeToTtftAndE2e) {
+  // One client on an idle engine: the request's life is the engine's plus the front end's time
+  // (kVllmApiServerLatencyS through vLLM's API server, none offline or through NIM's front end),
+  // in TTFT and in E2E alike; ITL is the engine's.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeRunOptions ro;
+  ro.gpus = "0";
+  ro.input = 128;
+  ro.output = 128;
+  ServeOptions o = make_serve_options(ro);
+  EXPECT_EQ(o.front_end, FrontEnd::kVllmApiServer);
+  ServePoint vllm = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
+  ro.front_end = "offline";
+  o = make_serve_options(ro);
+  ServePoint offline = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
+  EXPECT_NEAR(vllm.ttft_s - offline.ttft_s, kVllmApiServerLatencyS, 1e-9);
+  // E2E and ITL: the same up to the mean step's share of prompt steps, which the longer cycle
+  // (fewer requests/s) moves by ~1e-6 of a step.
+  EXPECT_NEAR(vllm.e2e_s - offline.e2e_s, kVllmApiServerLatencyS, 1e-3 * kVllmApiServerLatencyS);
+  EXPECT_NEAR(vllm.itl_s, offline.itl_s, 1e-4 * offline.itl_s);
+  EXPECT_LT(vllm.requests_per_s, offline.requests_per_s);
+  ro.front_end = "nim";
+  EXPECT_EQ(make_serve_options(ro).front_end, FrontEnd::kNim);
+  ro.front_end = "http";
+  try {
+    make_serve_options(ro);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--front-end must be vllm, offline or nim, not 'http'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Serve, ReplayOfACohortThatFitsOneStep) {
@@ -435,6 +485,7 @@ TEST(Serve, ReplayOfACohortThatFitsOneStep) {
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o = one_gpu();
   o.output = 3;
+  o.front_end = FrontEnd::kOffline;  // the engine alone
   ServeModel sm(chassis, find_model("llama3.1-8b"), o);
   ReplayOptions r;
   r.concurrency = 2;
@@ -477,9 +528,11 @@ TEST(Serve, ReplayOfRequestsThatEndAtEos) {
 TEST(Serve, ReplayOfTheRtx4090BenchmarkLeavesItsTtftGap) {
   // docs/VALIDATION.md, "Serving": the page measured a mean TTFT of 667 ms (median 840, P99 1483)
   // at 48 clients, 300 requests of 256 prompt tokens and up to 128 output tokens (mean 100). The
-  // engine replayed step by step, with equal outputs of 100 or EOS-ended ones of mean 100, stays
-  // under half that mean: the wait is not in the engine's steps. Its P99 is the first cohort's
-  // train of six 2048-token steps, within 15% of the page's P99: the prefill rate is the model's.
+  // engine replayed step by step behind vLLM's API server (4 ms a request), with equal outputs of
+  // 100 or EOS-ended ones of mean 100, stays at least a quarter under that mean (455 and 215 ms):
+  // the rest of the wait is not in the engine's steps nor in the front end's figure. Its P99 is
+  // the first cohort's train of six 2048-token steps, within 15% of the page's P99: the prefill
+  // rate is the model's.
   auto chassis = topo::load_chassis("workstation-rtx4090");
   ServeOptions o;
   o.gpus = {"GPU0"};
@@ -493,7 +546,7 @@ TEST(Serve, ReplayOfTheRtx4090BenchmarkLeavesItsTtftGap) {
     r.requests = 300;
     r.mean_output = mean;
     auto res = sm.replay(r);
-    EXPECT_LT(res.ttft_mean_s, 0.5 * 0.667);
+    EXPECT_LT(res.ttft_mean_s, 0.75 * 0.667);
     EXPECT_NEAR(res.ttft_p99_s, 1.483, 0.15 * 1.483);
   }
 }

@@ -79,6 +79,17 @@ const char* to_string(Arrivals a);
 /// "burst" / "poisson"; InputError naming `flag` otherwise.
 Arrivals parse_arrivals(const std::string& s, const std::string& flag = "--arrivals");
 
+/// What stands between the client and the engine (docs/serving.md, "The front end"), each with a
+/// fixed time per request before its first token (work/serve_impl.h, front_end_latency_s):
+/// kVllmApiServer: vLLM's OpenAI-compatible HTTP server (uvicorn, tokenization, the ZMQ hop to the
+/// engine core process and the first chunk's way back), what `vllm serve` runs; kOffline: the
+/// engine driven in-process with no HTTP (`trtllm-bench`, `vllm bench latency`); kNim: NVIDIA
+/// NIM's front end (no public figure: taken as none).
+enum class FrontEnd { kVllmApiServer, kOffline, kNim };
+const char* to_string(FrontEnd f);
+/// "vllm" / "offline" / "nim"; InputError naming `flag` otherwise.
+FrontEnd parse_front_end(const std::string& s, const std::string& flag = "front_end");
+
 struct ServeOptions {
   int tp = 1, pp = 1;
   int replicas = 0;                        ///< 0: as many as the GPUs hold
@@ -106,6 +117,8 @@ struct ServeOptions {
   /// its clients all send their first request at once, and the reported means average that first
   /// cohort in; 0: the steady state only
   int requests = 0;
+  /// the front end each request passes through; its time adds to TTFT and E2E
+  FrontEnd front_end = FrontEnd::kVllmApiServer;
 };
 
 /// Memory of one GPU, bytes.
