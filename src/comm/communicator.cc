@@ -85,7 +85,7 @@ namespace {
 // τ, channels and the saturated resources of one (op, algorithm, protocol).
 Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Algo a, Protocol p) {
   auto phases = m.phases(op, a, p, kReferenceBytes);
-  const auto capacity = m.capacities_for(phases);
+  auto capacity = m.capacities_for(phases);
   sim::TaskGraph g;
   int prev = -1;
   std::size_t widest = 0, widest_size = 0;
@@ -94,7 +94,7 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
     prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
   }
-  auto r = sim::Engine(capacity).run(g);
+  auto r = sim::Engine(std::move(capacity)).run(g);
   Communicator::Impl::Timing t;
   t.tau = r.makespan_s / kReferenceBytes;
   t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
@@ -107,8 +107,10 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
 void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::Impl::Timing& t) {
   const int phase = t.widest_phase;
   auto phases = m.phases(op, a, Protocol::kSimple, kReferenceBytes);
-  const auto capacity = m.capacities_for(phases);
-  sim::MaxMinSolver s(capacity);
+  const sim::Engine engine(m.capacities_for(phases));
+  const auto& capacity = engine.capacity();
+  sim::MaxMinSolver s;
+  s.view_capacity(capacity);
   if (phase < static_cast<int>(phases.size()))
     for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
   s.solve();
@@ -122,7 +124,7 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   for (const auto& ph : phases)
     prev = g.add_transfer(ph.flows, 0, ph.name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
-  const auto run = sim::Engine(capacity).run(g);
+  const auto run = engine.run(g);
   std::vector<double> used(capacity.size(), 0.0);
   for (int i : sat) used[i] = run.utilisation(i, capacity);
   std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) {
@@ -322,7 +324,8 @@ Schedule Communicator::schedule(Op op, double bytes, Algo algo) const {
 std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>& phases) const {
   std::vector<double> cap = res.capacity;
   const int L = res.links;
-  std::vector<int> seen(2 * L, -1);  // per link direction: the last phase that loaded it
+  if (!router->host_routes()) return cap;  // no route staged through host memory: no SHM hop
+  std::vector<int> seen(2 * L, -1);        // per link direction: the last phase that loaded it
   std::vector<char> both(L, 0);
   for (std::size_t p = 0; p < phases.size(); ++p)
     for (const auto& f : phases[p].flows)

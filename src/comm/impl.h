@@ -40,10 +40,12 @@ struct Communicator::Impl {
   std::vector<Ring> rings;
   std::vector<std::vector<detail::Route>> ring_routes;  // per ring, per hop i -> i+1
   double ring_rate = 0;                                 // Σ ring rates, bytes/s
-  bool intra_nvlink = true;                             // every intra-box ring hop is an NVLink hop
-  bool nvls = false;        // every rank reaches in-switch-reduction NVSwitches only
-  double nvls_scale = 1;    // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
-  detail::Route nvls_legs;  // where nvls: per rank, its links up to the switches and down
+  std::vector<double> ring_load;  // add_ring's scratch: per resource, all zeros between calls
+  std::vector<int> ring_touched;  // add_ring's scratch
+  bool intra_nvlink = true;       // every intra-box ring hop is an NVLink hop
+  bool nvls = false;              // every rank reaches in-switch-reduction NVSwitches only
+  double nvls_scale = 1;          // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+  detail::Route nvls_legs;        // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
     double tau = 0;                        // seconds per byte of S (bandwidth part)

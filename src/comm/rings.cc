@@ -98,20 +98,29 @@ std::vector<int> best_order(int m, const std::vector<double>& p, int start, int 
 }
 
 // The rate a ring can take on `residual`: min over resources of residual / Σ coefficients on it.
+// `load` is all zeros, as long as `residual`, and is left so: only the entries the hops touch are
+// written and cleared (a ring touches a few thousand of a large machine's resources).
 double rate_on(const std::vector<Route>& hops, const std::vector<double>& residual,
                std::vector<double>& load, std::vector<int>& touched) {
-  load.assign(residual.size(), 0.0);
+  load.resize(residual.size(), 0.0);
   touched.clear();
+  bool found = true;
   for (const auto& h : hops) {
-    if (!h.found()) return 0;
+    if (!h.found()) {
+      found = false;
+      break;
+    }
     for (std::size_t i = 0; i < h.res.size(); ++i) {
       if (load[h.res[i]] == 0) touched.push_back(h.res[i]);
       load[h.res[i]] += h.coeff[i];
     }
   }
   double rate = std::numeric_limits<double>::infinity();
-  for (int r : touched) rate = std::min(rate, residual[r] / load[r]);
-  return std::max(rate, 0.0);
+  for (int r : touched) {
+    rate = std::min(rate, residual[r] / load[r]);
+    load[r] = 0;
+  }
+  return found ? std::max(rate, 0.0) : 0;
 }
 
 // Of `members`' indices (not `skip`), the one nearest NIC `near` ((bytes/s, hops) per index), among
@@ -179,9 +188,7 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
     int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
     hops.push_back(rings.empty() ? router->route_full(a, b) : router->route(a, b, residual));
   }
-  std::vector<double> load;
-  std::vector<int> touched;
-  double rate = rate_on(hops, residual, load, touched);
+  double rate = rate_on(hops, residual, ring_load, ring_touched);
   if (rings.empty()) first = rate;
   if (rate <= 1e-3 * first || rate <= 0) return 0;
   for (const auto& h : hops)
@@ -231,14 +238,17 @@ void Communicator::Impl::search_rings() {
 void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual) {
   // Boxes are copies of one chassis: boxes whose ranks sit at the same local GPU positions (the
   // signature) make the same choices, found once on the first of them.
+  // Tables by box and by node (vectors: this runs for every communicator of a step model).
   const auto& all = chassis->gpus();
-  std::map<int, int> first_gpu_of_box, gpu_pos;
+  const std::size_t boxes = static_cast<std::size_t>(std::max(chassis->boxes(), 1));
+  std::vector<int> first_gpu_of_box(boxes, 0), gpu_pos(chassis->nodes().size(), 0);
   for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i)
     first_gpu_of_box[chassis->node(all[i]).box] = i;
   for (int i = 0; i < static_cast<int>(all.size()); ++i) gpu_pos[all[i]] = i;
-  std::map<int, std::vector<int>> nics_of_box;
+  std::vector<std::vector<int>> nics_of_box(boxes);
   for (int v : chassis->nodes_of_kind(topo::NodeKind::kNic))
-    nics_of_box[chassis->node(v).box].push_back(v);
+    if (const int b = chassis->node(v).box; b >= 0 && b < static_cast<int>(boxes))
+      nics_of_box[b].push_back(v);
   struct Kind {
     int group = -1;                                         // index of its first box in `groups`
     std::vector<std::vector<std::pair<double, int>>> near;  // per NIC, per member: nearness

@@ -51,16 +51,8 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   via_res_.assign(n, -1);
   via_from_.assign(n, -1);
   stamp_.assign(n, 0);
-  taken_.assign(res.capacity.size(), 0.0);
-  sm_coeff_.assign(res.capacity.size(), 1.0);
-  for (const auto& l : chassis.links()) {
-    const double share = sm_write_share(*l.tech);
-    if (share >= 1) continue;
-    for (bool from_a : {true, false}) {
-      const int r = sim::ChassisResources::link_dir(l.index, from_a);
-      if (r < static_cast<int>(sm_coeff_.size())) sm_coeff_[r] = 1.0 / share;
-    }
-  }
+  // taken_ and sm_coeff_ (per resource, a large machine has many) are sized on first use
+  // (widest(), the first PCIe or SHM route): a communicator within one NVLink box needs neither.
   leaf_switch_.assign(n, 0);
   for (int v = 0; v < n; ++v) {
     if (!nvswitch_[v]) continue;
@@ -84,6 +76,7 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
 
 double Router::widest(int src, int dst, unsigned families, bool nic_transit,
                       const std::vector<double>& residual) {
+  if (taken_.size() != res_.capacity.size()) taken_.assign(res_.capacity.size(), 0.0);
   ++epoch_;
   path_.clear();
   const int box_a = graph_.box(src), box_b = graph_.box(dst);
@@ -219,6 +212,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
     }
     case HopKind::kPcie: {
       // P2P over PCIe: the sender's SMs write into the peer's buffer (128 B payloads).
+      if (sm_coeff_.empty()) sm_table();
       single(widest(a, b, kFamPcie | kFamSocket, false, residual));
       for (std::size_t i = 0; i < r.res.size(); ++i) {
         r.coeff[i] = sm_coeff_[r.res[i]];
@@ -235,6 +229,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       break;
     case HopKind::kHost: {
       if (leaves_gpu_.empty()) host_tables();
+      if (sm_coeff_.empty()) sm_table();
       // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
       // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when
       // the receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
@@ -264,6 +259,18 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
     }
   }
   return r;
+}
+
+void Router::sm_table() {
+  sm_coeff_.assign(res_.capacity.size(), 1.0);
+  for (const auto& l : chassis_.links()) {
+    const double share = sm_write_share(*l.tech);
+    if (share >= 1) continue;
+    for (bool from_a : {true, false}) {
+      const int r = sim::ChassisResources::link_dir(l.index, from_a);
+      if (r < static_cast<int>(sm_coeff_.size())) sm_coeff_[r] = 1.0 / share;
+    }
+  }
 }
 
 void Router::host_tables() {
@@ -315,15 +322,21 @@ bool Router::stripe_one_level(int a, int b, const std::vector<double>& residual,
   for (std::size_t i = 0; i < cand.size(); ++i)
     for (std::size_t j = i + 1; j < cand.size(); ++j)
       if (std::get<3>(cand[i]) == std::get<3>(cand[j])) return false;
-  std::stable_sort(cand.begin(), cand.end(), [](const auto& x, const auto& y) {
+  auto before = [](const auto& x, const auto& y) {
     if (std::get<0>(x) != std::get<0>(y)) return std::get<0>(x) > std::get<0>(y);
     if (std::get<1>(x) != std::get<1>(y)) return std::get<1>(x) < std::get<1>(y);
     if (std::get<2>(x) != std::get<2>(y)) return std::get<2>(x) > std::get<2>(y);
     return std::get<3>(x) < std::get<3>(y);
-  });
+  };
+  // A stable insertion sort: a handful of candidates (one per switch), and no buffer to allocate
+  // as std::stable_sort's.
+  for (std::size_t i = 1; i < cand.size(); ++i)
+    for (std::size_t j = i; j > 0 && before(cand[j], cand[j - 1]); --j)
+      std::swap(cand[j], cand[j - 1]);
   double total = 0;
   stripe_coeff_.clear();
   r.res.clear();
+  r.res.reserve(2 * cand.size());
   int paths = 0;
   for (const auto& [bw, hops, up, node, out, in] : cand) {
     if (bw <= 0 || bw <= 1e-9 * (total + bw) || ++paths > 64) break;

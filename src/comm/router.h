@@ -92,6 +92,8 @@ class Router {
                 const std::vector<double>& residual);
   /// Fills leaves_gpu_ and host_read_into_ (on the first SHM route).
   void host_tables();
+  /// Fills sm_coeff_ (on the first P2P-over-PCIe or SHM route).
+  void sm_table();
   /// NVLink striping where every path is the direct link or one hop through a switch that joins
   /// GPUs only: fills r as route() would and returns true; false where that does not hold.
   bool stripe_one_level(int a, int b, const std::vector<double>& residual, Route& r);

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <set>
 
+#include "hw/catalog_fields.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
-#include "util/embedded.h"
 #include "util/yaml_util.h"
 
 namespace linkwise::hw {
@@ -108,18 +108,8 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
       t.unit = v.as<std::string>();
     else if (key == "widths") {
       for (const auto& w : v) t.widths.push_back(static_cast<int>(detail::as_double(w, file, key)));
-    } else if (key == "transfer_rate_GTps")
-      t.transfer_rate_GTps = parse_figure(v, file, key);
-    else if (key == "encoding")
-      t.encoding = parse_figure(v, file, key);
-    else if (key == "unit_bytes_per_s")
-      t.unit_bytes_per_s = parse_figure(v, file, key);
-    else if (key == "efficiency")
-      t.efficiency = parse_figure(v, file, key);
-    else if (key == "duplex_efficiency")
-      t.duplex_efficiency = parse_figure(v, file, key);
-    else if (key == "latency_s")
-      t.latency_s = parse_figure(v, file, key);
+    } else if (auto field = gen::figure_field(gen::kLinkTechFigures, key))
+      t.*field = parse_figure(v, file, key);
     else if (key == "note" || key == "notes")
       continue;
     else
@@ -176,10 +166,8 @@ BoardMaterial parse_material(const YAML::Node& n, const std::string& file) {
       m.id = v.as<std::string>();
     else if (key == "name")
       m.name = v.as<std::string>();
-    else if (key == "loss_db_per_mm_8GHz")
-      m.loss_db_per_mm_8GHz = parse_figure(v, file, key);
-    else if (key == "loss_db_per_mm_16GHz")
-      m.loss_db_per_mm_16GHz = parse_figure(v, file, key);
+    else if (auto field = gen::figure_field(gen::kMaterialFigures, key))
+      m.*field = parse_figure(v, file, key);
     else
       throw InputError(fmt::format("unknown key '{}' in board material '{}'", key, m.id),
                        location_of(it->first, file));
@@ -202,16 +190,8 @@ ChannelBudget parse_channel(const YAML::Node& n, const std::string& file) {
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
     if (key == "tech")
       c.tech = v.as<std::string>();
-    else if (key == "nyquist_GHz")
-      c.nyquist_GHz = parse_figure(v, file, key);
-    else if (key == "loss_budget_db")
-      c.loss_budget_db = parse_figure(v, file, key);
-    else if (key == "package_db")
-      c.package_db = parse_figure(v, file, key);
-    else if (key == "connector_db")
-      c.connector_db = parse_figure(v, file, key);
-    else if (key == "via_db")
-      c.via_db = parse_figure(v, file, key);
+    else if (auto field = gen::figure_field(gen::kChannelFigures, key))
+      c.*field = parse_figure(v, file, key);
     else
       throw InputError(fmt::format("unknown key '{}' in PCIe channel '{}'", key, c.tech),
                        location_of(it->first, file));
@@ -247,12 +227,7 @@ const ChannelBudget* Catalog::channel_budget(const std::string& tech) const {
 }
 
 Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename) {
-  return parse(yaml_text, filename, false);
-}
-
-Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename, bool halves) {
-  YAML::Node root = halves ? detail::load_yaml_halves(yaml_text, filename)
-                           : detail::load_yaml(yaml_text, filename);
+  YAML::Node root = detail::load_yaml(yaml_text, filename);
   Catalog cat;
   std::set<std::string> seen;
   for (const auto& n : root["link_technologies"]) {
@@ -308,15 +283,6 @@ Catalog Catalog::parse(const std::string& yaml_text, const std::string& filename
             fmt::format("part '{}' names unknown link technology '{}' for '{}'", p.id, id, key),
             {filename, 0, 0});
     }
-  return cat;
-}
-
-const Catalog& Catalog::builtin() {
-  static const Catalog cat = [] {
-    const auto* f = linkwise::detail::find_embedded("data/catalog.yaml");
-    if (!f) throw RuntimeError("the built-in catalog data/catalog.yaml is missing from this build");
-    return parse(std::string(f->contents), "data/catalog.yaml", true);
-  }();
   return cat;
 }
 

@@ -10,6 +10,7 @@
 #include "linkwise/measure/fake_gpu.h"
 #include "linkwise/util/error.h"
 #include "linkwise/util/text.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::measure {
 
@@ -19,8 +20,8 @@ namespace {
 // the collectives under mpirun, agreed between processes.
 class Run {
  public:
-  Run(BenchReport& r, const BenchHooks& hooks, const ProcessGroup& g)
-      : r_(r), hooks_(hooks), g_(g) {}
+  Run(BenchReport& r, const BenchHooks& hooks, const ProcessGroup& g, Progress& progress)
+      : r_(r), hooks_(hooks), g_(g), progress_(progress) {}
 
   // This process's own answer; for what only this process runs.
   bool stop_here() {
@@ -37,6 +38,7 @@ class Run {
 
   void finished() const {
     if (hooks_.finished) hooks_.finished(r_);
+    progress_.update(measurements_finished(r_));
   }
   // Hooks that add each result to `list` and report it.
   template <class Result>
@@ -52,11 +54,13 @@ class Run {
   BenchReport& r_;
   const BenchHooks& hooks_;
   const ProcessGroup& g_;
+  Progress& progress_;
   bool stopped_ = false;
 };
 
-void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchOptions& o, const ProcessGroup& g,
-                     const std::vector<int>& gpus, BenchReport& r, Run& run) {
+void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchPlan& plan, const BenchOptions& o,
+                     const ProcessGroup& g, const std::vector<int>& gpus, BenchReport& r,
+                     Run& run) {
   if (run.stop_all()) return;
   RankSet rs;
   if (g.size > 1) {
@@ -74,10 +78,11 @@ void run_collectives(CudaApi& cuda, NcclApi& nccl, const BenchOptions& o, const 
     rs.comms = nccl.init_all(gpus);
   }
   try {
-    for (auto op : o.ops) {
+    for (auto op : plan.ops) {
       if (run.stop_all()) break;
       NcclOptions no = o.nccl_options;
       no.op = op;
+      no.sizes = plan.nccl_sizes;
       // The sweep so far replaces its entry after each size; an entry appears with its first size.
       const std::size_t at = r.nccl.size();
       Hooks<NcclSweep> hooks{[&](const NcclSweep& s) {
@@ -109,6 +114,34 @@ std::size_t measurements_finished(const BenchReport& r) {
   return n;
 }
 
+std::size_t BenchPlan::measurements() const {
+  return host.size() + local.size() + peer_on.size() + peer_off.size() + latency_on.size() +
+         latency_off.size() + ops.size() * nccl_sizes.size() + (sustained ? 1 : 0);
+}
+
+BenchPlan plan_bench(CudaApi& cuda, bool with_nccl, const std::vector<int>& gpus,
+                     const BenchOptions& o, const ProcessGroup& g) {
+  BenchPlan p;
+  if (g.size == 1) {  // under mpirun only the collectives run
+    if (o.host) p.host = plan_host_device(gpus, o.copy);
+    if (o.local) p.local = plan_local(gpus, o.copy);
+    if (o.peer && gpus.size() > 1) {
+      p.peer_on = plan_peer(cuda, gpus, true, o.copy);
+      p.peer_off = plan_peer(cuda, gpus, false, o.copy);
+    }
+    if (o.latency && gpus.size() > 1) {
+      p.latency_on = plan_latency(cuda, gpus, true);
+      p.latency_off = plan_latency(cuda, gpus, false);
+    }
+  }
+  if (o.nccl && with_nccl) {
+    p.ops = o.ops;
+    p.nccl_sizes = nccl_sizes(o.nccl_options);
+  }
+  p.sustained = o.sustained && g.rank == 0;
+  return p;
+}
+
 BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, const BenchOptions& o,
                       const ProcessGroup& g, const BenchHooks& hooks) {
   std::string why;
@@ -119,7 +152,6 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
   r.copy = o.copy;
   r.process_rank = g.rank;
   r.complete = false;
-  Run run(r, hooks, g);
   std::vector<int> gpus = o.gpus;
   if (g.size > 1) {
     if (g.local_rank >= count)
@@ -137,31 +169,26 @@ BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, con
       throw InputError(fmt::format("--gpus: no GPU {} (this machine has {})", d, count));
     r.devices.push_back(cuda.device_info(d));
   }
+  const BenchPlan plan = plan_bench(cuda, nccl != nullptr, gpus, o, g);
+  Progress progress("bench: measurements", g.rank == 0 ? plan.measurements() : 0);
+  Run run(r, hooks, g, progress);
   if (g.size > 1) {
     r.notes.push_back(
         "under mpirun: copy benchmarks skipped, collectives run one rank per process");
   } else {
-    // Each part returns at once when a stop was requested.
-    if (o.host) bench_host_device(cuda, gpus, o.copy, run.into(r.host));
-    if (o.local) bench_local(cuda, gpus, o.copy, run.into(r.local));
-    if (o.peer && gpus.size() > 1) {
-      bench_peer(cuda, gpus, true, o.copy, run.into(r.peer_on));
-      bench_peer(cuda, gpus, false, o.copy, run.into(r.peer_off));
-    }
-    if (o.latency && gpus.size() > 1) {
-      bench_latency(cuda, gpus, true, 100, 3, run.into(r.latency_on));
-      bench_latency(cuda, gpus, false, 100, 3, run.into(r.latency_off));
-    }
+    // Each part returns at once when a stop was requested; a part not planned is empty.
+    measure_copies(cuda, plan.host, o.copy, run.into(r.host));
+    measure_copies(cuda, plan.local, o.copy, run.into(r.local));
+    measure_copies(cuda, plan.peer_on, o.copy, run.into(r.peer_on));
+    measure_copies(cuda, plan.peer_off, o.copy, run.into(r.peer_off));
+    measure_latency(cuda, plan.latency_on, 100, 3, run.into(r.latency_on));
+    measure_latency(cuda, plan.latency_off, 100, 3, run.into(r.latency_off));
     if ((o.peer || o.latency) && gpus.size() < 2)
       r.notes.push_back("one GPU: no peer bandwidth or latency to measure");
   }
-  if (o.nccl) {
-    if (nccl)
-      run_collectives(cuda, *nccl, o, g, gpus, r, run);
-    else
-      r.notes.push_back("collectives skipped: NCCL is not available");
-  }
-  if (o.sustained && g.rank == 0 && !run.stop_here()) {
+  if (!plan.ops.empty()) run_collectives(cuda, *nccl, plan, o, g, gpus, r, run);
+  if (o.nccl && !nccl) r.notes.push_back("collectives skipped: NCCL is not available");
+  if (plan.sustained && !run.stop_here()) {
     SustainedOptions so = *o.sustained;
     if (std::find(gpus.begin(), gpus.end(), so.gpu) == gpus.end()) {
       // Under mpirun rank 0 holds it on its own GPU; otherwise the GPU must be one being measured.

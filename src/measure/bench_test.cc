@@ -78,6 +78,60 @@ TEST(MeasureBench, HooksSeeEachMeasurementAsItFinishes) {
   EXPECT_EQ(f.cuda.live_handles(), 0);
 }
 
+TEST(MeasureBench, ThePlanIsWhatACompleteRunMeasures) {
+  // The progress total: the plan counted before the run equals what the run finishes, and each
+  // planned list is the results' list in order (same kind, GPUs, engine, size).
+  auto same = [](const std::vector<CopyResult>& plan, const std::vector<CopyResult>& got) {
+    ASSERT_EQ(plan.size(), got.size());
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      EXPECT_EQ(plan[i].kind, got[i].kind) << i;
+      EXPECT_EQ(plan[i].src, got[i].src) << i;
+      EXPECT_EQ(plan[i].dst, got[i].dst) << i;
+      EXPECT_EQ(plan[i].engine, got[i].engine) << i;
+      EXPECT_EQ(plan[i].bytes, got[i].bytes) << i;
+      EXPECT_EQ(plan[i].peer_access, got[i].peer_access) << i;
+    }
+  };
+  for (const char* spec : {"gpus=3,p2p=300,latency=0", "gpus=3,p2p=0,latency=0", "gpus=1"}) {
+    SCOPED_TRACE(spec);
+    FakeCuda cuda{parse_fake_spec(spec)};
+    FakeNccl nccl{cuda};
+    FakeTelemetry telemetry;
+    auto o = small_run();
+    o.copy.sizes = {4096, 1 << 20};
+    std::string why;
+    const int gpus = cuda.device_count(&why);
+    std::vector<int> all;
+    for (int i = 0; i < gpus; ++i) all.push_back(i);
+    const auto plan = plan_bench(cuda, true, all, o, {});
+    auto r = run_bench(cuda, &nccl, &telemetry, o, {});
+    ASSERT_TRUE(r.complete);
+    EXPECT_EQ(plan.measurements(), measurements_finished(r));
+    same(plan.host, r.host);
+    same(plan.local, r.local);
+    same(plan.peer_on, r.peer_on);
+    same(plan.peer_off, r.peer_off);
+    EXPECT_EQ(plan.latency_on.size(), r.latency_on.size());
+    EXPECT_EQ(plan.latency_off.size(), r.latency_off.size());
+  }
+  // Hand count for 3 GPUs without peer access, 2 sizes: host 3 x 2 sizes x 2 engines x 3 kinds =
+  // 36; local 3 x 2 x 2 = 12; peer on 0 (no pair can access); peer off 6 ordered pairs x 2 sizes x
+  // ce, plus bidir on the 3 pairs a < b x 2 sizes = 18; latency on: the 3 diagonal pairs only;
+  // latency off: 9 pairs; collectives 2 ops x 2 sizes = 4; sustained 1.
+  FakeCuda cuda{parse_fake_spec("gpus=3,p2p=0")};
+  auto o = small_run();
+  o.copy.sizes = {4096, 1 << 20};
+  EXPECT_EQ(plan_bench(cuda, true, {0, 1, 2}, o, {}).measurements(),
+            36u + 12 + 0 + 18 + 3 + 9 + 4 + 1);
+  // Without NCCL the collectives are not planned; under mpirun only they are, and only rank 0
+  // holds the sustained run.
+  EXPECT_EQ(plan_bench(cuda, false, {0, 1, 2}, o, {}).measurements(), 36u + 12 + 18 + 3 + 9 + 1);
+  ProcessGroup g;
+  g.size = 4;
+  g.rank = 1;
+  EXPECT_EQ(plan_bench(cuda, true, {1}, o, g).measurements(), 4u);
+}
+
 TEST(MeasureBench, StopAfterKMeasurementsLeavesExactlyK) {
   // k into every part of the run: copies, latency, collectives, just before the sustained run.
   const std::size_t n = 38;  // as counted in the test above

@@ -1,6 +1,8 @@
 #include "linkwise/measure/copy_bench.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "linkwise/util/error.h"
 #include "measure/handles.h"
@@ -85,122 +87,190 @@ bool sample_jobs(CudaApi& cuda, const std::vector<CopyJob>& jobs, const CopyOpti
   return keep(out, r, hooks);
 }
 
-}  // namespace
-
-std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
-                                          const CopyOptions& o, const Hooks<CopyResult>& hooks) {
-  std::vector<CopyResult> out;
-  for (int g : gpus) {
-    for (auto bytes : o.sizes) {
-      detail::Handles h(cuda);
-      auto host_src = h.buffer(MemoryKind::kPinnedHost, g, bytes);
-      auto host_dst = h.buffer(MemoryKind::kPinnedHost, g, bytes);
-      auto dev_src = h.buffer(MemoryKind::kDevice, g, bytes);
-      auto dev_dst = h.buffer(MemoryKind::kDevice, g, bytes);
-      auto s0 = h.stream(g), s1 = h.stream(g);
-      for (auto engine : o.engines) {
-        CopyResult base;
-        base.engine = engine;
-        base.bytes = bytes;
-        CopyJob up{dev_dst, host_src, bytes, engine, s0};
-        CopyJob down{host_dst, dev_src, bytes, engine, s1};
-        CopyResult r = base;
-        r.kind = "h2d", r.src = -1, r.dst = g;
-        if (!sample_jobs(cuda, {up}, o, r, out, hooks)) return out;
-        r.kind = "d2h", r.src = g, r.dst = -1;
-        down.stream = s0;
-        if (!sample_jobs(cuda, {down}, o, r, out, hooks)) return out;
-        down.stream = s1;
-        r.kind = "bidir", r.src = g, r.dst = g;
-        if (!sample_jobs(cuda, {up, down}, o, r, out, hooks)) return out;
-      }
-    }
-  }
-  return out;
+// Whether GPUs a and b can reach each other's memory both ways.
+bool both_can_access(CudaApi& cuda, int a, int b) {
+  return cuda.can_access_peer(a, b) && cuda.can_access_peer(b, a);
 }
 
-std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
-                                   const CopyOptions& o, const Hooks<CopyResult>& hooks) {
-  std::vector<CopyResult> out;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    for (std::size_t j = 0; j < gpus.size(); ++j) {
-      int a = gpus[i], b = gpus[j];
-      if (a == b) continue;
-      bool can = cuda.can_access_peer(a, b) && cuda.can_access_peer(b, a);
-      if (peer_access && !can) continue;
-      if (can) {
+// The buffers and streams of one GPU (host kinds, d2d_local) or pair (peer kinds) and size, which
+// the results planned for it share. Host kinds: x = pinned host memory near the GPU, y = the GPU's
+// memory, both streams on the GPU. d2d_local: y only, one stream. Peer kinds: x on the source GPU
+// with stream s0, y on the destination GPU with stream s1.
+struct CopyGroup {
+  enum Family { kHost, kLocal, kPeer };
+  static Family family(const std::string& kind) {
+    if (kind == "h2d" || kind == "d2h" || kind == "bidir") return kHost;
+    if (kind == "d2d_local") return kLocal;
+    if (kind == "p2p" || kind == "p2p_bidir") return kPeer;
+    throw InputError("copy benchmark: unknown kind '" + kind + "'");
+  }
+  Family fam;
+  int a, b;  // the GPU (twice), or the pair
+  std::uint64_t bytes;
+  bool peer_access;
+
+  static CopyGroup of(const CopyResult& r) {
+    Family f = family(r.kind);
+    int g = r.kind == "h2d" ? r.dst : r.src;
+    return f == kPeer ? CopyGroup{f, r.src, r.dst, r.bytes, r.peer_access}
+                      : CopyGroup{f, g, g, r.bytes, r.peer_access};
+  }
+  bool operator==(const CopyGroup& o) const {
+    return fam == o.fam && a == o.a && b == o.b && bytes == o.bytes && peer_access == o.peer_access;
+  }
+
+  CudaApi::Buffer x_src = -1, x_dst = -1, y_src = -1, y_dst = -1;
+  CudaApi::Stream s0 = -1, s1 = -1;
+
+  void allocate(CudaApi& cuda, detail::Handles& h) {
+    if (fam == kHost) {
+      x_src = h.buffer(MemoryKind::kPinnedHost, a, bytes);
+      x_dst = h.buffer(MemoryKind::kPinnedHost, a, bytes);
+    } else if (fam == kPeer) {
+      if (both_can_access(cuda, a, b)) {
         cuda.set_peer_access(a, b, peer_access);
         cuda.set_peer_access(b, a, peer_access);
       }
-      for (auto bytes : o.sizes) {
-        detail::Handles h(cuda);
-        auto a_src = h.buffer(MemoryKind::kDevice, a, bytes),
-             a_dst = h.buffer(MemoryKind::kDevice, a, bytes);
-        auto b_src = h.buffer(MemoryKind::kDevice, b, bytes),
-             b_dst = h.buffer(MemoryKind::kDevice, b, bytes);
-        auto sa = h.stream(a), sb = h.stream(b);
+      x_src = h.buffer(MemoryKind::kDevice, a, bytes);
+      x_dst = h.buffer(MemoryKind::kDevice, a, bytes);
+    }
+    y_src = h.buffer(MemoryKind::kDevice, b, bytes);
+    y_dst = h.buffer(MemoryKind::kDevice, b, bytes);
+    s0 = h.stream(a);
+    if (fam != kLocal) s1 = h.stream(b);
+  }
+
+  // The copies that measure `r`, run together.
+  std::vector<CopyJob> jobs(const CopyResult& r) const {
+    const CopyJob forth{y_dst, x_src, bytes, r.engine, s0};
+    if (r.kind == "h2d" || r.kind == "p2p") return {forth};
+    if (r.kind == "d2h") return {{x_dst, y_src, bytes, r.engine, s0}};
+    if (r.kind == "d2d_local") return {{y_dst, y_src, bytes, r.engine, s0}};
+    return {forth, {x_dst, y_src, bytes, r.engine, s1}};  // bidir, p2p_bidir
+  }
+};
+
+}  // namespace
+
+std::vector<CopyResult> plan_host_device(const std::vector<int>& gpus, const CopyOptions& o) {
+  std::vector<CopyResult> plan;
+  for (int g : gpus)
+    for (auto bytes : o.sizes)
+      for (auto engine : o.engines)
+        for (const char* kind : {"h2d", "d2h", "bidir"}) {
+          CopyResult r;
+          r.kind = kind, r.engine = engine, r.bytes = bytes;
+          r.src = r.kind == "h2d" ? -1 : g;
+          r.dst = r.kind == "d2h" ? -1 : g;
+          plan.push_back(r);
+        }
+  return plan;
+}
+
+std::vector<CopyResult> plan_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
+                                  const CopyOptions& o) {
+  std::vector<CopyResult> plan;
+  for (int a : gpus)
+    for (int b : gpus) {
+      if (a == b || (peer_access && !both_can_access(cuda, a, b))) continue;
+      for (auto bytes : o.sizes)
         for (auto engine : o.engines) {
           if (engine == CopyEngine::kSm && !peer_access) continue;
           CopyResult r;
           r.engine = engine, r.bytes = bytes, r.peer_access = peer_access;
           r.kind = "p2p", r.src = a, r.dst = b;
-          CopyJob ab{b_dst, a_src, bytes, engine, sa}, ba{a_dst, b_src, bytes, engine, sb};
-          if (!sample_jobs(cuda, {ab}, o, r, out, hooks)) return out;
-          if (a < b) {
-            r.kind = "p2p_bidir";
-            if (!sample_jobs(cuda, {ab, ba}, o, r, out, hooks)) return out;
-          }
+          plan.push_back(r);
+          r.kind = "p2p_bidir";
+          if (a < b) plan.push_back(r);
         }
-      }
     }
+  return plan;
+}
+
+std::vector<CopyResult> plan_local(const std::vector<int>& gpus, const CopyOptions& o) {
+  std::vector<CopyResult> plan;
+  for (int g : gpus)
+    for (auto bytes : o.sizes)
+      for (auto engine : o.engines) {
+        CopyResult r;
+        r.kind = "d2d_local", r.src = g, r.dst = g, r.engine = engine, r.bytes = bytes;
+        plan.push_back(r);
+      }
+  return plan;
+}
+
+std::vector<LatencyResult> plan_latency(CudaApi& cuda, const std::vector<int>& gpus,
+                                        bool peer_access) {
+  std::vector<LatencyResult> plan;
+  for (int a : gpus)
+    for (int b : gpus)
+      if (a == b || !peer_access || both_can_access(cuda, a, b))
+        plan.push_back({a, b, peer_access, 0});
+  return plan;
+}
+
+std::vector<CopyResult> measure_copies(CudaApi& cuda, const std::vector<CopyResult>& plan,
+                                       const CopyOptions& o, const Hooks<CopyResult>& hooks) {
+  std::vector<CopyResult> out;
+  std::optional<detail::Handles> h;
+  std::optional<CopyGroup> group;
+  for (const auto& r : plan) {
+    CopyGroup next = CopyGroup::of(r);
+    if (!group || !(*group == next)) {
+      h.reset();  // frees the previous group's buffers and streams first
+      h.emplace(cuda);
+      group = next;
+      group->allocate(cuda, *h);
+    }
+    if (!sample_jobs(cuda, group->jobs(r), o, r, out, hooks)) return out;
   }
   return out;
 }
 
-std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
-                                    const CopyOptions& o, const Hooks<CopyResult>& hooks) {
-  std::vector<CopyResult> out;
-  for (int g : gpus) {
-    for (auto bytes : o.sizes) {
-      detail::Handles h(cuda);
-      auto src = h.buffer(MemoryKind::kDevice, g, bytes),
-           dst = h.buffer(MemoryKind::kDevice, g, bytes);
-      auto s = h.stream(g);
-      for (auto engine : o.engines) {
-        CopyResult r;
-        r.kind = "d2d_local", r.src = g, r.dst = g, r.engine = engine, r.bytes = bytes;
-        if (!sample_jobs(cuda, {{dst, src, bytes, engine, s}}, o, r, out, hooks)) return out;
-      }
+std::vector<LatencyResult> measure_latency(CudaApi& cuda, const std::vector<LatencyResult>& plan,
+                                           int repeats, int samples,
+                                           const Hooks<LatencyResult>& hooks) {
+  std::vector<LatencyResult> out;
+  for (auto r : plan) {
+    const int a = r.src, b = r.dst;
+    if (a != b && both_can_access(cuda, a, b)) {
+      cuda.set_peer_access(a, b, r.peer_access);
+      cuda.set_peer_access(b, a, r.peer_access);
     }
+    detail::Handles h(cuda);
+    auto src = h.buffer(MemoryKind::kDevice, a, 4), dst = h.buffer(MemoryKind::kDevice, b, 4);
+    auto s = h.stream(a);
+    std::vector<double> us;
+    for (int n = 0; n < std::max(1, samples); ++n) {
+      if (hooks.stopping()) return out;
+      CopySample cs = time_copies(cuda, {{dst, src, 4, CopyEngine::kCe, s}}, repeats, 1);
+      us.push_back(cs.total_s / repeats * 1e6);
+    }
+    r.us = median(us);
+    keep(out, r, hooks);
   }
   return out;
+}
+
+std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
+                                          const CopyOptions& o, const Hooks<CopyResult>& hooks) {
+  return measure_copies(cuda, plan_host_device(gpus, o), o, hooks);
+}
+
+std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
+                                   const CopyOptions& o, const Hooks<CopyResult>& hooks) {
+  return measure_copies(cuda, plan_peer(cuda, gpus, peer_access, o), o, hooks);
+}
+
+std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
+                                    const CopyOptions& o, const Hooks<CopyResult>& hooks) {
+  return measure_copies(cuda, plan_local(gpus, o), o, hooks);
 }
 
 std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus,
                                          bool peer_access, int repeats, int samples,
                                          const Hooks<LatencyResult>& hooks) {
-  std::vector<LatencyResult> out;
-  for (int a : gpus) {
-    for (int b : gpus) {
-      bool can = a != b && cuda.can_access_peer(a, b) && cuda.can_access_peer(b, a);
-      if (a != b && peer_access && !can) continue;
-      if (can) {
-        cuda.set_peer_access(a, b, peer_access);
-        cuda.set_peer_access(b, a, peer_access);
-      }
-      detail::Handles h(cuda);
-      auto src = h.buffer(MemoryKind::kDevice, a, 4), dst = h.buffer(MemoryKind::kDevice, b, 4);
-      auto s = h.stream(a);
-      std::vector<double> us;
-      for (int n = 0; n < std::max(1, samples); ++n) {
-        if (hooks.stopping()) return out;
-        CopySample cs = time_copies(cuda, {{dst, src, 4, CopyEngine::kCe, s}}, repeats, 1);
-        us.push_back(cs.total_s / repeats * 1e6);
-      }
-      keep(out, LatencyResult{a, b, peer_access, median(us)}, hooks);
-    }
-  }
-  return out;
+  return measure_latency(cuda, plan_latency(cuda, gpus, peer_access), repeats, samples, hooks);
 }
 
 }  // namespace linkwise::measure

@@ -200,10 +200,24 @@ void FakeCuda::fill(Buffer b, std::size_t offset, std::size_t count, float value
   auto& d = data(b);
   if (offset + count > d.size()) throw RuntimeError("fake: fill past the end of a buffer");
   std::fill(d.begin() + offset, d.begin() + offset + count, value);
+  auto& buf = bufs_.at(b);
+  buf.filled = true;
+  if (offset == 0 && count == d.size()) buf.stale = false;
+}
+
+void FakeCuda::collective_io(Buffer send, Buffer recv, bool computed) {
+  bufs_.at(send).filled = false;
+  auto& out = bufs_.at(recv);
+  out.filled = false;
+  if (!computed) out.stale = true;
 }
 
 std::uint64_t FakeCuda::count_mismatches(Buffer b, std::size_t offset, std::size_t count,
                                          float expected, Stream) {
+  if (bufs_.at(b).stale)
+    throw RuntimeError(
+        "fake: reading a buffer a collective wrote without moving data (fill its "
+        "inputs before a collective whose result is read)");
   auto& d = data(b);
   if (offset + count > d.size()) throw RuntimeError("fake: check past the end of a buffer");
   return std::count_if(d.begin() + offset, d.begin() + offset + count,
@@ -250,19 +264,27 @@ void move_data(FakeCuda& cuda, const std::vector<NcclApi::Call>& calls) {
   int n = static_cast<int>(calls.size());
   const auto& c0 = calls[0];
   std::size_t cnt = c0.count;
-  auto in = [&](int r, std::size_t i) {
-    return cuda.data(calls[r].send)[calls[r].send_offset / 4 + i];
-  };
+  for (const auto& c : calls)
+    if (cuda.stale(c.send))
+      throw RuntimeError("fake NCCL: input written by a collective that moved no data");
+  // Each rank's input, looked up once (not once per element).
+  std::vector<const float*> input(n);
+  for (int r = 0; r < n; ++r) input[r] = cuda.data(calls[r].send).data() + calls[r].send_offset / 4;
+  auto in = [&](int r, std::size_t i) { return input[r][i]; };
+  // all_reduce and reduce: the sum over ranks, the same for every rank that receives it.
+  std::vector<float> sum;
+  if (c0.op == comm::Op::kAllReduce || c0.op == comm::Op::kReduce) {
+    sum.assign(cnt, 0.0f);
+    for (int j = 0; j < n; ++j)
+      for (std::size_t i = 0; i < cnt; ++i) sum[i] += in(j, i);
+  }
   std::vector<std::vector<float>> out(n);
   for (int r = 0; r < n; ++r) {
     auto& o = out[r];
     switch (c0.op) {
       case comm::Op::kAllReduce:
       case comm::Op::kReduce:
-        o.assign(cnt, 0.0f);
-        for (int j = 0; j < n; ++j)
-          for (std::size_t i = 0; i < cnt; ++i) o[i] += in(j, i);
-        if (c0.op == comm::Op::kReduce && r != c0.root) o.clear();
+        if (c0.op == comm::Op::kAllReduce || r == c0.root) o = sum;
         break;
       case comm::Op::kAllGather:
         for (int j = 0; j < n; ++j)
@@ -303,13 +325,18 @@ void FakeNccl::flush() {
             [](const Pending& a, const Pending& b) { return a.call.rank < b.call.rank; });
   const Call& c = p[0].call;
   int n = c.nranks;
-  bool touched = false;
-  for (const auto& x : p) touched = touched || cuda_.has_data(x.call.send);
-  // Data moves only once a check has written inputs: timing runs on untouched buffers stay cheap.
-  if (static_cast<int>(p.size()) == n && touched) {
-    std::vector<Call> calls;
-    for (const auto& x : p) calls.push_back(x.call);
-    move_data(cuda_, calls);
+  // Data moves when every rank's input was filled since a collective last used it, as in a data
+  // check; timing runs (inputs not refilled) only take time and leave their output stale. With
+  // only some of the ranks here (one process of several) nothing moves and nothing is marked.
+  if (static_cast<int>(p.size()) == n) {
+    bool filled = true;
+    for (const auto& x : p) filled = filled && cuda_.filled(x.call.send);
+    if (filled) {
+      std::vector<Call> calls;
+      for (const auto& x : p) calls.push_back(x.call);
+      move_data(cuda_, calls);
+    }
+    for (const auto& x : p) cuda_.collective_io(x.call.send, x.call.recv, filled);
   }
   // nccl-tests' size for this call, then the time that makes busbw equal the bus rate.
   double per_rank = static_cast<double>(c.count) * 4;

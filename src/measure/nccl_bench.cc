@@ -89,13 +89,17 @@ long check(CudaApi& cuda, NcclApi& nccl, std::vector<Local>& ls, const NcclOptio
 
 }  // namespace
 
+std::vector<std::uint64_t> nccl_sizes(const NcclOptions& o) {
+  return o.sizes.empty() ? comm::sweep_sizes(o.min_bytes, o.max_bytes, o.factor) : o.sizes;
+}
+
 NcclSweep run_nccl_sweep(CudaApi& cuda, NcclApi& nccl, const RankSet& rs, const NcclOptions& o,
                          const Hooks<NcclSweep>& hooks) {
   if (rs.devices.empty() || rs.devices.size() != rs.ranks.size() ||
       rs.devices.size() != rs.comms.size())
     throw InputError("NCCL sweep: every local rank needs a device and a communicator");
   const int n = rs.nranks;
-  auto sizes = o.sizes.empty() ? comm::sweep_sizes(o.min_bytes, o.max_bytes, o.factor) : o.sizes;
+  const auto sizes = nccl_sizes(o);
   auto maxc = collective_counts(o.op, o.max_bytes, n);
   std::size_t alloc_elems = std::max<std::size_t>(std::max(maxc.send_count, maxc.recv_count), 1);
   detail::Handles h(cuda);

@@ -70,6 +70,52 @@ TEST_P(MeasureNcclSweep, DataChecksPassAndBusbwApproachesTheBusRate) {
 INSTANTIATE_TEST_SUITE_P(Ops, MeasureNcclSweep, ::testing::ValuesIn(comm::all_ops()),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
+TEST(MeasureNccl, FakeMovesDataOnlyForFilledInputs) {
+  // A data check fills every input and reads the result: that call moves data. A timing run (inputs
+  // not filled again) moves none, and its output is stale: reading it throws until a fill covers
+  // the whole buffer.
+  FakeCuda cuda(parse_fake_spec("gpus=2,p2p=100"));
+  FakeNccl nccl(cuda);
+  auto comms = nccl.init_all({0, 1});
+  std::vector<CudaApi::Buffer> send, recv;
+  std::vector<CudaApi::Stream> streams;
+  for (int r = 0; r < 2; ++r) {
+    send.push_back(cuda.alloc(MemoryKind::kDevice, r, 64 * 4));
+    recv.push_back(cuda.alloc(MemoryKind::kDevice, r, 64 * 4));
+    streams.push_back(cuda.create_stream(r));
+  }
+  auto all_reduce = [&] {
+    nccl.group_start();
+    for (int r = 0; r < 2; ++r) {
+      NcclApi::Call c;
+      c.op = comm::Op::kAllReduce, c.count = 64, c.rank = r, c.nranks = 2;
+      c.send = send[r], c.recv = recv[r];
+      nccl.run(comms[r], c, streams[r]);
+    }
+    nccl.group_end();
+  };
+  for (int r = 0; r < 2; ++r) cuda.fill(send[r], 0, 64, static_cast<float>(r + 1), streams[r]);
+  all_reduce();  // 1 + 2 = 3 everywhere
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(cuda.count_mismatches(recv[r], 0, 64, 3.0f, streams[r]), 0u);
+  all_reduce();  // the inputs were used and not filled again: a timing run
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(cuda.stale(recv[r]));
+    EXPECT_THROW(cuda.count_mismatches(recv[r], 0, 64, 3.0f, streams[r]), RuntimeError);
+  }
+  cuda.fill(recv[0], 0, 32, 0.0f, streams[0]);  // half the buffer: still stale
+  EXPECT_THROW(cuda.count_mismatches(recv[0], 0, 64, 0.0f, streams[0]), RuntimeError);
+  cuda.fill(recv[0], 0, 64, 0.0f, streams[0]);
+  EXPECT_EQ(cuda.count_mismatches(recv[0], 0, 64, 0.0f, streams[0]), 0u);
+  for (int r = 0; r < 2; ++r) {  // a check again, as run_nccl_sweep's: output cleared, inputs set
+    cuda.fill(recv[r], 0, 64, 0.0f, streams[r]);
+    cuda.fill(send[r], 0, 64, static_cast<float>(r + 1), streams[r]);
+  }
+  all_reduce();
+  EXPECT_FALSE(cuda.stale(recv[1]));
+  EXPECT_EQ(cuda.count_mismatches(recv[1], 0, 64, 3.0f, streams[1]), 0u);
+}
+
 TEST(MeasureNccl, WrongResultsAreCounted) {
   // A fake whose all-reduce moves no data: every checked element stays 0 instead of 1+2 = 3.
   class Lazy : public FakeNccl {

@@ -17,10 +17,19 @@ constexpr double kFullFraction = 1e-9;
 MaxMinSolver::MaxMinSolver(std::vector<double> capacity) { set_capacity(std::move(capacity)); }
 
 void MaxMinSolver::set_capacity(std::vector<double> capacity) {
-  capacity_ = std::move(capacity);
-  load_.assign(capacity_.size(), 0.0);
-  slot_.clear();  // sized on the first solve
+  own_ = std::move(capacity);
+  view_capacity(own_);
+}
+
+void MaxMinSolver::view_capacity(std::span<const double> capacity) {
+  // Between solves load_ is 0 except at used_, and slot_ is -1 everywhere: clear only what the
+  // last solve wrote, and size the arrays anew only when the number of resources changes (a large
+  // machine has far more resources than one solve's flows touch).
+  for (int r : used_) load_[r] = 0.0;
   used_.clear();
+  capacity_ = capacity;
+  if (load_.size() != capacity_.size()) load_.assign(capacity_.size(), 0.0);
+  if (slot_.size() != capacity_.size()) slot_.clear();  // sized on the first solve
 }
 
 void MaxMinSolver::clear() {
@@ -50,7 +59,9 @@ int MaxMinSolver::add_flow(std::span<const int> route, std::span<const double> c
   return id;
 }
 
-bool MaxMinSolver::saturated(int r) const { return load_.at(r) >= capacity_.at(r) * (1 - 1e-9); }
+bool MaxMinSolver::saturated(int r) const {
+  return load_.at(r) >= capacity_[static_cast<std::size_t>(r)] * (1 - 1e-9);
+}
 
 void MaxMinSolver::build_index() {
   const int F = flows();

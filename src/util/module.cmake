@@ -1,4 +1,6 @@
-list(APPEND LINKWISE_SOURCES src/util/error.cc src/util/text.cc src/util/yaml_util.cc
-  src/util/stop_signals.cc)
+# error, text and yaml_util are part of linkwise_parser (CMakeLists.txt): the catalog generator needs
+# them.
+list(APPEND LINKWISE_PARSER_SOURCES src/util/error.cc src/util/text.cc src/util/yaml_util.cc)
+list(APPEND LINKWISE_SOURCES src/util/stop_signals.cc)
 list(APPEND LINKWISE_TEST_SOURCES src/util/text_test.cc src/util/stop_signals_test.cc
   src/util/option_spec_test.cc)

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <set>
 #include <string_view>
 
@@ -65,60 +64,6 @@ YAML::Node load_yaml(const std::string& text, const std::string& filename) {
                      {filename, e.mark.line + 1, e.mark.column + 1});
   }
   TreeCheck(filename).walk(root, 0);
-  return root;
-}
-
-YAML::Node load_yaml_halves(const std::string& text, const std::string& filename) {
-  // Line starts, top-level keys (a line starting with neither space, '#' nor '-').
-  std::vector<std::size_t> starts{0};
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n' && i + 1 < text.size()) starts.push_back(i + 1);
-  auto first_char = [&](std::size_t line) { return text[starts[line]]; };
-  std::vector<std::size_t> keys;
-  for (std::size_t l = 0; l < starts.size(); ++l) {
-    char c = first_char(l);
-    if (c != ' ' && c != '#' && c != '-' && c != '\n' && c != '\r') keys.push_back(l);
-  }
-  // The item start ("  - ", at the indentation of the section's first item) nearest the middle.
-  const std::size_t middle = text.size() / 2;
-  std::size_t split = 0, key_of_split = 0;
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const std::size_t end = k + 1 < keys.size() ? keys[k + 1] : starts.size();
-    std::string item;
-    for (std::size_t l = keys[k] + 1; l < end; ++l) {
-      std::string_view line(text.data() + starts[l],
-                            (l + 1 < starts.size() ? starts[l + 1] : text.size()) - starts[l]);
-      const std::size_t indent = line.find_first_not_of(' ');
-      if (indent == std::string_view::npos || line[indent] == '#' || line[indent] == '\n') continue;
-      if (item.empty()) {
-        if (line[indent] != '-') break;  // a map section: not split inside
-        item = std::string(line.substr(0, indent + 1));
-      }
-      if (line.substr(0, item.size()) != item) continue;
-      const auto dist = [&](std::size_t x) { return x > middle ? x - middle : middle - x; };
-      if (split == 0 || dist(starts[l]) < dist(starts[split])) split = l, key_of_split = keys[k];
-    }
-  }
-  if (split == 0) return load_yaml(text, filename);
-  const std::string first = text.substr(0, starts[split]);
-  std::string second(split - 1, '\n');
-  const std::size_t key_end = text.find('\n', starts[key_of_split]);
-  second += text.substr(starts[key_of_split], key_end - starts[key_of_split] + 1);
-  second += text.substr(starts[split]);
-  auto later = std::async(std::launch::async, [&] { return load_yaml(second, filename); });
-  YAML::Node root = load_yaml(first, filename);
-  YAML::Node rest = later.get();
-  const std::string key = text.substr(starts[key_of_split],
-                                      text.find(':', starts[key_of_split]) - starts[key_of_split]);
-  for (const auto& kv : rest) {
-    const std::string k = kv.first.Scalar();
-    if (k == key) {
-      YAML::Node seq = root[key];
-      for (const auto& item : kv.second) seq.push_back(item);
-    } else {
-      root[k] = kv.second;
-    }
-  }
   return root;
 }
 

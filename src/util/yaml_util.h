@@ -14,12 +14,6 @@ namespace linkwise::detail {
 /// Parses YAML text; syntax errors become InputError with file:line:column.
 YAML::Node load_yaml(const std::string& text, const std::string& filename);
 
-/// load_yaml() of a large block-style document in two halves parsed at once on two threads: split
-/// at a top-level key or, inside the largest top-level sequence, at an item, with line numbers
-/// kept (the second half is padded with empty lines). The same tree as load_yaml() for documents
-/// whose top-level keys start at column 0 and share no anchors; used for the built-in catalog.
-YAML::Node load_yaml_halves(const std::string& text, const std::string& filename);
-
 /// The 1-based location of a node in `file`.
 SourceLocation location_of(const YAML::Node& n, const std::string& file);
 

@@ -50,4 +50,20 @@ TEST(ProgressCli, ServeSweepAndCollectiveSizesDrawOnlyOnATerminal) {
   EXPECT_EQ(tty.find("concurrency sweep"), std::string::npos) << tty;
 }
 
+TEST(ProgressCli, BenchCountsItsMeasurementsOnlyOnATerminal) {
+  // Two simulated GPUs with peer access, one copy size, all_reduce from 8 B to 64 KiB. Planned:
+  // host 2 GPUs x 2 engines x (h2d, d2h, bidir) = 12; local 2 x 2 = 4; peer on: 0->1 (p2p, bidir)
+  // and 1->0 (p2p) for ce and sm = 6; peer off, ce only = 3; latency 4 pairs on and off = 8;
+  // all_reduce at 8, 16, ..., 64K = 14 sizes. 47 in all.
+  const std::string bench = "bench --fake-gpus gpus=2,p2p=300,bus=250 --sizes 1M -e 64K -n 2 -w 1";
+  auto b = run_cli(bench);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(b.err, "");
+  std::string tty = on_a_terminal(bench);
+  if (tty.empty()) GTEST_SKIP() << "no `script` to run a command on a terminal";
+  EXPECT_NE(tty.find("\rbench: measurements: 47/47\033[K\r\033[K"), std::string::npos) << tty;
+  tty = on_a_terminal(bench + " --quiet");
+  EXPECT_EQ(tty.find("bench: measurements"), std::string::npos) << tty;
+}
+
 }  // namespace linkwise::testing

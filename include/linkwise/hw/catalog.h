@@ -29,6 +29,7 @@ struct Figure {
   double value = 0;
   std::string source;  ///< spec or document and section; "derived: ..." when computed from others
   bool derived() const { return source.rfind("derived", 0) == 0; }
+  bool operator==(const Figure&) const = default;
 };
 
 /// Families of link technology.
@@ -55,6 +56,7 @@ struct LinkTech {
 
   /// Line rate of `count` lanes or links, per direction, in bytes per second.
   double line_bytes_per_s(int count) const { return unit_bytes_per_s.value * count; }
+  bool operator==(const LinkTech&) const = default;
 };
 
 enum class PartKind { kGpu, kCpu, kPcieSwitch, kNvSwitch, kNic, kNvme, kRetimer, kNetSwitch };
@@ -77,6 +79,7 @@ struct Part {
   bool has(const std::string& field) const { return figures.count(field) != 0; }
   /// A non-numeric attribute, or "".
   std::string attr(const std::string& key) const;
+  bool operator==(const Part&) const = default;
 };
 
 /// A circuit-board or cable material: its insertion loss per millimetre at two frequencies. Loss at
@@ -90,6 +93,7 @@ struct BoardMaterial {
   Figure loss_db_per_mm_16GHz;
   /// Insertion loss per millimetre at `ghz`, dB.
   double loss_db_per_mm_at(double ghz) const;
+  bool operator==(const BoardMaterial&) const = default;
 };
 
 /// A PCIe generation's channel: its Nyquist frequency and the insertion loss its receivers recover,
@@ -101,12 +105,15 @@ struct ChannelBudget {
   Figure package_db;      ///< one end's package (die bump to ball), charged at each end
   Figure connector_db;    ///< one connector (CEM slot, MCIO) mated pair
   Figure via_db;          ///< one via transition
+  bool operator==(const ChannelBudget&) const = default;
 };
 
 /// The catalog of link technologies and parts.
 class Catalog {
  public:
-  /// The catalog compiled into the library (data/catalog.yaml). Parsed once, on first use.
+  /// The catalog compiled into the library: data/catalog.yaml, checked and turned into tables when
+  /// the library is built (a catalog that does not parse fails the build), so nothing is parsed at
+  /// run time. Built from those tables once, on first use.
   static const Catalog& builtin();
   /// Parses a catalog file; `filename` is used in error messages. Throws InputError.
   static Catalog parse(const std::string& yaml_text, const std::string& filename);
@@ -128,11 +135,9 @@ class Catalog {
   const BoardMaterial* find_material(const std::string& id) const;
   /// The channel budget of a PCIe technology id, or null.
   const ChannelBudget* channel_budget(const std::string& tech) const;
+  const std::vector<ChannelBudget>& channels() const { return channels_; }
 
  private:
-  /// parse(); `halves`: the text is the built-in catalog, parsed in two halves at once.
-  static Catalog parse(const std::string& yaml_text, const std::string& filename, bool halves);
-
   std::vector<LinkTech> techs_;
   std::vector<Part> parts_;
   std::vector<BoardMaterial> materials_;

@@ -69,6 +69,24 @@ struct BenchReport {
 /// sustained run (one).
 std::size_t measurements_finished(const BenchReport& r);
 
+/// What run_bench will measure, planned before it starts: each copy part's list (run_bench runs
+/// these very lists, copy_bench.h), the collectives with their sizes, and the sustained run. A
+/// part that does not run is empty.
+struct BenchPlan {
+  std::vector<CopyResult> host, local, peer_on, peer_off;
+  std::vector<LatencyResult> latency_on, latency_off;
+  std::vector<comm::Op> ops;              ///< collectives, each run over every size below
+  std::vector<std::uint64_t> nccl_sizes;  ///< nccl_sizes(o.nccl_options)
+  bool sustained = false;
+  /// The measurements planned, counted as measurements_finished() counts them: a run that nothing
+  /// stops finishes this many (bench's progress on a terminal counts up to it).
+  std::size_t measurements() const;
+};
+/// The plan of run_bench(cuda, nccl, ..., o, g) on `gpus` (the GPUs it measures); `with_nccl`:
+/// whether NCCL loaded.
+BenchPlan plan_bench(CudaApi& cuda, bool with_nccl, const std::vector<int>& gpus,
+                     const BenchOptions& o, const ProcessGroup& g);
+
 /// What a bench run tells its caller as it goes.
 struct BenchHooks {
   /// Called after each finished measurement (a copy result, a latency pair, a collective size, the
@@ -81,9 +99,11 @@ struct BenchHooks {
   std::function<bool()> stop;
 };
 
-/// Runs what `o` asks for on `cuda`. `nccl` and `telemetry` may be null (the parts that need them
-/// are skipped with a note). With `group.size` > 1 (mpirun) each process drives its local_rank's
-/// GPU and only the collectives run, one rank per process.
+/// Runs what `o` asks for on `cuda` (plan_bench's plan). `nccl` and `telemetry` may be null (the
+/// parts that need them are skipped with a note). With `group.size` > 1 (mpirun) each process
+/// drives its local_rank's GPU and only the collectives run, one rank per process. When stderr is a
+/// terminal (and output is not quiet) rank 0 draws "bench: measurements: done/total" there as it
+/// goes (util/verbosity.h Progress), cleared at the end.
 BenchReport run_bench(CudaApi& cuda, NcclApi* nccl, GpuTelemetry* telemetry, const BenchOptions& o,
                       const ProcessGroup& group, const BenchHooks& hooks = {});
 

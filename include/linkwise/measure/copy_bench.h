@@ -52,22 +52,42 @@ struct LatencyResult {
   double us = 0;  ///< median over samples of (end − start) / repeats for 4-byte copies
 };
 
-/// h2d, d2h and bidir for each GPU, each engine and size. Each function below returns its results
-/// and hands each to `hooks` as it finishes; a stop request (polled between samples) ends it with
-/// the results finished so far.
+/// What each benchmark below measures, in the order it measures it, as results with no figures
+/// yet: the benchmarks run these lists (measure_copies, measure_latency), so a list's length is
+/// what its benchmark will measure (`linkwise bench`'s progress counts them).
+///   plan_host_device  h2d, d2h and bidir for each GPU, size and engine
+///   plan_peer         p2p and p2p_bidir for every ordered pair of distinct GPUs (bidir once per
+///                     pair), with peer access on or off. With it off only the copy engine runs (a
+///                     copy kernel cannot reach the peer); with it on, pairs that cannot access
+///                     each other are left out.
+///   plan_local        d2d_local for each GPU, size and engine
+///   plan_latency      every ordered pair of GPUs, itself included, left out as plan_peer does
+std::vector<CopyResult> plan_host_device(const std::vector<int>& gpus, const CopyOptions& o);
+std::vector<CopyResult> plan_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
+                                  const CopyOptions& o);
+std::vector<CopyResult> plan_local(const std::vector<int>& gpus, const CopyOptions& o);
+std::vector<LatencyResult> plan_latency(CudaApi& cuda, const std::vector<int>& gpus,
+                                        bool peer_access);
+
+/// Measures each planned copy result in turn (buffers and streams allocated once for the results
+/// of one GPU or pair and size) and returns them, handing each to `hooks` as it finishes; a stop
+/// request (polled between samples) ends it with the results finished so far.
+std::vector<CopyResult> measure_copies(CudaApi& cuda, const std::vector<CopyResult>& plan,
+                                       const CopyOptions& o, const Hooks<CopyResult>& hooks = {});
+/// GPU-to-GPU latency (p2pBandwidthLatencyTest's GPU latency) of each planned pair: `repeats`
+/// 4-byte copies timed between events on a held stream; hooks and stop as measure_copies.
+std::vector<LatencyResult> measure_latency(CudaApi& cuda, const std::vector<LatencyResult>& plan,
+                                           int repeats = 100, int samples = 3,
+                                           const Hooks<LatencyResult>& hooks = {});
+
+/// The plans above, measured.
 std::vector<CopyResult> bench_host_device(CudaApi& cuda, const std::vector<int>& gpus,
                                           const CopyOptions& o,
                                           const Hooks<CopyResult>& hooks = {});
-/// p2p and p2p_bidir for every ordered pair of distinct GPUs (bidir once per pair), with peer
-/// access on or off. With it off, only the copy engine runs (a copy kernel cannot reach the peer).
-/// Pairs that cannot access each other are skipped when `peer_access` is true.
 std::vector<CopyResult> bench_peer(CudaApi& cuda, const std::vector<int>& gpus, bool peer_access,
                                    const CopyOptions& o, const Hooks<CopyResult>& hooks = {});
-/// d2d_local for each GPU.
 std::vector<CopyResult> bench_local(CudaApi& cuda, const std::vector<int>& gpus,
                                     const CopyOptions& o, const Hooks<CopyResult>& hooks = {});
-/// GPU-to-GPU latency matrix (p2pBandwidthLatencyTest's GPU latency): `repeats` 4-byte copies timed
-/// between events on a held stream.
 std::vector<LatencyResult> bench_latency(CudaApi& cuda, const std::vector<int>& gpus,
                                          bool peer_access, int repeats = 100, int samples = 3,
                                          const Hooks<LatencyResult>& hooks = {});

@@ -78,6 +78,15 @@ class FakeCuda : public CudaApi {
   std::vector<float>& data(Buffer b);
   /// Whether a buffer's data was ever read or written (untouched buffers hold no data).
   bool has_data(Buffer b) const { return !bufs_.at(b).data.empty(); }
+  /// For FakeNccl, which moves a collective's data only when every input was written by fill()
+  /// since a collective last read or wrote it (as a data check does: fill, run, read), so timing
+  /// runs cost no data movement. filled(): that condition. collective_io(): a collective read
+  /// `send` and wrote `recv`, computing its data or not; a buffer written without its data is
+  /// stale: count_mismatches() on it, or a collective moving data from it, throws until a fill
+  /// covers it whole.
+  bool filled(Buffer b) const { return bufs_.at(b).filled; }
+  void collective_io(Buffer send, Buffer recv, bool computed);
+  bool stale(Buffer b) const { return bufs_.at(b).stale; }
 
  private:
   struct Buf {
@@ -85,6 +94,7 @@ class FakeCuda : public CudaApi {
     int device;
     std::size_t bytes;
     std::vector<float> data;
+    bool filled = false, stale = false;  ///< see filled() and collective_io()
   };
   double rate_GBps(const Buf& dst, const Buf& src, CopyEngine engine, int stream_device) const;
   FakeGpuSpec spec_;
@@ -99,8 +109,9 @@ class FakeCuda : public CudaApi {
 
 /// Collectives on FakeCuda's clock: the ranks of a call start together (at the latest of their
 /// streams' times) and each takes nccl_latency + S × bus_factor / bus_rate for the op's size S, so
-/// the measured busbw approaches bus_rate; the data moves as NCCL would move it, so data checks
-/// pass.
+/// the measured busbw approaches bus_rate. When every rank's input was freshly filled (a data
+/// check, FakeCuda::filled) the data moves as NCCL would move it, so data checks pass; timing runs
+/// move none and leave their output stale (reading it throws).
 class FakeNccl : public NcclApi {
  public:
   explicit FakeNccl(FakeCuda& cuda) : cuda_(cuda) {}

@@ -69,6 +69,9 @@ struct NcclOptions {
   int root = 0;
 };
 
+/// The sizes a sweep with `o` runs, in order: o.sizes, or comm::sweep_sizes(min, max, factor).
+std::vector<std::uint64_t> nccl_sizes(const NcclOptions& o);
+
 /// Ranks this process drives: its GPUs and their global rank numbers.
 struct RankSet {
   int nranks = 1;            ///< over every process

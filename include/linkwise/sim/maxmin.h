@@ -40,7 +40,10 @@ class MaxMinSolver {
   explicit MaxMinSolver(std::vector<double> capacity);
 
   void set_capacity(std::vector<double> capacity);
-  const std::vector<double>& capacity() const { return capacity_; }
+  /// Reads capacities from `capacity`, which the caller keeps alive and unchanged while the solver
+  /// uses it (no copy: the engine's runs share one table).
+  void view_capacity(std::span<const double> capacity);
+  std::span<const double> capacity() const { return capacity_; }
 
   /// Removes every flow; keeps capacities.
   void clear();
@@ -64,8 +67,9 @@ class MaxMinSolver {
   const std::vector<int>& used() const { return used_; }
 
  private:
-  void build_index();  // resource -> flows (CSR)
-  std::vector<double> capacity_;
+  void build_index();                  // resource -> flows (CSR)
+  std::vector<double> own_;            // set_capacity()'s copy
+  std::span<const double> capacity_;   // own_ or the caller's table (view_capacity())
   std::vector<int> start_{0}, route_;  // CSR: flow f's route is route_[start_[f] .. start_[f+1])
   std::vector<double> coeff_;          // parallel to route_
   std::vector<double> cap_, rate_, load_;
