@@ -10,9 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "cli/cli_runner.h"
@@ -21,13 +19,6 @@
 namespace linkwise::testing {
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Stopped {
   int exit_code = -1;
@@ -67,8 +58,8 @@ Stopped stop_bench_with(int sig) {
     waitpid(pid, &status, 0);
   }
   s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  s.out = slurp(out);
-  s.err = slurp(err);
+  s.out = read_text(out);
+  s.err = read_text(err);
   s.file = file;
   return s;
 }
@@ -79,7 +70,7 @@ void expect_kept(const Stopped& s, const std::string& signal) {
   auto parsed = measure::load_measurements(s.file);
   EXPECT_GE(parsed.measurements.size(), 1u);
   EXPECT_LT(parsed.measurements.size(), 18u);  // 2 GPUs x 3 sizes x 2 engines x 3 kinds: not all
-  auto j = nlohmann::json::parse(slurp(s.file));
+  auto j = nlohmann::json::parse(read_text(s.file));
   EXPECT_EQ(j.at("complete"), false);
   // One line on stderr, and the tables of what finished on stdout.
   EXPECT_EQ(s.err.rfind("linkwise: stopped by " + signal + ": ", 0), 0u) << s.err;

@@ -13,17 +13,18 @@
 namespace linkwise::testing {
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 std::vector<std::string>& made_dirs() {
   static std::vector<std::string> dirs;
   return dirs;
 }
 }  // namespace
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 std::string source_dir() { return LINKWISE_SOURCE_DIR; }
 
@@ -53,8 +54,8 @@ CliResult run_cli(const std::string& args) {
   int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = read_text(out);
+  r.err = read_text(err);
   return r;
 }
 

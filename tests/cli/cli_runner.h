@@ -18,6 +18,10 @@ CliResult run_cli(const std::string& args);
 /// message is found whether or not the report wrapped it at 100 columns (report::fit_width).
 std::string flat(const std::string& text);
 
+/// The whole file at `path` as bytes; "" when it cannot be opened (a file a test expects to be
+/// absent reads as empty).
+std::string read_text(const std::string& path);
+
 /// The source tree, for example inputs: LINKWISE_SOURCE_DIR.
 std::string source_dir();
 

@@ -2,20 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cli/cli_runner.h"
 
 namespace linkwise::testing {
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 int count(const std::string& text, const std::string& what) {
   int n = 0;
@@ -27,7 +18,7 @@ TEST(DrawCliTest, SvgOfEveryGpuAndLinkOnSeveralBoxes) {
   std::string out = temp_dir() + "/ta.svg";
   auto r = run_cli("draw training-appliance --nodes 2 -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string svg = slurp(out);
+  std::string svg = read_text(out);
   // 2 boxes of 8 GPUs; 65 links each, 8 NICs each to the network switch (topo --json agrees).
   EXPECT_EQ(count(svg, "data-kind=\"gpu\""), 16);
   EXPECT_EQ(count(svg, "class=\"link\""), 2 * 65 + 16);
@@ -39,7 +30,7 @@ TEST(DrawCliTest, JobColoursLinksByUse) {
   auto r =
       run_cli("draw dgx-h100 --job \"train --model llama3-8b --mode lora --plan tp=8\" -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string svg = slurp(out);
+  std::string svg = read_text(out);
   EXPECT_NE(svg.find("% used"), std::string::npos);
   EXPECT_NE(svg.find("links coloured by use in one step of Llama 3 8B (tp=8"), std::string::npos);
 }
@@ -50,14 +41,14 @@ TEST(DrawCliTest, PngThroughRsvgConvert) {
   std::string out = temp_dir() + "/x.png";
   auto r = run_cli("draw dgx1-v100 -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(slurp(out).substr(1, 3), "PNG");
+  EXPECT_EQ(read_text(out).substr(1, 3), "PNG");
 }
 
 TEST(DrawCliTest, ReportHasItsSections) {
   std::string out = temp_dir() + "/r.html";
   auto r = run_cli("report dgx-h100 --job \"--model llama3-8b --mode lora\" -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string html = slurp(out);
+  std::string html = read_text(out);
   for (const char* id : {"id=\"drawing\"", "id=\"collectives\"", "id=\"step\"", "id=\"scaling\""})
     EXPECT_NE(html.find(id), std::string::npos) << id;
   EXPECT_EQ(html.find("<script"), std::string::npos);  // nothing to run, nothing to fetch

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -14,11 +13,6 @@ namespace linkwise::testing {
 namespace {
 
 using probe::testing::SysfsFixture;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The line of `out` that starts with `head`, without its newline; "" when none does.
 // The line that starts with `head`, its continuation lines (wrapped at 100 columns, indented)
@@ -198,7 +192,7 @@ TEST(FieldCli, NcclExportUsesTheTrainedWidthAndMarksSyntheticBusIds) {
   std::string xml = fx.root() + "/topo.xml";
   auto r = run_cli("probe --chassis " + box + " --nccl-out " + xml);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string t = slurp(xml);
+  std::string t = read_text(xml);
   EXPECT_NE(t.find("<pci busid=\"0000:1a:00.0\" class=\"0x030200\""), std::string::npos) << t;
   EXPECT_NE(line_of(t, "<pci busid=\"0000:1a:00.0\"").find("link_width=\"8\""), std::string::npos)
       << t;
@@ -208,7 +202,7 @@ TEST(FieldCli, NcclExportUsesTheTrainedWidthAndMarksSyntheticBusIds) {
   auto d = run_cli("probe --chassis pcie-8gpu-gen4 --nccl-out " + fx.root() + "/design.xml");
   ASSERT_EQ(d.exit_code, 0) << d.err;
   EXPECT_NE(d.out.find("NCCL topology: "), std::string::npos) << d.out;
-  EXPECT_NE(slurp(fx.root() + "/design.xml").find("linkwise_busid=\"synthetic\""),
+  EXPECT_NE(read_text(fx.root() + "/design.xml").find("linkwise_busid=\"synthetic\""),
             std::string::npos);
 }
 
