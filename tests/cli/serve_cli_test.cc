@@ -138,6 +138,36 @@ TEST(ServeCli, BadFlags) {
       << r.err;
 }
 
+// --front-end on real output: one user, so nothing queues; vLLM's API server adds its 4 ms a
+// request (work::kVllmApiServerLatencyS, tenstorrent/tt-inference-server issue 190) to TTFT over
+// the engine alone (offline), NIM's front end nothing. E2E grows by the same 4 ms but for a trace:
+// the longer cycle (the engine idles while the next request crosses the front end) changes the mean
+// step's mix of prompt and decode work, which moves ITL by about 0.1 us (0.001 %), times 127
+// tokens.
+TEST(ServeCli, FrontEndAddsItsTimeBeforeTheFirstToken) {
+  auto json_of = [](const std::string& front) {
+    auto r = run_cli(
+        "serve inference-appliance --model llama3.1-8b --input 1024 --output 128 --concurrency 1 "
+        "--json" +
+        front);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  auto vllm = json_of(""), offline = json_of(" --front-end offline"),
+       nim = json_of(" --front-end nim");
+  const double kExact = 1e-9;   // s: the same arithmetic, only rounding
+  const double kMixS = 50e-6;   // s: the step-mix trace in E2E (127 x ~0.1 us, with margin)
+  const double kItlRel = 1e-4;  // the step-mix trace in ITL, relative
+  EXPECT_NEAR(vllm["ttft_s"].get<double>() - offline["ttft_s"].get<double>(), 4e-3, kExact);
+  EXPECT_NEAR(nim["ttft_s"].get<double>(), offline["ttft_s"].get<double>(), kExact);
+  EXPECT_NEAR(vllm["e2e_s"].get<double>() - offline["e2e_s"].get<double>(), 4e-3, kMixS);
+  EXPECT_NEAR(vllm["itl_s"].get<double>() / offline["itl_s"].get<double>(), 1.0, kItlRel);
+  auto bad = run_cli("serve inference-appliance --model llama3.1-8b --front-end http");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--front-end must be vllm, offline or nim, not 'http'"), std::string::npos)
+      << bad.err;
+}
+
 TEST(ServeCli, FiniteBenchmarkAveragesItsFirstCohortIn) {
   // 48 clients of 256-token prompts start together: their 12288 prompt tokens wait at once,
   // several 2048-token steps, where the steady state's prompt waits for one. Over 300 requests the
