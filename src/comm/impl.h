@@ -68,6 +68,12 @@ struct Communicator::Impl {
   /// resource allows and takes that from `residual`. Returns the rate; a ring under 0.1 % of the
   /// first (`first`, set by the first ring) is not added and 0 is returned.
   double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first);
+  /// add_ring's routes of a ring that passes through boxes in turn, the same places in each
+  /// (detail::Router::mirrored()): one box's hops routed, the others mirrored. False (hops left
+  /// for add_ring to route) where the ring is not so.
+  bool mirror_ring(const std::vector<int>& order, const std::vector<double>& residual,
+                   std::vector<detail::Route>& hops);
+  bool mirror_rings = true;  ///< false once a routed hop was not the mirror it should be
   /// Pairwise rates between `members` (rank positions) on `residual`, row-major.
   std::vector<double> member_rates(const std::vector<int>& members,
                                    const std::vector<double>& residual) const;

@@ -179,15 +179,62 @@ std::vector<double> Communicator::Impl::member_rates(const std::vector<int>& mem
   return p;
 }
 
+bool Communicator::Impl::mirror_ring(const std::vector<int>& order,
+                                     const std::vector<double>& residual,
+                                     std::vector<Route>& hops) {
+  // The order must be G >= 2 runs of m ranks, run g all in box box[g] (ascending), each at the
+  // same places in its box as run 0.
+  const int n = static_cast<int>(order.size());
+  if (!mirror_rings || !router->mirrored()) return false;
+  const auto box_of = [&](int i) { return chassis->node(ranks[order[i]]).box; };
+  int m = 1;
+  while (m < n && box_of(m) == box_of(0)) ++m;
+  if (n % m != 0 || n / m < 2) return false;
+  const int runs = n / m;
+  std::vector<int> box(runs);
+  for (int g = 0; g < runs; ++g) {
+    box[g] = box_of(g * m);
+    if (g > 0 && box[g] <= box[g - 1]) return false;
+    for (int k = 0; k < m; ++k)
+      if (box_of(g * m + k) != box[g] ||
+          router->mirror_node(ranks[order[g * m + k]], box[0]) != ranks[order[k]])
+        return false;
+  }
+  // Run 0's hops, the last into run 1, routed; every other hop is the mirror of one of them: every
+  // box has carried the same hops so far, so the residual capacities of any two boxes are alike.
+  const auto route_of = [&](int i) {
+    return router->route(ranks[order[i]], ranks[order[(i + 1) % n]], residual);
+  };
+  for (int k = 0; k < m; ++k) hops[k] = route_of(k);
+  for (int g = 1; g < runs; ++g)
+    for (int k = 0; k < m; ++k) {
+      const bool last = k == m - 1;
+      if (g == runs - 1 && last) continue;
+      router->mirror(hops[k], box[0], last ? box[1] : box[0], box[g], last ? box[g + 1] : box[g],
+                     hops[g * m + k]);
+    }
+  // The hop back from the last box to the first goes the other way in node order, where the
+  // search's ties could settle otherwise: it is routed, and must be the mirror.
+  hops[n - 1] = route_of(n - 1);
+  Route mirrored;
+  router->mirror(hops[m - 1], box[0], box[1], box[runs - 1], box[0], mirrored);
+  if (mirrored.res != hops[n - 1].res || mirrored.coeff != hops[n - 1].coeff ||
+      mirrored.bytes_per_s != hops[n - 1].bytes_per_s || mirrored.kind != hops[n - 1].kind) {
+    mirror_rings = false;  // from here on every hop is routed
+    return false;
+  }
+  return true;
+}
+
 double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<double>& residual,
                                     double& first) {
   const int n = static_cast<int>(order.size());
-  std::vector<Route> hops;
-  hops.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
-    hops.push_back(rings.empty() ? router->route_full(a, b) : router->route(a, b, residual));
-  }
+  std::vector<Route> hops(n);
+  if (rings.empty() || !mirror_ring(order, residual, hops))
+    for (int i = 0; i < n; ++i) {
+      int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
+      hops[i] = rings.empty() ? router->route_full(a, b) : router->route(a, b, residual);
+    }
   double rate = rate_on(hops, residual, ring_load, ring_touched);
   if (rings.empty()) first = rate;
   if (rate <= 1e-3 * first || rate <= 0) return 0;

@@ -386,8 +386,105 @@ std::pair<double, int> Router::nic_nearness(int gpu, int nic) {
 
 const Route& Router::route_full(int a, int b) {
   auto it = full_.find(pair_key(a, b));
-  if (it == full_.end()) it = full_.emplace(pair_key(a, b), route(a, b, res_.capacity)).first;
-  return it->second;
+  if (it != full_.end()) return it->second;
+  // On full capacities every box is alike: a pair's route is the mirror of the pair at the same
+  // places in box 0 (both ends in one box) or in boxes 0 and 1 (in that order, or 1 and 0).
+  const int ba = graph_.box(a), bb = graph_.box(b);
+  const int ca = ba == bb || ba < bb ? 0 : 1, cb = ba == bb ? 0 : 1 - ca;
+  Route r;
+  if (ba >= 0 && bb >= 0 && (ba != ca || bb != cb) && mirrored())
+    mirror(route_full(mirror_node(a, ca), mirror_node(b, cb)), ca, cb, ba, bb, r);
+  else
+    r = route(a, b, res_.capacity);
+  return full_.emplace(pair_key(a, b), std::move(r)).first->second;
+}
+
+bool Router::mirrored() {
+  if (mirrored_ >= 0) return mirrored_ == 1;
+  mirrored_ = 0;
+  const int boxes = chassis_.boxes();
+  const int n = static_cast<int>(chassis_.nodes().size());
+  if (boxes < 2) return false;
+  std::vector<std::vector<int>> nodes_of(boxes);
+  node_local_.assign(n, -1);
+  for (int v = 0; v < n; ++v) {
+    const int b = chassis_.node(v).box;
+    if (b < 0) continue;
+    if (b >= boxes) return false;
+    node_local_[v] = static_cast<int>(nodes_of[b].size());
+    nodes_of[b].push_back(v);
+  }
+  per_box_ = nodes_of[0].size();
+  box_nodes_.reserve(per_box_ * boxes);
+  for (int b = 0; b < boxes; ++b) {
+    if (nodes_of[b].size() != per_box_) return false;
+    for (std::size_t k = 0; k < per_box_; ++k) {
+      const auto &x = chassis_.node(nodes_of[b][k]), &y = chassis_.node(nodes_of[0][k]);
+      if (x.kind != y.kind || x.part != y.part || x.overrides != y.overrides) return false;
+      if ((x.cpu < 0) != (y.cpu < 0) || (x.cpu >= 0 && node_local_[x.cpu] != node_local_[y.cpu]))
+        return false;
+      box_nodes_.push_back(nodes_of[b][k]);
+    }
+  }
+  // Each box's resources in order: its links' two directions, then its CPUs' memories.
+  const std::size_t total = res_.capacity.size();
+  res_box_.assign(total, -1);
+  res_local_.assign(total, -1);
+  std::vector<std::vector<int>> res_of(boxes);
+  auto place = [&](int r, int b) {
+    if (r < 0 || static_cast<std::size_t>(r) >= total) return;
+    res_box_[r] = b;
+    res_local_[r] = static_cast<int>(res_of[b].size());
+    res_of[b].push_back(r);
+  };
+  for (const auto& l : chassis_.links()) {
+    const int b = chassis_.node(l.a).box >= 0 ? chassis_.node(l.a).box : chassis_.node(l.b).box;
+    if (b < 0) continue;  // between nodes outside every box: itself in every mirror
+    place(sim::ChassisResources::link_dir(l.index, true), b);
+    place(sim::ChassisResources::link_dir(l.index, false), b);
+  }
+  for (int v = 0; v < n; ++v)
+    if (const int b = chassis_.node(v).box; b >= 0 && v < static_cast<int>(res_.cpu_memory.size()))
+      place(res_.cpu_memory[v], b);
+  per_box_res_ = res_of[0].size();
+  // Corresponding resources must join the corresponding nodes (or the same node outside the
+  // boxes) with the same capacity.
+  auto ends = [&](int r, int b) {
+    if (r >= 2 * res_.links) {
+      for (int v : nodes_of[b])
+        if (res_.cpu_memory[v] == r) return std::make_pair(node_local_[v], -2);
+      return std::make_pair(-3, -3);
+    }
+    const auto& l = chassis_.link(r / 2);
+    auto place_of = [&](int v) { return chassis_.node(v).box < 0 ? -4 - v : node_local_[v]; };
+    return r % 2 == 0 ? std::make_pair(place_of(l.a), place_of(l.b))
+                      : std::make_pair(place_of(l.b), place_of(l.a));
+  };
+  box_res_.reserve(per_box_res_ * boxes);
+  for (int b = 0; b < boxes; ++b) {
+    if (res_of[b].size() != per_box_res_) return false;
+    for (std::size_t k = 0; k < per_box_res_; ++k) {
+      const int r = res_of[b][k], r0 = res_of[0][k];
+      if (res_.capacity[r] != res_.capacity[r0] || ends(r, b) != ends(r0, 0)) return false;
+      if (r < 2 * res_.links && chassis_.link(r / 2).tech != chassis_.link(r0 / 2).tech)
+        return false;
+      box_res_.push_back(r);
+    }
+  }
+  mirrored_ = 1;
+  return true;
+}
+
+void Router::mirror(const Route& from, int fa, int fb, int ta, int tb, Route& out) const {
+  out.kind = from.kind;
+  out.bytes_per_s = from.bytes_per_s;
+  out.coeff = from.coeff;
+  out.res.resize(from.res.size());
+  for (std::size_t i = 0; i < from.res.size(); ++i) {
+    const int r = from.res[i], b = res_box_[r];
+    const int to = b == fa ? ta : b == fb ? tb : -1;
+    out.res[i] = to < 0 ? r : box_res_[static_cast<std::size_t>(to) * per_box_res_ + res_local_[r]];
+  }
 }
 
 double Router::pair_rate(int a, int b, const std::vector<double>& residual) {

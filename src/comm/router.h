@@ -77,6 +77,21 @@ class Router {
   /// bandwidth; to.bytes_per_s is left as it was.
   void add_switch_links(int gpu, bool up, Route& to) const;
 
+  /// Whether the boxes mirror each other resource for resource: every box has the same nodes,
+  /// links and memories in the same order with the same capacities, so that a route between boxes
+  /// fa and fb, with the residual capacities of those two boxes alike, maps onto boxes ta and tb
+  /// (where ta < tb if fa < fb: the search settles ties by node order). Tables built on the first
+  /// call; false for one box.
+  bool mirrored();
+  /// The node of box `box` at the place `node` has in its own box (mirrored() only).
+  int mirror_node(int node, int box) const {
+    return box_nodes_[static_cast<std::size_t>(box) * per_box_ + node_local_[node]];
+  }
+  /// `from`, a route from a node of box fa to one of box fb, moved to boxes ta and tb: each
+  /// resource of box fa becomes its counterpart in ta, of fb in tb; resources outside every box
+  /// stay (mirrored() only).
+  void mirror(const Route& from, int fa, int fb, int ta, int tb, Route& out) const;
+
  private:
   using Arc = topo::LinkGraph::Arc;
   /// The resource carrying an arc's direction, and the one carrying the way back.
@@ -133,8 +148,14 @@ class Router {
   // Per resource: link bytes per byte the SMs write across it (P2P over PCIe, SHM into host
   // memory): 1 / sm_write_share() on PCIe link directions, 1 elsewhere (transport_rules.h).
   std::vector<double> sm_coeff_;
-  std::vector<double> taken_;         // capacity taken by earlier parallel paths of the current hop
-  std::vector<int> taken_list_;       // the resources of those paths, in order
+  std::vector<double> taken_;    // capacity taken by earlier parallel paths of the current hop
+  std::vector<int> taken_list_;  // the resources of those paths, in order
+  // mirrored()'s tables: -1 not built, 0 boxes differ, 1 they mirror each other. Per node its
+  // place in its box; per box its nodes (per_box_ each); per resource its box (-1: none) and place
+  // among its box's resources; per box its resources (per_box_res_ each).
+  int mirrored_ = -1;
+  std::size_t per_box_ = 0, per_box_res_ = 0;
+  std::vector<int> node_local_, box_nodes_, res_box_, res_local_, box_res_;
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck
 };
 
