@@ -96,19 +96,31 @@ double CutFlows::solve(const std::vector<char>& in_a, bool a_to_b) {
   if (spine_ < 0) return whole_graph(in_a, a_to_b);
   std::vector<Side> sides;
   double into = 0, out = 0;
-  std::vector<int> src, dst;
+  std::vector<int>&src = src_, &dst = dst_;
+  // A box like the one before it (its class, its ranks on the same sides) adds the same edge: the
+  // earlier box's capacity is added again without a cache look-up.
+  int last_class = -1;
+  double last = 0;
   for (std::size_t b = 0; b < box_ranks_.size(); ++b) {
     if (box_ranks_[b].empty()) continue;
     src.clear();
     dst.clear();
     for (int i : box_ranks_[b])
       (static_cast<bool>(in_a[i]) == a_to_b ? src : dst).push_back(local_[ranks_[i]]);
-    if (dst.empty())
-      into += box_to_switch(static_cast<int>(b), src, true);
-    else if (src.empty())
-      out += box_to_switch(static_cast<int>(b), dst, false);
-    else
+    const bool same = box_class_[b] == last_class && src == last_src_ && dst == last_dst_;
+    if (!dst.empty() && !src.empty()) {
       sides.push_back({static_cast<int>(b), src, dst});
+      last_class = -1;
+      continue;
+    }
+    if (!same) {
+      last = dst.empty() ? box_to_switch(static_cast<int>(b), src, true)
+                         : box_to_switch(static_cast<int>(b), dst, false);
+      last_class = box_class_[b];
+      last_src_ = src;
+      last_dst_ = dst;
+    }
+    (dst.empty() ? into : out) += last;
   }
   std::vector<std::tuple<int, std::vector<int>, std::vector<int>>> key;
   for (const auto& s : sides) key.emplace_back(box_class_[s.box], s.src, s.dst);
