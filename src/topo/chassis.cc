@@ -262,8 +262,28 @@ struct Builder {
       const NodeKind kind = *hw::part_kind_from_string(ns->kind);
       typed.emplace_back(kind, &part(ns->part, kind));
     }
+    by_name.reserve(expanded.size() * static_cast<std::size_t>(boxes) + boxes + 1);
     for (int box = 0; box < boxes; ++box) {
       int cpu_i = 0;
+      if (box > 0) {
+        // A copy of box 0, whose nodes were checked: only the index, name, box and NUMA id differ.
+        const std::string prefix = "b" + std::to_string(box) + "/";
+        for (std::size_t e = 0; e < expanded.size(); ++e) {
+          const auto& [id, ns] = expanded[e];
+          nodes.push_back(nodes[e]);  // reserved above: no reallocation
+          Node& n = nodes.back();
+          n.index = static_cast<int>(nodes.size()) - 1;
+          n.name.reserve(prefix.size() + id.size());
+          n.name.assign(prefix).append(id);
+          n.box = box;
+          if (n.kind == NodeKind::kCpu)
+            n.numa = cpu_numa[cpu_i++] + box * 1000;
+          else if (ns->numa)
+            n.numa = *ns->numa + box * 1000;
+          by_name.emplace(n.name, n.index);
+        }
+        continue;
+      }
       for (std::size_t e = 0; e < expanded.size(); ++e) {
         const auto& [id, ns] = expanded[e];
         Node n;
@@ -452,10 +472,20 @@ struct Builder {
         throw InputError(
             fmt::format("the machine would have more than {} links", limits::kMaxMachineLinks),
             ls.where);
-      for (int box = 0; box < boxes; ++box)
-        for (const auto& [x, y] : pairs)
-          add_link(resolve(x, ls, box, boxes), resolve(y, ls, box, boxes), *techs[k], ls,
-                   static_cast<int>(k));
+      // Box 0's links are resolved and checked; every other box's are copies of them between
+      // the same nodes of that box (box b's node k is node b·per_box + k).
+      const std::size_t first = links.size();
+      for (const auto& [x, y] : pairs)
+        add_link(resolve(x, ls, 0, boxes), resolve(y, ls, 0, boxes), *techs[k], ls,
+                 static_cast<int>(k));
+      for (int box = 1; box < boxes; ++box)
+        for (std::size_t p = 0; p < pairs.size(); ++p) {
+          Link l = links[first + p];
+          l.index = static_cast<int>(links.size());
+          l.a += box * per_box;
+          l.b += box * per_box;
+          links.push_back(std::move(l));
+        }
     }
   }
 
@@ -503,13 +533,22 @@ struct Builder {
     LinkSpec ls;
     ls.where = spec.network.where;
     bool leafs = spec.network.oversubscription > 1.0;
+    // NICs by box (nodes are in box order), and each box-0 NIC's port count: the other boxes'
+    // NICs at the same place are copies of it.
+    std::vector<std::size_t> box_start(boxes + 1, nics.size());
+    for (std::size_t i = nics.size(); i-- > 0;) box_start[nodes[nics[i]].box] = i;
+    for (int box = boxes - 1; box >= 0; --box)
+      box_start[box] = std::min(box_start[box], box_start[box + 1]);
+    std::vector<int> nic_ports;
+    for (std::size_t i = box_start[0]; i < box_start[1]; ++i)
+      nic_ports.push_back(std::max(1, static_cast<int>(nodes[nics[i]].fig("ports", 1))));
     for (int box = 0; box < boxes; ++box) {
       int up = spine;
       double ports = 0;
       if (leafs) up = add_switch(fmt::format("b{}/leaf", box), box);
-      for (int nic : nics) {
-        if (nodes[nic].box != box) continue;
-        int w = std::max(1, static_cast<int>(nodes[nic].fig("ports", 1)));
+      for (std::size_t i = box_start[box]; i < box_start[box + 1]; ++i) {
+        const int nic = nics[i];
+        int w = nic_ports[i - box_start[box]];
         ports += w;
         ls.width = w;
         add_link(nic, up, *t, ls);
