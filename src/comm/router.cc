@@ -448,25 +448,27 @@ bool Router::mirrored() {
       place(res_.cpu_memory[v], b);
   per_box_res_ = res_of[0].size();
   // Corresponding resources must join the corresponding nodes (or the same node outside the
-  // boxes) with the same capacity.
-  auto ends = [&](int r, int b) {
-    if (r >= 2 * res_.links) {
-      for (int v : nodes_of[b])
-        if (res_.cpu_memory[v] == r) return std::make_pair(node_local_[v], -2);
-      return std::make_pair(-3, -3);
+  // boxes) with the same capacity and technology: per resource, its two ends' places (a memory:
+  // its CPU's place and -2).
+  std::vector<std::pair<int, int>> ends(total, {-3, -3});
+  auto place_of = [&](int v) { return node_local_[v] >= 0 ? node_local_[v] : -4 - v; };
+  for (const auto& l : chassis_.links())
+    for (bool from_a : {true, false}) {
+      const auto r = static_cast<std::size_t>(sim::ChassisResources::link_dir(l.index, from_a));
+      if (r < total)
+        ends[r] = from_a ? std::make_pair(place_of(l.a), place_of(l.b))
+                         : std::make_pair(place_of(l.b), place_of(l.a));
     }
-    const auto& l = chassis_.link(r / 2);
-    auto place_of = [&](int v) { return chassis_.node(v).box < 0 ? -4 - v : node_local_[v]; };
-    return r % 2 == 0 ? std::make_pair(place_of(l.a), place_of(l.b))
-                      : std::make_pair(place_of(l.b), place_of(l.a));
-  };
+  for (int v = 0; v < n && v < static_cast<int>(res_.cpu_memory.size()); ++v)
+    if (const int r = res_.cpu_memory[v]; r >= 0 && static_cast<std::size_t>(r) < total)
+      ends[r] = {place_of(v), -2};
   box_res_.reserve(per_box_res_ * boxes);
   for (int b = 0; b < boxes; ++b) {
     if (res_of[b].size() != per_box_res_) return false;
     for (std::size_t k = 0; k < per_box_res_; ++k) {
       const int r = res_of[b][k], r0 = res_of[0][k];
-      if (res_.capacity[r] != res_.capacity[r0] || ends(r, b) != ends(r0, 0)) return false;
-      if (r < 2 * res_.links && chassis_.link(r / 2).tech != chassis_.link(r0 / 2).tech)
+      if (res_.capacity[r] != res_.capacity[r0] || ends[r] != ends[r0]) return false;
+      if (r < 2 * res_.links && chassis_.links()[r / 2].tech != chassis_.links()[r0 / 2].tech)
         return false;
       box_res_.push_back(r);
     }
