@@ -59,7 +59,11 @@ function(linkwise_attach_gpu_parts target)
     target_include_directories(${target} PRIVATE ${NCCL_INCLUDE_DIR})
   endif()
   if(LINKWISE_HAVE_MPI)
+    # MPI's header only: src/measure/launch.cc opens libmpi when a process group is first needed,
+    # so that every other command starts without loading OpenMPI.
     target_compile_definitions(${target} PUBLIC LINKWISE_HAVE_MPI=1)
-    target_link_libraries(${target} PRIVATE MPI::MPI_CXX)
+    target_include_directories(${target} PRIVATE
+      $<TARGET_PROPERTY:MPI::MPI_CXX,INTERFACE_INCLUDE_DIRECTORIES>)
+    target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS})
   endif()
 endfunction()
