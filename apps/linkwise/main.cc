@@ -7,23 +7,29 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include "commands.h"
 #include "linkwise/util/error.h"
+#include "linkwise/util/heap.h"
 #include "linkwise/util/text.h"
 #include "linkwise/util/verbosity.h"
 
 int main(int argc, char** argv) {
   using namespace linkwise;
+  use_large_heap_pages();
   CLI::App app{"linkwise: interconnect analysis for multi-accelerator machines"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "linkwise 0.1.0");
   std::vector<std::pair<CLI::App*, cli::Handler>> handlers;
+  // Only the command named first declares its flags (all of them take about a millisecond); with
+  // none first (--help, --help-all, --version) every command does.
+  const bool one = argc > 1 && argv[1][0] != '-';
   for (const auto& cmd : cli::commands()) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
     sub->add_flag_callback(
         "--quiet", [] { set_quiet(true); }, "Leave out known warnings and notes");
-    handlers.emplace_back(sub, cmd.setup(*sub));
+    if (!one || cmd.name == std::string_view(argv[1])) handlers.emplace_back(sub, cmd.setup(*sub));
   }
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
