@@ -76,6 +76,15 @@ CutFlows::CutFlows(const topo::Chassis& chassis, const std::vector<int>& ranks)
   box_ranks_.assign(boxes, {});
   for (int i = 0; i < static_cast<int>(ranks.size()); ++i)
     box_ranks_[chassis.node(ranks[i]).box].push_back(i);
+  // Boxes whose ranks sit at the same places share an id.
+  std::map<std::vector<int>, int> rank_sets;
+  box_rank_set_.resize(boxes);
+  std::vector<int> places;
+  for (int b = 0; b < boxes; ++b) {
+    places.clear();
+    for (int i : box_ranks_[b]) places.push_back(local_[ranks[i]]);
+    box_rank_set_[b] = rank_sets.emplace(places, static_cast<int>(rank_sets.size())).first->second;
+  }
   spine_ = spine;
 }
 
@@ -97,26 +106,47 @@ double CutFlows::solve(const std::vector<char>& in_a, bool a_to_b) {
   std::vector<Side> sides;
   double into = 0, out = 0;
   std::vector<int>&src = src_, &dst = dst_;
-  // A box like the one before it (its class, its ranks on the same sides) adds the same edge: the
-  // earlier box's capacity is added again without a cache look-up.
-  int last_class = -1;
+  // A box like the one before it (its class, the same ranks at the same places, on the same sides)
+  // adds the same edge: the earlier box's capacity is added again without a cache look-up. Up to
+  // 64 ranks a box, the sides are compared as a bit mask before any list is made.
+  int last_class = -1, last_ranks = -1;
+  std::uint64_t last_mask = 0;
   double last = 0;
   for (std::size_t b = 0; b < box_ranks_.size(); ++b) {
-    if (box_ranks_[b].empty()) continue;
+    const auto& in_box = box_ranks_[b];
+    if (in_box.empty()) continue;
+    const bool maskable = in_box.size() <= 64;
+    std::uint64_t mask = 0;  // bit k: rank k of the box is a source
+    if (maskable) {
+      for (std::size_t k = 0; k < in_box.size(); ++k)
+        mask |= static_cast<std::uint64_t>(static_cast<bool>(in_a[in_box[k]]) == a_to_b) << k;
+      const std::uint64_t all =
+          in_box.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_box.size()) - 1;
+      if (mask != 0 && mask != all) {
+        last_class = -1;  // both sides: below
+      } else if (box_class_[b] == last_class && box_rank_set_[b] == last_ranks &&
+                 mask == last_mask) {
+        (mask == 0 ? out : into) += last;
+        continue;
+      }
+    }
     src.clear();
     dst.clear();
     for (int i : box_ranks_[b])
       (static_cast<bool>(in_a[i]) == a_to_b ? src : dst).push_back(local_[ranks_[i]]);
-    const bool same = box_class_[b] == last_class && src == last_src_ && dst == last_dst_;
     if (!dst.empty() && !src.empty()) {
       sides.push_back({static_cast<int>(b), src, dst});
       last_class = -1;
       continue;
     }
+    const bool same = !maskable && box_class_[b] == last_class && src == last_src_ &&
+                      dst == last_dst_ && last_ranks == -1;
     if (!same) {
       last = dst.empty() ? box_to_switch(static_cast<int>(b), src, true)
                          : box_to_switch(static_cast<int>(b), dst, false);
       last_class = box_class_[b];
+      last_ranks = maskable ? box_rank_set_[b] : -1;
+      last_mask = mask;
       last_src_ = src;
       last_dst_ = dst;
     }

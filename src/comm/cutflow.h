@@ -68,6 +68,7 @@ class CutFlows {
   std::vector<int> box_class_;                // per box: boxes with equal class are copies
   std::vector<std::vector<int>> box_links_;   // per box: links with an end in it
   std::vector<std::vector<int>> box_ranks_;   // per box: rank positions in it, ascending
+  std::vector<int> box_rank_set_;  // per box: equal for boxes with ranks at the same places
   std::vector<int> src_, dst_, last_src_, last_dst_;  // solve()'s scratch
   std::map<std::tuple<int, std::vector<int>, bool>, double>
       edge_cache_;  // (class, local ranks, out)
