@@ -94,9 +94,10 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
     prev = g.add_transfer(std::move(phases[i].flows), 0, phases[i].name,
                           prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
   }
-  auto r = sim::Engine(std::move(capacity)).run(g);
+  auto r = std::make_shared<sim::SimResult>(sim::Engine(std::move(capacity)).run(g));
   Communicator::Impl::Timing t;
-  t.tau = r.makespan_s / kReferenceBytes;
+  t.tau = r->makespan_s / kReferenceBytes;
+  if (p == Protocol::kSimple) t.run = std::move(r);  // find_bottlenecks() reads it
   t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
   t.widest_phase = static_cast<int>(widest);
   return t;
@@ -118,15 +119,19 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
   // Fullest first over the whole schedule: bytes moved / (capacity x time) from one engine run of
-  // every phase; least capacity first among equals.
-  sim::TaskGraph g;
-  int prev = -1;
-  for (const auto& ph : phases)
-    prev = g.add_transfer(ph.flows, 0, ph.name,
-                          prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
-  const auto run = engine.run(g);
+  // every phase (time_schedule()'s, the same schedule on the same capacities); least capacity
+  // first among equals.
+  std::shared_ptr<const sim::SimResult> run = t.run;
+  if (!run) {
+    sim::TaskGraph g;
+    int prev = -1;
+    for (const auto& ph : phases)
+      prev = g.add_transfer(ph.flows, 0, ph.name,
+                            prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+    run = std::make_shared<sim::SimResult>(engine.run(g));
+  }
   std::vector<double> used(capacity.size(), 0.0);
-  for (int i : sat) used[i] = run.utilisation(i, capacity);
+  for (int i : sat) used[i] = run->utilisation(i, capacity);
   std::stable_sort(sat.begin(), sat.end(), [&](int x, int y) {
     return used[x] != used[y] ? used[x] > used[y] : capacity[x] < capacity[y];
   });
@@ -160,6 +165,8 @@ const Communicator::Impl::Timing& bottlenecks_of(const Communicator::Impl& m, Op
     find_bottlenecks(m, op, a, t);
     t.bottlenecks_done = true;
   }
+  // The engine runs kept for this are not needed again (a run per resource of the chassis each).
+  for (auto& [key, other] : m.timing_cache) other.run.reset();
   return t;
 }
 

@@ -54,6 +54,7 @@ struct Communicator::Impl {
     bool bottlenecks_done = false;
     int channels = 0;
     int widest_phase = 0;
+    std::shared_ptr<const sim::SimResult> run;  ///< the engine run τ came from (Simple)
   };
   mutable std::map<std::tuple<int, int, int>, Timing> timing_cache;
   mutable std::map<int, Bound> bound_cache;
