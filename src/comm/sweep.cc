@@ -231,7 +231,9 @@ SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
                     "{} of {} sizes remain",
                     r.unit, what, sizes.size(), asked.size()));
   r.bound = comm.bound(r.op);
-  r.rings = comm.rings();
+  r.rings.reserve(comm.rings().size());
+  for (const auto& ring : comm.rings())
+    r.rings.push_back({ring.order, ring.bytes_per_s, {}, ring.str});
   Progress progress("collective: predicting sizes", sizes.size());
   for (std::uint64_t s : sizes) {
     SweepRow row;

@@ -94,6 +94,8 @@ struct SweepResult {
   bool step_bytes = false;
   std::uint64_t unit = 0;  ///< bytes of one element (× ranks where counted per rank)
   Bound bound;
+  /// The communicator's rings: order, rate and description (`hops` left empty: a 1,024-rank ring
+  /// has 1,024 routes; Communicator::rings() has them).
   std::vector<Ring> rings;
   std::vector<std::string> notes;  ///< e.g. sizes rounded down to whole elements
   std::vector<SweepRow> rows;
