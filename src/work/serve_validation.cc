@@ -144,7 +144,7 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.front_end = FrontEnd::kNim;  // NIM's own front end: no public figure, none applied
     // The overlap scheduler is the PyTorch backend's (TensorRT-LLM docs, "Overlap Scheduler", under
     // the PyTorch backend's features); NIM 1.8's optimized profiles are TensorRT engines run by
-    // the C++ executor, which schedules each step when the last one ends.
+    // the C++ executor, for which no such scheduling is documented: each step when the last ends.
     r.options.async_scheduling = false;
     return r;
   };
