@@ -68,6 +68,17 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // IndexPutFirstAxis pads (torch.zeros + index put; backward a gather)
         // (Dao-AILab/flash-attention, flash_attn/bert_padding.py).
         t.attention_unpad = true;
+        // Composer's FSDP config defaults backward_prefetch to BACKWARD_POST
+        // (composer/trainer/dist_strategy.py: fsdp_config.get('backward_prefetch',
+        // 'BACKWARD_POST'); FSDPConfig.backward_prefetch = 'BACKWARD_POST' in later releases), and
+        // llm-foundry's MPT configs leave it unset. PyTorch's _post_backward_hook reshards the
+        // unit and prefetches the next one (_post_backward_reshard -> _prefetch_handle) before it
+        // reduce-scatters the gradient, all on the one per-device NCCL stream
+        // (torch/distributed/fsdp/_runtime_utils.py; BackwardPrefetch's docstring: BACKWARD_POST
+        // "overlaps the current reduce-scatter and the next gradient computation", not the next
+        // all-gather): the all-gather is issued when the unit before it has finished, so the
+        // unit's backward waits for all of it.
+        t.backward_prefetch_post = true;
       }
       break;
     case Framework::kDeepSpeed:
