@@ -38,7 +38,7 @@ struct Periods {
   double bucket = 0;    ///< one layer's gradient collective over dp
   int buckets = 0;
   bool bucket_overlap = true;  ///< buckets beside the last backward, else after it
-  double zero_after_b = 0;     ///< per layer: ZeRO collectives the backward waits for
+  double zero_after_b = 0;     ///< per layer: gradient collectives after the backward
   double zero_after_f = 0;     ///< per layer: blocking gathers of the forward
   double param_gather = 0;  ///< weight all-gather after the optimizer (ZeRO-1/2; ZeRO-3 persistent)
   double d2h = 0, cpu_optimizer = 0, h2d = 0;  ///< offload
@@ -119,8 +119,8 @@ struct PathItem {
 struct StepTraffic {
   std::vector<PathItem> forward, backward;  ///< one layer, one micro-batch, in order
   std::vector<Coll> beside_f, beside_b;  ///< ZeRO collectives beside the layer's compute, chained
-  std::vector<Coll> after_b;   ///< ZeRO collectives the layer's backward waits for (no overlap)
-  std::vector<Coll> after_f;   ///< ZeRO collectives the forward waits for (blocking gathers)
+  std::vector<Coll> after_b;  ///< ZeRO gradient collectives after the layer's backward (no overlap)
+  std::vector<Coll> after_f;  ///< ZeRO collectives the forward waits for (blocking gathers)
   std::vector<Coll> boundary;  ///< one stage-boundary transfer, in order
   Coll bucket;                 ///< one gradient bucket (bytes 0: none)
   int buckets = 0;             ///< per step

@@ -75,9 +75,8 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero", call_s};
       (fw.zero3_blocking ? t.after_f : t.beside_f).push_back(ag);
       auto& back = fw.zero3_blocking ? t.after_b : t.beside_b;
-      if (p.zero >= 3)  // gathered again for the backward (resharded after forward); after the
-                        // unit before it under BACKWARD_POST, so the backward waits for it
-        (fw.backward_prefetch_post ? t.after_b : back).push_back(ag);
+      if (p.zero >= 3)
+        back.push_back(ag);  // gathered again for the backward (resharded after forward)
       if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
         back.push_back(ag);  // and for the recomputed forward before it
     }

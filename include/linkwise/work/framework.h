@@ -28,8 +28,7 @@
 //   fsdp1      PyTorch FSDP with FlatParameter (Composer, llm-foundry): as fsdp, but the gather
 //              writes the flat parameter in place and the gradient is cast to fp32 and pre-divided
 //              in place before its reduce-scatter (fsdp is FSDP2: copy-out after each gather,
-//              fp32 copy-in before each reduce-scatter), and Composer's backward_prefetch default
-//              BACKWARD_POST: each unit's backward waits for its own all-gather.
+//              fp32 copy-in before each reduce-scatter).
 //   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3
 //   gathers
 //              each sub-module's weights (every weight matrix; parameters under
@@ -107,11 +106,6 @@ struct FrameworkTraits {
   /// FlashAttention kernel in every layer, padding or not (llm-foundry's flash_attn_fn through
   /// flash_attn.bert_padding): gathers and zero-filled scatters through HBM (attention_unpad_s).
   bool attention_unpad = false;
-  /// ZeRO-3: the next unit's backward all-gather is issued only after the current unit's gradients
-  /// are computed, ahead of the current reduce-scatter on the one NCCL stream (PyTorch FSDP
-  /// BackwardPrefetch.BACKWARD_POST): every backward all-gather is on the critical path; the
-  /// reduce-scatter runs beside the next unit's backward.
-  bool backward_prefetch_post = false;
 };
 
 /// Seconds per layer and micro-batch (forward, backward) of the unpad and pad copies around fused
