@@ -223,6 +223,7 @@ bool Communicator::Impl::mirror_ring(const std::vector<int>& order,
     mirror_rings = false;  // from here on every hop is routed
     return false;
   }
+  for (int i = m; i < n - 1; ++i) router->gave(hops[i]);  // as if routed
   return true;
 }
 
@@ -230,7 +231,9 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
                                     double& first) {
   const int n = static_cast<int>(order.size());
   std::vector<Route> hops(n);
-  if (rings.empty() || !mirror_ring(order, residual, hops))
+  // The first ring is routed on full capacities (route_full(), cached for the schedules), or, where
+  // it can be mirrored, routed on them the same way and mirrored.
+  if (!mirror_ring(order, rings.empty() ? res.capacity : residual, hops))
     for (int i = 0; i < n; ++i) {
       int a = ranks[order[i]], b = ranks[order[(i + 1) % n]];
       hops[i] = rings.empty() ? router->route_full(a, b) : router->route(a, b, residual);

@@ -214,12 +214,11 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       // P2P over PCIe: the sender's SMs write into the peer's buffer (128 B payloads).
       if (sm_coeff_.empty()) sm_table();
       single(widest(a, b, kFamPcie | kFamSocket, false, residual));
-      if (peer_pcie_.empty()) peer_pcie_.assign(res_.capacity.size(), 0);
       for (std::size_t i = 0; i < r.res.size(); ++i) {
         r.coeff[i] = sm_coeff_[r.res[i]];
         r.bytes_per_s = std::min(r.bytes_per_s, residual[r.res[i]] / r.coeff[i]);
-        peer_pcie_[r.res[i]] = 1;
       }
+      gave(r);
       break;
     }
     case HopKind::kNet:
@@ -394,10 +393,12 @@ const Route& Router::route_full(int a, int b) {
   const int ba = graph_.box(a), bb = graph_.box(b);
   const int ca = ba == bb || ba < bb ? 0 : 1, cb = ba == bb ? 0 : 1 - ca;
   Route r;
-  if (ba >= 0 && bb >= 0 && (ba != ca || bb != cb) && mirrored())
+  if (ba >= 0 && bb >= 0 && (ba != ca || bb != cb) && mirrored()) {
     mirror(route_full(mirror_node(a, ca), mirror_node(b, cb)), ca, cb, ba, bb, r);
-  else
+    gave(r);
+  } else {
     r = route(a, b, res_.capacity);
+  }
   return full_.emplace(pair_key(a, b), std::move(r)).first->second;
 }
 
@@ -477,6 +478,12 @@ bool Router::mirrored() {
   }
   mirrored_ = 1;
   return true;
+}
+
+void Router::gave(const Route& r) {
+  if (r.kind != HopKind::kPcie) return;
+  if (peer_pcie_.empty()) peer_pcie_.assign(res_.capacity.size(), 0);
+  for (int x : r.res) peer_pcie_[x] = 1;
 }
 
 void Router::mirror(const Route& from, int fa, int fb, int ta, int tb, Route& out) const {

@@ -94,6 +94,9 @@ class Router {
   /// resource of box fa becomes its counterpart in ta, of fb in tb; resources outside every box
   /// stay (mirrored() only).
   void mirror(const Route& from, int fa, int fb, int ta, int tb, Route& out) const;
+  /// Records `r`, a route made by mirror(), as given by this router, as route() records the routes
+  /// it finds (peer_pcie()).
+  void gave(const Route& r);
 
  private:
   using Arc = topo::LinkGraph::Arc;

@@ -51,8 +51,11 @@ TEST(CommRouter, MirroredRoutesAreTheSearchedOnes) {
         mirroring.mirror(
             mirroring.route(mirroring.mirror_node(a, ca), mirroring.mirror_node(b, cb), residual),
             ca, cb, ba, bb, mirrored);
+        mirroring.gave(mirrored);
         expect_same(searching.route(a, b, residual), mirrored, a, b);
       }
+    // What the routes given cross as P2P over PCIe (the duplex rule reads it) is the same.
+    EXPECT_EQ(searching.peer_pcie(), mirroring.peer_pcie());
   }
 }
 
