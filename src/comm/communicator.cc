@@ -61,7 +61,8 @@ Communicator::Communicator(const ChassisRouting& routing, std::vector<int> gpu_n
     throw InputError(fmt::format("a collective needs at least 2 GPUs, got {}", gpu_nodes.size()));
   m.ranks = std::move(gpu_nodes);
   m.res = routing.impl->res;
-  m.router = std::make_unique<detail::Router>(chassis, m.res, m.opt, routing.impl->finder);
+  m.router = std::make_unique<detail::Router>(chassis, m.res, m.opt, routing.impl->finder,
+                                              routing.impl->mirror);
   m.setup_groups();
   m.search_rings();
   m.check_nvls();

@@ -25,6 +25,8 @@ struct ChassisRouting::Impl {
   const topo::Chassis* chassis = nullptr;
   sim::ChassisResources res;
   std::shared_ptr<const topo::PathFinder> finder;
+  /// How its boxes mirror each other: built once, by the first router that asks.
+  std::shared_ptr<detail::MirrorSource> mirror = std::make_shared<detail::MirrorSource>();
 };
 
 struct Communicator::Impl {

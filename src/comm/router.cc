@@ -20,13 +20,15 @@ void Route::append(const Route& o, double scale) {
 }
 
 Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
-               const CommOptions& options, std::shared_ptr<const topo::PathFinder> finder)
+               const CommOptions& options, std::shared_ptr<const topo::PathFinder> finder,
+               std::shared_ptr<MirrorSource> mirror)
     : chassis_(chassis),
       res_(res),
       options_(options),
       finder_(finder ? std::move(finder)
                      : std::make_shared<const topo::PathFinder>(chassis, topo::Rate::kEffective)),
-      graph_(finder_->graph()) {
+      graph_(finder_->graph()),
+      mirror_source_(mirror ? std::move(mirror) : std::make_shared<MirrorSource>()) {
   if (!options.p2p_level.empty() && !parse_path_level(options.p2p_level))
     throw InputError("p2p level must be one of LOC, NVL, PIX, PXB, PHB, NODE, SYS, not '" +
                      options.p2p_level + "'");
@@ -403,81 +405,93 @@ const Route& Router::route_full(int a, int b) {
 }
 
 bool Router::mirrored() {
-  if (mirrored_ >= 0) return mirrored_ == 1;
-  mirrored_ = 0;
-  const int boxes = chassis_.boxes();
-  const int n = static_cast<int>(chassis_.nodes().size());
-  if (boxes < 2) return false;
+  if (!mirror_asked_) {
+    std::call_once(mirror_source_->once,
+                   [&] { mirror_source_->tables = BoxMirror::build(chassis_, res_); });
+    mirror_ = mirror_source_->tables.get();
+    mirror_asked_ = true;
+  }
+  return mirror_ != nullptr;
+}
+
+std::shared_ptr<const BoxMirror> BoxMirror::build(const topo::Chassis& chassis,
+                                                  const sim::ChassisResources& res) {
+  auto t = std::make_shared<BoxMirror>();
+  auto &node_local = t->node_local, &box_nodes = t->box_nodes, &res_box = t->res_box,
+       &res_local = t->res_local, &box_res = t->box_res;
+  auto &per_box = t->per_box, &per_box_res = t->per_box_res;
+  const int boxes = chassis.boxes();
+  const int n = static_cast<int>(chassis.nodes().size());
+  if (boxes < 2) return nullptr;
   std::vector<std::vector<int>> nodes_of(boxes);
-  node_local_.assign(n, -1);
+  node_local.assign(n, -1);
   for (int v = 0; v < n; ++v) {
-    const int b = chassis_.node(v).box;
+    const int b = chassis.node(v).box;
     if (b < 0) continue;
-    if (b >= boxes) return false;
-    node_local_[v] = static_cast<int>(nodes_of[b].size());
+    if (b >= boxes) return nullptr;
+    node_local[v] = static_cast<int>(nodes_of[b].size());
     nodes_of[b].push_back(v);
   }
-  per_box_ = nodes_of[0].size();
-  box_nodes_.reserve(per_box_ * boxes);
+  per_box = nodes_of[0].size();
+  box_nodes.reserve(per_box * boxes);
   for (int b = 0; b < boxes; ++b) {
-    if (nodes_of[b].size() != per_box_) return false;
-    for (std::size_t k = 0; k < per_box_; ++k) {
-      const auto &x = chassis_.node(nodes_of[b][k]), &y = chassis_.node(nodes_of[0][k]);
-      if (x.kind != y.kind || x.part != y.part || x.overrides != y.overrides) return false;
-      if ((x.cpu < 0) != (y.cpu < 0) || (x.cpu >= 0 && node_local_[x.cpu] != node_local_[y.cpu]))
-        return false;
-      box_nodes_.push_back(nodes_of[b][k]);
+    if (nodes_of[b].size() != per_box) return nullptr;
+    for (std::size_t k = 0; k < per_box; ++k) {
+      const auto &x = chassis.node(nodes_of[b][k]), &y = chassis.node(nodes_of[0][k]);
+      if (x.kind != y.kind || x.part != y.part || x.overrides != y.overrides) return nullptr;
+      if ((x.cpu < 0) != (y.cpu < 0) || (x.cpu >= 0 && node_local[x.cpu] != node_local[y.cpu]))
+        return nullptr;
+      box_nodes.push_back(nodes_of[b][k]);
     }
   }
   // Each box's resources in order: its links' two directions, then its CPUs' memories.
-  const std::size_t total = res_.capacity.size();
-  res_box_.assign(total, -1);
-  res_local_.assign(total, -1);
+  const std::size_t total = res.capacity.size();
+  res_box.assign(total, -1);
+  res_local.assign(total, -1);
   std::vector<std::vector<int>> res_of(boxes);
   auto place = [&](int r, int b) {
     if (r < 0 || static_cast<std::size_t>(r) >= total) return;
-    res_box_[r] = b;
-    res_local_[r] = static_cast<int>(res_of[b].size());
+    res_box[r] = b;
+    res_local[r] = static_cast<int>(res_of[b].size());
     res_of[b].push_back(r);
   };
-  for (const auto& l : chassis_.links()) {
-    const int b = chassis_.node(l.a).box >= 0 ? chassis_.node(l.a).box : chassis_.node(l.b).box;
+  for (const auto& l : chassis.links()) {
+    const int b = chassis.node(l.a).box >= 0 ? chassis.node(l.a).box : chassis.node(l.b).box;
     if (b < 0) continue;  // between nodes outside every box: itself in every mirror
     place(sim::ChassisResources::link_dir(l.index, true), b);
     place(sim::ChassisResources::link_dir(l.index, false), b);
   }
   for (int v = 0; v < n; ++v)
-    if (const int b = chassis_.node(v).box; b >= 0 && v < static_cast<int>(res_.cpu_memory.size()))
-      place(res_.cpu_memory[v], b);
-  per_box_res_ = res_of[0].size();
+    if (const int b = chassis.node(v).box; b >= 0 && v < static_cast<int>(res.cpu_memory.size()))
+      place(res.cpu_memory[v], b);
+  per_box_res = res_of[0].size();
   // Corresponding resources must join the corresponding nodes (or the same node outside the
   // boxes) with the same capacity and technology: per resource, its two ends' places (a memory:
   // its CPU's place and -2).
   std::vector<std::pair<int, int>> ends(total, {-3, -3});
-  auto place_of = [&](int v) { return node_local_[v] >= 0 ? node_local_[v] : -4 - v; };
-  for (const auto& l : chassis_.links())
+  auto place_of = [&](int v) { return node_local[v] >= 0 ? node_local[v] : -4 - v; };
+  for (const auto& l : chassis.links())
     for (bool from_a : {true, false}) {
       const auto r = static_cast<std::size_t>(sim::ChassisResources::link_dir(l.index, from_a));
       if (r < total)
         ends[r] = from_a ? std::make_pair(place_of(l.a), place_of(l.b))
                          : std::make_pair(place_of(l.b), place_of(l.a));
     }
-  for (int v = 0; v < n && v < static_cast<int>(res_.cpu_memory.size()); ++v)
-    if (const int r = res_.cpu_memory[v]; r >= 0 && static_cast<std::size_t>(r) < total)
+  for (int v = 0; v < n && v < static_cast<int>(res.cpu_memory.size()); ++v)
+    if (const int r = res.cpu_memory[v]; r >= 0 && static_cast<std::size_t>(r) < total)
       ends[r] = {place_of(v), -2};
-  box_res_.reserve(per_box_res_ * boxes);
+  box_res.reserve(per_box_res * boxes);
   for (int b = 0; b < boxes; ++b) {
-    if (res_of[b].size() != per_box_res_) return false;
-    for (std::size_t k = 0; k < per_box_res_; ++k) {
+    if (res_of[b].size() != per_box_res) return nullptr;
+    for (std::size_t k = 0; k < per_box_res; ++k) {
       const int r = res_of[b][k], r0 = res_of[0][k];
-      if (res_.capacity[r] != res_.capacity[r0] || ends[r] != ends[r0]) return false;
-      if (r < 2 * res_.links && chassis_.links()[r / 2].tech != chassis_.links()[r0 / 2].tech)
-        return false;
-      box_res_.push_back(r);
+      if (res.capacity[r] != res.capacity[r0] || ends[r] != ends[r0]) return nullptr;
+      if (r < 2 * res.links && chassis.links()[r / 2].tech != chassis.links()[r0 / 2].tech)
+        return nullptr;
+      box_res.push_back(r);
     }
   }
-  mirrored_ = 1;
-  return true;
+  return t;
 }
 
 void Router::gave(const Route& r) {
@@ -487,14 +501,17 @@ void Router::gave(const Route& r) {
 }
 
 void Router::mirror(const Route& from, int fa, int fb, int ta, int tb, Route& out) const {
+  const auto &res_box = mirror_->res_box, &res_local = mirror_->res_local,
+             &box_res = mirror_->box_res;
+  const std::size_t per_box_res = mirror_->per_box_res;
   out.kind = from.kind;
   out.bytes_per_s = from.bytes_per_s;
   out.coeff = from.coeff;
   out.res.resize(from.res.size());
   for (std::size_t i = 0; i < from.res.size(); ++i) {
-    const int r = from.res[i], b = res_box_[r];
+    const int r = from.res[i], b = res_box[r];
     const int to = b == fa ? ta : b == fb ? tb : -1;
-    out.res[i] = to < 0 ? r : box_res_[static_cast<std::size_t>(to) * per_box_res_ + res_local_[r]];
+    out.res[i] = to < 0 ? r : box_res[static_cast<std::size_t>(to) * per_box_res + res_local[r]];
   }
 }
 

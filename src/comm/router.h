@@ -21,6 +21,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <span>
 #include <tuple>
 #include <unordered_map>
@@ -43,11 +44,29 @@ struct Route {
   void append(const Route& o, double scale = 1.0);
 };
 
+/// How the boxes of a chassis mirror each other resource for resource (Router::mirrored()): per
+/// node its place in its box; per box its nodes (per_box each); per resource its box (-1: none)
+/// and place among its box's resources; per box its resources (per_box_res each). Built once per
+/// chassis and shared by its routers (MirrorSource).
+struct BoxMirror {
+  std::size_t per_box = 0, per_box_res = 0;
+  std::vector<int> node_local, box_nodes, res_box, res_local, box_res;
+  /// The tables, or null where the boxes do not mirror each other (or there is one box).
+  static std::shared_ptr<const BoxMirror> build(const topo::Chassis& chassis,
+                                                const sim::ChassisResources& res);
+};
+/// A chassis' BoxMirror, built on first use by whichever router asks first.
+struct MirrorSource {
+  std::once_flag once;
+  std::shared_ptr<const BoxMirror> tables;
+};
+
 class Router {
  public:
   /// `finder`: the chassis' path finder, shared between routers (built here when null).
   Router(const topo::Chassis& chassis, const sim::ChassisResources& res, const CommOptions& options,
-         std::shared_ptr<const topo::PathFinder> finder = nullptr);
+         std::shared_ptr<const topo::PathFinder> finder = nullptr,
+         std::shared_ptr<MirrorSource> mirror = nullptr);
 
   /// Route of GPU a -> GPU b on `residual` capacities (by resource id). Not found: empty route.
   Route route(int a, int b, const std::vector<double>& residual);
@@ -88,7 +107,8 @@ class Router {
   bool mirrored();
   /// The node of box `box` at the place `node` has in its own box (mirrored() only).
   int mirror_node(int node, int box) const {
-    return box_nodes_[static_cast<std::size_t>(box) * per_box_ + node_local_[node]];
+    return mirror_
+        ->box_nodes[static_cast<std::size_t>(box) * mirror_->per_box + mirror_->node_local[node]];
   }
   /// `from`, a route from a node of box fa to one of box fb, moved to boxes ta and tb: each
   /// resource of box fa becomes its counterpart in ta, of fb in tb; resources outside every box
@@ -157,12 +177,10 @@ class Router {
   std::vector<double> sm_coeff_;
   std::vector<double> taken_;    // capacity taken by earlier parallel paths of the current hop
   std::vector<int> taken_list_;  // the resources of those paths, in order
-  // mirrored()'s tables: -1 not built, 0 boxes differ, 1 they mirror each other. Per node its
-  // place in its box; per box its nodes (per_box_ each); per resource its box (-1: none) and place
-  // among its box's resources; per box its resources (per_box_res_ each).
-  int mirrored_ = -1;
-  std::size_t per_box_ = 0, per_box_res_ = 0;
-  std::vector<int> node_local_, box_nodes_, res_box_, res_local_, box_res_;
+  // mirrored()'s tables, from mirror_source_ on first use (null: the boxes differ).
+  std::shared_ptr<MirrorSource> mirror_source_;
+  const BoxMirror* mirror_ = nullptr;
+  bool mirror_asked_ = false;
   std::vector<double> stripe_coeff_;  // per entry of taken_list_: its path's bottleneck
 };
 
