@@ -325,8 +325,9 @@ Schedule Communicator::schedule(Op op, double bytes, Algo algo) const {
 std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>& phases) const {
   std::vector<double> cap = res.capacity;
   const int L = res.links;
-  if (!router->host_routes()) return cap;  // no route staged through host memory: no SHM hop
-  std::vector<int> seen(2 * L, -1);        // per link direction: the last phase that loaded it
+  const auto& peer = router->peer_pcie();
+  if (!router->host_routes() && peer.empty()) return cap;  // neither SHM nor P2P over PCIe
+  std::vector<int> seen(2 * L, -1);  // per link direction: the last phase that loaded it
   std::vector<char> both(L, 0);
   for (std::size_t p = 0; p < phases.size(); ++p)
     for (const auto& f : phases[p].flows)
@@ -365,12 +366,14 @@ std::vector<double> Communicator::Impl::capacities_for(const std::vector<Phase>&
           }
         }
       }
-  // Both directions at once, only where host memory is read or written over the link (SHM): the
-  // measured loss is that of DMA to and from host memory through the root complex (catalog pcie*
-  // duplex_efficiency); peer writes through a switch and GPUDirect RDMA keep the full rate both
-  // ways (24 GB/s per HDR NIC each way on DGX A100, nccl issue 812).
+  // Both directions at once, where the SMs move the data over the link: host memory written or
+  // read (SHM) or a peer's buffer written (P2P over PCIe). Each direction keeps the link
+  // technology's duplex_efficiency (catalog pcie*), as copies both ways do (docs/collectives.md,
+  // "Both directions at once"). GPUDirect RDMA (the NIC's DMA) keeps the full rate both ways (24
+  // GB/s per HDR NIC each way on DGX A100, nccl issue 812).
   for (int l = 0; l < L; ++l)
-    if (both[l] && duplex[l] < 1 && staged[l]) {
+    if (both[l] && duplex[l] < 1 &&
+        (staged[l] || (!peer.empty() && (peer[2 * l] || peer[2 * l + 1])))) {
       cap[2 * l] *= duplex[l];
       cap[2 * l + 1] *= duplex[l];
     }

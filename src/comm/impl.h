@@ -86,8 +86,8 @@ struct Communicator::Impl {
   /// technology's duplex_efficiency; 1 for NVLink, socket and network links that give none).
   std::vector<double> duplex;
   /// The capacities `phases` run at: a link whose two directions both carry flows in some phase,
-  /// and that carries host-staged (SHM) traffic, has both at rate × duplex (docs/collectives.md,
-  /// "Both directions at once").
+  /// and that carries host-staged (SHM) or P2P-over-PCIe traffic, has both at rate × duplex
+  /// (docs/collectives.md, "Both directions at once").
   std::vector<double> capacities_for(const std::vector<Phase>& phases) const;
   /// Phases with flows for S bytes; latencies are left 0 (latency() gives the total).
   std::vector<Phase> phases(Op op, Algo a, Protocol p, double bytes) const;

@@ -18,6 +18,10 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 // engines' 256 B (on which the catalog's PCIe efficiencies stand), 24 B of TLP overhead each:
 // (128 / 152) / (256 / 280) of a PCIe link's rate (transport_rules.h, sm_write_share).
 constexpr double kSmWrite = (128.0 / 152) / (256.0 / 280);
+// A PCIe link whose two directions both carry SM-written traffic (P2P or SHM) keeps the catalog's
+// duplex_efficiency per direction (pcie4 and pcie5: 0.894; docs/collectives.md, "Both directions at
+// once").
+constexpr double kDuplex = 0.894;
 
 topo::Chassis from_yaml(const std::string& text) {
   return topo::build_chassis(topo::parse_chassis_spec(text, "test.yaml"));
@@ -37,13 +41,13 @@ links:
 
 TEST(CommPredict, RingAllReduceOnUniformRingIsTheClosedForm) {
   // Ring 0-1-2-3 through the switch: each GPU link carries one hop out and one in, so the ring runs
-  // at B = x16 Gen4 effective, in SM-written P2P payloads = 16 x 1.9692 GB/s x 0.7935 x 0.9211 =
-  // 23.03 GB/s. t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) = 8.4 + 2(n-1) x 5.7 us = 42.6 us
-  // (NCCL tuning.cc).
+  // at B = x16 Gen4 effective, in SM-written P2P payloads, both directions loaded = 16 x 1.9692
+  // GB/s x 0.7935 x 0.9211 x 0.894 = 20.59 GB/s. t = α + 2(n-1)/n · S / B,  α (Simple, PCIe) =
+  // 8.4 + 2(n-1) x 5.7 us = 42.6 us (NCCL tuning.cc).
   auto c = from_yaml(kFourUnderSwitch);
   Communicator comm(c);
   ASSERT_EQ(comm.rings().size(), 1u);
-  const double B = 16 * 1.9692307692e9 * 0.7935 * kSmWrite, S = 8 * kGiB;
+  const double B = 16 * 1.9692307692e9 * 0.7935 * kSmWrite * kDuplex, S = 8 * kGiB;
   auto p = comm.predict(Op::kAllReduce, S, Algo::kRing);
   EXPECT_EQ(p.protocol, Protocol::kSimple);
   double expect = 42.6e-6 + 2.0 * 3 / 4 * S / B;
@@ -53,6 +57,21 @@ TEST(CommPredict, RingAllReduceOnUniformRingIsTheClosedForm) {
   auto ag = comm.predict(Op::kAllGather, S, Algo::kRing);
   double expect_ag = (8.4 + 3 * 5.7) * 1e-6 + 3.0 / 4 * S / B;
   EXPECT_NEAR(ag.time_s, expect_ag, expect_ag * kExact);
+}
+
+TEST(CommPredict, PeerWritesOverPcieLoseTheDuplexShareOnlyBothWays) {
+  // Two A100 PCIe under one Gen4 switch (PIX: P2P). A broadcast from GPU 0 loads gpu0->sw0 and
+  // sw0->gpu1 only: one direction of each link, so B = 25.0 x 0.9211 = 23.03 GB/s (SM writes,
+  // 128 B payloads), busbw = S / (t - α). An all-reduce sends each way at once: every link
+  // direction keeps 0.894 of that, B = 20.59 GB/s (busbw = 2(n-1)/n · S / (t - α), n = 2).
+  auto c = from_yaml(kFourUnderSwitch);
+  auto g = c.gpus();
+  Communicator comm(c, {g[0], g[1]});
+  const double one_way = 16 * 1.9692307692e9 * 0.7935 * kSmWrite, S = kGiB;
+  auto bc = comm.predict(Op::kBroadcast, S, Algo::kRing);
+  EXPECT_NEAR(S / (bc.time_s - bc.latency_s), one_way, one_way * kExact);
+  auto ar = comm.predict(Op::kAllReduce, S, Algo::kRing);
+  EXPECT_NEAR(S / (ar.time_s - ar.latency_s), one_way * kDuplex, one_way * kDuplex * kExact);
 }
 
 TEST(CommPredict, SmallMessagesAreLatency) {
@@ -71,10 +90,10 @@ TEST(CommPredict, SmallAllReduceOverPciePaysEachHopsTransport) {
   // 8192-wide model in 16-bit). Ring LL, 2(n-1) = 6 steps (NCCL tuning.cc: baseLat ring LL 6.6 us,
   // hwLat per step: NVLink 0.6, PCI 1.0 us).
   //  - P2P through one switch: every step 1.0 us, α = 6.6 + 6 x 1.0 = 12.6 us, as NCCL's table.
-  //    The bytes: LL doubles them (8-byte lines, 4 of data), 2(n-1)/n · 2S / B at B = 23.03 GB/s
-  //    (the closed-form test above): 1.5 x 32768 / 23.03e9 = 2.134 us; t = 14.73 us.
+  //    The bytes: LL doubles them (8-byte lines, 4 of data), 2(n-1)/n · 2S / B at B = 20.59 GB/s
+  //    (the closed-form test above): 1.5 x 32768 / 20.59e9 = 2.387 us; t = 14.99 us.
   auto c = from_yaml(kFourUnderSwitch);
-  const double S = 16 * 1024, B = 16 * 1.9692307692e9 * 0.7935 * kSmWrite;
+  const double S = 16 * 1024, B = 16 * 1.9692307692e9 * 0.7935 * kSmWrite * kDuplex;
   auto p2p = Communicator(c).predict(Op::kAllReduce, S);
   EXPECT_EQ(p2p.algorithm, Algo::kRing);
   EXPECT_EQ(p2p.protocol, Protocol::kLL);
@@ -179,11 +198,14 @@ TEST(CommPredict, PeerToPeerLessPairGoesThroughHostMemory) {
   EXPECT_NEAR(kGiB / (p.time_s - p.latency_s), 10e9, 10e9 * kExact);
   ASSERT_FALSE(p.bottlenecks.empty());
   EXPECT_NE(p.bottlenecks[0].find("memory"), std::string::npos);
-  // Allowing peer-to-peer up to SYS, the traffic crosses PCIe and UPI directly: UPI's 22.4 GB/s
-  // limits.
+  // Allowing peer-to-peer up to SYS, the traffic crosses PCIe and UPI directly. Both ways at once,
+  // SM-written: each GPU link direction carries 25.0 x 0.9211 x 0.894 = 20.59 GB/s, under UPI's
+  // 22.4 GB/s (a socket link: no duplex loss given).
   Communicator sys(c, {}, CommOptions{.p2p_level = "SYS"});
   auto q = sys.predict(Op::kSendRecv, kGiB);
-  EXPECT_NEAR(kGiB / (q.time_s - q.latency_s), 22.4e9, 22.4e9 * kExact);
+  const double pcie = 16 * 1.9692307692e9 * 0.7935 * kSmWrite * kDuplex;
+  EXPECT_NEAR(kGiB / (q.time_s - q.latency_s), pcie, pcie * kExact);
+  EXPECT_LT(pcie, 22.4e9);
 }
 
 TEST(CommPredict, NvlsFollowsTheInSwitchTrafficModel) {

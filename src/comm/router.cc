@@ -214,9 +214,11 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       // P2P over PCIe: the sender's SMs write into the peer's buffer (128 B payloads).
       if (sm_coeff_.empty()) sm_table();
       single(widest(a, b, kFamPcie | kFamSocket, false, residual));
+      if (peer_pcie_.empty()) peer_pcie_.assign(res_.capacity.size(), 0);
       for (std::size_t i = 0; i < r.res.size(); ++i) {
         r.coeff[i] = sm_coeff_[r.res[i]];
         r.bytes_per_s = std::min(r.bytes_per_s, residual[r.res[i]] / r.coeff[i]);
+        peer_pcie_[r.res[i]] = 1;
       }
       break;
     }

@@ -64,6 +64,9 @@ class Router {
   bool host_routes() const { return !leaves_gpu_.empty(); }
   /// Per resource: 1 on a link direction that leaves a GPU.
   const std::vector<char>& leaves_gpu() const { return leaves_gpu_; }
+  /// Per resource: 1 on a link direction that some P2P-over-PCIe route this router gave crosses
+  /// (SM-written peer traffic); empty before the first such route.
+  const std::vector<char>& peer_pcie() const { return peer_pcie_; }
   /// Per resource: on a link direction into a GPU, the most that GPU's SMs read from host memory
   /// (its host_read_bytes_per_s; 0 where the part gives none); -1 on every other resource. It binds
   /// where an SHM route ends (Communicator::Impl::capacities_for).
@@ -129,6 +132,7 @@ class Router {
   std::vector<int> path_;  // widest()'s result
   std::vector<std::tuple<int, double, double>> pair_scratch_;
   std::vector<char> leaves_gpu_;        // per resource: see leaves_gpu()
+  std::vector<char> peer_pcie_;         // per resource: see peer_pcie()
   std::vector<double> host_read_into_;  // per resource: see host_read_into()
   // Per resource: link bytes per byte the SMs write across it (P2P over PCIe, SHM into host
   // memory): 1 / sm_write_share() on PCIe link directions, 1 elsewhere (transport_rules.h).
