@@ -73,7 +73,7 @@ struct Communicator::Impl {
   double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first,
                   double cap = std::numeric_limits<double>::infinity(), double floor = 0);
   /// One box: rings of one speed each, `quantum` bytes/s, packed on the full capacities as NCCL's
-  /// search packs channels of one speed (search.cc), each the cycle of greatest summed residual
+  /// search packs channels of one speed (search.cc), each the cycle of greatest summed free share
   /// whose every hop still has `quantum`; replaces rings, ring_routes and ring_rate.
   void pack_rings(double quantum);
   /// Whether a direct NVLink between two ranks (a bridge or mesh link, not through a switch) is

@@ -14,9 +14,10 @@
 //     search.cc, highest first, lower while none fits), each consumes that speed on every link it
 //     crosses, and a depth-first search packs as many channels as fit, keeping the set of most
 //     nChannels x speed (ncclTopoCompareGraphs). So where the rings above leave a direct NVLink
-//     between two ranks idle, rings of one speed (the first ring's rate / k, k = 2..4) are packed
-//     too, each the cycle of greatest summed residual whose every hop still has that speed; the set
-//     of greatest total rate is kept (the first on ties). On four GPUs with NV6 between every two
+//     between two ranks idle, rings of one speed (the first ring's rate / k, k = 2..6) are packed
+//     too, each the cycle whose hops have the greatest summed share of their rate still free (links
+//     least used first) and every hop still that speed; the set of greatest total rate is kept (the
+//     first on ties). On four GPUs with NV6 between every two
 //     this gives NCCL's six ring orders (every directed Hamiltonian cycle), each directed pair
 //     carried by two of them: three times a pair's rate in all.
 //   Several boxes: NCCL's inter-node ring is NET n -> GPU a -> ... -> GPU x -> NET n (search.cc,
@@ -111,21 +112,23 @@ std::vector<int> best_order(int m, const std::vector<double>& p, int start, int 
 }
 
 // Of the Hamiltonian cycles over `m` nodes from node 0 whose every hop has at least `floor` in `p`
-// (row-major pairwise rates), the one of greatest summed rate (the first found among equals);
-// empty when there is none. Exhaustive up to 9 nodes, greedy (the richest next hop) beyond.
-std::vector<int> balanced_order(int m, const std::vector<double>& p, double floor) {
+// (row-major pairwise rates), the one of greatest summed weight `w` (per pair: the share of its
+// rate still free, so that links least used so far are taken first; the first found among
+// equals); empty when there is none. Exhaustive up to 9 nodes, greedy (the freest next hop) beyond.
+std::vector<int> balanced_order(int m, const std::vector<double>& p, const std::vector<double>& w,
+                                double floor) {
   std::vector<int> best, cur{0};
   std::vector<char> used(m, 0);
   used[0] = 1;
   if (m == 1) return cur;
-  double pmax = 0;
-  for (double x : p) pmax = std::max(pmax, x);
+  double wmax = 0;
+  for (double x : w) wmax = std::max(wmax, x);
   if (m > 9) {
     for (int k = 1; k < m; ++k) {
       int from = cur.back(), pick = -1;
       for (int j = 0; j < m; ++j)
         if (!used[j] && p[from * m + j] >= floor &&
-            (pick < 0 || p[from * m + j] > p[from * m + pick]))
+            (pick < 0 || w[from * m + j] > w[from * m + pick]))
           pick = j;
       if (pick < 0) return {};
       used[pick] = 1;
@@ -137,20 +140,20 @@ std::vector<int> balanced_order(int m, const std::vector<double>& p, double floo
   std::function<void(double)> dfs = [&](double sum) {
     const int placed = static_cast<int>(cur.size());
     if (placed == m) {
-      const double close = p[cur.back() * m];
-      if (close >= floor && sum + close > best_sum) {
-        best_sum = sum + close;
+      const int last = cur.back() * m;
+      if (p[last] >= floor && sum + w[last] > best_sum) {
+        best_sum = sum + w[last];
         best = cur;
       }
       return;
     }
-    if (sum + (m - placed + 1) * pmax <= best_sum) return;  // cannot beat the best found
+    if (sum + (m - placed + 1) * wmax <= best_sum) return;  // cannot beat the best found
     for (int j = 1; j < m; ++j) {
-      const double hop = p[cur.back() * m + j];
-      if (used[j] || hop < floor) continue;
+      const int hop = cur.back() * m + j;
+      if (used[j] || p[hop] < floor) continue;
       used[j] = 1;
       cur.push_back(j);
-      dfs(sum + hop);
+      dfs(sum + w[hop]);
       cur.pop_back();
       used[j] = 0;
     }
@@ -302,7 +305,7 @@ void Communicator::Impl::search_rings() {
   std::vector<std::vector<Route>> kept_routes = ring_routes;
   double kept_rate = ring_rate;
   bool kept_nvlink = intra_nvlink;
-  for (int k = 2; k <= 4; ++k) {
+  for (int k = 2; k <= 6; ++k) {
     pack_rings(first / k);
     if (ring_rate > kept_rate * (1 + 1e-6)) {
       kept_rings = rings;
@@ -324,13 +327,17 @@ void Communicator::Impl::pack_rings(double quantum) {
   intra_nvlink = true;
   std::vector<double> residual = res.capacity;
   const int m = static_cast<int>(groups[0].size());
+  const std::vector<double> full = member_rates(groups[0], residual);
+  std::vector<double> free_share(full.size());
   double first = 0;
   for (int c = 0; c < opt.max_channels; ++c) {
     std::vector<int> cyc;
     if (c == 0) {
       for (int k = 0; k < m; ++k) cyc.push_back(k);  // groups[0] is the first ring's order
     } else {
-      cyc = balanced_order(m, member_rates(groups[0], residual), quantum * (1 - 1e-9));
+      const std::vector<double> p = member_rates(groups[0], residual);
+      for (std::size_t i = 0; i < p.size(); ++i) free_share[i] = full[i] > 0 ? p[i] / full[i] : 0;
+      cyc = balanced_order(m, p, free_share, quantum * (1 - 1e-9));
       if (cyc.empty()) break;
     }
     std::vector<int> order;

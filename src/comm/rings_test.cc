@@ -87,6 +87,42 @@ TEST(CommRingSearch, FourWayBridgeUsesEveryBridgeLinkBothWays) {
   EXPECT_LT(p.busbw_Bps, 3 * C);
 }
 
+TEST(CommRingSearch, PartialMeshReachesEveryGpusLinks) {
+  // Four GPUs, NV6 around the cycle 0-1-2-3-0 and NV2 across (0-2, 1-3). Per link 25 x 0.824 = 20.6
+  // GB/s. Every ring leaves each GPU once, so Σ ring rates <= a GPU's links out: (6 + 6 + 2) x 20.6
+  // = 288.4 GB/s. Rings taking all they can: the side cycle and its reverse at 6 x 20.6 = 123.6
+  // each (247.2), the NV2 links idle. Rings of one speed 20.6 (the first ring's 123.6 / 6): the
+  // four directed cycles over both diagonals (0213, 0312, 0132, 0231) once each (each directed
+  // diagonal on two of them: 2 x 20.6, full), each also crossing one side edge each way, and the
+  // side cycle and its reverse five times each (5 + 1 = 6 rings a side edge a direction, full):
+  // 4 + 10 = 14 rings of 20.6 = 288.4 GB/s, every link full both ways.
+  auto c = from_yaml(R"(
+name: partial-mesh
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480p}
+  - {id: "gpu{0..3}", kind: gpu, part: h200-nvl}
+links:
+  - {a: "gpu{0..3}", b: cpu0, tech: pcie5, width: 16}
+  - {a: "gpu{0,1,2,3}", b: "gpu{1,2,3,0}", tech: nvlink4-nvl-bridge, width: 6}
+  - {a: "gpu{0,1}", b: "gpu{2,3}", tech: nvlink4-nvl-bridge, width: 2}
+)");
+  Communicator comm(c);
+  const double link = 25e9 * 0.824;
+  double total = 0;
+  for (const auto& r : comm.rings()) total += r.bytes_per_s;
+  EXPECT_EQ(comm.rings().size(), 14u);
+  EXPECT_NEAR(total, 14 * link, 14 * link * kExact);
+  const auto load = ring_loads(comm);
+  for (const auto& l : c.links()) {
+    if (l.family() != hw::LinkFamily::kNvlink) continue;
+    for (bool from_a : {true, false}) {
+      const int r = sim::ChassisResources::link_dir(l.index, from_a);
+      ASSERT_TRUE(load.count(r)) << "bridge direction left idle";
+      EXPECT_NEAR(load.at(r), l.width * link, l.width * link * kExact);
+    }
+  }
+}
+
 TEST(CommRingSearch, BridgedPairAndRingMeshKeepTheirRings) {
   // Where the rings that take all they can already leave no direct NVLink idle, nothing changes:
   // two GPUs on one bridge (one ring, both directions of the bridge) and four GPUs bridged only
