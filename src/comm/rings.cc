@@ -14,12 +14,13 @@
 //     search.cc, highest first, lower while none fits), each consumes that speed on every link it
 //     crosses, and a depth-first search packs as many channels as fit, keeping the set of most
 //     nChannels x speed (ncclTopoCompareGraphs). So where the rings above leave a direct NVLink
-//     between two ranks idle, rings of one speed (the first ring's rate / k, k = 2..6) are packed
-//     too, each the cycle whose hops have the greatest summed share of their rate still free (links
-//     least used first) and every hop still that speed; the set of greatest total rate is kept (the
-//     first on ties). On four GPUs with NV6 between every two
-//     this gives NCCL's six ring orders (every directed Hamiltonian cycle), each directed pair
-//     carried by two of them: three times a pair's rate in all.
+//     between two ranks idle and the first ring is all NVLink, rings of NVLink hops of one speed
+//     (the first ring's rate / k, k = 2..6; NCCL's channels of one graph share one path type) are
+//     packed too, each the cycle whose hops have the greatest summed share of their rate still
+//     free (links least used first) and every hop still that speed; the set of greatest total rate
+//     is kept (the first on ties). On four GPUs with NV6 between every two this gives NCCL's six
+//     ring orders (every directed Hamiltonian cycle), each directed pair carried by two of them:
+//     three times a pair's rate in all.
 //   Several boxes: NCCL's inter-node ring is NET n -> GPU a -> ... -> GPU x -> NET n (search.cc,
 //     ncclTopoSearchParams' pattern comment; ncclTopoSearchRecNet): a channel is built per NIC,
 //     starting from the GPUs nearest that NIC ("try the most local GPUs": widest path, then fewest
@@ -300,6 +301,8 @@ void Communicator::Impl::search_rings() {
     if (add_ring(order, residual, first) <= 0) break;
   }
   if (rings.empty() || !idle_peer_link(residual)) return;
+  for (const auto& hop : ring_routes.front())
+    if (hop.kind != detail::HopKind::kNvlink) return;  // the packing below is for NVLink rings
   // A mesh link left idle: rings of one speed, as NCCL packs channels (header comment).
   std::vector<Ring> kept_rings = rings;
   std::vector<std::vector<Route>> kept_routes = ring_routes;
@@ -327,6 +330,13 @@ void Communicator::Impl::pack_rings(double quantum) {
   intra_nvlink = true;
   std::vector<double> residual = res.capacity;
   const int m = static_cast<int>(groups[0].size());
+  // The first ring is all NVLink (search_rings); as NCCL's channels of one graph share its path
+  // type (typeIntra: NVL here), a packed ring takes NVLink hops only.
+  std::vector<char> allowed(m * m, 0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j)
+      allowed[i * m + j] = i != j && router->kind(ranks[groups[0][i]], ranks[groups[0][j]]) ==
+                                         detail::HopKind::kNvlink;
   const std::vector<double> full = member_rates(groups[0], residual);
   std::vector<double> free_share(full.size());
   double first = 0;
@@ -335,8 +345,11 @@ void Communicator::Impl::pack_rings(double quantum) {
     if (c == 0) {
       for (int k = 0; k < m; ++k) cyc.push_back(k);  // groups[0] is the first ring's order
     } else {
-      const std::vector<double> p = member_rates(groups[0], residual);
-      for (std::size_t i = 0; i < p.size(); ++i) free_share[i] = full[i] > 0 ? p[i] / full[i] : 0;
+      std::vector<double> p = member_rates(groups[0], residual);
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        if (!allowed[i]) p[i] = 0;
+        free_share[i] = full[i] > 0 ? p[i] / full[i] : 0;
+      }
       cyc = balanced_order(m, p, free_share, quantum * (1 - 1e-9));
       if (cyc.empty()) break;
     }

@@ -124,7 +124,8 @@ links:
 }
 
 TEST(CommRingSearch, BridgedPairAndRingMeshKeepTheirRings) {
-  // Where the rings that take all they can already leave no direct NVLink idle, nothing changes:
+  // Where the rings that take all they can already leave no direct NVLink idle, or no ring could
+  // use the idle one, nothing changes:
   // two GPUs on one bridge (one ring, both directions of the bridge) and four GPUs bridged only
   // around a cycle 0-1-2-3-0 (the ring and its reverse fill every link both ways: 2C in all).
   auto pair = from_yaml(R"(
@@ -155,6 +156,22 @@ links:
   Communicator four(cycle);
   ASSERT_EQ(four.rings().size(), 2u);
   for (const auto& r : four.rings()) EXPECT_NEAR(r.bytes_per_s, C, C * kExact);
+  // The cycle plus one diagonal (0-2): GPUs 1 and 3 reach only 0 and 2, so every Hamiltonian cycle
+  // is 0-1-2-3-0 one way or the other and the diagonal can carry no ring. The diagonal is idle, the
+  // rings of one speed find no more (2C), and the first rings are kept.
+  auto chord = from_yaml(R"(
+name: chord
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480p}
+  - {id: "gpu{0..3}", kind: gpu, part: h200-nvl}
+links:
+  - {a: "gpu{0..3}", b: cpu0, tech: pcie5, width: 16}
+  - {a: "gpu{0,1,2,3}", b: "gpu{1,2,3,0}", tech: nvlink4-nvl-bridge, width: 6}
+  - {a: gpu0, b: gpu2, tech: nvlink4-nvl-bridge, width: 6}
+)");
+  Communicator kept(chord);
+  ASSERT_EQ(kept.rings().size(), 2u);
+  for (const auto& r : kept.rings()) EXPECT_NEAR(r.bytes_per_s, C, C * kExact);
 }
 
 }  // namespace
