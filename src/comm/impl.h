@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,9 +46,12 @@ struct Communicator::Impl {
   std::vector<double> ring_load;  // add_ring's scratch: per resource, all zeros between calls
   std::vector<int> ring_touched;  // add_ring's scratch
   bool intra_nvlink = true;       // every intra-box ring hop is an NVLink hop
-  bool nvls = false;              // every rank reaches in-switch-reduction NVSwitches only
-  double nvls_scale = 1;          // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
-  detail::Route nvls_legs;        // where nvls: per rank, its links up to the switches and down
+  /// The first ring's intra-box hops by how NCCL carries them, indexed by detail::HopKind
+  /// (NVLink, P2P over PCIe, SHM, NET): latency() takes their mean per-hop latency.
+  int intra_hops[4] = {0, 0, 0, 0};
+  bool nvls = false;        // every rank reaches in-switch-reduction NVSwitches only
+  double nvls_scale = 1;    // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+  detail::Route nvls_legs;  // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
     double tau = 0;                        // seconds per byte of S (bandwidth part)
@@ -70,13 +74,23 @@ struct Communicator::Impl {
   /// Routes the ring `order` (rank positions) on `residual`, gives it the rate its most loaded
   /// resource allows and takes that from `residual`. Returns the rate; a ring under 0.1 % of the
   /// first (`first`, set by the first ring) is not added and 0 is returned.
-  double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first);
+  /// `cap`: the most the ring may take (its channel speed); a ring that would get less than
+  /// `floor` is not added either (0 returned).
+  double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first,
+                  double cap = std::numeric_limits<double>::infinity(), double floor = 0);
   /// add_ring's routes of a ring that passes through boxes in turn, the same places in each
   /// (detail::Router::mirrored()): one box's hops routed, the others mirrored. False (hops left
   /// for add_ring to route) where the ring is not so.
   bool mirror_ring(const std::vector<int>& order, const std::vector<double>& residual,
                    std::vector<detail::Route>& hops);
   bool mirror_rings = true;  ///< false once a routed hop was not the mirror it should be
+  /// One box: rings of one speed each, `quantum` bytes/s, packed on the full capacities as NCCL's
+  /// search packs channels of one speed (search.cc), each the cycle of greatest summed free share
+  /// whose every hop still has `quantum`; replaces rings, ring_routes and ring_rate.
+  void pack_rings(double quantum);
+  /// Whether a direct NVLink between two ranks (a bridge or mesh link, not through a switch) is
+  /// left idle in some direction on `residual`.
+  bool idle_peer_link(const std::vector<double>& residual) const;
   /// Pairwise rates between `members` (rank positions) on `residual`, row-major.
   std::vector<double> member_rates(const std::vector<int>& members,
                                    const std::vector<double>& residual) const;
@@ -109,8 +123,15 @@ struct Communicator::Impl {
   void nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void direct_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const;
-  /// Size-independent time, seconds (NCCL's tuning model; docs/collectives.md).
+  /// Size-independent time, seconds: NCCL's tuning model with each intra-box hop at the latency
+  /// of the transport that carries it (docs/collectives.md, "Protocols and latency").
   double latency(Op op, Algo a, Protocol p) const;
+  /// NCCL's own estimate of that time (src/graph/tuning.cc: one per-hop figure for the whole
+  /// graph, NVLink when every intra-box hop is NVLink, else PCI), seconds: what auto chooses by.
+  double tuner_latency(Op op, Algo a, Protocol p) const;
+  /// latency() given the per-hop figures of intra-box ring, tree and direct steps, microseconds.
+  double latency_us(Op op, Algo a, Protocol p, double intra_ring, double intra_tree,
+                    double intra_direct) const;
   int boxes_used() const { return static_cast<int>(groups.size()); }
 
   // bound.cc
