@@ -161,25 +161,24 @@ void Communicator::Impl::count_nccl_channels() {
   std::vector<detail::NcclLinkLoad> loads;
   for (int r = 0; r < 2 * L; ++r)
     if (load[r] > 0) loads.push_back({width_of(r), load[r]});
-  // The widest path between two ranks: NVLink peers their links out of the first, the others the
-  // narrowest link direction on the way.
+  // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over
+  // the ring's own hops (NVLink peers: their links out of the sender; the others: the narrowest
+  // link direction on the way), which holds the widest pair on the machines of docs/VALIDATION.md
+  // and spares a route per pair.
   double max_width = 0;
-  const int n = static_cast<int>(ranks.size());
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      if (i == j) continue;
-      const auto& rt = router->route_full(ranks[i], ranks[j]);
-      double w = rt.kind == detail::HopKind::kNvlink ? 0 : 1e18;
-      for (int r : rt.res) {
-        if (r >= 2 * L) continue;
-        if (rt.kind == detail::HopKind::kNvlink) {
-          if (from_node(r) == ranks[i]) w += width_of(r);
-        } else {
-          w = std::min(w, width_of(r));
-        }
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    const auto& rt = hops[i];
+    double w = rt.kind == detail::HopKind::kNvlink ? 0 : 1e18;
+    for (int r : rt.res) {
+      if (r >= 2 * L) continue;
+      if (rt.kind == detail::HopKind::kNvlink) {
+        if (from_node(r) == order[i]) w += width_of(r);
+      } else {
+        w = std::min(w, width_of(r));
       }
-      if (w < 1e18) max_width = std::max(max_width, w);
     }
+    if (w < 1e18) max_width = std::max(max_width, w);
+  }
   const auto graph = detail::nccl_ring_search(loads, max_width,
                                               arch == 2   ? detail::NcclSpeeds::kBlackwell
                                               : arch == 1 ? detail::NcclSpeeds::kHopper
