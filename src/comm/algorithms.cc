@@ -61,6 +61,31 @@ constexpr double kHwLatNetTree[3] = {5.0, 8.5, 14.0};
 constexpr double kHwLatNetRing[3] = {2.7, 4.0, 14.0};
 constexpr double kHwLatNetNvls = 18.0;  // Simple only
 
+// One step's latency over an intra-box hop, microseconds, by the transport that carries it.
+// NVLink, P2P over PCIe and NET: NCCL's hwLat for that hardware (tuning.cc). SHM has no figure of
+// its own there. derived: NCCL's SHM transport keeps the receive buffers in the receiver's host
+// memory (src/transport/shm.cc: shmRecvSetup opens them in host shared memory, the sender's
+// conn.buffs point there, and the receiver reads its own conn.buffs from there), so a step is the
+// sender's stores crossing PCIe to host memory, as a P2P step crosses it to the peer (hwLat PCI),
+// and the receiver's polls of the flag, which become PCIe reads of host memory: a request and a
+// completion, two more crossings, each taken at the LL figure of one P2P crossing
+// (kHwLatPciRing[LL], 1.0 us). Not derived from any measurement.
+double hop_latency_us(HopKind k, Algo a, Protocol p) {
+  const int pi = static_cast<int>(p);
+  const bool tree = a == Algo::kTree;
+  switch (k) {
+    case HopKind::kNvlink:
+      return tree ? kHwLatNvlinkTree[pi] : kHwLatNvlinkRing[pi];
+    case HopKind::kPcie:
+      return tree ? kHwLatPciTree[pi] : kHwLatPciRing[pi];
+    case HopKind::kHost:
+      return (tree ? kHwLatPciTree[pi] : kHwLatPciRing[pi]) + 2 * kHwLatPciRing[0];
+    case HopKind::kNet:
+      return tree ? kHwLatNetTree[pi] : kHwLatNetRing[pi];
+  }
+  return kHwLatPciRing[pi];
+}
+
 int log2i(int n) {
   int l = 0;
   while (n > 1) {
@@ -383,13 +408,38 @@ std::vector<Phase> Communicator::Impl::phases(Op op, Algo a, Protocol p, double 
   return out;
 }
 
+double Communicator::Impl::tuner_latency(Op op, Algo a, Protocol p) const {
+  const int pi = static_cast<int>(p);
+  const double ring = intra_nvlink ? kHwLatNvlinkRing[pi] : kHwLatPciRing[pi];
+  return latency_us(op, a, p, ring, intra_nvlink ? kHwLatNvlinkTree[pi] : kHwLatPciTree[pi], ring) *
+         1e-6;
+}
+
 double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
+  const int hops = intra_hops[0] + intra_hops[1] + intra_hops[2] + intra_hops[3];
+  if (hops == 0) return tuner_latency(op, a, p);
+  // The mean per-hop latency of the first ring's intra-box hops, each at its transport's figure
+  // (hop_latency_us). A ring's 2(n-1) steps of an all-reduce pass every hop about 2(n-1)/n times
+  // (exactly, for hop kinds that alternate on an even ring), and the tree's chain in a box follows
+  // the same order.
+  // Direct moves every pair at once: its phase waits for the slowest hop kind.
+  double ring = 0, tree = 0, slowest = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (intra_hops[k] == 0) continue;
+    const double r = hop_latency_us(static_cast<HopKind>(k), Algo::kRing, p);
+    ring += intra_hops[k] * r;
+    tree += intra_hops[k] * hop_latency_us(static_cast<HopKind>(k), Algo::kTree, p);
+    slowest = std::max(slowest, r);
+  }
+  return latency_us(op, a, p, ring / hops, tree / hops, slowest) * 1e-6;
+}
+
+double Communicator::Impl::latency_us(Op op, Algo a, Protocol p, double intra_ring,
+                                      double intra_tree, double intra_direct) const {
   const int pi = static_cast<int>(p);
   const int n = static_cast<int>(ranks.size());
   const int N = boxes_used();
   const bool multi = N > 1;
-  const double intra_ring = intra_nvlink ? kHwLatNvlinkRing[pi] : kHwLatPciRing[pi];
-  const double intra_tree = intra_nvlink ? kHwLatNvlinkTree[pi] : kHwLatPciTree[pi];
   auto ring_lat = [&](int steps, int inter_steps) {
     return kBaseLatRing[pi] + (steps - inter_steps) * intra_ring + inter_steps * kHwLatNetRing[pi];
   };
@@ -411,7 +461,7 @@ double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
       break;
     case Algo::kDirect: {
       // derived: one ring step per phase (every pair moves at once): base + one hop's latency.
-      double hop = multi ? kHwLatNetRing[pi] : intra_ring;
+      double hop = multi ? kHwLatNetRing[pi] : intra_direct;
       us = (op == Op::kAllReduce ? 2 : 1) * (kBaseLatRing[pi] + hop);
       break;
     }
@@ -424,7 +474,7 @@ double Communicator::Impl::latency(Op op, Algo a, Protocol p) const {
     case Algo::kBest:
       break;
   }
-  return us * 1e-6;
+  return us;
 }
 
 }  // namespace linkwise::comm

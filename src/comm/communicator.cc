@@ -197,7 +197,8 @@ bool could_beat(const Communicator::Impl& m, Op op, Algo a, double bytes, double
 // flow model. NCCL estimates time = latency + S / algbw with algbw = busBw × ratio, ratio
 // n/(2(n-1)) for the ring's all-reduce and 0.5 for the tree, and the tree's busBw 0.92 × the
 // graph's. The graph's busBw is taken from the ring the flow model timed (busBw = 2(n-1)/n /
-// τ_ring); the ring and NVLS estimates are the flow model's own times, which have NCCL's form
+// τ_ring); the ring and NVLS estimates are NCCL's latency (tuner_latency: one per-hop figure for
+// the graph, as NCCL has) plus the flow model's τ·S, NCCL's form
 // (latency + bytes / bandwidth).
 void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes,
                     const std::vector<Algo>& algos, Prediction& best) {
@@ -208,7 +209,7 @@ void choose_as_nccl(const Communicator::Impl& m, Op op, double bytes,
     double algo_best = std::numeric_limits<double>::infinity();
     std::string algo_name;
     for (Protocol p : m.protocols(a)) {
-      const double lat = m.latency(op, a, p);
+      const double lat = m.tuner_latency(op, a, p);
       double est = 0;
       if (a == Algo::kTree && m.supports(Algo::kRing, op) && !m.protocols(Algo::kRing).empty()) {
         const double tau_ring = timing(m, op, Algo::kRing, Protocol::kSimple).first;

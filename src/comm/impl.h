@@ -47,9 +47,12 @@ struct Communicator::Impl {
   std::vector<double> ring_load;  // add_ring's scratch: per resource, all zeros between calls
   std::vector<int> ring_touched;  // add_ring's scratch
   bool intra_nvlink = true;       // every intra-box ring hop is an NVLink hop
-  bool nvls = false;              // every rank reaches in-switch-reduction NVSwitches only
-  double nvls_scale = 1;          // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
-  detail::Route nvls_legs;        // where nvls: per rank, its links up to the switches and down
+  /// The first ring's intra-box hops by how NCCL carries them, indexed by detail::HopKind
+  /// (NVLink, P2P over PCIe, SHM, NET): latency() takes their mean per-hop latency.
+  int intra_hops[4] = {0, 0, 0, 0};
+  bool nvls = false;        // every rank reaches in-switch-reduction NVSwitches only
+  double nvls_scale = 1;    // wire bytes per NVLS byte: NVLink efficiency / NVLS efficiency
+  detail::Route nvls_legs;  // where nvls: per rank, its links up to the switches and down
 
   struct Timing {
     double tau = 0;                        // seconds per byte of S (bandwidth part)
@@ -107,8 +110,15 @@ struct Communicator::Impl {
   void nvls_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void direct_phases(Op op, double S, double w, std::vector<Phase>& out) const;
   void hierarchical_phases(Op op, double S, double w, std::vector<Phase>& out) const;
-  /// Size-independent time, seconds (NCCL's tuning model; docs/collectives.md).
+  /// Size-independent time, seconds: NCCL's tuning model with each intra-box hop at the latency
+  /// of the transport that carries it (docs/collectives.md, "Protocols and latency").
   double latency(Op op, Algo a, Protocol p) const;
+  /// NCCL's own estimate of that time (src/graph/tuning.cc: one per-hop figure for the whole
+  /// graph, NVLink when every intra-box hop is NVLink, else PCI), seconds: what auto chooses by.
+  double tuner_latency(Op op, Algo a, Protocol p) const;
+  /// latency() given the per-hop figures of intra-box ring, tree and direct steps, microseconds.
+  double latency_us(Op op, Algo a, Protocol p, double intra_ring, double intra_tree,
+                    double intra_direct) const;
   int boxes_used() const { return static_cast<int>(groups.size()); }
 
   // bound.cc

@@ -52,10 +52,10 @@ int nccl_ring_channels(const NcclRingGraph& graph, int min_channels, int max_cha
 /// derived: Czyszka/nanoserve-mini results/runs/2026-08-31_latencja_dostepu/nvlink/
 /// nccl_lat_island2_nop2p.txt (H200 NVL, NCCL 2.28.9, two GPUs behind one PCIe switch,
 /// NCCL_P2P_DISABLE=1; NCCL's log: 2 channels, SHM/direct/direct): 14.06 GB/s at 8 MiB, 596.6 us,
-/// less this model's 19.8 us of latency for that ring = 14.54 GB/s over two channels. Not a
+/// less this model's 23.8 us of latency for that ring = 14.64 GB/s over two channels. Not a
 /// mechanism: Little's law on NCCL's own figures (512 threads x unroll 8 x 16 B = 64 KiB in flight
 /// a block, src/device/common_kernel.h and ncclCollUnroll; nvbandwidth host_device_latency_sm
 /// 0.77-1.4 us) gives 47-85 GB/s a channel, far above it (docs/VALIDATION.md, "Host-staged rings").
-inline constexpr double kShmChannelBytesPerS = 7.27e9;
+inline constexpr double kShmChannelBytesPerS = 7.32e9;
 
 }  // namespace linkwise::comm::detail

@@ -63,7 +63,7 @@ TEST(CommNcclChannels, NoFitFallsBackToOneChannel) {
 
 TEST(CommNcclChannels, HostStagedRingsRunAtChannelsTimesTheChannelRate) {
   // The H200 NVL machine, GPUs 0,1 behind one switch with P2P off: two channels (above), each at
-  // most kShmChannelBytesPerS = 7.27 GB/s, so the ring's busbw at 1 GiB is 2 x 7.27 = 14.54 GB/s
+  // most kShmChannelBytesPerS = 7.32 GB/s, so the ring's busbw at 1 GiB is 2 x 7.32 = 14.64 GB/s
   // less the latency (about 20 us against 74 ms: 0.03 %), under the links' 23.47.
   auto c = topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) +
                               "/examples/validation/h200-nvl-4way-bridge-2s.yaml");

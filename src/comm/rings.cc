@@ -202,9 +202,10 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
     ring.order.push_back(ranks[order[i]]);
     if (n <= 16 || i < 2 || i == n - 1) names.push_back(chassis->display_name(ranks[order[i]]));
     ring.hops.push_back(hops[i].res);
-    if (hops[i].kind != detail::HopKind::kNvlink &&
-        chassis->node(ranks[order[i]]).box == chassis->node(ranks[order[(i + 1) % n]]).box)
-      intra_nvlink = false;
+    const bool intra =
+        chassis->node(ranks[order[i]]).box == chassis->node(ranks[order[(i + 1) % n]]).box;
+    if (hops[i].kind != detail::HopKind::kNvlink && intra) intra_nvlink = false;
+    if (intra && rings.empty()) ++intra_hops[static_cast<int>(hops[i].kind)];
   }
   if (n > 16) {
     ring.str = fmt::format("{} {} ... {} ({} ranks)", names[0], names[1], names.back(), n);

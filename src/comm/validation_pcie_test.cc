@@ -64,11 +64,11 @@ TEST(CommValidationPcie, A100PcieBridgedPairPlusOneThroughHostMemory) {
   // busbw (+2.9 %) on the links. NCCL's tuner model picks ring (tree: 0.46 of the graph's
   // bandwidth). NCCL's channel count (nccl_channels.h): the assumed Intel host makes each PHB hop
   // take 6/5 of the speed on its PCIe links, so 24 / (1.2 s): one channel at 20, doubled: two, at
-  // most 2 x 7.27 = 14.54 GB/s (-27.3 %, open). On an AMD host (the source names no CPU) the search
+  // most 2 x 7.32 = 14.64 GB/s (-26.8 %, open). On an AMD host (the source names no CPU) the search
   // gives two at 12, four channels, and the links bind again (20.59).
   auto c = machine("a100-pcie-bridged-pairs.yaml");
   const double p = busbw(c, {0, 1, 2}, 8 * kGiB);
-  EXPECT_NEAR(p, 14.54e9, 14.54e9 * kRecorded);
+  EXPECT_NEAR(p, 14.64e9, 14.64e9 * kRecorded);
   EXPECT_NEAR(p, 2 * kShmChannel, 2 * kShmChannel * 1e-3);
 }
 
@@ -93,19 +93,19 @@ TEST(CommValidationPcie, RtxPro6000TwoSwitchesOneSocket) {
   // its own root port. Independent. Measured busbw 30.3 GB/s with NCCL's default P2P level (PXB:
   // the NODE hops between the switches go through host memory, SHM) and 39.3 GB/s with
   // NCCL_P2P_LEVEL=SYS (P2P everywhere). The model: the ring crosses both switch uplinks in both
-  // directions; default: SHM hops, 34.18 GB/s (+12.8 %); SYS: P2P written by the SMs in 128 B
+  // directions; default: SHM hops, 34.04 GB/s (+12.3 %); SYS: P2P written by the SMs in 128 B
   // payloads, both directions of every link loaded: 57.0 x 0.9211 x 0.894 (pcie5
   // duplex_efficiency) = 46.94 GB/s per direction, x (1 - latency share at 32 MiB) = 45.14 GB/s
   // (+14.9 %). Open: the page's 8-GPU P2P rings sit at 38-42 GB/s whatever the layout (the model:
   // 46.88). Held to the recorded figures.
   // With NCCL's default, the SHM hops end in the receiving GPU's loads from host memory (35.2 GB/s,
-  // host_read_bytes_per_s): 34.18 GB/s at 32 MiB (+12.8 %) before NCCL's channel count. The search
+  // host_read_bytes_per_s): 34.04 GB/s at 32 MiB (+12.3 %) before NCCL's channel count. The search
   // (sm100 speeds, every GPU link and uplink crossed once a channel at 48 GB/s): two channels at
-  // 24, doubled: four, 4 x 7.27 = 29.08 GB/s, 28.38 after the latency at 32 MiB (-6.3 %).
+  // 24, doubled: four, 4 x 7.32 = 29.28 GB/s, 28.47 after the latency at 32 MiB (-6.0 %).
   auto c = machine("rtx-pro-6000-esc8000a-switches.yaml");
   const double shm = busbw(c, {0, 1, 2, 3}, 32.0 * 1024 * 1024);
   EXPECT_NEAR(shm, 30.3e9, 30.3e9 * kTarget);
-  EXPECT_NEAR(shm, 28.38e9, 28.38e9 * kRecorded);
+  EXPECT_NEAR(shm, 28.47e9, 28.47e9 * kRecorded);
   CommOptions sys;
   sys.p2p_level = "SYS";
   const double p2p = busbw(c, {0, 1, 2, 3}, 32.0 * 1024 * 1024, sys);
@@ -185,7 +185,7 @@ TEST(CommValidationPcie, A40AndDgxA100WithP2pDisabled) {
   // and 15 (docs/VALIDATION.md, "Rows 12-14"); the run environment (IOMMU state) is not given and
   // nothing is fitted. NCCL's channel count (nccl_channels.h): the A40 pair two at 12, doubled to
   // four (29 GB/s, not binding); GPUs 0,1,6,7 one at 15 (the xGMI link, AMD_BW 16), two channels:
-  // 14.54 GB/s (+940 %); DGX A100 one at 12, two (14.54, not binding). Held to the recorded
+  // 14.64 GB/s (+946 %); DGX A100 one at 12, two (14.64, not binding). Held to the recorded
   // figures.
   auto a40 = machine("a40-bridged-pairs-2s.yaml");
   CommOptions off;
@@ -193,7 +193,7 @@ TEST(CommValidationPcie, A40AndDgxA100WithP2pDisabled) {
   const double pair = busbw(a40, {1, 2}, 4 * kGiB, off);
   EXPECT_NEAR(pair, 20.58e9, 20.58e9 * kRecorded);
   EXPECT_NEAR(pair, 25e9 * 0.894 * kSmWrite, 25e9 * 0.894 * kSmWrite * 1e-3);
-  EXPECT_NEAR(busbw(a40, {0, 1, 6, 7}, 4 * kGiB, off), 14.54e9, 14.54e9 * kRecorded);
+  EXPECT_NEAR(busbw(a40, {0, 1, 6, 7}, 4 * kGiB, off), 14.64e9, 14.64e9 * kRecorded);
   auto dgx = topo::load_chassis("dgx-a100");
   EXPECT_NEAR(busbw(dgx, {4, 5, 6, 7}, 4 * kGiB, off), 10.29e9, 10.29e9 * kRecorded);
 }
@@ -203,17 +203,17 @@ TEST(CommValidationPcie, Rtx5090FourOnOneGenoaSocket) {
   // ports of one EPYC Genoa socket (bus ids 0x01/0x21/0x41/0x61), `all_reduce_perf -b 8 -e 128M -g
   // 4`: busbw 27.26 GB/s at 128 MiB. Independent; SKU assumed (EPYC 9654). Every hop is SHM: the
   // receivers' loads from host memory bound it (35.2 GB/s, host_read_bytes_per_s assumed from
-  // H100): 34.94 GB/s after the latency at 128 MiB (+28.2 %). Open: the same four GPUs on a Xeon
+  // H100): 34.87 GB/s after the latency at 128 MiB (+27.9 %). Open: the same four GPUs on a Xeon
   // 8480+ reach 35 (row 5); the thread's host-staged copies on the same hosts reach 38.2-38.9 GB/s
   // one way but 43 in total both ways (p2pBandwidthLatencyTest, P2P disabled), so the host side of
   // this socket under traffic both ways is suspected; no sourced figure for it. NCCL's channel
   // count (nccl_channels.h: sm100 speeds, each Gen5 x16 GPU link 48 GB/s crossed once a channel
-  // each way): two channels at 24, doubled to four, each at most 7.27 GB/s: 29.08, 28.90 after the
-  // latency at 128 MiB (+6.0 %; +28.2 % before).
+  // each way): two channels at 24, doubled to four, each at most 7.32 GB/s: 29.28, 29.05 after the
+  // latency at 128 MiB (+6.6 %; +27.9 % before).
   auto c = machine("rtx5090-4gpu-genoa.yaml");
   const double p = busbw(c, {0, 1, 2, 3}, 128.0 * 1024 * 1024);
   EXPECT_NEAR(p, 27.26e9, 27.26e9 * kTarget);
-  EXPECT_NEAR(p, 28.90e9, 28.90e9 * kRecorded);
+  EXPECT_NEAR(p, 29.05e9, 29.05e9 * kRecorded);
 }
 
 TEST(CommValidationPcie, H200NvlFourWayBridge) {
@@ -243,12 +243,12 @@ TEST(CommValidationPcie, H200NvlTwoBridgedPairsAcrossSockets) {
   // sockets has one GPU store across the UPI links into the other socket's memory, and the host
   // runs SNC-2; no sourced figure for either on this host. That was +15.6 %. NCCL's channel count
   // (nccl_channels.h): the UPI link (ERP_QPI_BW 40) fits one channel at 40, duplicated to two at
-  // 20, doubled to four (the log's SHM connections span four): 4 x 7.27 = 29.08 GB/s, 29.04 after
-  // the latency (-4.5 %).
+  // 20, doubled to four (the log's SHM connections span four): 4 x 7.32 = 29.28 GB/s, 29.24 after
+  // the latency (-3.8 %).
   auto c = machine("h200-nvl-4way-bridge-2s.yaml");
   const double p = busbw(c, {0, 1, 4, 5}, 512.0 * 1024 * 1024);
   EXPECT_NEAR(p, 30.4e9, 30.4e9 * kTarget);
-  EXPECT_NEAR(p, 29.04e9, 29.04e9 * kRecorded);
+  EXPECT_NEAR(p, 29.24e9, 29.24e9 * kRecorded);
 }
 
 TEST(CommValidationPcie, H200NvlPairBehindOneSwitchP2pDisabled) {
@@ -259,10 +259,10 @@ TEST(CommValidationPcie, H200NvlPairBehindOneSwitchP2pDisabled) {
   // host-staged rings (kShmChannelBytesPerS) is derived from it. Both GPUs stage through host
   // memory across the switch's one Gen5 x16 uplink, which carries both GPUs' stores up and loads
   // down: 57.0 x 0.894 (both directions) / 2 GPUs = 25.5 GB/s, the way up written by the SMs in
-  // 128 B payloads (x 0.9211) = 23.47 GB/s at large sizes, 22.23 after the latency at 8 MiB
-  // (+58.1 %) on the links alone. NCCL's search (nccl_channels.h) gives one channel at 20 GB/s on
+  // 128 B payloads (x 0.9211) = 23.47 GB/s at large sizes, 22.00 after the latency at 8 MiB
+  // (+56.5 %) on the links alone. NCCL's search (nccl_channels.h) gives one channel at 20 GB/s on
   // this Intel host (the uplink carries 2 x 6/5 of it each way), doubled: two, as the log shows;
-  // two channels at 7.27 GB/s = 14.54 GB/s at large sizes, 14.06 at 8 MiB.
+  // two channels at 7.32 GB/s = 14.64 GB/s at large sizes, 14.06 at 8 MiB.
   auto c = machine("h200-nvl-4way-bridge-2s.yaml");
   CommOptions off;
   off.p2p_disable = true;

@@ -89,23 +89,30 @@ TEST(Design, PcieOnlyDesignWithinReachForSmallModel) {
 }
 
 // Small-model inference (Llama 3.1 8B, 32 clients): each GPU serves a replica, decode is bound by
-// memory bandwidth, so 8x H200 SXM (4.8 TB/s each) lead in throughput, but 4x H100 PCIe on root
-// ports (no NVLink) give more tokens per watt (~1.5 vs ~1.0 tokens/s per W: half the GPU power for
-// ~0.4 of the tokens at half the GPUs) and about as many per dollar: within reach, on the front,
-// the reason named.
+// memory bandwidth, so 8x H200 SXM (4.8 TB/s each) lead in throughput, but the PCIe-only box that
+// makes the most of its watts (4x H100 PCIe, no NVLink) gives more tokens per watt (~1.4 vs ~1.0
+// tokens/s per W: a quarter of the power for ~0.4 of the tokens) and about as many per dollar:
+// within reach, the reason named. It is not on the Pareto front: with async scheduling (vLLM's
+// default since v0.14, docs/serving.md) and P2P over PCIe at its duplex share, it is ~2% behind
+// 4x A100 PCIe in bridged pairs, which cost and draw less.
 TEST(Design, PcieOnlyDesignWithinReachForSmallModelInference) {
   auto space = parse_space(preset_space("  - {name: chat8, kind: serve, model: llama3.1-8b, input: "
                                         "2048, output: 256, concurrency: 32}\n"),
                            "s.yaml");
   SearchOptions o;
   o.threads = 2;
+  o.top = 100;  // every design ranked and scored
   auto r = run_design(space, o);
   const auto& top = r.ranked.front();
   EXPECT_EQ(top.candidate.fabric, Fabric::kNvSwitch);
   const Design* pcie = nullptr;
-  for (const auto& d : r.front)
-    if (d.candidate.fabric == Fabric::kNone && (!pcie || d.objective > pcie->objective)) pcie = &d;
-  ASSERT_NE(pcie, nullptr) << "a PCIe-only design must be on the Pareto front";
+  auto per_watt = [](const Design& d) { return d.scores[0].tokens_per_s / d.power_w; };
+  for (const auto& d : r.ranked)
+    if (d.candidate.fabric == Fabric::kNone && d.scores[0].fits &&
+        (!pcie || per_watt(d) > per_watt(*pcie)))
+      pcie = &d;
+  ASSERT_NE(pcie, nullptr) << "no PCIe-only design fits";
+  EXPECT_GE(pcie->objective, 0.35) << pcie->candidate.name;  // ~0.4 of the top design's tokens
   ASSERT_TRUE(pcie->scores[0].fits);
   double per_w = pcie->scores[0].tokens_per_s / pcie->power_w,
          top_per_w = top.scores[0].tokens_per_s / top.power_w;

@@ -62,6 +62,7 @@ nlohmann::json serve_json(const work::ServeResult& r) {
   j["kv_precision"] = r.kv_format;
   j["arrivals"] = r.arrivals;
   j["chunked_prefill"] = r.chunked_prefill;
+  j["async_scheduling"] = r.async_scheduling;
   j["kv_cache_GiB"] = m.kv_cache / kGiB;
   j["max_concurrency_fit"] = r.max_concurrency_fit;
   j["memory_per_gpu"] = {{"capacity_GiB", m.capacity / kGiB},

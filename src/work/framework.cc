@@ -55,12 +55,17 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         t.scatter_copy_per_byte = (2.0 + 4.0) / 4.0;
       } else {
         // FSDP1 (FlatParameter, llm-foundry/Composer): the gather writes the flat parameter in
-        // place (no copy-out). The post-backward hook casts the bf16 flat gradient to the fp32
-        // reduce dtype (read 2, write 4 bytes per element) and _reduce_grad pre-divides it in
-        // place by _gradient_predivide_factor (> 1 from 4 ranks up; read 4, write 4) before
-        // the reduce-scatter: 14/4 per fp32 byte on the wire
+        // place (no copy-out). The module's parameters are views of the flat parameter
+        // (FlatParamHandle._get_unflat_views: torch.split, then view), so autograd assembles
+        // the flat gradient from the parameters' gradients in SplitWithSizesBackward, whose
+        // split_with_sizes_backward concatenates them (at::cat: read 2, write 2 bytes per bf16
+        // element; torch/csrc/autograd/FunctionsManual.cpp). The post-backward hook casts the
+        // bf16 flat gradient to the fp32 reduce dtype (read 2, write 4) and _reduce_grad
+        // pre-divides it in place by _gradient_predivide_factor (> 1 from 4 ranks up; read 4,
+        // write 4) before the reduce-scatter: 18/4 per fp32 byte on the wire
         // (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook, _reduce_grad).
-        t.scatter_copy_per_byte = p.shard_size() >= 4 ? (2.0 + 4.0 + 8.0) / 4.0 : 6.0 / 4.0;
+        t.scatter_copy_per_byte =
+            p.shard_size() >= 4 ? (4.0 + 2.0 + 4.0 + 8.0) / 4.0 : (4.0 + 6.0) / 4.0;
         // llm-foundry's attention (llmfoundry/models/layers/attention.py, flash_attn_fn, 2023
         // releases) calls flash_attn.bert_padding.unpad_input on query, key and value and
         // pad_input on the output in every layer, with a key_padding_mask of all ones when nothing

@@ -45,12 +45,18 @@ std::string classify(const StepTime& t) {
 //    prefill (TensorRT-LLM's default) a train step holds floor(c / P) whole prompts (at least one)
 //    and a prompt completes in one. The client's own re-send latency is left out (no public source
 //    quantifies it; it only shortens the wait for the running step).
+// With async scheduling (ServeOptions::async_scheduling) the engine chose the step after the
+// running one before the request arrived, so a request that comes back to a busy engine waits for
+// both: two steps where it waited for one. A cohort that fits one step ends at its length cap in
+// that step, which the scheduler knows ahead (it schedules no step past max_tokens,
+// vllm/v1/core/sched/scheduler.py), so it comes back to an idle engine as before.
 double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
                                     double ctx_p) const {
   const double B = engine.max_batched_tokens;
   double decoding = std::min(D, std::max(0.0, n - 1));
   double c = std::max(1.0, B - std::round(decoding));
   const double offload = offload_time(n, ctx_d);
+  const double ahead = opt.async_scheduling ? 1 : 0;
   if (n * P <= c) return step(0, ctx_d, n * P, ctx_p).total + offload;
   // Prompts of one train step (whole ones without chunking), the train step, and the steps from a
   // prompt's first to its last token.
@@ -62,7 +68,7 @@ double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
   // ended), the others during the train step of the prompts ahead of them.
   double first = std::min(n, per_step) / n;
   double t_dec = step(std::max(1.0, D), ctx_d, 0, 0).total + offload;
-  return first * t_dec + (1 - first) * t_train + own * t_train;
+  return (1 + ahead) * (first * t_dec + (1 - first) * t_train) + own * t_train;
 }
 
 // Mean TTFT of the first cohort of a finite closed-loop benchmark: `vllm bench serve
@@ -169,9 +175,10 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
     e.ttft = burst_ttft(n, P, D, ctx_d, ctx_p);
   } else {
     // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding),
-    // and the wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's
-    // time).
-    double residual = std::min(1.0, std::max(0.0, n - 1)) * dec.total / 2;
+    // with async scheduling also the step the engine scheduled after it (a mean step), and the
+    // wait behind the other clients' prompts (M/D/1: rho / (2(1 - rho)) of a prompt's time).
+    double busy = std::min(1.0, std::max(0.0, n - 1));
+    double residual = busy * dec.total / 2 + (opt.async_scheduling ? busy * tau : 0);
     double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
     e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
   }
@@ -324,10 +331,12 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   if (opt.requests > 0)
     r->engine +=
         fmt::format("; a run of {} requests, the first cohort's wait averaged in", opt.requests);
+  if (opt.async_scheduling) r->engine += "; async scheduling (a step scheduled ahead)";
   r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
                            detail::front_end_latency_s(opt.front_end) * 1e3);
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
   r->chunked_prefill = opt.chunked_prefill;
+  r->async_scheduling = opt.async_scheduling;
   r->memory = mem;
   r->max_concurrency_fit = fit_box;
   r->notes = notes;

@@ -95,10 +95,25 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   double t = 0, out = 0, gaps = 0, gap_count = 0, e2e = 0;
   std::vector<double> take;
   std::vector<char> decoding;
+  // Async scheduling (ServeOptions::async_scheduling; vLLM's EngineCore.step_with_batch_queue with
+  // two batches in flight): while the engine runs back to back, step k+1 is scheduled when step k
+  // starts, from the requests that had reached the engine by then, and the sequences that end at
+  // EOS in step k still hold their slot in it (the scheduler learns of their end after step k;
+  // one that reaches its max_tokens is not scheduled again, vllm/v1/core/sched/scheduler.py). An
+  // idle engine schedules a request as soon as it arrives.
+  bool busy = false;  // the last step ended at t and the engine went straight on
+  double last_start = 0, ghost_ctx = 0;
+  int ghosts = 0;  // sequences that ended in the last step, still in this one (async)
   while (!waiting.empty() || !running.empty()) {
+    const bool ahead = opt.async_scheduling && busy;
+    const double decided = ahead ? last_start : t;  // when this step's work was chosen
     // The running sequences past their prompt decode one token each; the budget left goes to the
     // prompts already started, then to the waiting ones in arrival order.
     double D = 0, ctx_d = 0, C = 0, ctx_p = 0;
+    if (ahead && ghosts > 0) {
+      D += ghosts;
+      ctx_d += ghost_ctx;
+    }
     decoding.assign(running.size(), 0);
     take.assign(running.size(), 0);
     for (std::size_t i = 0; i < running.size(); ++i)
@@ -118,7 +133,8 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     };
     for (std::size_t i = 0; i < running.size() && budget > 0; ++i)
       if (!decoding[i]) schedule(i);
-    while (!waiting.empty() && waiting.front().ready <= t && budget > 0 && running.size() < cap) {
+    while (!waiting.empty() && waiting.front().ready <= decided && budget > 0 &&
+           running.size() < cap) {
       // Without chunked prefill only whole prompts that fit, but at least one per step.
       if (!opt.chunked_prefill && P > budget && C > 0) break;
       running.push_back(waiting.front());
@@ -127,18 +143,25 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       take.push_back(0);
       schedule(running.size() - 1);
     }
-    if (D == 0 && C == 0 && !waiting.empty() && waiting.front().ready > t) {
-      t = waiting.front().ready;  // the engine idles until the next request is through
+    if (D == 0 && C == 0 && !waiting.empty() && (ahead || waiting.front().ready > t)) {
+      // The engine idles until the next request is through, and then schedules it at once.
+      t = std::max(t, waiting.front().ready);
+      busy = false;
+      ghosts = 0;
       continue;
     }
     if (D == 0 && C == 0)
       throw RuntimeError("replay: the engine has nothing to run while requests wait");
     StepTime st = step(D, D > 0 ? ctx_d / D : 0, C, C > 0 ? ctx_p / C : 0);
+    last_start = t;
     t += st.total;
+    busy = true;
     ++r.steps;
     // The step's outputs: a token for every decoding sequence and for every prompt it completed.
     std::size_t kept = 0;
     int finished = 0;
+    ghosts = 0;
+    ghost_ctx = 0;
     for (std::size_t i = 0; i < running.size(); ++i) {
       Request& q = running[i];
       bool token = decoding[i] != 0;
@@ -156,6 +179,10 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       }
       if (q.generated >= q.length) {
         ++finished;
+        if (q.length < O) {  // ended at EOS: the scheduler knew only of a length cap
+          ++ghosts;
+          ghost_ctx += opt.input + q.generated;
+        }
         gaps += t - q.first_token;
         e2e += t - q.arrival;
         gap_count += q.generated - 1;

@@ -45,6 +45,7 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_batched_tokens = o.max_batched_tokens;
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
+  s.async_scheduling = !o.no_async_scheduling;
   s.requests = o.requests;
   if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
   return s;
@@ -138,6 +139,9 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
        "offline (the engine in-process, as trtllm-bench runs it) or nim"},
       {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
        "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
+      {"--no-async-scheduling", at<&S::no_async_scheduling>,
+       "The engine schedules each step when the last one ends (vLLM before v0.14); by default "
+       "it schedules a step ahead while the GPU runs"},
       Spec{"--requests", at<&S::requests>, "Closed loop: a finite benchmark of this many requests"}
           .range(1, 1 << 30),
       {"--sweep", at<&S::sweep>,

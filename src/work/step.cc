@@ -117,6 +117,8 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   r.zero_b += r.zero_after_b;
   r.zero_after_f = sum(t.after_f);
   r.zero_f += r.zero_after_f;
+  r.fill_f = sum(t.fill_f);
+  r.fill_b = sum(t.fill_b);
   r.p2p = sum(t.boundary);
   if (t.buckets > 0) {
     r.bucket = time(t.bucket);
@@ -205,8 +207,8 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   // exposed already counts: a layer takes compute + max(exposed collective, σ·a).
   double cont_f = std::max(0.0, r.slow_f - (r.zero_f - r.zero_after_f)),
          cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
-  double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f);
-  double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b);
+  double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f) + r.fill_f;
+  double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b) + r.fill_b;
   Breakdown& b = out.breakdown;
   b.optimizer_s =
       job.offload_optimizer
@@ -215,7 +217,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);
-  b.zero_s = mm * L * (r.zero_f + r.zero_b) + r.param_gather;
+  b.zero_s = mm * (L * (r.zero_f + r.zero_b) + r.fill_f + r.fill_b) + r.param_gather;
   PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
   b.bubble_s = pipe.bubble_s;
   b.pp_s = pipe.p2p_s;

@@ -41,6 +41,7 @@ struct Periods {
   double zero_after_b = 0;     ///< per layer: gradient collectives after the backward
   double zero_after_f = 0;     ///< per layer: blocking gathers of the forward
   double param_gather = 0;  ///< weight all-gather after the optimizer (ZeRO-1/2; ZeRO-3 persistent)
+  double fill_f = 0, fill_b = 0;               ///< per micro-batch: StepTraffic::fill_f, fill_b
   double d2h = 0, cpu_optimizer = 0, h2d = 0;  ///< offload
   std::map<int, ResUse> use;                   ///< per step, by resource (engine runs only)
 };
@@ -126,6 +127,11 @@ struct StepTraffic {
   int buckets = 0;             ///< per step
   bool bucket_overlap = true;  ///< buckets start as the backward produces them
   Coll param_gather;  ///< weight all-gather after the optimizer (ZeRO-1/2; ZeRO-3 persistent)
+  /// ZeRO-3 collectives of every micro-batch that no compute overlaps (pp = 1): before its forward,
+  /// the parameters outside the layers (embedding, final norm, untied output layer: FSDP's root
+  /// unit) and then the first layer are gathered; after its backward, the first layer's and the
+  /// outside parameters' gradients are reduce-scattered.
+  std::vector<Coll> fill_f, fill_b;
 };
 
 /// The step's collectives for a plan (docs/training.md, "The step").

@@ -202,6 +202,10 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   for (const Coll& c : t.after_f)
     r.zero_after_f += c.host_s + dp_run(impl, p, pl, groups, c, occ, &r.use);
   r.zero_f += r.zero_after_f;
+  for (const Coll& c : t.fill_f)
+    r.fill_f += c.host_s + dp_run(impl, p, pl, groups, c, sh.m, &r.use);
+  for (const Coll& c : t.fill_b)
+    r.fill_b += c.host_s + dp_run(impl, p, pl, groups, c, sh.m, &r.use);
   for (const Coll& c : t.boundary) {
     if (c.group == GroupKind::kStagePair) {  // every TP rank of the simulated groups of stage 0
                                              // sends its shard

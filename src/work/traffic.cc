@@ -83,6 +83,30 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   }
   if (p.dp > 1 && p.zero >= 3) {
     layer_scatter("zero");
+    if (p.pp == 1 && !fw.zero3_blocking) {
+      // Every micro-batch starts with gathers that nothing hides and ends with scatters that
+      // nothing hides: FSDP reshards the root unit (embedding, final norm, untied output layer)
+      // in the backward and gathers it again before the next forward, whose first block then
+      // waits for its own gather (queued behind the root's on the one NCCL stream); after the
+      // last block's backward its reduce-scatter and the root's follow with no block left to
+      // overlap (torch/distributed/fsdp: the root's pre-forward unshard, _post_backward_hook).
+      // The periods count each layer's collectives beside that layer's compute, so the first
+      // gather and the last scatter are the ones left over.
+      const double outside = m.embedding_params() / p.tp;  // vocabulary-parallel over TP
+      const auto units = zero3_units(m, p, fw.per_module_gather);
+      t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * outside, "zero", call_s});
+      t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * units.front(), "zero", call_s});
+      if (!lora) {
+        auto& scatters = fw.grad_overlap ? t.beside_b : t.after_b;
+        for (const Coll& c : scatters)
+          if (c.op == Op::kReduceScatter) {
+            t.fill_b.push_back(c);
+            break;
+          }
+        t.fill_b.push_back(
+            {shard_kind, Op::kReduceScatter, fw.grad_bytes * outside, "zero", call_s});
+      }
+    }
     if (fw.persistence_threshold > 0) {  // persistent parameters gathered after the optimizer
       double n = 0, elements = 0;
       for (double e : layer_parameter_tensors(m, p))

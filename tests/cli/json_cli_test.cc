@@ -115,6 +115,7 @@ TEST(JsonCli, EveryCommandFollowsTheDocumentedSchema) {
         "kv_precision",
         "arrivals",
         "chunked_prefill",
+        "async_scheduling",
         "concurrency",
         "ttft_s",
         "itl_s",

@@ -16,12 +16,13 @@
 //   NVLS (in-switch reduction):  each GPU sends S(1+1/n)... see docs/collectives.md
 //   direct:                      one flow per ordered pair (all-to-all: S/n each)
 //   hierarchical:                intra-island reduce-scatter, inter-island all-reduce, all-gather
-// Latency α per algorithm and protocol follows NCCL's tuning model (src/graph/tuning.cc); protocols
-// scale the bytes on the wire (LL ×2, LL128 ×128/120). Algo::kAuto evaluates the algorithms NCCL's
-// tuner weighs (ring, tree, NVLS; direct for all-to-all and send/recv) with each protocol and keeps
-// the fastest, as the tuner does with its own model; hierarchical, and direct for the other
-// operations, run only when asked for by name.
-// All figures and their sources: docs/collectives.md.
+// Latency α per algorithm and protocol follows NCCL's tuning model (src/graph/tuning.cc), each
+// intra-box step at the latency of the transport that carries it (NVLink, P2P over PCIe, SHM
+// through host memory, NET); protocols scale the bytes on the wire (LL ×2, LL128 ×128/120).
+// Algo::kAuto picks among the algorithms NCCL's tuner weighs (ring, tree, NVLS; direct for
+// all-to-all and send/recv) and protocols what the tuner's own estimate (one per-step figure for
+// the whole graph, as NCCL has) makes fastest; hierarchical, and direct for the other operations,
+// run only when asked for by name. All figures and their sources: docs/collectives.md.
 //
 //   auto chassis = linkwise::topo::load_chassis("dgx-h100");
 //   linkwise::comm::Communicator comm(chassis);                 // all GPUs; searches rings once

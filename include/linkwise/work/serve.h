@@ -113,6 +113,11 @@ struct ServeOptions {
   /// false: a prompt runs whole in one step (TensorRT-LLM's default: enable_chunked_prefill off);
   /// true: split over steps in the budget left beside the decoding sequences (vLLM V1)
   bool chunked_prefill = true;
+  /// true: the engine schedules step k+1 while step k runs on the GPU (vLLM's async scheduling,
+  /// its default since v0.14; TensorRT-LLM's overlap scheduler), so a request that arrives while
+  /// the engine is busy joins the step after the one already scheduled; false: each step is
+  /// scheduled when the one before it ends (vLLM before v0.14, `--no-async-scheduling`)
+  bool async_scheduling = true;
   /// > 0: a finite closed-loop benchmark of this many requests (`vllm bench serve --num-prompts`):
   /// its clients all send their first request at once, and the reported means average that first
   /// cohort in; 0: the steady state only
@@ -169,8 +174,9 @@ struct ServeResult {
   std::string model, chassis, gpu_part;
   int tp = 1, pp = 1, replicas = 1, gpus = 1;
   std::string weights_format, kv_format, engine;
-  std::string arrivals;         ///< "burst" or "poisson": how the point's requests arrive
-  bool chunked_prefill = true;  ///< prompts split over steps (false: whole prompts per step)
+  std::string arrivals;          ///< "burst" or "poisson": how the point's requests arrive
+  bool chunked_prefill = true;   ///< prompts split over steps (false: whole prompts per step)
+  bool async_scheduling = true;  ///< the engine schedules a step ahead (ServeOptions)
   ServeMemory memory;
   int max_concurrency_fit = 0;  ///< sequences of input+output the box admits at once (all replicas)
   ServePoint point;

@@ -27,6 +27,7 @@ struct ServeRunOptions {
   bool as_designed =
       false;  ///< links at their design rate, not the trained one the chassis records
   bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
+  bool no_async_scheduling = false;  ///< ServeOptions::async_scheduling off
   int requests = 0;  ///< > 0: a finite benchmark of this many requests (ServeOptions::requests)
 };
 
