@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,7 +75,17 @@ struct Communicator::Impl {
   /// Routes the ring `order` (rank positions) on `residual`, gives it the rate its most loaded
   /// resource allows and takes that from `residual`. Returns the rate; a ring under 0.1 % of the
   /// first (`first`, set by the first ring) is not added and 0 is returned.
-  double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first);
+  /// `cap`: the most the ring may take (its channel speed); a ring that would get less than
+  /// `floor` is not added either (0 returned).
+  double add_ring(const std::vector<int>& order, std::vector<double>& residual, double& first,
+                  double cap = std::numeric_limits<double>::infinity(), double floor = 0);
+  /// One box: rings of one speed each, `quantum` bytes/s, packed on the full capacities as NCCL's
+  /// search packs channels of one speed (search.cc), each the cycle of greatest summed free share
+  /// whose every hop still has `quantum`; replaces rings, ring_routes and ring_rate.
+  void pack_rings(double quantum);
+  /// Whether a direct NVLink between two ranks (a bridge or mesh link, not through a switch) is
+  /// left idle in some direction on `residual`.
+  bool idle_peer_link(const std::vector<double>& residual) const;
   /// Pairwise rates between `members` (rank positions) on `residual`, row-major.
   std::vector<double> member_rates(const std::vector<int>& members,
                                    const std::vector<double>& residual) const;

@@ -6,6 +6,21 @@
 //   One box: each new ring is the Hamiltonian cycle of greatest bottleneck on the residual
 //     capacities (exhaustive up to 9 ranks, greedy nearest neighbour beyond); the search stops when
 //     a ring would get under 0.1 % of the first ring's rate or at max_channels.
+//     On a mesh of direct NVLinks (bridges on PCIe cards, GPU-to-GPU links without a switch) a
+//     ring that takes all it can exhausts its hops, and what is left may hold no cycle: four GPUs
+//     bridged pairwise get one ring and its reverse, and the third pair of links at each GPU stays
+//     idle (the complete directed graph on four vertices has no decomposition into Hamiltonian
+//     cycles). NCCL's search does not take all it can: every channel has one speed (speedArray in
+//     search.cc, highest first, lower while none fits), each consumes that speed on every link it
+//     crosses, and a depth-first search packs as many channels as fit, keeping the set of most
+//     nChannels x speed (ncclTopoCompareGraphs). So where the rings above leave a direct NVLink
+//     between two ranks idle and the first ring is all NVLink, rings of NVLink hops of one speed
+//     (the first ring's rate / k, k = 2..6; NCCL's channels of one graph share one path type) are
+//     packed too, each the cycle whose hops have the greatest summed share of their rate still
+//     free (links least used first) and every hop still that speed; the set of greatest total rate
+//     is kept (the first on ties). On four GPUs with NV6 between every two this gives NCCL's six
+//     ring orders (every directed Hamiltonian cycle), each directed pair carried by two of them:
+//     three times a pair's rate in all.
 //   Several boxes: NCCL's inter-node ring is NET n -> GPU a -> ... -> GPU x -> NET n (search.cc,
 //     ncclTopoSearchParams' pattern comment; ncclTopoSearchRecNet): a channel is built per NIC,
 //     starting from the GPUs nearest that NIC ("try the most local GPUs": widest path, then fewest
@@ -97,6 +112,57 @@ std::vector<int> best_order(int m, const std::vector<double>& p, int start, int 
   return best;
 }
 
+// Of the Hamiltonian cycles over `m` nodes from node 0 whose every hop has at least `floor` in `p`
+// (row-major pairwise rates), the one of greatest summed weight `w` (per pair: the share of its
+// rate still free, so that links least used so far are taken first; the first found among
+// equals); empty when there is none. Exhaustive up to 9 nodes, greedy (the freest next hop) beyond.
+std::vector<int> balanced_order(int m, const std::vector<double>& p, const std::vector<double>& w,
+                                double floor) {
+  std::vector<int> best, cur{0};
+  std::vector<char> used(m, 0);
+  used[0] = 1;
+  if (m == 1) return cur;
+  double wmax = 0;
+  for (double x : w) wmax = std::max(wmax, x);
+  if (m > 9) {
+    for (int k = 1; k < m; ++k) {
+      int from = cur.back(), pick = -1;
+      for (int j = 0; j < m; ++j)
+        if (!used[j] && p[from * m + j] >= floor &&
+            (pick < 0 || w[from * m + j] > w[from * m + pick]))
+          pick = j;
+      if (pick < 0) return {};
+      used[pick] = 1;
+      cur.push_back(pick);
+    }
+    return p[cur.back() * m] >= floor ? cur : std::vector<int>{};
+  }
+  double best_sum = -1;
+  std::function<void(double)> dfs = [&](double sum) {
+    const int placed = static_cast<int>(cur.size());
+    if (placed == m) {
+      const int last = cur.back() * m;
+      if (p[last] >= floor && sum + w[last] > best_sum) {
+        best_sum = sum + w[last];
+        best = cur;
+      }
+      return;
+    }
+    if (sum + (m - placed + 1) * wmax <= best_sum) return;  // cannot beat the best found
+    for (int j = 1; j < m; ++j) {
+      const int hop = cur.back() * m + j;
+      if (used[j] || p[hop] < floor) continue;
+      used[j] = 1;
+      cur.push_back(j);
+      dfs(sum + w[hop]);
+      cur.pop_back();
+      used[j] = 0;
+    }
+  };
+  dfs(0);
+  return best;
+}
+
 // The rate a ring can take on `residual`: min over resources of residual / Σ coefficients on it.
 // `load` is all zeros, as long as `residual`, and is left so: only the entries the hops touch are
 // written and cleared (a ring touches a few thousand of a large machine's resources).
@@ -180,7 +246,7 @@ std::vector<double> Communicator::Impl::member_rates(const std::vector<int>& mem
 }
 
 double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<double>& residual,
-                                    double& first) {
+                                    double& first, double cap, double floor) {
   const int n = static_cast<int>(order.size());
   std::vector<Route> hops;
   hops.reserve(n);
@@ -190,7 +256,8 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
   }
   double rate = rate_on(hops, residual, ring_load, ring_touched);
   if (rings.empty()) first = rate;
-  if (rate <= 1e-3 * first || rate <= 0) return 0;
+  rate = std::min(rate, cap);
+  if (rate <= 1e-3 * first || rate <= 0 || rate < floor) return 0;
   for (const auto& h : hops)
     for (std::size_t i = 0; i < h.res.size(); ++i) residual[h.res[i]] -= rate * h.coeff[i];
   Ring ring;
@@ -234,6 +301,78 @@ void Communicator::Impl::search_rings() {
     if (c == 0) groups[0] = order;
     if (add_ring(order, residual, first) <= 0) break;
   }
+  if (rings.empty() || !idle_peer_link(residual)) return;
+  for (const auto& hop : ring_routes.front())
+    if (hop.kind != detail::HopKind::kNvlink) return;  // the packing below is for NVLink rings
+  // A mesh link left idle: rings of one speed, as NCCL packs channels (header comment).
+  std::vector<Ring> kept_rings = rings;
+  std::vector<std::vector<Route>> kept_routes = ring_routes;
+  double kept_rate = ring_rate;
+  bool kept_nvlink = intra_nvlink;
+  for (int k = 2; k <= 6; ++k) {
+    pack_rings(first / k);
+    if (ring_rate > kept_rate * (1 + 1e-6)) {
+      kept_rings = rings;
+      kept_routes = ring_routes;
+      kept_rate = ring_rate;
+      kept_nvlink = intra_nvlink;
+    }
+  }
+  rings = std::move(kept_rings);
+  ring_routes = std::move(kept_routes);
+  ring_rate = kept_rate;
+  intra_nvlink = kept_nvlink;
+}
+
+void Communicator::Impl::pack_rings(double quantum) {
+  rings.clear();
+  ring_routes.clear();
+  ring_rate = 0;
+  intra_nvlink = true;
+  std::vector<double> residual = res.capacity;
+  const int m = static_cast<int>(groups[0].size());
+  // The first ring is all NVLink (search_rings); as NCCL's channels of one graph share its path
+  // type (typeIntra: NVL here), a packed ring takes NVLink hops only.
+  std::vector<char> allowed(m * m, 0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j)
+      allowed[i * m + j] = i != j && router->kind(ranks[groups[0][i]], ranks[groups[0][j]]) ==
+                                         detail::HopKind::kNvlink;
+  const std::vector<double> full = member_rates(groups[0], residual);
+  std::vector<double> free_share(full.size());
+  double first = 0;
+  for (int c = 0; c < opt.max_channels; ++c) {
+    std::vector<int> cyc;
+    if (c == 0) {
+      for (int k = 0; k < m; ++k) cyc.push_back(k);  // groups[0] is the first ring's order
+    } else {
+      std::vector<double> p = member_rates(groups[0], residual);
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        if (!allowed[i]) p[i] = 0;
+        free_share[i] = full[i] > 0 ? p[i] / full[i] : 0;
+      }
+      cyc = balanced_order(m, p, free_share, quantum * (1 - 1e-9));
+      if (cyc.empty()) break;
+    }
+    std::vector<int> order;
+    for (int k : cyc) order.push_back(groups[0][k]);
+    if (add_ring(order, residual, first, quantum, quantum * (1 - 1e-9)) <= 0) break;
+  }
+}
+
+bool Communicator::Impl::idle_peer_link(const std::vector<double>& residual) const {
+  std::vector<char> member(chassis->nodes().size(), 0);
+  for (int g : ranks) member[g] = 1;
+  for (int g : ranks)
+    for (int l : chassis->incident(g)) {
+      const auto& link = chassis->link(l);
+      if (link.family() != hw::LinkFamily::kNvlink || link.a != g || !member[link.b]) continue;
+      for (bool from_a : {true, false}) {
+        const int r = sim::ChassisResources::link_dir(l, from_a);
+        if (res.capacity[r] > 0 && residual[r] >= res.capacity[r] * (1 - 1e-9)) return true;
+      }
+    }
+  return false;
 }
 
 void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual) {

@@ -40,6 +40,16 @@ TEST(WorkModel, Llama3_70bGqaParameters) {
   EXPECT_NEAR(m.total_params(), 70553706496.0, 70553706496.0 * kExact);
 }
 
+TEST(WorkModel, Qwen3_8bParameters) {
+  // h = 4096, 32 query heads and 8 KV heads of 128, f = 12288, 36 layers, V = 151936, untied:
+  // Q,O 2·4096·4096 = 33,554,432; K,V 2·4096·1024 = 8,388,608; MLP 3·4096·12288 = 150,994,944;
+  // norms 8,192: layer 192,946,176; x36 = 6,946,062,336 (the model card's 6.95B non-embedding);
+  // embeddings 2·151936·4096 = 1,244,659,712, final norm 4,096: 8,190,726,144 (8.2B).
+  auto m = find_model("qwen3-8b");
+  EXPECT_NEAR(m.layer_params(), 192946176.0, 192946176.0 * kExact);
+  EXPECT_NEAR(m.total_params(), 8190726144.0, 8190726144.0 * kExact);
+}
+
 TEST(WorkModel, Gpt3ForwardFlopsIncludeAttention) {
   // Per layer and token 24h² + 4sh = 24·12288² + 4·2048·12288 = 3,623,878,656 + 100,663,296;
   // x96 layers = 357,556,027,392; output projection 2·h·V = 2·12288·51200 = 1,258,291,200.
