@@ -21,6 +21,17 @@ void BM_OneSize8Gpus(benchmark::State& state) {
 }
 BENCHMARK(BM_OneSize8Gpus)->Unit(benchmark::kMicrosecond);
 
+// The same on 8 PCIe GPUs whose ring is staged through host memory between the switches
+// (pcie-8gpu-gen4): the ring search, NCCL's channel count for the host-staged ring, auto.
+void BM_OneSize8GpusHostStaged(benchmark::State& state) {
+  auto chassis = linkwise::topo::load_chassis("pcie-8gpu-gen4");
+  for (auto _ : state) {
+    auto p = linkwise::comm::predict(chassis, Op::kAllReduce, chassis.gpus(), 64.0 * 1024 * 1024);
+    benchmark::DoNotOptimize(p.time_s);
+  }
+}
+BENCHMARK(BM_OneSize8GpusHostStaged)->Unit(benchmark::kMicrosecond);
+
 // One more size on a communicator that exists (cached schedules): what a plan search pays per call.
 void BM_OneSize8GpusWarm(benchmark::State& state) {
   auto chassis = linkwise::topo::load_chassis("dgx-h100");

@@ -230,7 +230,11 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
       if (op == Op::kReduce && rings[c].order[i] == ranks[0]) continue;
       hops.push_back(&hr[i]);
     }
-    ph.flows.push_back(coupled(hops, k * S * w * rings[c].bytes_per_s / ring_rate));
+    const double share = rings[c].bytes_per_s / ring_rate;
+    ph.flows.push_back(coupled(hops, k * S * w * share));
+    // Host-staged rings: NCCL's channels, each moving at most kShmChannelBytesPerS (busbw units,
+    // so k·S/t summed over the flows; on the wire x w).
+    if (shm_ring_cap > 0) ph.flows.back().rate_cap = shm_ring_cap * w * share;
   }
   out.push_back(std::move(ph));
 }

@@ -65,6 +65,7 @@ Communicator::Communicator(const ChassisRouting& routing, std::vector<int> gpu_n
                                               routing.impl->mirror);
   m.setup_groups();
   m.search_rings();
+  m.count_nccl_channels();
   m.check_nvls();
   m.setup_protocols();
   m.duplex.assign(chassis.links().size(), 1.0);
@@ -99,7 +100,10 @@ Communicator::Impl::Timing time_schedule(const Communicator::Impl& m, Op op, Alg
   Communicator::Impl::Timing t;
   t.tau = r->makespan_s / kReferenceBytes;
   if (p == Protocol::kSimple) t.run = std::move(r);  // find_bottlenecks() reads it
-  t.channels = a == Algo::kRing ? static_cast<int>(m.rings.size()) : a == Algo::kTree ? 2 : 1;
+  t.channels = a == Algo::kRing
+                   ? (m.nccl_channels > 0 ? m.nccl_channels : static_cast<int>(m.rings.size()))
+               : a == Algo::kTree ? 2
+                                  : 1;
   t.widest_phase = static_cast<int>(widest);
   return t;
 }
@@ -113,9 +117,15 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   const auto& capacity = engine.capacity();
   sim::MaxMinSolver s;
   s.view_capacity(capacity);
-  if (phase < static_cast<int>(phases.size()))
+  bool capped = false;  // a flow runs at its rate cap (host-staged rings: NCCL's channels)
+  if (phase < static_cast<int>(phases.size())) {
     for (const auto& f : phases[phase].flows) s.add_flow(f.route, f.coeff, f.rate_cap);
-  s.solve();
+    const auto& rate = s.solve();
+    for (std::size_t i = 0; i < rate.size(); ++i)
+      capped = capped || rate[i] >= phases[phase].flows[i].rate_cap * (1 - 1e-9);
+  } else {
+    s.solve();
+  }
   std::vector<int> sat;
   for (int i = 0; i < m.res.size(); ++i)
     if (s.load()[i] > 0 && s.saturated(i)) sat.push_back(i);
@@ -137,7 +147,9 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
     return used[x] != used[y] ? used[x] > used[y] : capacity[x] < capacity[y];
   });
   t.bottlenecks.clear();
-  for (std::size_t i = 0; i < sat.size() && i < 3; ++i)
+  if (capped && a == Algo::kRing && m.shm_ring_cap > 0)
+    t.bottlenecks.push_back(fmt::format("{} SHM channels", m.nccl_channels));
+  for (std::size_t i = 0; i < sat.size() && t.bottlenecks.size() < 3; ++i)
     t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
   t.saturated = static_cast<int>(sat.size());
 }

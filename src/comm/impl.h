@@ -43,6 +43,10 @@ struct Communicator::Impl {
   std::vector<Ring> rings;
   std::vector<std::vector<detail::Route>> ring_routes;  // per ring, per hop i -> i+1
   double ring_rate = 0;                                 // Σ ring rates, bytes/s
+  /// Rings with host-staged (SHM) hops on one host: NCCL's channel count (nccl_channels.h) and
+  /// the most the rings carry, busbw bytes/s (channels x kShmChannelBytesPerS); 0 elsewhere.
+  int nccl_channels = 0;
+  double shm_ring_cap = 0;
   std::vector<double> ring_load;  // add_ring's scratch: per resource, all zeros between calls
   std::vector<int> ring_touched;  // add_ring's scratch
   bool intra_nvlink = true;       // every intra-box ring hop is an NVLink hop
@@ -95,6 +99,9 @@ struct Communicator::Impl {
   std::vector<double> member_rates(const std::vector<int>& members,
                                    const std::vector<double>& residual) const;
   bool room_for_another(const std::vector<double>& residual, double first) const;
+  /// Fills nccl_channels and shm_ring_cap where a ring hop is staged through host memory
+  /// (nccl_channels.cc).
+  void count_nccl_channels();
   void check_nvls();
   bool supports(Algo a, Op op) const;
   /// Why supports(a, op) is false, as a clause for an error message.

@@ -425,9 +425,14 @@ TEST(CommRingSearch, ReversedRingUsesTheFreePcieDirections) {
   // NCCL's P2P level PXB): the sender's SMs write up to host memory (25 x 0.9211 = 23.03 GB/s per
   // ring), and the two rings load both directions of every GPU's link with host-memory traffic, so
   // each keeps pcie4 duplex_efficiency 0.894: ring busbw at 1 GiB is 2 x 25 x 0.894 x 0.9211 =
-  // 41.2 GB/s, less the latency term.
+  // 41.2 GB/s, less the latency term, with NCCL_MIN_NCHANNELS=8 (8 x 7.32 = 59 GB/s of host-staged
+  // channels, nccl_channels.h). By default NCCL's search gives two channels: 2 x 7.32 = 14.64.
   auto c = topo::load_chassis("workstation-4gpu-nvlink");
-  Communicator comm(c);
+  EXPECT_NEAR(Communicator(c).predict(Op::kAllReduce, 1.0 * (1ull << 30), Algo::kRing).busbw_Bps,
+              14.64e9, 14.64e9 * 0.01);
+  CommOptions eight;
+  eight.min_channels = 8;
+  Communicator comm(c, {}, eight);
   ASSERT_EQ(comm.rings().size(), 2u);
   for (const auto& r : comm.rings())
     EXPECT_NEAR(r.bytes_per_s, 25e9 * kSmWrite, 25e9 * kSmWrite * 0.01);

@@ -250,12 +250,13 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = kAzureAsync;
     r.open = tp == 4
-                 ? "ITL -34%/-42% at TP 4 against -15%/-29% at TP 1 in the same harness: the "
-                   "engine's per-step host time at TP 4 (version not stated); the all-reduces "
-                   "between the bridged pairs across the sockets, each hop at its transport's "
-                   "latency, are 4.7 ms of a step, and public small-message figures over PCIe "
-                   "leave no room for the ~95 us more each the gap would take; TTFT beyond the API "
-                   "server's 4 ms: the benchmark client's own share"
+                 ? "ITL -25%/-1% at TP 4 (-34%/-42% before host-staged rings ran on NCCL's "
+                   "channel count) against -15%/-29% at TP 1 in the same harness: the engine's "
+                   "per-step host time at TP 4 (version not stated); before the channel count the "
+                   "all-reduces between the bridged pairs across the sockets, each hop at its "
+                   "transport's latency, were 4.7 ms of a step, and public small-message figures "
+                   "over PCIe left no room for the ~95 us more each the gap would take; TTFT "
+                   "beyond the API server's 4 ms: the benchmark client's own share"
                  : "the engine's per-step host time (version not stated); TTFT beyond the API "
                    "server's 4 ms: the benchmark client's own share";
     return r;

@@ -45,6 +45,8 @@ constexpr double kDuplex = 0.894;                           // catalog.yaml pcie
 // NCCL's SMs write P2P and host-staged traffic in 128 B payloads: (128 / 152) / (256 / 280) of a
 // PCIe link's copy-engine rate (comm transport_rules.h, sm_write_share).
 constexpr double kSm = (128.0 / 152) / (256.0 / 280);
+// What one NCCL channel moves through host memory, GB/s (comm nccl_channels.h).
+constexpr double kShmChannels = 7.32;
 
 // A 1 GiB all-reduce is bandwidth-bound: on 2 GPUs (busbw = algbw) under one switch, the ring's two
 // flows each cross gpu0's link once per direction, so busbw is that link's rate for SM writes
@@ -59,11 +61,15 @@ TEST(AsBuiltCli, CollectiveUsesTheTrainedRateUnlessAsDesigned) {
   EXPECT_NEAR(busbw(box + " --gpus 0,1 -b 1G -e 1G --as-designed"), kDesignGBps * kDuplex * kSm,
               0.01 * kDesignGBps);
   // On all 8 the ring's slowest link carries traffic both ways at once too: 10.29 as built, 20.59
-  // designed.
+  // designed; but the ring's hops between the switches are host-staged (SHM), and NCCL runs it on
+  // 2 channels of 7.32 GB/s (comm nccl_channels.h): 14.64 as designed. With NCCL_MIN_NCHANNELS=8
+  // the channels carry 58 GB/s and the link figure binds again.
   EXPECT_NEAR(busbw(box + " --algo ring -b 1G -e 1G"), kBuiltGBps * kDuplex * kSm,
               0.01 * kBuiltGBps);
-  EXPECT_NEAR(busbw(box + " --algo ring -b 1G -e 1G --as-designed"), kDesignGBps * kDuplex * kSm,
+  EXPECT_NEAR(busbw(box + " --algo ring -b 1G -e 1G --as-designed"), kShmChannels * 2,
               0.01 * kDesignGBps);
+  EXPECT_NEAR(busbw(box + " --algo ring -b 1G -e 1G --as-designed --nccl NCCL_MIN_NCHANNELS=8"),
+              kDesignGBps * kDuplex * kSm, 0.01 * kDesignGBps);
   // GPUs 2 and 3 do not use gpu0's link: the same figure either way.
   EXPECT_NEAR(busbw(box + " --gpus 2,3 -b 1G -e 1G"), kDesignGBps * kDuplex * kSm,
               0.01 * kDesignGBps);
@@ -88,10 +94,10 @@ TEST(AsBuiltCli, CollectiveUsesTheTrainedRateUnlessAsDesigned) {
 }
 
 // Llama 3 8B, dp=8 with ZeRO-2: compute is the same either way; every exposed communication is a
-// collective over the 8-GPU ring whose slowest link is gpu0's, 25.00 GB/s designed and 12.50 as
-// built, and at these sizes (gradients and weights of 8B parameters, GBs) it is bandwidth-bound, so
-// its exposed time doubles: 25.00 / 12.50 = 2.00 (tolerance 2% for the latency and the overlap
-// edges).
+// collective over the 8-GPU ring whose slowest link is gpu0's, 10.29 GB/s busbw as built; as
+// designed the ring is held to NCCL's 2 host-staged channels, 2 x 7.32 = 14.64 GB/s (the links
+// would give 20.59). At these sizes (GBs) it is bandwidth-bound, so the exposed time grows as built
+// by at most 14.64 / 10.29 = 1.42 (less where part of it overlaps compute either way).
 TEST(AsBuiltCli, TrainUsesTheTrainedRateUnlessAsDesigned) {
   std::string box = probed_downtrained_server();
   const std::string job = "train " + box + " --model llama3-8b --plan tp=1,pp=1,dp=8,zero=2";
@@ -103,7 +109,8 @@ TEST(AsBuiltCli, TrainUsesTheTrainedRateUnlessAsDesigned) {
     double b = built["breakdown"]["exposed_comm_by_kind_s"][kind].get<double>();
     double d = designed["breakdown"]["exposed_comm_by_kind_s"][kind].get<double>();
     ASSERT_GT(d, 0) << kind;
-    EXPECT_NEAR(b / d, kDesignGBps / kBuiltGBps, 0.02 * 2) << kind;
+    EXPECT_GT(b / d, 1.1) << kind;
+    EXPECT_LT(b / d, 2 * kShmChannels / (kBuiltGBps * kDuplex * kSm) * 1.02) << kind;
   }
   EXPECT_GT(built["step_time_s"].get<double>(), designed["step_time_s"].get<double>());
   auto text = run_cli(job);

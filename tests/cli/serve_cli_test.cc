@@ -23,7 +23,7 @@ TEST(ServeCli, JsonFields) {
   EXPECT_GE(j["comm_fraction"].get<double>(), 0);
   EXPECT_LE(j["comm_fraction"].get<double>(), 1);
   EXPECT_FALSE(j["bottleneck"].get<std::string>().empty());
-  EXPECT_EQ(j["comm_link"], "cpu0->gpu0");  // SHM: the receiver's loads from host memory
+  EXPECT_EQ(j["comm_link"], "4 SHM channels");  // SHM: NCCL's channels through host memory
   EXPECT_EQ(j["tp"], 4);
   EXPECT_EQ(j["replicas"], 1);
   // Little's law: 32 users, each one request per e2e.
@@ -35,7 +35,7 @@ TEST(ServeCli, TextReport) {
       "serve inference-appliance --model qwen2.5-coder-32b --tp 2 --concurrency 1 --lora-rank 16");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* s : {"2 replicas of tp 2", "time to first token", "inter-token latency",
-                        "memory per GPU", "KV cache per token", "links: cpu0->gpu0",
+                        "memory per GPU", "KV cache per token", "links: 4 SHM channels",
                         "cold start:", "LoRA adapter swap", "bottleneck: "})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }

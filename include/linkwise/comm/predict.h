@@ -117,7 +117,8 @@ struct CommOptions {
   bool shm_disable = false;  ///< NCCL_SHM_DISABLE=1: no staging through host memory (NET instead)
   std::vector<Algo> algos;   ///< NCCL_ALGO: what auto may pick (empty = every one NCCL has)
   std::vector<Protocol> protocols;  ///< NCCL_PROTO: protocols allowed (empty = all)
-  int min_channels = 0;             ///< NCCL_MIN_NCHANNELS (no bandwidth effect in this model)
+  /// NCCL_MIN_NCHANNELS: the least channels a host-staged ring runs with (0 = NCCL's own count).
+  int min_channels = 0;
 };
 
 /// What every communicator over one chassis needs and may share: the chassis' resource table and

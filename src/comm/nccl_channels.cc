@@ -1,0 +1,190 @@
+// NCCL's ring channel count and the host-staged rings' cap (nccl_channels.h).
+#include "nccl_channels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+
+#include "impl.h"
+#include "linkwise/topo/chassis.h"
+
+namespace linkwise::comm::detail {
+
+namespace {
+
+// NCCL src/graph/search.cc: speedArrayIntra, sm90SpeedArrayIntra, sm100SpeedArrayIntra (GB/s). One
+// host: ncclTopoTrimSystem removes the NET nodes when every rank is on it, so the intra arrays.
+constexpr double kIntra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                             9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+constexpr double kSm90Intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr double kSm100Intra[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+                                  40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+constexpr int kGraphMaxChannels = 16;  // MAXCHANNELS / 2 (src/init.cc, ringGraph.maxChannels)
+constexpr int kMaxChannels = 32;       // MAXCHANNELS (src/include/device.h)
+
+std::span<const double> speeds_of(NcclSpeeds s) {
+  switch (s) {
+    case NcclSpeeds::kHopper:
+      return kSm90Intra;
+    case NcclSpeeds::kBlackwell:
+      return kSm100Intra;
+    case NcclSpeeds::kPreHopper:
+      break;
+  }
+  return kIntra;
+}
+
+// Channels of one ring order that fit at speed s: every link direction keeps load·s·c <= width.
+int fit(const std::vector<NcclLinkLoad>& loads, double s) {
+  int c = kGraphMaxChannels;
+  for (const auto& l : loads)
+    if (l.load > 0)
+      c = std::min(c, static_cast<int>(std::floor(l.width_GBps / (l.load * s) + 1e-6)));
+  return std::max(c, 0);
+}
+
+}  // namespace
+
+NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
+                               NcclSpeeds speeds) {
+  const auto sp = speeds_of(speeds);
+  const int n = static_cast<int>(sp.size());
+  int i = 0;
+  while (i < n - 1 && sp[i] > max_width_GBps) ++i;
+  NcclRingGraph best;
+  // Pass 1: step the speed down while the next is above 0.49 of the kept graph's.
+  for (;;) {
+    const int c = fit(loads, sp[i]);
+    if (c >= 1 && c * sp[i] > best.channels * best.speed_GBps) best = {c, sp[i]};
+    if (best.channels == kGraphMaxChannels && best.speed_GBps == max_width_GBps) break;
+    if (i < n - 1 && (best.channels == 0 || sp[i + 1] / best.speed_GBps > 0.49))
+      ++i;
+    else
+      break;
+  }
+  if (best.channels == 0) return {1, 0.1};  // "falling back to simple order"
+  // Pass 2: a higher speed at the same channel count.
+  i = 0;
+  while (i < n - 1 && sp[i] > best.speed_GBps) ++i;
+  while (i > 0 && fit(loads, sp[i - 1]) >= best.channels) best.speed_GBps = sp[--i];
+  // Duplication of fast graphs (bw >= 25 GB/s).
+  if (best.speed_GBps >= 25.0) {
+    const int dup = std::min(2 * best.channels, kGraphMaxChannels);
+    best.speed_GBps /= (dup + best.channels - 1) / best.channels;
+    best.channels = dup;
+  }
+  return best;
+}
+
+int nccl_ring_channels(const NcclRingGraph& graph, int min_channels, int max_channels) {
+  int c = std::min(kMaxChannels, 2 * graph.channels);
+  c = std::max(c, min_channels);
+  return std::max(1, std::min({c, max_channels, kMaxChannels}));
+}
+
+}  // namespace linkwise::comm::detail
+
+// ---------------------------------------------------------------- on a communicator
+
+namespace linkwise::comm {
+
+namespace {
+
+// NCCL's width of one link direction, GB/s (nccl_channels.h); `gpu_arch` the architecture of the
+// GPU at an NVLink's end.
+double nccl_width(const topo::Link& l, const std::string& gpu_arch) {
+  const auto& t = *l.tech;
+  switch (t.family) {
+    case hw::LinkFamily::kPcie:
+      // lanes x (15 x 2^(gen-1)) / 80: 12 / 24 / 48 GB/s for x16 Gen3 / 4 / 5.
+      return l.width * 15.0 * std::ldexp(1.0, std::max(t.generation, 1) - 1) / 80.0;
+    case hw::LinkFamily::kNvlink: {
+      double per = gpu_arch == "hopper" ? 20.6 : gpu_arch == "blackwell" ? 40.1 : 20.0;
+      if (t.id.find("ga102") != std::string::npos) per = 12.0;  // SM86_NVLINK_BW
+      return l.width * per;
+    }
+    case hw::LinkFamily::kSocket:
+      if (t.id.rfind("xgmi", 0) == 0) return 16.0;            // AMD_BW
+      if (t.id.rfind("qpi", 0) == 0) return 6.0;              // BDW_QPI_BW
+      if (t.id == "upi-16") return 22.0;                      // SRP_QPI_BW (Sapphire Rapids)
+      if (t.id == "upi-20" || t.id == "upi-24") return 40.0;  // ERP_QPI_BW (Emerald Rapids)
+      return 10.0;                                            // SKL_QPI_BW
+    default:
+      return 1e9;  // not a constraint of the search on one host
+  }
+}
+
+}  // namespace
+
+void Communicator::Impl::count_nccl_channels() {
+  nccl_channels = 0;
+  shm_ring_cap = 0;
+  if (groups.size() != 1 || rings.empty() || ring_routes.empty()) return;
+  const auto& hops = ring_routes[0];
+  bool staged = false;
+  for (const auto& h : hops) staged = staged || h.kind == detail::HopKind::kHost;
+  if (!staged) return;
+  const int L = res.links;
+  const auto& links = chassis->links();
+  // The search's speed array: the smallest architecture among the ranks.
+  auto rank_of = [](const std::string& arch) {
+    return arch == "blackwell" ? 2 : arch == "hopper" ? 1 : 0;
+  };
+  int arch = 2;
+  for (int g : ranks) arch = std::min(arch, rank_of(chassis->node(g).part->attr("arch")));
+  const std::string arch_name = chassis->node(ranks[0]).part->attr("arch");
+  auto width_of = [&](int r) { return nccl_width(links[r / 2], arch_name); };
+  auto from_node = [&](int r) { return r % 2 == 0 ? links[r / 2].a : links[r / 2].b; };
+  auto intel_phb = [&](const detail::Route& h, int a) {
+    if (h.kind != detail::HopKind::kHost) return false;
+    for (int r : h.res)
+      if (r < 2 * L && links[r / 2].family() == hw::LinkFamily::kSocket) return false;  // SYS
+    const int cpu = chassis->node(a).cpu;
+    return cpu >= 0 && chassis->node(cpu).part->vendor == "Intel";
+  };
+  // Per link direction: crossings per channel of the first ring.
+  std::vector<double> load(2 * L, 0.0);
+  const auto& order = rings[0].order;
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    const auto& h = hops[i];
+    const double overhead = intel_phb(h, order[i]) ? 1.2 : 1.0;  // INTEL_P2P_OVERHEAD
+    for (std::size_t j = 0; j < h.res.size(); ++j) {
+      const int r = h.res[j];
+      if (r >= 2 * L) continue;
+      const auto fam = links[r / 2].family();
+      load[r] += fam == hw::LinkFamily::kNvlink ? h.coeff[j]
+                 : fam == hw::LinkFamily::kPcie ? overhead
+                                                : 1.0;
+    }
+  }
+  std::vector<detail::NcclLinkLoad> loads;
+  for (int r = 0; r < 2 * L; ++r)
+    if (load[r] > 0) loads.push_back({width_of(r), load[r]});
+  // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over
+  // the ring's own hops (NVLink peers: their links out of the sender; the others: the narrowest
+  // link direction on the way), which holds the widest pair on the machines of docs/VALIDATION.md
+  // and spares a route per pair.
+  double max_width = 0;
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    const auto& rt = hops[i];
+    double w = rt.kind == detail::HopKind::kNvlink ? 0 : 1e18;
+    for (int r : rt.res) {
+      if (r >= 2 * L) continue;
+      if (rt.kind == detail::HopKind::kNvlink) {
+        if (from_node(r) == order[i]) w += width_of(r);
+      } else {
+        w = std::min(w, width_of(r));
+      }
+    }
+    if (w < 1e18) max_width = std::max(max_width, w);
+  }
+  const auto graph = detail::nccl_ring_search(loads, max_width,
+                                              arch == 2   ? detail::NcclSpeeds::kBlackwell
+                                              : arch == 1 ? detail::NcclSpeeds::kHopper
+                                                          : detail::NcclSpeeds::kPreHopper);
+  nccl_channels = detail::nccl_ring_channels(graph, opt.min_channels, opt.max_channels);
+  shm_ring_cap = nccl_channels * detail::kShmChannelBytesPerS;
+}
+
+}  // namespace linkwise::comm

@@ -1,0 +1,61 @@
+// NCCL's channel count for a ring over one host, and what one channel moves through host memory
+// (private; used by communicator.cc for rings with host-staged (SHM) hops).
+//
+// The search (NCCL src/graph/search.cc, ncclTopoCompute) tries ring speeds s from an array per GPU
+// architecture, largest first, starting at the widest GPU-to-GPU path (system->maxBw). At each s it
+// builds as many channels c as the paths carry: every link direction a channel crosses k times
+// takes k·s of its NCCL width (followPath; on Intel hosts a PHB path takes 6/5 of s on its PCIe
+// links, INTEL_P2P_OVERHEAD in src/graph/topo.h). It keeps the graph of greatest c·s and steps down
+// while the next speed is above 0.49 of the kept graph's; then raises s while c still fits (pass
+// 2). A graph at 25 GB/s or more is duplicated (c doubled, s halved). ncclTopoPostset
+// (src/graph/connect.cc) then doubles the channels again, and NCCL_MIN_NCHANNELS /
+// NCCL_MAX_NCHANNELS clamp the result (copies of the same rings).
+//
+// NCCL's widths, GB/s per direction (src/graph/topo.h, src/graph/topo.cc ncclTopoAddPci):
+//   PCIe: lanes x GT/s code / 80 (code 60 at 8 GT/s, 120 at 16, 240 at 32): x16 Gen3 12, Gen4 24,
+//     Gen5 48;  NVLink: links x 20 (SM70/SM80), 12 (SM86), 20.6 (SM90), 40.1 (SM100);
+//   socket link: BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22 (Sapphire Rapids), ERP_QPI_BW 40
+//     (Emerald Rapids), AMD_BW 16.
+#pragma once
+
+#include <vector>
+
+namespace linkwise::comm::detail {
+
+/// Which of NCCL's speed arrays the search uses (the smallest compute capability of the ranks).
+enum class NcclSpeeds { kPreHopper, kHopper, kBlackwell };
+
+/// One link direction a ring crosses: its NCCL width and the width one channel at speed 1 takes.
+struct NcclLinkLoad {
+  double width_GBps = 0;  ///< NCCL's figure for the link, per direction
+  double load = 0;        ///< crossings per channel (x 6/5 on PCIe of Intel PHB paths)
+};
+
+struct NcclRingGraph {
+  int channels = 0;       ///< after the search's own duplication, before ncclTopoPostset
+  double speed_GBps = 0;  ///< per channel, as NCCL's log prints it
+};
+
+/// ncclTopoCompute for a ring pattern on one host with the same ring order in every channel.
+/// `max_width_GBps`: the widest GPU-to-GPU path among the ranks. No fit at any speed: NCCL's
+/// fallback, one channel at 0.1 GB/s.
+NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
+                               NcclSpeeds speeds);
+
+/// Channels the ring runs with: ncclTopoPostset doubles the search's (at most MAXCHANNELS, 32),
+/// then NCCL_MIN_NCHANNELS (`min_channels`, 0 = unset) and NCCL_MAX_NCHANNELS (`max_channels`)
+/// clamp it.
+int nccl_ring_channels(const NcclRingGraph& graph, int min_channels, int max_channels);
+
+/// Bytes per second one channel moves through host memory on a ring all-reduce, busbw units (each
+/// hop's payload rate): NCCL's SHM transport, SM stores into and SM loads from the host buffer.
+/// derived: Czyszka/nanoserve-mini results/runs/2026-08-31_latencja_dostepu/nvlink/
+/// nccl_lat_island2_nop2p.txt (H200 NVL, NCCL 2.28.9, two GPUs behind one PCIe switch,
+/// NCCL_P2P_DISABLE=1; NCCL's log: 2 channels, SHM/direct/direct): 14.06 GB/s at 8 MiB, 596.6 us,
+/// less this model's 23.8 us of latency for that ring = 14.64 GB/s over two channels. Not a
+/// mechanism: Little's law on NCCL's own figures (512 threads x unroll 8 x 16 B = 64 KiB in flight
+/// a block, src/device/common_kernel.h and ncclCollUnroll; nvbandwidth host_device_latency_sm
+/// 0.77-1.4 us) gives 47-85 GB/s a channel, far above it (docs/VALIDATION.md, "Host-staged rings").
+inline constexpr double kShmChannelBytesPerS = 7.32e9;
+
+}  // namespace linkwise::comm::detail

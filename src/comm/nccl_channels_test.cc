@@ -1,0 +1,83 @@
+// NCCL's ring channel count (nccl_channels.h), derived by hand from NCCL's search.
+#include "nccl_channels.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "linkwise/comm/predict.h"
+#include "linkwise/topo/chassis.h"
+
+namespace linkwise::comm {
+namespace {
+
+using detail::NcclLinkLoad;
+using detail::NcclSpeeds;
+
+TEST(CommNcclChannels, TwoGpusBehindOneSwitchOnAnIntelHost) {
+  // Two Hopper GPUs behind one Gen5 x16 switch (48 GB/s), P2P off: both hops go up the switch's
+  // uplink and down again, each taking 6/5 of the speed (Intel PHB), so the uplink carries 2.4 s
+  // each way: c <= 48 / (2.4 s) = 20 / s. sm90 array from 40 (<= 48): 40, 30, 24 fit none; 20 fits
+  // one (kept, 20); 15, 12 and 11 (11 / 20 > 0.49) one each, less; 6 / 20 < 0.49 stops. Pass 2: 24
+  // fits none. One channel at 20 (< 25: no duplication); ncclTopoPostset: two (NCCL's log of
+  // this machine: 2 channels).
+  std::vector<NcclLinkLoad> loads = {{48, 1.2}, {48, 2.4}, {48, 2.4}, {48, 1.2}};
+  auto g = detail::nccl_ring_search(loads, 48, NcclSpeeds::kHopper);
+  EXPECT_EQ(g.channels, 1);
+  EXPECT_DOUBLE_EQ(g.speed_GBps, 20);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 2);
+}
+
+TEST(CommNcclChannels, FourGpusOnRootPortsOfAnAmdHost) {
+  // Four Blackwell GPUs each on its own Gen5 x16 root port (48), every hop through the CPU: each
+  // GPU link carries one crossing a channel each way, c <= 48 / s. sm100 array from 45: 45, 40, 30
+  // one channel (45 kept); 24 two (48 > 45, kept); 20, 19, 18 two, less. Pass 2: 30 fits one < 2.
+  // Two at 24, doubled: four.
+  std::vector<NcclLinkLoad> loads(8, {48, 1.0});
+  auto g = detail::nccl_ring_search(loads, 48, NcclSpeeds::kBlackwell);
+  EXPECT_EQ(g.channels, 2);
+  EXPECT_DOUBLE_EQ(g.speed_GBps, 24);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 4);
+  // NCCL_MIN_NCHANNELS=8 copies the rings up to eight; NCCL_MAX_NCHANNELS=1 keeps the first.
+  EXPECT_EQ(detail::nccl_ring_channels(g, 8, 32), 8);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 1), 1);
+}
+
+TEST(CommNcclChannels, FastGraphsAreDuplicated) {
+  // Two NVLink-bridged pairs joined across a socket link of 40 (ERP_QPI_BW): the widest path is the
+  // NVLink pair (123.6) so the sm90 array starts at 60; 60 and 50 fit none on the socket link, 40
+  // one (kept); 30, 24 one; 20 two (40, not more); 15 / 40 < 0.49 stops. 40 >= 25: duplicated to
+  // two at 20, then four (NCCL's log of that machine: four channels).
+  std::vector<NcclLinkLoad> loads = {{40, 1}, {40, 1}, {48, 1}, {48, 1}, {123.6, 1}, {123.6, 1}};
+  auto g = detail::nccl_ring_search(loads, 123.6, NcclSpeeds::kHopper);
+  EXPECT_EQ(g.channels, 2);
+  EXPECT_DOUBLE_EQ(g.speed_GBps, 20);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 4);
+}
+
+TEST(CommNcclChannels, NoFitFallsBackToOneChannel) {
+  std::vector<NcclLinkLoad> loads = {{1, 1}};
+  auto g = detail::nccl_ring_search(loads, 1, NcclSpeeds::kPreHopper);
+  EXPECT_EQ(g.channels, 1);
+}
+
+TEST(CommNcclChannels, HostStagedRingsRunAtChannelsTimesTheChannelRate) {
+  // The H200 NVL machine, GPUs 0,1 behind one switch with P2P off: two channels (above), each at
+  // most kShmChannelBytesPerS = 7.32 GB/s, so the ring's busbw at 1 GiB is 2 x 7.32 = 14.64 GB/s
+  // less the latency (about 20 us against 74 ms: 0.03 %), under the links' 23.47.
+  auto c = topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) +
+                              "/examples/validation/h200-nvl-4way-bridge-2s.yaml");
+  CommOptions o;
+  o.p2p_disable = true;
+  Communicator comm(c, {c.gpus()[0], c.gpus()[1]}, o);
+  auto p = comm.predict(Op::kAllReduce, 1024.0 * 1024 * 1024);
+  EXPECT_EQ(p.channels, 2);
+  EXPECT_NEAR(p.busbw_Bps, 2 * detail::kShmChannelBytesPerS,
+              2 * detail::kShmChannelBytesPerS * 1e-3);
+  // With P2P on the two GPUs use their NVLink bridge: no host staging, no cap.
+  Communicator nv(c, {c.gpus()[0], c.gpus()[1]});
+  EXPECT_GT(nv.predict(Op::kAllReduce, 1024.0 * 1024 * 1024).busbw_Bps, 40e9);
+}
+
+}  // namespace
+}  // namespace linkwise::comm
