@@ -193,7 +193,7 @@ struct Builder {
 
   // Boxes are laid out one after another, each with the same nodes in the same order: box b's node
   // of local position k is node b·per_box + k (add_nodes), so names resolve without formatting.
-  std::unordered_map<std::string, int> local_pos;
+  std::unordered_map<std::string, int> local_pos{};
   int per_box = 0;
 
   int find_local(const std::string& name, int box, int /*boxes*/) const {

@@ -46,15 +46,16 @@ struct LinkSpec {
   int width = 0;     ///< lanes (PCIe) or links (NVLink, socket and network links); 0 = the default
   std::string match =
       "zip";  ///< "zip": pair the i-th of a with the i-th of b; "all": every a with every b
-  std::optional<double> trace_mm;    ///< board trace or cable length, millimetres
-  std::string material;              ///< board material, e.g. "megtron6", "fr4"
-  std::optional<double> efficiency;  ///< replaces the technology's efficiency for this link
-  std::optional<int> root_complex;  ///< links from one CPU with the same number share a host bridge
-  std::optional<int> trained_gen;   ///< probe: generation the link trained at, when below `tech`
-  std::optional<int> trained_width;  ///< probe: width the link trained at, when below `width`
+  std::optional<double> trace_mm{};    ///< board trace or cable length, millimetres
+  std::string material{};              ///< board material, e.g. "megtron6", "fr4"
+  std::optional<double> efficiency{};  ///< replaces the technology's efficiency for this link
+  std::optional<int>
+      root_complex{};  ///< links from one CPU with the same number share a host bridge
+  std::optional<int> trained_gen{};    ///< probe: generation the link trained at, when below `tech`
+  std::optional<int> trained_width{};  ///< probe: width the link trained at, when below `width`
   int connectors = 0;  ///< connectors the channel crosses (CEM slot, MCIO), for channel loss
   int vias = 0;        ///< via transitions beyond the two package breakouts, for channel loss
-  SourceLocation where;
+  SourceLocation where{};
 };
 
 /// Several boxes joined by a network through their NICs.
