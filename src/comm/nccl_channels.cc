@@ -91,16 +91,28 @@ namespace linkwise::comm {
 
 namespace {
 
-// NCCL's width of one link direction, GB/s (nccl_channels.h); `gpu_arch` the architecture of the
-// GPU at an NVLink's end.
-double nccl_width(const topo::Link& l, const std::string& gpu_arch) {
+// The speed array and NVLink figures NCCL takes for a GPU of the catalog's architecture `arch`.
+detail::NcclSpeeds speeds_of_arch(const std::string& arch) {
+  return arch == "blackwell" ? detail::NcclSpeeds::kBlackwell
+         : arch == "hopper"  ? detail::NcclSpeeds::kHopper
+                             : detail::NcclSpeeds::kPreHopper;
+}
+
+// NCCL's width of one link direction, GB/s (nccl_channels.h); an NVLink's per-link figure is that
+// of the GPU at its end.
+double nccl_width(const topo::Chassis& chassis, const topo::Link& l) {
   const auto& t = *l.tech;
   switch (t.family) {
     case hw::LinkFamily::kPcie:
       // lanes x (15 x 2^(gen-1)) / 80: 12 / 24 / 48 GB/s for x16 Gen3 / 4 / 5.
       return l.width * 15.0 * std::ldexp(1.0, std::max(t.generation, 1) - 1) / 80.0;
     case hw::LinkFamily::kNvlink: {
-      double per = gpu_arch == "hopper" ? 20.6 : gpu_arch == "blackwell" ? 40.1 : 20.0;
+      const auto& a = chassis.node(l.a);
+      const auto& gpu = a.kind == topo::NodeKind::kGpu ? a : chassis.node(l.b);
+      const auto speeds = speeds_of_arch(gpu.part->attr("arch"));
+      double per = speeds == detail::NcclSpeeds::kHopper      ? 20.6
+                   : speeds == detail::NcclSpeeds::kBlackwell ? 40.1
+                                                              : 20.0;
       if (t.id.find("ga102") != std::string::npos) per = 12.0;  // SM86_NVLINK_BW
       return l.width * per;
     }
@@ -127,14 +139,11 @@ void Communicator::Impl::count_nccl_channels() {
   if (!staged) return;
   const int L = res.links;
   const auto& links = chassis->links();
-  // The search's speed array: the smallest architecture among the ranks.
-  auto rank_of = [](const std::string& arch) {
-    return arch == "blackwell" ? 2 : arch == "hopper" ? 1 : 0;
-  };
-  int arch = 2;
-  for (int g : ranks) arch = std::min(arch, rank_of(chassis->node(g).part->attr("arch")));
-  const std::string arch_name = chassis->node(ranks[0]).part->attr("arch");
-  auto width_of = [&](int r) { return nccl_width(links[r / 2], arch_name); };
+  // The search's speed array: the smallest architecture among the ranks (the enum is in order).
+  auto speeds = detail::NcclSpeeds::kBlackwell;
+  for (int g : ranks)
+    speeds = std::min(speeds, speeds_of_arch(chassis->node(g).part->attr("arch")));
+  auto width_of = [&](int r) { return nccl_width(*chassis, links[r / 2]); };
   auto from_node = [&](int r) { return r % 2 == 0 ? links[r / 2].a : links[r / 2].b; };
   auto intel_phb = [&](const detail::Route& h, int a) {
     if (h.kind != detail::HopKind::kHost) return false;
@@ -179,10 +188,7 @@ void Communicator::Impl::count_nccl_channels() {
     }
     if (w < 1e18) max_width = std::max(max_width, w);
   }
-  const auto graph = detail::nccl_ring_search(loads, max_width,
-                                              arch == 2   ? detail::NcclSpeeds::kBlackwell
-                                              : arch == 1 ? detail::NcclSpeeds::kHopper
-                                                          : detail::NcclSpeeds::kPreHopper);
+  const auto graph = detail::nccl_ring_search(loads, max_width, speeds);
   nccl_channels = detail::nccl_ring_channels(graph, opt.min_channels, opt.max_channels);
   shm_ring_cap = nccl_channels * detail::kShmChannelBytesPerS;
 }

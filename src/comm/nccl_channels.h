@@ -23,7 +23,7 @@
 namespace linkwise::comm::detail {
 
 /// Which of NCCL's speed arrays the search uses (the smallest compute capability of the ranks).
-enum class NcclSpeeds { kPreHopper, kHopper, kBlackwell };
+enum class NcclSpeeds { kPreHopper, kHopper, kBlackwell };  ///< in order of compute capability
 
 /// One link direction a ring crosses: its NCCL width and the width one channel at speed 1 takes.
 struct NcclLinkLoad {
