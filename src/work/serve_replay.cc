@@ -149,22 +149,23 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     // preempting the latest admitted request while they do not fit.
     double free_blocks = total_blocks;
     bool preempted = false;
+    auto preempt_latest = [&]() {
+      Request q = running.back();
+      running.pop_back();
+      free_blocks += q.blocks;
+      q.left = q.prompt = P + q.generated;
+      q.held = q.blocks = 0;
+      q.ready = decided;
+      waiting.push_front(q);
+      ++r.preemptions;
+      preempted = true;
+    };
     if (by_prompt) {
       for (const Request& q : running) free_blocks -= q.blocks;
       for (std::size_t i = 0; i < running.size(); ++i) {
         if (running[i].left > 0) continue;  // prompts take theirs from the budget, below
         double need = blocks_for(running[i].held + 1) - running[i].blocks;
-        while (need > free_blocks && running.size() > i) {
-          Request q = running.back();
-          running.pop_back();
-          free_blocks += q.blocks;
-          q.left = q.prompt = P + q.generated;
-          q.held = q.blocks = 0;
-          q.ready = decided;
-          waiting.push_front(q);
-          ++r.preemptions;
-          preempted = true;
-        }
+        while (need > free_blocks && running.size() > i) preempt_latest();
         if (i >= running.size()) break;  // it preempted itself: nothing left to run after it
         free_blocks -= need;
         running[i].blocks += need;
@@ -184,6 +185,14 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       double done = q.prompt - q.left;
       take[i] = opt.chunked_prefill ? std::min(q.left, budget) : q.left;
       if (by_prompt) {  // only the tokens whose blocks fit; without chunking the whole prompt
+        // A prompt already running that finds too few blocks preempts the latest admitted too,
+        // while that one has no token in this step (the decodes above took theirs).
+        while (running.size() > i + 1 && !decoding.back() &&
+               (q.blocks + free_blocks) * kBlockTokens - q.held < take[i]) {
+          preempt_latest();
+          decoding.pop_back();
+          take.pop_back();
+        }
         double fit = std::max(0.0, (q.blocks + free_blocks) * kBlockTokens - q.held);
         if (take[i] > fit) take[i] = opt.chunked_prefill ? fit : 0;
         double need = std::max(0.0, blocks_for(q.held + take[i]) - q.blocks);

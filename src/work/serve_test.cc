@@ -620,6 +620,37 @@ TEST(Serve, AdmissionByPromptRunsMoreSequencesAndPreempts) {
   EXPECT_THROW(bad(), InputError);
 }
 
+TEST(Serve, ReplayByPromptOfPromptsThatFillTheCache) {
+  // Qwen3 8B on an RTX 4090 holds one 30000-token prompt and its 64 output tokens in its KV cache,
+  // not two. With chunked prefill vLLM V1 admits the next request's first chunk into the blocks
+  // left, and the running request's decodes then preempt it (the latest admitted) again and again;
+  // every request still ends with its 64 tokens. Without chunking a waiting prompt is admitted only
+  // when all of its blocks fit: one at a time, nothing preempted.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.input = 30000;
+  o.output = 64;
+  o.kv_admission = KvAdmission::kPrompt;
+  ServeModel chunked(chassis, find_model("qwen3-8b"), o);
+  const double K = chunked.memory().kv_tokens;
+  ASSERT_GE(K, 30064);
+  ASSERT_LT(K, 2 * 30000);
+  o.chunked_prefill = false;
+  ServeModel whole(chassis, find_model("qwen3-8b"), o);
+  ReplayOptions ro;
+  ro.concurrency = 20;
+  ro.requests = 20;
+  ReplayResult rc = chunked.replay(ro), rw = whole.replay(ro);
+  EXPECT_GT(rc.preemptions, 0);
+  EXPECT_EQ(rw.preemptions, 0);
+  EXPECT_NEAR(rc.mean_output, 64, kTight);
+  EXPECT_NEAR(rw.mean_output, 64, kTight);
+  // A request larger than the whole cache is refused before anything is replayed.
+  o.input = 40000;
+  auto huge = [&] { ServeModel sm(chassis, find_model("qwen3-8b"), o); };
+  EXPECT_THROW(huge(), InputError);
+}
+
 TEST(Serve, ReplayOfTheRtx4090BenchmarkLeavesItsTtftGap) {
   // docs/VALIDATION.md, "Serving": the page measured a mean TTFT of 667 ms (median 840, P99 1483)
   // at 48 clients, 300 requests of 256 prompt tokens and up to 128 output tokens (mean 100). The
