@@ -58,7 +58,7 @@ ValidationCase korthikanti(const std::string& size, int heads, int hidden, int l
   c.chassis = "dgx-a100";
   c.boxes = gpus / 8;
   c.plan.tp = 8, c.plan.pp = pp, c.plan.dp = gpus / (8 * pp), c.plan.sp = present_work,
-  c.plan.micro_batch = 1;
+  c.plan.micro_batch = size == "22B" ? 4 : 1;  // Table 3: micro-batch 4 for 22B, else 1
   c.job.seq = 2048,
   c.job.global_batch = size == "22B" ? 4 : gpus;  // Table 3: 4 for 22B, else one per GPU
   c.job.recompute = present_work ? Recompute::kSelective : Recompute::kFull;
