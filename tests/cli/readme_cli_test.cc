@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -174,6 +175,29 @@ TEST(ReadmeCli, EveryFlagOfTheExamplesIsInItsCommandsHelp) {
           << "README.md:" << e.line << ": " << name << " --help does not list " << f;
     }
   }
+}
+
+// The lists of presets in the docs name every preset the CLI has: docs/chassis-format.md's table
+// of machines and docs/training.md's list of model presets (data/models/).
+TEST(ReadmeCli, DocsListEveryPreset) {
+  auto r = run_cli("presets --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string chassis_doc = read_text(source_dir() + "/docs/chassis-format.md");
+  auto presets = nlohmann::json::parse(r.out)["presets"];
+  ASSERT_GT(presets.size(), 0u);
+  for (const auto& p : presets) {
+    std::string row = "| `" + p["id"].get<std::string>() + "` |";
+    EXPECT_NE(chassis_doc.find(row), std::string::npos) << "docs/chassis-format.md lacks " << row;
+  }
+  std::string training_doc = read_text(source_dir() + "/docs/training.md");
+  int models = 0;
+  for (const auto& f : fs::directory_iterator(source_dir() + "/data/models")) {
+    if (f.path().extension() != ".yaml") continue;
+    ++models;
+    std::string id = "`" + f.path().stem().string() + "`";
+    EXPECT_NE(training_doc.find(id), std::string::npos) << "docs/training.md lacks " << id;
+  }
+  EXPECT_GT(models, 0);
 }
 
 }  // namespace
