@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -198,6 +199,23 @@ TEST(ReadmeCli, DocsListEveryPreset) {
     EXPECT_NE(training_doc.find(id), std::string::npos) << "docs/training.md lacks " << id;
   }
   EXPECT_GT(models, 0);
+}
+
+// Every subcommand `linkwise --help` lists has an example in README.md.
+TEST(ReadmeCli, EverySubcommandHasAnExample) {
+  auto r = run_cli("--help");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string listed = r.out.substr(r.out.find("Subcommands:"));
+  std::set<std::string> shown;
+  for (const auto& e : readme_examples()) {
+    std::smatch m;
+    if (std::regex_search(e.command, m, std::regex(R"(build/linkwise (\w+))"))) shown.insert(m[1]);
+  }
+  std::regex sub(R"(\n  (\w+) )");
+  int n = 0;
+  for (std::sregex_iterator it(listed.begin(), listed.end(), sub), end; it != end; ++it, ++n)
+    EXPECT_TRUE(shown.count((*it)[1])) << "README.md has no example of " << (*it)[1];
+  EXPECT_GE(n, 10);
 }
 
 }  // namespace
