@@ -7,6 +7,8 @@
 // named in kNotRun: `mpirun` (the CTest `design_mpi` runs `design` under mpirun) and the GPU
 // check script (it builds and needs GPUs). `sudo` is dropped (the suite already has the rights
 // it needs or the command reports what it cannot read).
+// Beside them: each example's flags are in its command's --help, every subcommand has an
+// example, and the docs' lists of chassis and model presets are whole.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
