@@ -165,7 +165,8 @@ std::string framework_problem(const Job& job, const Plan& p) {
   if (job.tp_overlap == Switch::kOn && p.tp > 1 && !p.sp)
     return "--tp-overlap on overlaps the sequence-parallel all-gathers and reduce-scatters: it "
            "needs sp=on";
-  if (job.framework == Framework::kFsdp && p.zero == 1 && p.dp > 1)
+  if ((job.framework == Framework::kFsdp || job.framework == Framework::kFsdp1) && p.zero == 1 &&
+      p.dp > 1)
     return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework "
            "megatron/deepspeed)";
   return "";

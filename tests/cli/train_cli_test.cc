@@ -99,6 +99,10 @@ TEST(TrainCli, FrameworkFlags) {
   auto r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=1 --framework fsdp");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("fsdp has no ZeRO-1"), std::string::npos) << r.err;
+  // FSDP1's sharding strategies are the same (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD).
+  r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=1 --framework fsdp1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fsdp has no ZeRO-1"), std::string::npos) << r.err;
   r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --grad-overlap maybe");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--grad-overlap must be on or off, not 'maybe'"), std::string::npos)
