@@ -69,9 +69,15 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       static_cast<std::size_t>(std::max(1, std::min(m.engine.max_seqs, m.fit_replica)));
   const bool eos = o.mean_output > 0 && o.mean_output < O;
   const double p = eos ? stop_chance(o.mean_output, O) : 0;
-  // The front end's time per request (HTTP, tokenization, the hop to the engine and back), all
-  // taken on the way in: a request reaches the engine that long after its client sent it.
+  // The front end (work/serve_front.cc): one process that takes each request's CPU time in the
+  // order they come and every streamed token's, as a FIFO queue; its latency (HTTP, the hop to the
+  // engine and back) all taken on the way in. A request reaches the engine when its own processing
+  // is done, plus that latency.
   const double front = detail::front_end_latency_s(opt.front_end);
+  const double fe_req = detail::front_end_request_cpu_s(opt);
+  const double fe_tok =
+      detail::front_end_token_cpu_s(opt.front_end) + detail::front_end_chunk_cpu_s(opt.front_end);
+  double fe_free = 0;  // when the front end's process has done the work given it so far
   std::mt19937_64 rng(o.seed);
   auto draw = [&]() {
     int length = 1;
@@ -84,7 +90,8 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   std::vector<Request> running;  // in the order the engine admitted them
   int sent = 0;
   auto send = [&](double at) {
-    waiting.push_back(Request{at, at + front, P, draw(), 0});
+    fe_free = std::max(fe_free, at) + fe_req;
+    waiting.push_back(Request{at, fe_free + front, P, draw(), 0});
     ++sent;
   };
   for (int i = 0; i < std::min(o.concurrency, o.requests); ++i) send(0);
@@ -159,7 +166,7 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     ++r.steps;
     // The step's outputs: a token for every decoding sequence and for every prompt it completed.
     std::size_t kept = 0;
-    int finished = 0;
+    int finished = 0, tokens_out = 0;
     ghosts = 0;
     ghost_ctx = 0;
     for (std::size_t i = 0; i < running.size(); ++i) {
@@ -176,6 +183,7 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       if (token) {
         ++q.generated;
         ++out;
+        ++tokens_out;
       }
       if (q.generated >= q.length) {
         ++finished;
@@ -191,6 +199,9 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       }
     }
     running.resize(kept);
+    // The step's tokens, each streamed as its own chunk, take the front end's process after the
+    // work already queued there.
+    fe_free = std::max(fe_free, t) + fe_tok * static_cast<double>(tokens_out);
     // Each finished request's client sends its next one at once, while the run lasts.
     for (int i = 0; i < finished && sent < o.requests; ++i) send(t);
   }

@@ -286,6 +286,7 @@ std::vector<ServeCase> serve_validation_cases() {
     // ShareGPT lengths differ request by request, and requests end at EOS: independent arrivals.
     if (workload == "ShareGPT") r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = false;  // vLLM v0.11.0
+    r.options.chat_endpoint = true;      // --backend openai-chat --endpoint /v1/chat/completions
     return r;
   };
   const std::string q8_cmd =
@@ -359,6 +360,7 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.requests = 1000;
     r.options.arrivals = Arrivals::kPoisson;  // ShareGPT: lengths differ, requests end at EOS
     r.options.async_scheduling = false;       // vLLM v0.9.2
+    r.options.chat_endpoint = true;           // --endpoint /v1/chat/completions
     r.open =
         "1000 requests at once through one API server process: its CPU time per request and per "
         "streamed token (no public figure); KV cache full under vLLM V1 (preemption, recompute)";

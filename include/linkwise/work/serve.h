@@ -124,6 +124,10 @@ struct ServeOptions {
   int requests = 0;
   /// the front end each request passes through; its time adds to TTFT and E2E
   FrontEnd front_end = FrontEnd::kVllmApiServer;
+  /// true: requests use the chat endpoint (/v1/chat/completions: the chat template rendered on
+  /// vLLM's API server, `vllm bench serve --backend openai-chat`); false: /v1/completions (the
+  /// benchmark's default)
+  bool chat_endpoint = false;
 };
 
 /// Memory of one GPU, bytes.
