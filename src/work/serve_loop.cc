@@ -369,9 +369,12 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   if (double cpu = detail::front_end_request_cpu_s(opt); cpu > 0)
     r->engine += fmt::format(" and {:.1f} ms of its one process's CPU ({} endpoint), queued",
                              cpu * 1e3, opt.chat_endpoint ? "chat" : "completions");
+  if (opt.kv_admission == KvAdmission::kPrompt)
+    r->engine += "; admitted when the prompt fits (preemption past the KV cache)";
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
   r->chunked_prefill = opt.chunked_prefill;
   r->async_scheduling = opt.async_scheduling;
+  r->kv_admission = to_string(opt.kv_admission);
   r->memory = mem;
   r->max_concurrency_fit = fit_box;
   r->notes = notes;

@@ -46,6 +46,8 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
   s.async_scheduling = !o.no_async_scheduling;
+  if (!o.kv_admission.empty())
+    s.kv_admission = parse_kv_admission(o.kv_admission, "--kv-admission");
   s.requests = o.requests;
   if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
   if (o.endpoint == "chat")
@@ -144,6 +146,10 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
       {"--endpoint", at<&S::endpoint>,
        "The API endpoint requests use: completions (default) or chat (the chat template rendered "
        "on vLLM's API server, ~12 ms of its CPU a request)"},
+      {"--kv-admission", at<&S::kv_admission>,
+       "When a request is admitted against the KV cache: whole-life (its prompt and whole "
+       "output fit: TensorRT-LLM; default) or prompt (its prompt fits, preempting when decodes "
+       "run out: vLLM V1)"},
       {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
        "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
       {"--no-async-scheduling", at<&S::no_async_scheduling>,
