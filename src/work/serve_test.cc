@@ -426,9 +426,9 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   // derivation: TTFT = step(0, 0, 128, 64) for every request, the run 3 such steps, 3 tokens in it.
   // Through vLLM's API server (the default front end) each request reaches the engine after its
   // CPU time there, c = 128 kVllmTokenizeCpuS, and the latency f = kVllmApiServerLatencyS, the
-  // engine idling meanwhile; the second and third wait first for the process to stream the token
-  // before them, k = kVllmApiServerDetokS + kVllmApiServerChunkS: TTFT = f + c + step for the
-  // first, f + k + c + step for the others, the run 3 (f + c + step) + 2 k.
+  // engine idling meanwhile; its token then takes the idle process k = kVllmApiServerDetokS +
+  // kVllmApiServerChunkS before it leaves, and the client sends the next request as it arrives:
+  // every request TTFT = E2E = f + c + step + k, the run 3 (f + c + step + k).
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o = one_gpu();
   o.output = 1;
@@ -438,11 +438,11 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   {
     ServeModel sm(chassis, find_model("llama3.1-8b"), o);
     auto res = sm.replay(r);
-    double t = sm.step(0, 0, 128, 64).total + kVllmApiServerLatencyS + 128 * kVllmTokenizeCpuS;
-    double k = kVllmApiServerDetokS + kVllmApiServerChunkS;
-    EXPECT_NEAR(res.ttft_mean_s, t + 2 * k / 3, kTight * t);
-    EXPECT_NEAR(res.duration_s, 3 * t + 2 * k, kTight * t);
-    EXPECT_NEAR(res.e2e_mean_s, t + 2 * k / 3, kTight * t);
+    double t = sm.step(0, 0, 128, 64).total + kVllmApiServerLatencyS + 128 * kVllmTokenizeCpuS +
+               kVllmApiServerDetokS + kVllmApiServerChunkS;
+    EXPECT_NEAR(res.ttft_mean_s, t, kTight * t);
+    EXPECT_NEAR(res.duration_s, 3 * t, kTight * t);
+    EXPECT_NEAR(res.e2e_mean_s, t, kTight * t);
   }
   o.front_end = FrontEnd::kOffline;  // the engine alone
   ServeModel sm(chassis, find_model("llama3.1-8b"), o);
@@ -774,24 +774,31 @@ TEST(Serve, FrontEndQueueHandDerived) {
 
 TEST(Serve, ReplayOfRequestsAtOnceThroughTheFrontEndQueue) {
   // Three clients start together on the chat endpoint, one output token each, Llama 3.1 8B on one
-  // H100, 128-token prompts. The API server takes their CPU time c = 12 ms + 128 x 2 us one after
-  // another: the k-th (k = 0, 1, 2) reaches the engine at f + (k+1) c (f its latency). A step of
-  // one 128-token prompt, s, is shorter than c, so each prompt finds the engine idle and runs
-  // alone: TTFT_k = (k+1) c + f + s, the mean 2 c + f + s; the run ends at 3 c + f + s.
+  // H100, 128-token prompts. The API server's process takes their CPU time c = 12 ms + 128 x 2 us
+  // back to back: the k-th (k = 0, 1, 2) reaches the engine at (k+1) c + f (f its latency). A
+  // step of one prompt, s, with f + s < c: each prompt finds the engine idle and runs alone, and
+  // its token waits for the request the process is on (the loop runs the output handler between
+  // two requests), then k = 50 us (detokenization and chunk):
+  //  - request 0's token at c + f + s, inside request 1's processing [c, 2c]: leaves at 2c + k;
+  //  - request 1's at 2c + f + s, inside request 2's (shifted by k): leaves at 3c + 2k;
+  //  - request 2's at 3c + f + s, the process idle: leaves at 3c + f + s + k.
+  // Mean TTFT (8c + f + s + 4k) / 3; the run ends with the last chunk, 3c + f + s + k.
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o = one_gpu();
   o.output = 1;
   o.chat_endpoint = true;
   ServeModel sm(chassis, find_model("llama3.1-8b"), o);
   const double c = kVllmChatRequestCpuS + 128 * kVllmTokenizeCpuS, f = kVllmApiServerLatencyS;
+  const double k = kVllmApiServerDetokS + kVllmApiServerChunkS;
   const double s = sm.step(0, 0, 128, 64).total;
-  ASSERT_LT(s, c);
+  ASSERT_LT(f + s, c);
+  ASSERT_LT(k, f + s);
   ReplayOptions r;
   r.concurrency = 3;
   r.requests = 3;
   auto res = sm.replay(r);
-  EXPECT_NEAR(res.ttft_mean_s, 2 * c + f + s, kTight * c);
-  EXPECT_NEAR(res.duration_s, 3 * c + f + s, kTight * c);
+  EXPECT_NEAR(res.ttft_mean_s, (8 * c + f + s + 4 * k) / 3, kTight * k);
+  EXPECT_NEAR(res.duration_s, 3 * c + f + s + k, kTight * k);
   EXPECT_EQ(res.steps, 3);
 }
 
