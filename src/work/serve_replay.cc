@@ -296,7 +296,8 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
         finish_at.push_back(q.chunk_at);
         last_chunk = std::max(last_chunk, q.chunk_at);
       } else {
-        running[kept++] = q;
+        if (kept != i) running[kept] = q;
+        ++kept;
       }
     }
     running.resize(kept);
