@@ -772,6 +772,22 @@ TEST(Serve, FrontEndQueueHandDerived) {
   EXPECT_EQ(detail::front_end_request_cpu_s(o), 0);
 }
 
+TEST(Serve, BurstCohortWaitsInTheFrontEndQueue) {
+  // The steady state of 3 phase-locked clients on the chat endpoint, one output token each,
+  // 128-token prompts, Llama 3.1 8B on one H100: the cohort's 384 prompt tokens fit one step, so
+  // the three come back together and pass the API server's process one after another, c = 12 ms +
+  // 128 x 2 us each: the k-th waits k c, the mean (3 - 1) / 2 c = c. TTFT = the one step of 384
+  // prompt tokens + f (the latency) + c (its own) + c (the wait), at mean prefix 64.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.output = 1;
+  o.chat_endpoint = true;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  const double c = kVllmChatRequestCpuS + 128 * kVllmTokenizeCpuS;
+  const double want = sm.step(0, 0, 384, 64).total + kVllmApiServerLatencyS + 2 * c;
+  EXPECT_NEAR(sm.closed_loop(3).ttft_s, want, kTight * want);
+}
+
 TEST(Serve, ReplayOfRequestsAtOnceThroughTheFrontEndQueue) {
   // Three clients start together on the chat endpoint, one output token each, Llama 3.1 8B on one
   // H100, 128-token prompts. The API server's process takes their CPU time c = 12 ms + 128 x 2 us
