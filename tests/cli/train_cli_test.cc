@@ -186,6 +186,26 @@ TEST(TrainCli, ModelThatFitsOnNoPlan) {
       << r.err;
 }
 
+// The hints name only what the search left untried: a LoRA job is not told to use --mode lora,
+// --plan auto already tried every recompute mode and offload, and a chassis without a NIC cannot be
+// joined with --nodes.
+TEST(TrainCli, ModelThatFitsOnNoPlanHintsOnlyWhatIsLeft) {
+  auto r = run_cli("train workstation-rtx4090 --model llama3-70b --mode lora");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fits on no plan of 1 GPU of workstation-rtx4090"), std::string::npos)
+      << r.err;
+  const std::string tail = r.err.substr(r.err.find("; try ") + 2);
+  EXPECT_EQ(tail,
+            "try more GPUs (a larger chassis: workstation-rtx4090 has no NIC to join boxes with "
+            "--nodes) or --base-weights nf4 (or fp8)\n")
+      << r.err;
+  r = run_cli("train dgx-h100 --model llama3-405b --mode full --recompute selective");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("; try more GPUs (--nodes), --mode lora or --recompute full\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(TrainCli, FixedPlanThatDoesNotFit) {
   auto r = run_cli("train dgx-h100 --model llama3-70b --plan tp=8");
   EXPECT_EQ(r.exit_code, 2);
