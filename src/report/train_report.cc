@@ -14,8 +14,20 @@ namespace linkwise::report {
 
 std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest) {
   std::string s;
-  if (v.to == 0) {
-    s = fmt::format("per-GPU throughput holds within 2 % up to {} GPUs\n", largest);
+  if (v.counts_that_fit == 0) {
+    s = fmt::format(
+        "no GPU count up to {} fits this job with its own choices: no scaling to show (--plan auto "
+        "also tries full recompute, optimizer offload and every framework)\n",
+        largest);
+  } else if (v.counts_that_fit == 1) {
+    s = fmt::format("only {} GPUs fit this job: no scaling to show\n", v.largest_fit);
+  } else if (v.to == 0 && v.rise_to == 0) {
+    s = fmt::format("per-GPU throughput holds within 2 % up to {} GPUs\n", v.largest_fit);
+  } else if (v.to == 0) {
+    s = fmt::format(
+        "per-GPU throughput falls by 2 % at no doubling up to {} GPUs; it rises most from {} to {} "
+        "GPUs ({:+.1f} %): the best plans differ (see the table)\n",
+        v.largest_fit, v.rise_from, v.rise_to, 100 * v.per_gpu_rise);
   } else {
     s = fmt::format(
         "per-GPU throughput falls most from {} to {} GPUs ({:+.1f} %); what grew most: {}, {:.0f} "
@@ -57,7 +69,11 @@ nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
                       {"added_gpu_yield", v.added_gpu_yield},
                       {"link_utilisation", v.link_utilisation},
                       {"link_busy_fraction", v.link_busy},
-                      {"stops_paying_at", v.stops_paying}};
+                      {"stops_paying_at", v.stops_paying},
+                      {"counts_that_fit", v.counts_that_fit},
+                      {"rises_from", v.rise_from},
+                      {"rises_to", v.rise_to},
+                      {"per_gpu_rise", v.per_gpu_rise}};
   return j;
 }
 

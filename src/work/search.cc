@@ -348,8 +348,11 @@ ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
   double worst = -0.02;
   for (const auto& p : pts) {
     if (!p.fits) continue;
+    ++v.counts_that_fit, v.largest_fit = p.gpus;
     if (prev) {
       double change = (p.best.tokens_per_s / p.gpus) / (prev->best.tokens_per_s / prev->gpus) - 1;
+      if (change > std::max(0.02, v.per_gpu_rise))
+        v.rise_from = prev->gpus, v.rise_to = p.gpus, v.per_gpu_rise = change;
       if (v.stops_paying == 0 && p.best.tokens_per_s <= prev->best.tokens_per_s)
         v.stops_paying = p.gpus;
       if (change < worst) {
