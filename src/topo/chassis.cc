@@ -597,6 +597,18 @@ struct Builder {
         throw InputError(fmt::format("'{}' ({}) has {} PCIe lanes but its links use {}", n.name,
                                      n.part->id, static_cast<int>(lanes), pcie[n.index]),
                          first_link(n.index, hw::LinkFamily::kPcie));
+      // A PCIe link trains at the highest generation both ends support: one written faster than an
+      // end is a mistake (retimers: the retimer-generation budget).
+      if (const auto* own = cat.find_link_tech(n.part->attr("pcie"));
+          own && own->family == hw::LinkFamily::kPcie && n.kind != NodeKind::kRetimer)
+        for (int li : box0_pcie[n.index])
+          if (const auto& l = links[li]; l.tech->generation > own->generation)
+            throw InputError(
+                fmt::format("'{}' ({}) has a PCIe Gen{} interface, but its link is {} (Gen{}): a "
+                            "link runs at the newest generation both ends support; write tech: {}",
+                            n.name, n.part->id, own->generation, l.tech->id, l.tech->generation,
+                            own->id),
+                l.where);
       if (n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme) {
         double w = n.fig("pcie_width", 16);
         for (int li : box0_pcie[n.index])
