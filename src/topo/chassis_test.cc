@@ -102,6 +102,24 @@ links:
             "(no error)");
 }
 
+// An NVLink-family link speaks its GPU's generation: the A100 PCIe bridge on two H100 NVL was
+// accepted and modelled at the A100 bridge's measured efficiency.
+TEST(ChassisTest, NvlinkOfAnotherGeneration) {
+  const char* nodes = R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
+  - {id: "gpu{0..1}", kind: gpu, part: h100-nvl}
+links:
+  - {a: "gpu{0..1}", b: cpu0, tech: pcie5, width: 16}
+)";
+  EXPECT_EQ(
+      build_error(std::string(nodes) + "  - {a: gpu0, b: gpu1, tech: nvlink3-bridge, width: 12}\n"),
+      "box.yaml:6:5: 'gpu0' (h100-nvl) has nvlink4 links, but its link is nvlink3-bridge: "
+      "write one of nvlink4, nvlink4-bridge, nvlink4-nvl-bridge");
+  EXPECT_EQ(
+      build_error(std::string(nodes) + "  - {a: gpu0, b: gpu1, tech: nvlink4-bridge, width: 12}\n"),
+      "(no error)");
+}
+
 TEST(ChassisTest, GpuConnectedToNothing) {
   EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5}\n"),
             "box.yaml:3:5: GPU 'gpu1' is not connected to anything");
