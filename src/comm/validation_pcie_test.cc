@@ -295,5 +295,28 @@ TEST(CommValidationPcie, QuadroRtx6000CascadedGen3Switches) {
   EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, kGiB), 10.04e9, 10.04e9 * kRecorded);
 }
 
+TEST(CommValidationPcie, QuadroRtx6000SwitchPairsTwoSockets) {
+  // maryyufei21/cse599o-assignment2, cse599o_systems/ (bandwidth.csv: 8x Quadro RTX 6000, Gen3 x16,
+  // bus ids 0x1a/0x1b, 0x3d/0x3e, 0x88/0x89, 0xb1/0xb2; problem-1.py and
+  // problem-1-allreduce_results2.csv: torch.distributed NCCL all_reduce of 1 GiB fp32, 30 timed
+  // calls after 5, busbw = 2(n-1)/n x size / time): 10.97 GB/s on GPUs 0,1, 7.61 on 0-3, 7.63 on
+  // all eight. Independent; the layout is read from the bus ids (a switch per pair, two switches a
+  // socket on a two-socket Xeon Scalable host) and the CPU SKU, switch part and NCCL version are
+  // assumed (file header). GPUs 0,1 (one switch, PIX): P2P written by the SMs, both directions of
+  // each GPU link loaded: 15.75 x 0.7744 x 0.9211 x 0.894 = 10.04 GB/s (-8.5 %; row 19's machine:
+  // 10.86). GPUs 0-3 and 0-7: NCCL's default P2P level on an Intel host (PXB) makes the hops
+  // between switches (NODE, SYS) SHM; the links bind at the same 10.04 (the Gen3 uplinks both ways,
+  // SM writes up), NCCL's channel count (nccl_channels.h: pre-Hopper speeds, the PHB hops take 6/5
+  // of the speed on their PCIe links, 12 GB/s wide: one channel at 10, doubled: two, 2 x 7.32 =
+  // 14.64) does not bind: +31.9 % and +31.6 %, open. Measured about one channel's 7.32 GB/s.
+  auto c = machine("quadro-rtx6000-8gpu-2s-switch-pairs.yaml");
+  const double pair = busbw(c, {0, 1}, kGiB);
+  EXPECT_NEAR(pair, 10.97e9, 10.97e9 * kTarget);
+  const double hand = 15.754e9 * 0.7744 * kSmWrite * 0.894;
+  EXPECT_NEAR(pair, hand, hand * 2e-3);
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3}, kGiB), 10.04e9, 10.04e9 * kRecorded);
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, kGiB), 10.04e9, 10.04e9 * kRecorded);
+}
+
 }  // namespace
 }  // namespace linkwise::comm

@@ -63,6 +63,7 @@ nlohmann::json serve_json(const work::ServeResult& r) {
   j["arrivals"] = r.arrivals;
   j["chunked_prefill"] = r.chunked_prefill;
   j["async_scheduling"] = r.async_scheduling;
+  j["kv_admission"] = r.kv_admission;
   j["kv_cache_GiB"] = m.kv_cache / kGiB;
   j["max_concurrency_fit"] = r.max_concurrency_fit;
   j["memory_per_gpu"] = {{"capacity_GiB", m.capacity / kGiB},

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "linkwise/work/memory.h"
+
 namespace linkwise::work {
 
 namespace {
@@ -166,9 +168,12 @@ std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const
   double back_gathers = p.zero >= 3 ? 1 : 0;
   if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
     back_gathers += 1;
+  // Gradients copied around the reduce-scatter: every weight's, or under LoRA the adapters' only.
+  const double trainable =
+      job.mode == Mode::kLora ? lora_params(m, job.lora) / m.layers / p.tp : weights;
   double scattered = 0;
-  if (job.mode != Mode::kLora && (p.zero >= 3 || fw.reduce_every_micro_batch))
-    scattered = fw.grad_bytes * weights * fw.scatter_copy_per_byte;
+  if (p.zero >= 3 || fw.reduce_every_micro_batch)
+    scattered = fw.grad_bytes * trainable * fw.scatter_copy_per_byte;
   return {gathered / hbm_bytes_per_s, (back_gathers * gathered + scattered) / hbm_bytes_per_s};
 }
 

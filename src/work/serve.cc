@@ -67,6 +67,14 @@ FrontEnd parse_front_end(const std::string& s, const std::string& flag) {
   throw InputError(fmt::format("{} must be vllm, offline or nim, not '{}'", flag, s));
 }
 
+const char* to_string(KvAdmission a) { return a == KvAdmission::kPrompt ? "prompt" : "whole-life"; }
+
+KvAdmission parse_kv_admission(const std::string& s, const std::string& flag) {
+  if (s == "whole-life") return KvAdmission::kWholeLife;
+  if (s == "prompt") return KvAdmission::kPrompt;
+  throw InputError(fmt::format("{} must be whole-life or prompt, not '{}'", flag, s));
+}
+
 Arrivals parse_arrivals(const std::string& s, const std::string& flag) {
   if (s == "burst") return Arrivals::kBurst;
   if (s == "poisson") return Arrivals::kPoisson;
@@ -340,7 +348,17 @@ void ServeModel::Impl::size_memory() {
   mem.kv_tokens = mem.kv_cache / mem.kv_bytes_per_token;
   double hit = opt.prefix_hit;
   double shared = hit * opt.input;  // one copy of the shared prefix
-  double per_seq = (1 - hit) * opt.input + opt.output;
+  // A request holds its prompt (less the shared prefix) and the tokens it has generated. Admitted
+  // for its whole life (KvAdmission::kWholeLife) it is counted at its end, input + output.
+  // Admitted when its prompt fits (kPrompt, vLLM V1: vllm/v1/core/sched/scheduler.py allocates
+  // blocks for the tokens each step schedules and preempts the latest running request, to
+  // recompute it later, when a decode finds none), the running set grows until the cache is full:
+  // with requests spread over their lives each holds input + output/2 on average, and a steady
+  // state whose freed blocks (a finished request's input + output) match the blocks its decodes
+  // and admitted prompts take needs no preemption. Requests that start together and grow in step
+  // do preempt and recompute (a finite run's first cohort); that is not modelled.
+  double per_seq = (1 - hit) * opt.input +
+                   (opt.kv_admission == KvAdmission::kPrompt ? opt.output / 2.0 : opt.output);
   fit_replica = static_cast<int>(
       std::min<double>(engine.max_seqs, std::floor((mem.kv_tokens - shared) / per_seq)));
   fit_replica = std::max(fit_replica, 1);

@@ -334,9 +334,12 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   if (opt.async_scheduling) r->engine += "; async scheduling (a step scheduled ahead)";
   r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
                            detail::front_end_latency_s(opt.front_end) * 1e3);
+  if (opt.kv_admission == KvAdmission::kPrompt)
+    r->engine += "; admitted when the prompt fits (preemption past the KV cache)";
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";
   r->chunked_prefill = opt.chunked_prefill;
   r->async_scheduling = opt.async_scheduling;
+  r->kv_admission = to_string(opt.kv_admission);
   r->memory = mem;
   r->max_concurrency_fit = fit_box;
   r->notes = notes;

@@ -25,7 +25,17 @@ struct Request {
   int length = 1;      ///< output tokens it ends at
   int generated = 0;
   double first_token = 0;  ///< when its first token came
+  double prompt = 0;       ///< tokens its prefill computes: the prompt, or after a preemption the
+                           ///< prompt and the tokens generated so far (recomputed)
+  double held = 0;         ///< tokens of KV cache it has computed
+  double blocks = 0;       ///< KV-cache blocks allocated to it (KvAdmission::kPrompt)
 };
+
+// vLLM's KV-cache block: 16 tokens, CacheConfig's default block_size on CUDA
+// (vllm/config/cache.py); the scheduler allocates whole blocks (vllm/v1/core/kv_cache_manager.py,
+// allocate_slots).
+constexpr double kBlockTokens = 16;
+double blocks_for(double tokens) { return std::ceil(tokens / kBlockTokens); }
 
 // The chance p of ending after each token that gives outputs capped at `cap` the mean `mean`:
 // E[min(G, cap)] = sum_{k<cap} (1-p)^k = (1 - (1-p)^cap) / p for G geometric on 1, 2, ... It falls
@@ -65,8 +75,24 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
   const double hit_prefix = opt.input * opt.prefix_hit;
   const double B = m.engine.max_batched_tokens;
-  const std::size_t cap =
-      static_cast<std::size_t>(std::max(1, std::min(m.engine.max_seqs, m.fit_replica)));
+  // Admission against the KV cache (ServeOptions::kv_admission). Whole lives: at most the
+  // sequences whose input + output fit (fit_replica), never preempted. By prompt (vLLM V1,
+  // vllm/v1/core/sched/scheduler.py `schedule`): blocks are allocated for the tokens each step
+  // schedules, the running requests' first, in the order they were admitted; when a running
+  // request finds no free block the latest admitted one is preempted (`self.running.pop()`,
+  // `_preempt_request`: its blocks freed, back to the head of the waiting queue, its prompt and the
+  // tokens it had generated computed again when it is scheduled next; V1 has no swap to host), and
+  // a step that preempted admits no waiting request. A waiting request is admitted when the blocks
+  // of its first chunk fit.
+  const bool by_prompt = opt.kv_admission == KvAdmission::kPrompt;
+  const double total_blocks =
+      std::floor(std::max(0.0, m.mem.kv_tokens - hit_prefix) / kBlockTokens);
+  if (by_prompt && blocks_for(opt.input * (1 - opt.prefix_hit) + O) > total_blocks)
+    throw InputError(fmt::format(
+        "replay: one request of {} + {} tokens needs more than the {:.0f} tokens of KV cache",
+        opt.input, O, total_blocks * kBlockTokens));
+  const std::size_t cap = static_cast<std::size_t>(
+      std::max(1, by_prompt ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
   const bool eos = o.mean_output > 0 && o.mean_output < O;
   const double p = eos ? stop_chance(o.mean_output, O) : 0;
   // The front end's time per request (HTTP, tokenization, the hop to the engine and back), all
@@ -84,7 +110,12 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   std::vector<Request> running;  // in the order the engine admitted them
   int sent = 0;
   auto send = [&](double at) {
-    waiting.push_back(Request{at, at + front, P, draw(), 0});
+    Request q;
+    q.arrival = at;
+    q.ready = at + front;
+    q.left = q.prompt = P;
+    q.length = draw();
+    waiting.push_back(q);
     ++sent;
   };
   for (int i = 0; i < std::min(o.concurrency, o.requests); ++i) send(0);
@@ -114,6 +145,32 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       D += ghosts;
       ctx_d += ghost_ctx;
     }
+    // By prompt: the decoding requests' next tokens take their blocks in admission order,
+    // preempting the latest admitted request while they do not fit.
+    double free_blocks = total_blocks;
+    bool preempted = false;
+    auto preempt_latest = [&]() {
+      Request q = running.back();
+      running.pop_back();
+      free_blocks += q.blocks;
+      q.left = q.prompt = P + q.generated;
+      q.held = q.blocks = 0;
+      q.ready = decided;
+      waiting.push_front(q);
+      ++r.preemptions;
+      preempted = true;
+    };
+    if (by_prompt) {
+      for (const Request& q : running) free_blocks -= q.blocks;
+      for (std::size_t i = 0; i < running.size(); ++i) {
+        if (running[i].left > 0) continue;  // prompts take theirs from the budget, below
+        double need = blocks_for(running[i].held + 1) - running[i].blocks;
+        while (need > free_blocks && running.size() > i) preempt_latest();
+        if (i >= running.size()) break;  // it preempted itself: nothing left to run after it
+        free_blocks -= need;
+        running[i].blocks += need;
+      }
+    }
     decoding.assign(running.size(), 0);
     take.assign(running.size(), 0);
     for (std::size_t i = 0; i < running.size(); ++i)
@@ -125,8 +182,23 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     double budget = std::max(0.0, B - D);
     auto schedule = [&](std::size_t i) {
       Request& q = running[i];
-      double done = P - q.left;
+      double done = q.prompt - q.left;
       take[i] = opt.chunked_prefill ? std::min(q.left, budget) : q.left;
+      if (by_prompt) {  // only the tokens whose blocks fit; without chunking the whole prompt
+        // A prompt already running that finds too few blocks preempts the latest admitted too,
+        // while that one has no token in this step (the decodes above took theirs).
+        while (running.size() > i + 1 && !decoding.back() &&
+               (q.blocks + free_blocks) * kBlockTokens - q.held < take[i]) {
+          preempt_latest();
+          decoding.pop_back();
+          take.pop_back();
+        }
+        double fit = std::max(0.0, (q.blocks + free_blocks) * kBlockTokens - q.held);
+        if (take[i] > fit) take[i] = opt.chunked_prefill ? fit : 0;
+        double need = std::max(0.0, blocks_for(q.held + take[i]) - q.blocks);
+        free_blocks -= need;
+        q.blocks += need;
+      }
       budget -= take[i];
       C += take[i];
       ctx_p += take[i] * (hit_prefix + done + take[i] / 2);
@@ -134,9 +206,14 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     for (std::size_t i = 0; i < running.size() && budget > 0; ++i)
       if (!decoding[i]) schedule(i);
     while (!waiting.empty() && waiting.front().ready <= decided && budget > 0 &&
-           running.size() < cap) {
+           running.size() < cap && !preempted) {
+      const Request& next = waiting.front();
       // Without chunked prefill only whole prompts that fit, but at least one per step.
-      if (!opt.chunked_prefill && P > budget && C > 0) break;
+      if (!opt.chunked_prefill && next.left > budget && C > 0) break;
+      // By prompt: the blocks of the chunk it would run now must be free.
+      if (by_prompt &&
+          blocks_for(opt.chunked_prefill ? std::min(next.left, budget) : next.left) > free_blocks)
+        break;
       running.push_back(waiting.front());
       waiting.pop_front();
       decoding.push_back(0);
@@ -165,12 +242,15 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     for (std::size_t i = 0; i < running.size(); ++i) {
       Request& q = running[i];
       bool token = decoding[i] != 0;
+      q.held += take[i] + (token ? 1 : 0);
       if (!token && take[i] > 0) {
         q.left -= take[i];
         if (q.left <= 0) {
           token = true;
-          ttft.push_back(t - q.arrival);
-          q.first_token = t;
+          if (q.generated == 0) {  // a recomputed request's next token is not its first
+            ttft.push_back(t - q.arrival);
+            q.first_token = t;
+          }
         }
       }
       if (token) {

@@ -46,6 +46,8 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
   s.async_scheduling = !o.no_async_scheduling;
+  if (!o.kv_admission.empty())
+    s.kv_admission = parse_kv_admission(o.kv_admission, "--kv-admission");
   s.requests = o.requests;
   if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
   return s;
@@ -137,6 +139,10 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
       {"--front-end", at<&S::front_end>,
        "What requests pass through before the engine: vllm (its OpenAI API server; default), "
        "offline (the engine in-process, as trtllm-bench runs it) or nim"},
+      {"--kv-admission", at<&S::kv_admission>,
+       "When a request is admitted against the KV cache: whole-life (its prompt and whole "
+       "output fit: TensorRT-LLM; default) or prompt (its prompt fits, preempting when decodes "
+       "run out: vLLM V1)"},
       {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
        "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
       {"--no-async-scheduling", at<&S::no_async_scheduling>,

@@ -128,6 +128,40 @@ TEST(WorkStep, Zero3TrafficAndItsExposedPartByHand) {
   EXPECT_NEAR(sm.estimate(p, off).breakdown.zero_s, exposed_off, 1e-9 * r.step_time_s);
 }
 
+TEST(WorkStep, LoraUnderZero3GathersFrozenWeightsAndScattersOnlyAdapters) {
+  // Llama 2 7B, LoRA rank 16 on q,k,v,o (the default targets), --framework fsdp, dp=8 ZeRO-3 on the
+  // PCIe server, seq 1024, global batch 16: 2 micro-batches of 1. The frozen layer (202,383,360
+  // parameters, as in Zero3TrafficAndItsExposedPartByHand) is still gathered before the forward
+  // and again before the backward (404,766,720 bytes each), but only the adapters have gradients:
+  // 4·16·(4096 + 4096) = 524,288 per layer, reduce-scattered in fp32 (2,097,152 bytes) beside the
+  // backward. Per micro-batch the last scatter left with nothing beside it is the first layer's
+  // adapters; the embedding and output layer are frozen, so nothing outside the layers is reduced.
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 1024, j.global_batch = 16, j.framework = Framework::kFsdp;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  Plan p = parse_plan("dp=8,zero=3,mb=1");
+  auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+  Shape sh = shape_of(sm.model(), sm.job(), p);
+  StepTraffic t = step_traffic(sm.model(), sm.job(), p, sh, lc);
+  const double layer = 202383360.0, adapters = 524288.0;
+  ASSERT_EQ(t.beside_f.size(), 1u);
+  ASSERT_EQ(t.beside_b.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.beside_f[0].bytes, 2 * layer);
+  EXPECT_DOUBLE_EQ(t.beside_b[0].bytes, 2 * layer);
+  EXPECT_EQ(t.beside_b[1].op, comm::Op::kReduceScatter);
+  EXPECT_DOUBLE_EQ(t.beside_b[1].bytes, 4 * adapters);
+  ASSERT_EQ(t.fill_b.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.fill_b[0].bytes, 4 * adapters);
+  // FSDP2 copies the bf16 adapter gradients into the fp32 reduce-scatter input (6 bytes of HBM per
+  // element), and copies every gathered byte out (2 per byte, forward and backward):
+  // backward = (2·2·layer + 6·adapters) / HBM bandwidth.
+  const double hbm = 1e12;
+  auto [copy_f, copy_b] = framework_copy_s(sm.model(), sm.job(), p, hbm);
+  EXPECT_DOUBLE_EQ(copy_f, 2 * 2 * layer / hbm);
+  EXPECT_NEAR(copy_b, (2 * 2 * layer + 6 * adapters) / hbm, 1e-12);
+}
+
 TEST(WorkStep, DeepSpeed03GathersBlockAndPayPerRankHostTime) {
   // GPT-3 1.3B-style layer (h 2048, 4h MLP) under --framework deepspeed-0.3, dp=8 ZeRO-3, full
   // recompute, on the PCIe server. DeepSpeed 0.3 gathers each weight matrix (fused qkv 3h², dense

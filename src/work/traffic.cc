@@ -54,13 +54,18 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   const GroupKind shard_kind = hsdp ? GroupKind::kShard : GroupKind::kDp;
   // Host time to issue one collective of the shard group (DeepSpeed 0.3: per call and per rank).
   const double call_s = fw.zero3_call_s + fw.zero3_call_per_rank_s * (hsdp ? p.shard : p.dp);
+  // LoRA: only the adapters have gradients; the frozen weights are gathered but never reduced.
+  // FSDP reduce-scatters the gradients its unit holds (FSDP2 foreach_reduce takes the parameters
+  // whose .grad the backward produced; FSDP1's flat parameter of a unit with frozen weights keeps
+  // only the trainable ones' gradients), so each layer's unit reduce-scatters its adapters' G
+  // elements beside the backward like any other gradient.
   auto layer_scatter = [&](const char* kind) {
-    if (lora) return;
     int n = 1;
     if (fw.zero3_reduce_bucket_params > 0)
       n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
     auto& to = fw.grad_overlap && !fw.zero3_blocking ? t.beside_b : t.after_b;
-    if (fw.zero3_reduce_per_parameter && p.zero >= 3) {  // one collective per parameter tensor
+    if (fw.zero3_reduce_per_parameter && p.zero >= 3 &&
+        !lora) {  // one collective per parameter tensor
       for (double e : layer_parameter_tensors(m, p))
         to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * e, kind, call_s});
       n = 0;
@@ -96,16 +101,15 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       const auto units = zero3_units(m, p, fw.per_module_gather);
       t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * outside, "zero", call_s});
       t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * units.front(), "zero", call_s});
-      if (!lora) {
-        auto& scatters = fw.grad_overlap ? t.beside_b : t.after_b;
-        for (const Coll& c : scatters)
-          if (c.op == Op::kReduceScatter) {
-            t.fill_b.push_back(c);
-            break;
-          }
+      auto& scatters = fw.grad_overlap ? t.beside_b : t.after_b;
+      for (const Coll& c : scatters)
+        if (c.op == Op::kReduceScatter) {
+          t.fill_b.push_back(c);
+          break;
+        }
+      if (!lora)  // LoRA leaves the embedding and output layer frozen: nothing outside to reduce
         t.fill_b.push_back(
             {shard_kind, Op::kReduceScatter, fw.grad_bytes * outside, "zero", call_s});
-      }
     }
     if (fw.persistence_threshold > 0) {  // persistent parameters gathered after the optimizer
       double n = 0, elements = 0;

@@ -58,7 +58,7 @@ ValidationCase korthikanti(const std::string& size, int heads, int hidden, int l
   c.chassis = "dgx-a100";
   c.boxes = gpus / 8;
   c.plan.tp = 8, c.plan.pp = pp, c.plan.dp = gpus / (8 * pp), c.plan.sp = present_work,
-  c.plan.micro_batch = 1;
+  c.plan.micro_batch = size == "22B" ? 4 : 1;  // Table 3: micro-batch 4 for 22B, else 1
   c.job.seq = 2048,
   c.job.global_batch = size == "22B" ? 4 : gpus;  // Table 3: 4 for 22B, else one per GPU
   c.job.recompute = present_work ? Recompute::kSelective : Recompute::kFull;
@@ -189,10 +189,11 @@ ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int
 // NeMo AutoModel performance summary (docs.nvidia.com/nemo/automodel/latest/performance/
 // performance-summary.md), "Fine-Tuning (LoRA) Performance" table, DGX-H100, BF16: PyTorch FSDP2
 // over Hugging Face models (not Megatron-core), LoRA dim 16 on every linear layer
-// (match_all_linear, examples/llm_finetune/llama3_1/llama3_1_8b_peft_benchmark.yaml and
-// examples/benchmark/configs/peft/llama_3_3_70b_instruct_squad_peft_pp.yaml), mock data of 4096
-// tokens, global batch 32, local batch 2. The 70B recipe checkpoints activations (full
-// recomputation); the 8B one does not. Metric: the table's tokens/s per GPU.
+// (examples/llm_finetune/llama3_1/llama3_1_8b_peft_benchmark.yaml; for 70B the summary's
+// examples/llm_finetune/llama3_3/custom_llama3_3_70b_instruct_peft_benchmark.yaml and its _2nodes
+// twin: TP 2, sequence parallel, FSDP2 over the rest), mock data of 4096 tokens, global batch 32,
+// local batch 2. The 70B recipes checkpoint activations (full recomputation); the 8B one does not.
+// Metric: the table's tokens/s per GPU.
 ValidationCase automodel_lora(const std::string& id, int gpus, int tp, Recompute rc,
                               double tokens_per_gpu) {
   ValidationCase c;

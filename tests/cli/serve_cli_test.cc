@@ -221,6 +221,23 @@ TEST(ServeCli, AsyncSchedulingIsTheDefaultAndCanBeTurnedOff) {
   EXPECT_NEAR(a["ttft_s"].get<double>() - s["ttft_s"].get<double>(), itl, 1e-3 * itl);
 }
 
+TEST(ServeCli, KvAdmissionByPromptAdmitsMore) {
+  // --kv-admission prompt (vLLM V1): a request is admitted when its prompt fits, so with requests
+  // spread over their lives each holds input + output/2 tokens on average instead of input +
+  // output: 1024 + 128 against 1024 + 256 here, more sequences fit; the JSON names the policy.
+  std::string cmd = "serve workstation-rtx4090 --model mistral-7b --concurrency 64 --json";
+  auto whole = run_cli(cmd), prompt = run_cli(cmd + " --kv-admission prompt");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
+  auto w = nlohmann::json::parse(whole.out), p = nlohmann::json::parse(prompt.out);
+  EXPECT_EQ(w["kv_admission"], "whole-life");
+  EXPECT_EQ(p["kv_admission"], "prompt");
+  EXPECT_GT(p["max_concurrency_fit"].get<int>(), w["max_concurrency_fit"].get<int>());
+  auto bad = run_cli(cmd + " --kv-admission evict");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--kv-admission"), std::string::npos) << bad.err;
+}
+
 TEST(ServeCli, Validation) {
   auto r = run_cli("serve --validation --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -90,6 +90,15 @@ const char* to_string(FrontEnd f);
 /// "vllm" / "offline" / "nim"; InputError naming `flag` otherwise.
 FrontEnd parse_front_end(const std::string& s, const std::string& flag = "front_end");
 
+/// When the engine admits a request past the KV-cache bend (docs/serving.md, "Memory and
+/// admission"): kWholeLife when its prompt and its whole output fit (TensorRT-LLM's
+/// GUARANTEED_NO_EVICT capacity scheduler); kPrompt when its prompt's blocks fit, preempting the
+/// latest running request (to recompute later) when a decode finds none (vLLM V1's scheduler).
+enum class KvAdmission { kWholeLife, kPrompt };
+const char* to_string(KvAdmission a);
+/// "whole-life" / "prompt"; InputError naming `flag` otherwise.
+KvAdmission parse_kv_admission(const std::string& s, const std::string& flag = "--kv-admission");
+
 struct ServeOptions {
   int tp = 1, pp = 1;
   int replicas = 0;                        ///< 0: as many as the GPUs hold
@@ -124,6 +133,8 @@ struct ServeOptions {
   int requests = 0;
   /// the front end each request passes through; its time adds to TTFT and E2E
   FrontEnd front_end = FrontEnd::kVllmApiServer;
+  /// how the engine admits requests against its KV cache (KvAdmission)
+  KvAdmission kv_admission = KvAdmission::kWholeLife;
 };
 
 /// Memory of one GPU, bytes.
@@ -177,6 +188,7 @@ struct ServeResult {
   std::string arrivals;          ///< "burst" or "poisson": how the point's requests arrive
   bool chunked_prefill = true;   ///< prompts split over steps (false: whole prompts per step)
   bool async_scheduling = true;  ///< the engine schedules a step ahead (ServeOptions)
+  std::string kv_admission;      ///< "whole-life" or "prompt" (ServeOptions::kv_admission)
   ServeMemory memory;
   int max_concurrency_fit = 0;  ///< sequences of input+output the box admits at once (all replicas)
   ServePoint point;
@@ -211,6 +223,7 @@ struct ReplayResult {
   double output_tokens_per_s = 0, requests_per_s = 0;  ///< totals over the run's duration
   double duration_s = 0, mean_output = 0;
   long steps = 0;
+  long preemptions = 0;  ///< requests preempted to free KV cache (KvAdmission::kPrompt)
 };
 
 /// A serving deployment on a chassis. Construction checks the options (InputError naming the flag:

@@ -28,6 +28,7 @@ struct ServeRunOptions {
       false;  ///< links at their design rate, not the trained one the chassis records
   bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
   bool no_async_scheduling = false;  ///< ServeOptions::async_scheduling off
+  std::string kv_admission;  ///< whole-life or prompt; "": whole-life (ServeOptions::kv_admission)
   int requests = 0;  ///< > 0: a finite benchmark of this many requests (ServeOptions::requests)
 };
 
