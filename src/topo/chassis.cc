@@ -193,6 +193,8 @@ struct Builder {
 
   // Boxes are laid out one after another, each with the same nodes in the same order: box b's node
   // of local position k is node b·per_box + k (add_nodes), so names resolve without formatting.
+  // add_nodes, add_links and add_network make every box a copy of box 0 (Chassis::boxes() states
+  // what that means; ChassisTest.BoxesAreCopiesOfTheFirst checks it).
   std::unordered_map<std::string, int> local_pos{};
   int per_box = 0;
 
