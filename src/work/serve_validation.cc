@@ -336,9 +336,10 @@ std::vector<ServeCase> serve_validation_cases() {
                           workload == "ShareGPT" ? workload : "random", input, output, requests,
                           requests, ttft_ms, itl_ms, tok_s, cmd);
     // docs/serving.md, "Memory and admission": past the KV-cache bend vLLM V1 admits a request
-    // when its prompt's blocks fit and preempts and recomputes when decodes run out of blocks
-    // (KvAdmission::kPrompt, whose steady state leaves the recompute out); with 1000 requests at
-    // once the API server's CPU time per request and per streamed token (no public figure).
+    // when its prompt's blocks fit and preempts and recomputes when running requests run out of
+    // blocks (KvAdmission::kPrompt, whose steady state leaves the recompute out); with 1000
+    // requests at once the API server's CPU time per request and per streamed token (no public
+    // figure).
     r.open = input >= 1000
                  ? "replayed past the KV-cache bend (preemption and recompute, docs/serving.md "
                    "Memory and admission): the engine's steps with a cohort of long prompts run "
