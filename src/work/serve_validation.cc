@@ -464,6 +464,8 @@ std::vector<ServeValidationRow> run_serve_validation() {
       ro.requests = c.options.requests;
       ro.mean_output = c.replay_mean_output;
       auto rep = sm.replay(ro);
+      r.replayed = true;
+      r.preemptions = rep.preemptions;
       r.predicted.ttft_s = rep.ttft_mean_s;
       r.predicted.itl_s = rep.itl_mean_s;
       r.predicted.e2e_s = rep.e2e_mean_s;

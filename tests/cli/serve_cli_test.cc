@@ -249,7 +249,18 @@ TEST(ServeCli, Validation) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_GE(j.size(), 2u);
-  for (const auto& row : j) EXPECT_FALSE(row["source"].get<std::string>().empty());
+  int replayed = 0;
+  for (const auto& row : j) {
+    EXPECT_FALSE(row["source"].get<std::string>().empty());
+    // Each row names its engine's admission: vLLM's by prompt, TensorRT-LLM's (and NIM's) whole
+    // lives; only rows admitted by prompt can preempt.
+    std::string admission = row["kv_admission"].get<std::string>();
+    std::string name = row["case"].get<std::string>();
+    EXPECT_EQ(admission, name.rfind("vLLM", 0) == 0 ? "prompt" : "whole-life") << name;
+    if (admission == "whole-life") EXPECT_EQ(row["preemptions"].get<long>(), 0) << name;
+    replayed += row["replayed"].get<bool>();
+  }
+  EXPECT_GE(replayed, 1);
 }
 
 }  // namespace
