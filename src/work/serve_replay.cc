@@ -31,6 +31,8 @@ struct Request {
   double held = 0;         ///< tokens whose KV it has computed (vLLM's num_computed_tokens): its
                            ///< prompt's so far, then one a decode step (the token sampled last)
   double blocks = 0;       ///< KV-cache blocks allocated to it
+  double chunk_at = -1;    ///< when its latest streamed chunk leaves the front end
+  int chunks = 0;          ///< streamed chunks so far (tokens ready together leave as one)
 };
 
 // vLLM's KV-cache block: 16 tokens, CacheConfig's default block_size on CUDA
@@ -106,6 +108,8 @@ class Replay {
   const ReplayOptions& o_;
   int O_ = 1;
   double P_ = 1, hit_prefix_ = 0, B_ = 1, front_ = 0, p_ = 0;
+  double fe_req_ = 0, fe_detok_ = 0,
+         fe_chunk_ = 0;  // the front end's CPU time a request, token, chunk
   bool eos_ = false;
   std::size_t cap_ = 1;
   std::mt19937_64 rng_;
@@ -131,6 +135,11 @@ class Replay {
   double t_ = 0, last_start_ = 0, ghost_ctx_ = 0;
   bool busy_ = false;  // the last step ended at t_ and the engine went straight on
   int ghosts_ = 0;     // sequences that ended in the last step, still in this one (async)
+
+  // The front end's process (work/serve_front.cc).
+  double fe_free_ = 0;  // when it has done the work given it so far
+  double last_chunk_ = 0;
+  std::vector<double> finish_at_;  // when the requests that ended in the last step reach clients
 
   std::vector<double> ttft_;
   double out_ = 0, gaps_ = 0, gap_count_ = 0, e2e_ = 0;
@@ -172,9 +181,14 @@ Replay::Replay(const ServeModel::Impl& m, const ReplayOptions& o)
       std::max(1, by_prompt ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
   eos_ = o.mean_output > 0 && o.mean_output < O_;
   p_ = eos_ ? stop_chance(o.mean_output, O_) : 0;
-  // The front end's time per request (HTTP, tokenization, the hop to the engine and back), all
-  // taken on the way in: a request reaches the engine that long after its client sent it.
+  // The front end (work/serve_front.cc): one process that takes each request's CPU time in the
+  // order they come and every streamed token's and chunk's, as a FIFO queue; its latency (HTTP, the
+  // hop to the engine and back) all taken on the way in. A request reaches the engine when its own
+  // processing is done, plus that latency.
   front_ = detail::front_end_latency_s(opt_.front_end);
+  fe_req_ = detail::front_end_request_cpu_s(opt_);
+  fe_detok_ = detail::front_end_token_cpu_s(opt_.front_end);
+  fe_chunk_ = detail::front_end_chunk_cpu_s(opt_.front_end);
   ttft_.reserve(static_cast<std::size_t>(o.requests));
 }
 
@@ -186,9 +200,10 @@ int Replay::draw() {
 }
 
 void Replay::send(double at) {
+  fe_free_ = std::max(fe_free_, at) + fe_req_;
   Request q;
   q.arrival = at;
-  q.ready = at + front_;
+  q.ready = fe_free_ + front_;
   q.left = q.prompt = P_;
   q.length = draw();
   waiting_.push_back(q);
@@ -278,48 +293,69 @@ void Replay::admit_waiting() {
   }
 }
 
-// The step's outputs: a token for every decoding sequence and for every prompt it completed; the
-// finished requests free their blocks and their clients send their next ones.
+// The step's outputs: a token for every decoding sequence and for every prompt it completed,
+// streamed through the front end; the finished requests free their blocks and their clients send
+// their next ones.
 void Replay::finish_step() {
   std::size_t kept = 0;
-  int finished = 0;
   ghosts_ = 0;
   ghost_ctx_ = 0;
+  // The front end's process takes the step's tokens as soon as the request it is processing (if
+  // any) is done: its loop runs the output handler between two requests' preprocessing, so the
+  // requests queued behind that one wait for the tokens, not the tokens for them (the backlog taken
+  // as back-to-back requests of fe_req each). Each token's detokenization, and a chunk for each
+  // request whose last chunk has left; a token whose request still has a chunk waiting joins it
+  // (RequestOutputCollector) and leaves with it.
+  const double in_service = fe_free_ > t_ && fe_req_ > 0 ? std::fmod(fe_free_ - t_, fe_req_)
+                                                         : std::max(0.0, fe_free_ - t_);
+  const double fe_start = t_ + in_service;
+  double fe_at = fe_start;
+  finish_at_.clear();
   for (std::size_t i = 0; i < running_.size(); ++i) {
     Request& q = running_[i];
     bool token = decoding_[i] != 0;
     q.held += take_[i] + (token ? 1 : 0);  // a decode computes the KV of the token sampled last
     if (!token && take_[i] > 0) {
       q.left -= take_[i];
-      if (q.left <= 0) {
-        token = true;
-        if (q.generated == 0) {  // a recomputed request's next token is not its first
-          ttft_.push_back(t_ - q.arrival);
-          q.first_token = t_;
-        }
-      }
+      if (q.left <= 0) token = true;
     }
     if (token) {
+      fe_at += fe_detok_;
+      if (!(q.chunk_at > t_)) {  // a chunk of its own
+        fe_at += fe_chunk_;
+        q.chunk_at = fe_at;
+        ++q.chunks;
+      }
+      if (q.generated == 0) {  // a recomputed request's next token is not its first
+        ttft_.push_back(q.chunk_at - q.arrival);
+        q.first_token = q.chunk_at;
+      }
       ++q.generated;
       ++out_;
     }
     if (q.generated >= q.length) {
-      ++finished;
       if (q.length < O_) {  // ended at EOS: the scheduler knew only of a length cap
         ++ghosts_;
         ghost_ctx_ += opt_.input + q.generated;
       }
-      gaps_ += t_ - q.first_token;
-      e2e_ += t_ - q.arrival;
-      gap_count_ += q.generated - 1;
+      gaps_ += q.chunk_at - q.first_token;  // vllm bench serve: a gap per chunk
+      e2e_ += q.chunk_at - q.arrival;
+      gap_count_ += q.chunks - 1;
+      finish_at_.push_back(q.chunk_at);
+      last_chunk_ = std::max(last_chunk_, q.chunk_at);
       kv_.release(q);
     } else {
-      running_[kept++] = q;
+      if (kept != i) running_[kept] = q;
+      ++kept;
     }
   }
   running_.resize(kept);
-  // Each finished request's client sends its next one at once, while the run lasts.
-  for (int i = 0; i < finished && sent_ < o_.requests; ++i) send(t_);
+  fe_free_ = std::max(fe_free_, t_) + (fe_at - fe_start);  // the queued requests wait for it
+  // Each finished request's client sends its next one as its last chunk arrives, while the run
+  // lasts.
+  std::sort(finish_at_.begin(), finish_at_.end());
+  for (double at : finish_at_)
+    if (sent_ < o_.requests) send(at);
 }
 
 ReplayResult Replay::run() {
@@ -359,9 +395,11 @@ ReplayResult Replay::summary() {
   r.ttft_p99_s = percentile(ttft_, 99);
   r.itl_mean_s = gap_count_ > 0 ? gaps_ / gap_count_ : 0;
   r.e2e_mean_s = e2e_ / o_.requests;
-  r.duration_s = t_;
-  r.output_tokens_per_s = t_ > 0 ? out_ / t_ : 0;
-  r.requests_per_s = t_ > 0 ? o_.requests / t_ : 0;
+  // The run ends when its last chunk reaches its client.
+  const double end = std::max(t_, last_chunk_);
+  r.duration_s = end;
+  r.output_tokens_per_s = end > 0 ? out_ / end : 0;
+  r.requests_per_s = end > 0 ? o_.requests / end : 0;
   r.mean_output = out_ / o_.requests;
   return r;
 }
