@@ -115,6 +115,21 @@ TEST(CatalogTest, RequiredPartsExist) {
   EXPECT_EQ(cat.part("nvswitch-gen2").get("in_switch_reduction"), 0);
 }
 
+// The root-complex budget (topo/budget.h) needs each CPU's lanes per host bridge; without the
+// figure it prints no limit and checks nothing (epyc-7763 and epyc-9755 lacked it). xeon-8480p
+// still does: examples/validation/rtx5090-8gpu-2s.yaml puts four x16 GPUs on one of its root
+// complexes (16 lanes as on the 8480C), a layout docs/VALIDATION.md rows 4-5 rest on; the figure
+// waits for that file.
+TEST(CatalogTest, EveryCpuHasItsRootComplexLanes) {
+  const auto& cat = Catalog::builtin();
+  for (const auto& id : cat.part_ids(PartKind::kCpu)) {
+    if (id == "xeon-8480p") continue;
+    const auto& p = cat.part(id, PartKind::kCpu);
+    EXPECT_TRUE(p.has("root_complex_lanes")) << id;
+    if (p.get("socket_links") > 0) EXPECT_TRUE(p.has("socket_link_pcie_lanes")) << id;
+  }
+}
+
 TEST(CatalogTest, UnknownIdsSuggestTheClosest) {
   const auto& cat = Catalog::builtin();
   try {

@@ -81,6 +81,45 @@ links:
             "box.yaml:5:5: 'gpu0' (h100-sxm) has 18 NVLink ports but its links use 20");
 }
 
+// A PCIe link trains at the newest generation both ends support: an L40S (Gen4) written on a Gen5
+// link to a Gen5 CPU would be modelled at 63 GB/s instead of 31.5.
+TEST(ChassisTest, PcieLinkFasterThanAnEnd) {
+  EXPECT_EQ(build_error(R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480c}
+  - {id: gpu0, kind: gpu, part: l40s}
+links:
+  - {a: gpu0, b: cpu0, tech: pcie5, width: 16}
+)"),
+            "box.yaml:5:5: 'gpu0' (l40s) has a PCIe Gen4 interface, but its link is pcie5 (Gen5): "
+            "a link runs at the newest generation both ends support; write tech: pcie4");
+  // Slower than an end is what happens when a newer card sits in an older slot: allowed.
+  EXPECT_EQ(build_error(R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8380}
+  - {id: gpu0, kind: gpu, part: h100-pcie}
+links:
+  - {a: gpu0, b: cpu0, tech: pcie4, width: 16}
+)"),
+            "(no error)");
+}
+
+// An NVLink-family link speaks its GPU's generation: the A100 PCIe bridge on two H100 NVL was
+// accepted and modelled at the A100 bridge's measured efficiency.
+TEST(ChassisTest, NvlinkOfAnotherGeneration) {
+  const char* nodes = R"(nodes:
+  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
+  - {id: "gpu{0..1}", kind: gpu, part: h100-nvl}
+links:
+  - {a: "gpu{0..1}", b: cpu0, tech: pcie5, width: 16}
+)";
+  EXPECT_EQ(
+      build_error(std::string(nodes) + "  - {a: gpu0, b: gpu1, tech: nvlink3-bridge, width: 12}\n"),
+      "box.yaml:6:5: 'gpu0' (h100-nvl) has nvlink4 links, but its link is nvlink3-bridge: "
+      "write one of nvlink4, nvlink4-bridge, nvlink4-nvl-bridge");
+  EXPECT_EQ(
+      build_error(std::string(nodes) + "  - {a: gpu0, b: gpu1, tech: nvlink4-bridge, width: 12}\n"),
+      "(no error)");
+}
+
 TEST(ChassisTest, GpuConnectedToNothing) {
   EXPECT_EQ(build_error(std::string(kHead) + "links:\n  - {a: gpu0, b: cpu0, tech: pcie5}\n"),
             "box.yaml:3:5: GPU 'gpu1' is not connected to anything");
