@@ -912,3 +912,65 @@ TEST(Serve, ReplayOfRequestsAtOnceThroughTheFrontEndQueue) {
 
 }  // namespace
 }  // namespace linkwise::work
+
+namespace linkwise::work {
+namespace {
+
+TEST(ServeRun, PromptAdmissionPastTheCacheIsReplayed) {
+  // Qwen3 8B on an RTX 4090, 100 in / 2000 out: 15 sequences fit for their whole lives (the burst
+  // fit, docs/serving.md "Memory and admission"). The vllm front end (the default) admits by
+  // prompt, so 20 clients in a burst closed loop are past the cache: run_serve replays them. A
+  // finite run of 800 requests is the replay of exactly that run (same figures, same
+  // preemptions); without --requests the steady state is the run of 32 lives a client less the
+  // run of 16 (640 and 320 requests), whose rate lies above the formulas' 15-sequence steady state
+  // (vLLM runs 20 at once, recomputing the preempted). 15 clients fit: no replay. --front-end
+  // offline (trtllm-bench) admits whole lives: no replay either.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeRunOptions o;
+  o.model = "qwen3-8b";
+  o.input = 100;
+  o.output = 2000;
+  o.concurrency = 20;
+  o.requests = 800;
+  ServeRun finite = run_serve(o, chassis);
+  EXPECT_EQ(finite.result.kv_admission, "prompt");
+  EXPECT_EQ(finite.result.max_concurrency_fit, 15);
+  ServeOptions so = make_serve_options(o);
+  ServeModel sm(chassis, find_model("qwen3-8b"), so);
+  ReplayOptions ro;
+  ro.concurrency = 20;
+  ro.requests = 800;
+  ReplayResult rp = sm.replay(ro);
+  EXPECT_GT(rp.preemptions, 0);
+  EXPECT_EQ(finite.result.preemptions, rp.preemptions);
+  EXPECT_NEAR(finite.result.point.output_tokens_per_s, rp.output_tokens_per_s,
+              kTight * rp.output_tokens_per_s);
+  EXPECT_NEAR(finite.result.point.ttft_s, rp.ttft_mean_s, kTight * rp.ttft_mean_s);
+  EXPECT_NEAR(finite.result.point.itl_s, rp.itl_mean_s, kTight * rp.itl_mean_s);
+  EXPECT_EQ(finite.result.replayed.rfind("replayed: past the KV cache, vLLM V1 admits by prompt "
+                                         "and preempts: ",
+                                         0),
+            0u)
+      << finite.result.replayed;
+
+  o.requests = 0;
+  ServeRun steady = run_serve(o, chassis);
+  EXPECT_FALSE(steady.result.replayed.empty());
+  EXPECT_GT(steady.result.preemptions, 0);
+  ServePoint fit = sm.closed_loop(15);
+  EXPECT_GT(steady.result.point.output_tokens_per_s, fit.output_tokens_per_s);
+  // Little's law over the measured lives: 20 clients = requests/s x E2E, within 2% (the window
+  // between the two runs cuts the preemption cycles where it falls).
+  EXPECT_NEAR(steady.result.point.requests_per_s * steady.result.point.e2e_s, 20, 0.4);
+
+  o.concurrency = 15;
+  EXPECT_TRUE(run_serve(o, chassis).result.replayed.empty());
+  o.concurrency = 20;
+  o.front_end = "offline";
+  ServeRun offline = run_serve(o, chassis);
+  EXPECT_EQ(offline.result.kv_admission, "whole-life");
+  EXPECT_TRUE(offline.result.replayed.empty());
+}
+
+}  // namespace
+}  // namespace linkwise::work

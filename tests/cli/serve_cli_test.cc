@@ -238,7 +238,8 @@ TEST(ServeCli, KvAdmissionByPromptAdmitsMore) {
   // burst closed loop's clients stay in step and reach their ends together: the whole-life fit.
   // The JSON names the policy.
   std::string cmd = "serve workstation-rtx4090 --model mistral-7b --concurrency 64 --json";
-  auto whole = run_cli(cmd), prompt = run_cli(cmd + " --kv-admission prompt --arrivals poisson"),
+  auto whole = run_cli(cmd + " --kv-admission whole-life"),
+       prompt = run_cli(cmd + " --kv-admission prompt --arrivals poisson"),
        burst = run_cli(cmd + " --kv-admission prompt");
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   ASSERT_EQ(prompt.exit_code, 0) << prompt.err;

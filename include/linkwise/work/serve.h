@@ -210,6 +210,10 @@ struct ServeResult {
          allreduce_bytes_per_token = 0;  ///< per decoded token, per sequence
   std::string bottleneck;
   std::vector<std::string> notes;
+  /// The point was replayed engine step by engine step (work::run_serve: a closed loop with burst
+  /// arrivals admitted by prompt past the KV cache): this line says so, with its preemptions
+  std::string replayed;
+  long preemptions = 0;  ///< the replay's preemptions (all replicas), when replayed
 };
 
 /// A finite closed-loop benchmark replayed one engine step at a time (docs/serving.md, "Replay").
