@@ -144,6 +144,7 @@ ServeModel::ServeModel(ServeModel&&) noexcept = default;
 
 const ServeMemory& ServeModel::memory() const { return impl_->mem; }
 int ServeModel::max_concurrency_fit() const { return impl_->fit_box; }
+int ServeModel::max_batched_tokens() const { return impl_->engine.max_batched_tokens; }
 
 bool ServeModel::burst_past_kv(int requests) const {
   const Impl& m = *impl_;

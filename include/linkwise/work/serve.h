@@ -262,6 +262,9 @@ class ServeModel {
 
   const ServeMemory& memory() const;
   int max_concurrency_fit() const;
+  /// The engine's token budget a step (ServeOptions::max_batched_tokens or its default for the
+  /// GPU).
+  int max_batched_tokens() const;
   /// `requests` released at once (spread over the replicas) run past the KV-cache bend: more a
   /// replica than the sequence cap, or more than one replica's cache holds for their whole lives
   /// ((1 - hit)·input + output each, beside one copy of the shared prefix).
