@@ -90,8 +90,11 @@ std::string job_choices(const work::Job& job) {
   std::string el = job.fused_elementwise == work::Switch::kDefault ? ""
                    : job.fused_elementwise == work::Switch::kOn    ? ", fused"
                                                                    : ", eager";
-  return fmt::format("{}, recompute {}{}{}{}", work::to_string(job.framework),
-                     work::to_string(job.recompute), overlap, el,
+  std::string tpo = job.tp_overlap == work::Switch::kDefault ? ""
+                    : job.tp_overlap == work::Switch::kOn    ? ", TP overlap on"
+                                                             : ", TP overlap off";
+  return fmt::format("{}, recompute {}{}{}{}{}", work::to_string(job.framework),
+                     work::to_string(job.recompute), overlap, el, tpo,
                      job.offload_optimizer ? ", offload" : "");
 }
 

@@ -239,6 +239,16 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   c.mlp_f = mlp_forward(m, job, gpu, x, &mlp_flops, &c.mem_f);
   double core_f = attention_forward(m, job, gpu, x, true, &core_flops, &core_mem);
   c.flops_f = attn_flops + mlp_flops;
+  {  // the GEMMs beside the TP collectives, as attention_forward and mlp_forward time them
+    double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
+    c.gemm_qkv = gemm_time(gpu, x.S, qkv_n, x.h);
+    c.gemm_proj = gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
+    c.sms = gpu.sms;
+    if (!m.moe()) {
+      c.gemm_up = gemm_time(gpu, x.S, (m.gated_ffn ? 2 : 1) * x.f / x.t, x.h);
+      c.gemm_down = gemm_time(gpu, x.S, x.h, x.f / x.t);
+    }
+  }
   // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen
   // weights (input gradients only); the attention core twice, 2.5x when fused; element-wise twice.
   bool lora = job.mode == Mode::kLora;

@@ -31,6 +31,9 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   bool half = job.precision == Precision::kFp16;
   switch (job.framework) {
     case Framework::kMegatron:
+      // --tp-comm-overlap is off unless asked for (Megatron-LM arguments.py, store_true; NeMo's
+      // fine-tuning performance recipes set MegatronCommOverlapCallback(tp_comm_overlap=False)).
+      t.tp_overlap_style = TpOverlapStyle::kUserbuffers;
       t.grad_overlap =
           p.zero >= 3;  // DDP: overlap_grad_reduce = False; Megatron-FSDP overlaps its collectives
       t.grad_bytes = half ? 2 : 4;
@@ -38,6 +41,9 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       break;
     case Framework::kFsdp:
     case Framework::kFsdp1:
+      // torchtitan parallelism.enable_async_tensor_parallel defaults to False (it needs
+      // torch.compile); AutoModel's 70B recipes turn it on.
+      t.tp_overlap_style = TpOverlapStyle::kAsyncTp;
       t.grad_overlap = true;
       t.grad_bytes = 4;
       t.fused_elementwise = false;
@@ -155,6 +161,10 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       break;
   }
   if (job.grad_overlap != Switch::kDefault) t.grad_overlap = job.grad_overlap == Switch::kOn;
+  // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts
+  // sequence parallelism for --tp-comm-overlap): nothing to overlap at tp = 1 or without SP.
+  t.tp_overlap = job.tp_overlap == Switch::kOn && t.tp_overlap_style != TpOverlapStyle::kNone &&
+                 p.tp > 1 && p.sp;
   if (job.fused_elementwise != Switch::kDefault)
     t.fused_elementwise = job.fused_elementwise == Switch::kOn;
   if (job.framework == Framework::kMegatron)
@@ -164,7 +174,14 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
 }
 
 std::string framework_problem(const Job& job, const Plan& p) {
-  if (job.framework == Framework::kFsdp && p.zero == 1 && p.dp > 1)
+  if (job.tp_overlap == Switch::kOn &&
+      (job.framework == Framework::kDeepSpeed || job.framework == Framework::kDeepSpeed03))
+    return "deepspeed has no TP communication overlap (--tp-overlap on needs megatron or fsdp)";
+  if (job.tp_overlap == Switch::kOn && p.tp > 1 && !p.sp)
+    return "--tp-overlap on overlaps the sequence-parallel all-gathers and reduce-scatters: it "
+           "needs sp=on";
+  if ((job.framework == Framework::kFsdp || job.framework == Framework::kFsdp1) && p.zero == 1 &&
+      p.dp > 1)
     return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework "
            "megatron/deepspeed)";
   return "";

@@ -37,6 +37,7 @@ SearchOptions SearchOptions::everything() {
   o.frameworks = {Framework::kMegatron, Framework::kFsdp, Framework::kFsdp1, Framework::kDeepSpeed};
   o.grad_overlap = {Switch::kOff, Switch::kOn};
   o.elementwise = {Switch::kOn, Switch::kOff};
+  o.tp_overlap = {Switch::kOff, Switch::kOn};
   o.wide = true;
   return o;
 }
@@ -135,6 +136,9 @@ std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
   if (j1.grad_overlap != j2.grad_overlap)
     diff.push_back({fmt::format("overlap {}", sw(j1.grad_overlap, "on", "off")),
                     fmt::format("overlap {}", sw(j2.grad_overlap, "on", "off"))});
+  if ((j1.tp_overlap == Switch::kOn) != (j2.tp_overlap == Switch::kOn))
+    diff.push_back({j1.tp_overlap == Switch::kOn ? "TP overlap on" : "TP overlap off",
+                    j2.tp_overlap == Switch::kOn ? "TP overlap on" : "TP overlap off"});
   if (j1.fused_elementwise != j2.fused_elementwise)
     diff.push_back(
         {sw(j1.fused_elementwise, "fused", "eager"), sw(j2.fused_elementwise, "fused", "eager")});
@@ -165,12 +169,17 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       for (bool off : or_job(o.offload, base.offload_optimizer))
         for (Framework fw : or_job(o.frameworks, base.framework))
           for (Switch ov : or_job(o.grad_overlap, base.grad_overlap))
-            for (Switch el : or_job(o.elementwise, base.fused_elementwise)) {
-              Job j = base;
-              j.recompute = rc, j.offload_optimizer = off, j.framework = fw, j.grad_overlap = ov,
-              j.fused_elementwise = el;
-              jobs.push_back(j);
-            }
+            for (Switch el : or_job(o.elementwise, base.fused_elementwise))
+              for (Switch tpo : or_job(o.tp_overlap, base.tp_overlap)) {
+                // DeepSpeed has no TP overlap: the variant would only be refused
+                if (tpo == Switch::kOn && !o.tp_overlap.empty() &&
+                    (fw == Framework::kDeepSpeed || fw == Framework::kDeepSpeed03))
+                  continue;
+                Job j = base;
+                j.recompute = rc, j.offload_optimizer = off, j.framework = fw, j.grad_overlap = ov,
+                j.fused_elementwise = el, j.tp_overlap = tpo;
+                jobs.push_back(j);
+              }
   }
   struct Fit {
     Plan plan;
@@ -183,6 +192,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
     // job.
     for (int ji = 0; ji < static_cast<int>(jobs.size()); ++ji) {
       const Job& job = jobs[ji];
+      // TP overlap changes nothing without sequence-parallel TP collectives: not a new candidate
+      if (job.tp_overlap == Switch::kOn && !o.tp_overlap.empty() && (p.tp == 1 || !p.sp)) continue;
       ++r.candidates;
       std::string why = plan_problem(p, sm.model(), job, gpus);
       if (!why.empty()) {

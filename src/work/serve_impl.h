@@ -57,22 +57,80 @@ inline constexpr double kGpuMemoryUtilization = 0.9;
 inline constexpr double kRuntimeBytes = 1.5 * kGiB;
 
 // Time a request spends in vLLM's OpenAI-compatible front end before its first token reaches the
-// client, beyond the engine's own work: the HTTP request through uvicorn/FastAPI, tokenizing the
-// prompt on the API server process, the ZMQ hop to the engine core process and the first token's
-// way back (output processor, detokenization, the first streamed chunk). derived: the direct
-// measurement of it, the same prompts run offline (the engine in-process) and through the server:
+// client beyond the engine's work and the API server's CPU time below: the HTTP request through
+// uvicorn/FastAPI, the ZMQ hop to the engine core process and the first token's way back. derived:
+// the direct measurement of it, the same prompts run offline (the engine in-process, which also
+// tokenizes, builds the requests and detokenizes in Python) and through the server:
 // tenstorrent/tt-inference-server issue #190 (comment of 2025-05-08, Llama 3.3 70B, batch 32,
 // 128-token prompts): mean TTFT 231 ms offline, 235 ms online, "+4 ms ... from HTTP server + ZMQ
-// latency". Consistent with ray-project/ray issue #59681 (comment of 2026-07-04): bare `vllm
-// serve` (vLLM 0.22) at one streaming client gives a TTFT p50 of 16.9 ms for Qwen2.5 0.5B on an
-// RTX 5050, front end and prompt together. 4 ms, a latency per request: the server's throughput
-// limit (its CPU time per request on one Python process) has no public figure and is not applied.
+// latency". 4 ms, a latency per request (no CPU time of the server's one process: that is below).
 inline constexpr double kVllmApiServerLatencyS = 4e-3;
 
+// The API server is one Python process (vLLM RFC #12705: "the API server runs in a single process,
+// utilizing a single CPU"; docs/design/arch_overview.md, "V1 Process Architecture"; PR #17546 adds
+// `--api-server-count` to run several) whose asyncio loop does each request's input processing and
+// every streamed token's output processing: one server in front of the engine, taken as a FIFO
+// queue (docs/serving.md, "The front end"). Its CPU time per item, by endpoint and per token:
+//
+// Chat endpoint (/v1/chat/completions), per request, on the loop: the chat template's content
+// format resolved and rendered (vllm/entrypoints/openai/serving_engine.py `_preprocess_chat`,
+// `apply_hf_chat_template` called synchronously in the async handler), input processing
+// (`process_inputs`) and the detokenizer's setup. Two public measurements outside the validation
+// rows: vllm-project/vllm PR #21139 (2025-07, "Add request preprocess counter in v1"): the request
+// preprocessing outside the engine "almost always > 12 ms" (12-15 ms) per request at batch 96;
+// vllm-project/vllm PR #54628 (vLLM 0.28, Qwen2.5-0.5B, 8 users): the server's own TTFT on
+// /v1/chat/completions 12-15 ms above /v1/completions. derived: the lower end, 12 ms. It applies
+// to vLLM up to v0.11 (every version the validation rows ran), when all of it ran on the loop; PR
+// #34789 (2026-02) moved the template's rendering to a thread pool and PR #49608 (2026-07) the
+// input processing: the CPU time stays in the one process (pure Python under its GIL), only the
+// loop is held in shorter slices. The GPUStack pages (the Qwen3 8B and 14B rows' source) imply
+// more on their host (30-40 ms stalls of other streams, a 22.7 ms-per-request ceiling at 128/4),
+// not used: a figure derived from them would make those rows no independent check.
+inline constexpr double kVllmChatRequestCpuS = 12e-3;
+// Tokenizing the prompt on the API server, per prompt token, either endpoint: HuggingFace
+// `tokenizers` runs ~2 MB/s single-threaded on Llama 3.1 text (huggingface/tokenizers PR #1582).
+// derived: ~4 characters a token, 2 us a token. The completions endpoint's fixed CPU time per
+// request (HTTP parsing, request set-up) has no public figure: none is charged.
+inline constexpr double kVllmTokenizeCpuS = 2e-6;
+// The API server's CPU time per streamed output token: incremental detokenization 19-21 us per
+// token and call (vllm-project/vllm issue #5206, vLLM 0.3.0's `detokenize_incrementally` timed per
+// token, Qwen1.5 tokenizer; V1's fast path, PR #15137, may take less, no V1 figure) and the token
+// turned into an OpenAI-format chunk, serialized and written as one SSE event, 30 us (sgl-project/
+// sglang issue #10186: SGLang's tokenizer manager on a Kunpeng CPU, the same work for the OpenAI
+// endpoint). The chunk's part is paid once per chunk: tokens that are ready while the loop is busy
+// leave merged in one chunk (vllm/v1/engine/output_processor.py, RequestOutputCollector: outputs
+// "are merged if the producer gets ahead of the consumer"). Not derived from any validation row.
+inline constexpr double kVllmApiServerDetokS = 20e-6;
+inline constexpr double kVllmApiServerChunkS = 30e-6;
+
 namespace detail {
-/// The front end's time per request before the first token (seconds): vLLM's API server
-/// kVllmApiServerLatencyS; an offline engine none; NIM's front end none (no public figure).
+/// The front end's latency per request before the first token, beyond its CPU time (seconds):
+/// vLLM's API server kVllmApiServerLatencyS; an offline engine none; NIM's front end none (no
+/// public figure).
 double front_end_latency_s(FrontEnd f);
+/// The front end's CPU time per request on its one process before the request reaches the engine
+/// (seconds): vLLM's API server kVllmTokenizeCpuS a prompt token, and kVllmChatRequestCpuS more on
+/// the chat endpoint; offline and NIM none. (work/serve_front.cc)
+double front_end_request_cpu_s(const ServeOptions& o);
+/// Its CPU time per streamed token and per streamed chunk (seconds): vLLM's API server
+/// kVllmApiServerDetokS and kVllmApiServerChunkS; offline and NIM none.
+double front_end_token_cpu_s(FrontEnd f);
+double front_end_chunk_cpu_s(FrontEnd f);
+/// The front end as a single-server FIFO queue (docs/serving.md, "The front end"), c its CPU time
+/// per request, u the share of its time busy with all work (requests and tokens):
+///  - n requests arriving at once: the k-th (k = 0 .. n-1) waits k·c, the mean (n-1)/2 · c;
+///  - requests arriving independently at X/s (others: the share of them sent by other clients):
+///    Pollaczek-Khinchine's mean wait X·c² / (2(1 - u)), the token work's residual left out
+///    (tens of microseconds).
+/// Returns the mean wait before a request's own processing starts (seconds); infinity for u >= 1.
+double front_end_burst_wait_s(double n, double c);
+double front_end_poisson_wait_s(double X, double c, double u);
+/// Mean per-chunk inter-token latency when each other stream's arrival holds the loop for c
+/// seconds while the engine steps every tau: the tokens of one stream ready during a hold leave
+/// as one chunk, max(0, c/tau - 1) chunks fewer per hold, so a stream of m tokens spaced tau
+/// sends (m-1)(1 - X_o·max(0, c - tau)) gaps over the same time (X_o: arrivals of other streams per
+/// second): tau / (1 - X_o·max(0, c - tau)).
+double front_end_chunk_itl_s(double tau, double c, double X_others);
 struct EngineFigures {
   int max_batched_tokens = 8192;
   int max_seqs = 1024;
@@ -126,6 +184,7 @@ struct ServeModel::Impl {
   struct Eval {
     bool feasible = false;
     double tau = 0, ttft = 0, e2e = 0, D = 0, rho = 0;
+    double itl = 0;  ///< per streamed chunk (tau when no chunk merges)
     StepTime mean;
   };
   /// burst: the n clients of a closed loop arrive phase-locked (ServeOptions::arrivals).

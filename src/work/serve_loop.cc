@@ -87,11 +87,22 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   const double ctx_d = opt.input + opt.output / 2.0;
   const double ctx_p = opt.input * opt.prefix_hit + P / 2;
   const double offload = offload_time(n, ctx_d);
+  // The front end passes the cohort's requests one at a time (work/serve_front.cc): the k-th
+  // (k = 0 .. n-1) reaches the engine after k + 1 requests' CPU time and the front end's latency.
+  const double fe_req = detail::front_end_request_cpu_s(opt);
+  const double fe_lat = detail::front_end_latency_s(opt.front_end);
+  auto ready = [&](int k) { return fe_lat + (k + 1) * fe_req; };
   double t = 0, sum = 0, left = P;  // `left`: tokens of the first waiting prompt still to run
   int done = 0;
   while (done < n) {
     // Prompts done decode beside the train (a one-token request ends with its prompt).
     double decoding = opt.output > 1 ? done : 0, budget = std::max(1.0, B - decoding), tokens = 0;
+    if (left >= P && ready(done) > t) {
+      // The next prompt is still in the front end: the engine decodes the prompts done meanwhile,
+      // or idles until it is through.
+      t = decoding > 0 ? t + step(decoding, ctx_d, 0, 0).total + offload : ready(done);
+      continue;
+    }
     // Chunks of the first prompt that fill whole steps alone are alike: take them at once, so the
     // loop runs at most about one step per prompt whatever the budget.
     if (opt.chunked_prefill && left > budget) {
@@ -101,6 +112,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
     }
     int finished = 0;
     while (done + finished < n) {
+      if (left >= P && ready(done + finished) > t) break;  // not through the front end yet
       if (opt.chunked_prefill) {
         double take = std::min(left, budget - tokens);
         if (take <= 0) break;
@@ -119,7 +131,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
     sum += finished * t;
     done += finished;
   }
-  return sum / n + detail::front_end_latency_s(opt.front_end);  // and the front end's time
+  return sum / n;
 }
 
 // The steady state at X requests/s per replica with n sequences admitted: the step time tau is the
@@ -134,6 +146,15 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   const double ctx_d = opt.input + O / 2;                   // mean context of a decoding sequence
   const double ctx_p = opt.input * opt.prefix_hit + P / 2;  // mean prefix of a prompt token
   Eval e;
+  // The front end's one process (work/serve_front.cc): its CPU time per request and the share of
+  // its time busy with the work no merging saves, each request's and each token's detokenization;
+  // at u >= 1 requests arrive faster than it takes them. The chunks' own part is left out: while
+  // the process is behind, a stream's ready tokens leave merged in one chunk, so that part shrinks
+  // to the time left over (vllm/v1/engine/output_processor.py, RequestOutputCollector), and the
+  // engine, a process of its own, steps on meanwhile.
+  const double fe_req = detail::front_end_request_cpu_s(opt);
+  const double fe_u = X * (fe_req + O * detail::front_end_token_cpu_s(opt.front_end));
+  if (fe_u >= 1) return e;  // infeasible
   double tau = 0, D = 0, t_pf = 0, k = 1;
   StepTime pf, dec;
   for (int it = 0; it < 100; ++it) {
@@ -182,9 +203,20 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
     double rho_others = n > 0 ? e.rho * std::max(0.0, n - 1) / n : 0;
     e.ttft = t_pf + residual + rho_others / (2 * (1 - rho_others)) * t_pf;
   }
-  // The front end (HTTP, tokenization, the hop to the engine and back) before the first token.
-  e.ttft += detail::front_end_latency_s(opt.front_end);
+  // The front end before the first token: its latency (HTTP, the hop to the engine and back), the
+  // request's own CPU time on its process and the wait for the work ahead of it there: the whole
+  // cohort's requests at once when a phase-locked closed loop's clients come back together (its
+  // prompts fit one step, burst_ttft), else independent arrivals of the other clients.
+  const double others = opt.rate > 0 ? X : (n > 0 ? X * std::max(0.0, n - 1) / n : 0);
+  const double together_budget = std::max(1.0, B - std::round(std::min(D, std::max(0.0, n - 1))));
+  const double fe_wait = burst && n > 1 && n * P <= together_budget
+                             ? detail::front_end_burst_wait_s(n, fe_req)
+                             : detail::front_end_poisson_wait_s(others, fe_req, fe_u);
+  e.ttft += detail::front_end_latency_s(opt.front_end) + fe_req + fe_wait;
   e.e2e = e.ttft + (O - 1) * tau;
+  // The ITL a streaming client measures, per chunk: the other streams' requests hold the loop
+  // while the engine steps on, and tokens ready meanwhile leave merged.
+  e.itl = detail::front_end_chunk_itl_s(tau, fe_req, others);
   // The mean step: prompt steps are X·k·tau of all steps, decode steps the rest.
   double w = std::min(1.0, X * k * tau);
   StepTime& m = e.mean;
@@ -259,7 +291,7 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
   ServePoint p;
   p.running = n;
   p.decode = e.mean;
-  p.itl_s = O > 1 ? e.tau : 0;
+  p.itl_s = O > 1 ? e.itl : 0;
   p.ttft_s = e.ttft;
   p.e2e_s = e.e2e;
   if (clients > n) {  // the rest wait for a free slot: Little's law over all clients
@@ -334,6 +366,9 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   if (opt.async_scheduling) r->engine += "; async scheduling (a step scheduled ahead)";
   r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
                            detail::front_end_latency_s(opt.front_end) * 1e3);
+  if (double cpu = detail::front_end_request_cpu_s(opt); cpu > 0)
+    r->engine += fmt::format(" and {:.1f} ms of its one process's CPU ({} endpoint), queued",
+                             cpu * 1e3, opt.chat_endpoint ? "chat" : "completions");
   if (opt.kv_admission == KvAdmission::kPrompt)
     r->engine += "; admitted when the prompt fits (preemption past the KV cache)";
   r->arrivals = opt.rate > 0 || !burst_arrivals() ? "poisson" : "burst";

@@ -29,6 +29,8 @@ struct Request {
                            ///< prompt and the tokens generated so far (recomputed)
   double held = 0;         ///< tokens of KV cache it has computed
   double blocks = 0;       ///< KV-cache blocks allocated to it (KvAdmission::kPrompt)
+  double chunk_at = -1;    ///< when its latest streamed chunk leaves the front end
+  int chunks = 0;          ///< streamed chunks so far (tokens ready together leave as one)
 };
 
 // vLLM's KV-cache block: 16 tokens, CacheConfig's default block_size on CUDA
@@ -95,9 +97,17 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
       std::max(1, by_prompt ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
   const bool eos = o.mean_output > 0 && o.mean_output < O;
   const double p = eos ? stop_chance(o.mean_output, O) : 0;
-  // The front end's time per request (HTTP, tokenization, the hop to the engine and back), all
-  // taken on the way in: a request reaches the engine that long after its client sent it.
+  // The front end (work/serve_front.cc): one process that takes each request's CPU time in the
+  // order they come and every streamed token's and chunk's, as a FIFO queue; its latency (HTTP, the
+  // hop to the engine and back) all taken on the way in. A request reaches the engine when its own
+  // processing is done, plus that latency.
   const double front = detail::front_end_latency_s(opt.front_end);
+  const double fe_req = detail::front_end_request_cpu_s(opt);
+  const double fe_detok = detail::front_end_token_cpu_s(opt.front_end);
+  const double fe_chunk = detail::front_end_chunk_cpu_s(opt.front_end);
+  std::vector<double> finish_at;
+  double last_chunk = 0;
+  double fe_free = 0;  // when the front end's process has done the work given it so far
   std::mt19937_64 rng(o.seed);
   auto draw = [&]() {
     int length = 1;
@@ -110,9 +120,10 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   std::vector<Request> running;  // in the order the engine admitted them
   int sent = 0;
   auto send = [&](double at) {
+    fe_free = std::max(fe_free, at) + fe_req;
     Request q;
     q.arrival = at;
-    q.ready = at + front;
+    q.ready = fe_free + front;
     q.left = q.prompt = P;
     q.length = draw();
     waiting.push_back(q);
@@ -236,8 +247,19 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
     ++r.steps;
     // The step's outputs: a token for every decoding sequence and for every prompt it completed.
     std::size_t kept = 0;
-    int finished = 0;
+
     ghosts = 0;
+    // The front end's process takes the step's tokens as soon as the request it is processing
+    // (if any) is done: its loop runs the output handler between two requests' preprocessing, so
+    // the requests queued behind that one wait for the tokens, not the tokens for them (the
+    // backlog taken as back-to-back requests of fe_req each). Each token's detokenization, and a
+    // chunk for each request whose last chunk has left; a token whose request still has a chunk
+    // waiting joins it (RequestOutputCollector) and leaves with it.
+    const double in_service =
+        fe_free > t && fe_req > 0 ? std::fmod(fe_free - t, fe_req) : std::max(0.0, fe_free - t);
+    const double fe_start = t + in_service;
+    double fe_at = fe_start;
+    finish_at.clear();
     ghost_ctx = 0;
     for (std::size_t i = 0; i < running.size(); ++i) {
       Request& q = running[i];
@@ -247,32 +269,44 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
         q.left -= take[i];
         if (q.left <= 0) {
           token = true;
-          if (q.generated == 0) {  // a recomputed request's next token is not its first
-            ttft.push_back(t - q.arrival);
-            q.first_token = t;
-          }
         }
       }
       if (token) {
+        fe_at += fe_detok;
+        if (!(q.chunk_at > t)) {  // a chunk of its own
+          fe_at += fe_chunk;
+          q.chunk_at = fe_at;
+          ++q.chunks;
+        }
+        if (q.generated == 0) {  // a recomputed request's next token is not its first
+          ttft.push_back(q.chunk_at - q.arrival);
+          q.first_token = q.chunk_at;
+        }
         ++q.generated;
         ++out;
       }
       if (q.generated >= q.length) {
-        ++finished;
         if (q.length < O) {  // ended at EOS: the scheduler knew only of a length cap
           ++ghosts;
           ghost_ctx += opt.input + q.generated;
         }
-        gaps += t - q.first_token;
-        e2e += t - q.arrival;
-        gap_count += q.generated - 1;
+        gaps += q.chunk_at - q.first_token;  // vllm bench serve: a gap per chunk
+        e2e += q.chunk_at - q.arrival;
+        gap_count += q.chunks - 1;
+        finish_at.push_back(q.chunk_at);
+        last_chunk = std::max(last_chunk, q.chunk_at);
       } else {
-        running[kept++] = q;
+        if (kept != i) running[kept] = q;
+        ++kept;
       }
     }
     running.resize(kept);
-    // Each finished request's client sends its next one at once, while the run lasts.
-    for (int i = 0; i < finished && sent < o.requests; ++i) send(t);
+    fe_free = std::max(fe_free, t) + (fe_at - fe_start);  // the queued requests wait for it
+    // Each finished request's client sends its next one as its last chunk arrives, while the run
+    // lasts.
+    std::sort(finish_at.begin(), finish_at.end());
+    for (double at : finish_at)
+      if (sent < o.requests) send(at);
   }
   std::sort(ttft.begin(), ttft.end());
   double sum = 0;
@@ -282,9 +316,11 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   r.ttft_p99_s = percentile(ttft, 99);
   r.itl_mean_s = gap_count > 0 ? gaps / gap_count : 0;
   r.e2e_mean_s = e2e / o.requests;
-  r.duration_s = t;
-  r.output_tokens_per_s = t > 0 ? out / t : 0;
-  r.requests_per_s = t > 0 ? o.requests / t : 0;
+  // The run ends when its last chunk reaches its client.
+  const double end = std::max(t, last_chunk);
+  r.duration_s = end;
+  r.output_tokens_per_s = end > 0 ? out / end : 0;
+  r.requests_per_s = end > 0 ? o.requests / end : 0;
   r.mean_output = out / o.requests;
   return r;
 }

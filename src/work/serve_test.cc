@@ -168,8 +168,11 @@ TEST(Serve, ClosedLoopCurve) {
   EXPECT_GT(many.output_tokens_per_s, 4 * one.output_tokens_per_s);
   EXPECT_GT(many.itl_s, one.itl_s);
   // One user: the prompt runs alone, so TTFT is its own steps (8192 tokens in one chunk of 8192)
-  // and the vLLM API server's time per request (the default front end).
-  EXPECT_NEAR(one.ttft_s, sm.step(0, 0, 8192, 4096).total + kVllmApiServerLatencyS, 1e-6);
+  // and the vLLM API server's time per request (the default front end): its latency and its CPU
+  // time to tokenize the prompt, nothing ahead of it in the queue.
+  EXPECT_NEAR(one.ttft_s,
+              sm.step(0, 0, 8192, 4096).total + kVllmApiServerLatencyS + 8192 * kVllmTokenizeCpuS,
+              1e-6);
   // Little's law over the clients.
   EXPECT_NEAR(many.requests_per_s * many.e2e_s, 32, 0.01 * 32);
   int fit = sm.max_concurrency_fit();
@@ -280,6 +283,7 @@ TEST(Serve, BurstTrainWithoutChunking) {
   o.concurrency = 5;
   o.chunked_prefill = false;
   o.async_scheduling = false;
+  o.front_end = FrontEnd::kOffline;  // the engine alone
   ServeModel sm(chassis, find_model("llama3.1-70b"), o);
   double ctx_d = 5000 + 250;
   double train = sm.step(4, ctx_d, 5000, 2500).total, dec = sm.step(5, ctx_d, 0, 0).total;
@@ -420,9 +424,11 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   // One client, three requests of one output token: each is one step of its P = 128 prompt tokens
   // and no decodes (the first token comes with the prompt), at mean prefix P/2 = 64. Hand
   // derivation: TTFT = step(0, 0, 128, 64) for every request, the run 3 such steps, 3 tokens in it.
-  // Through vLLM's API server (the default front end) each request reaches the engine f =
-  // kVllmApiServerLatencyS after it is sent and the engine idles meanwhile: TTFT = f + step, the
-  // run 3 (f + step).
+  // Through vLLM's API server (the default front end) each request reaches the engine after its
+  // CPU time there, c = 128 kVllmTokenizeCpuS, and the latency f = kVllmApiServerLatencyS, the
+  // engine idling meanwhile; its token then takes the idle process k = kVllmApiServerDetokS +
+  // kVllmApiServerChunkS before it leaves, and the client sends the next request as it arrives:
+  // every request TTFT = E2E = f + c + step + k, the run 3 (f + c + step + k).
   auto chassis = topo::load_chassis("dgx-h100");
   ServeOptions o = one_gpu();
   o.output = 1;
@@ -432,7 +438,8 @@ TEST(Serve, ReplayOfOneTokenRequestsIsOnePromptStepEach) {
   {
     ServeModel sm(chassis, find_model("llama3.1-8b"), o);
     auto res = sm.replay(r);
-    double t = sm.step(0, 0, 128, 64).total + kVllmApiServerLatencyS;
+    double t = sm.step(0, 0, 128, 64).total + kVllmApiServerLatencyS + 128 * kVllmTokenizeCpuS +
+               kVllmApiServerDetokS + kVllmApiServerChunkS;
     EXPECT_NEAR(res.ttft_mean_s, t, kTight * t);
     EXPECT_NEAR(res.duration_s, 3 * t, kTight * t);
     EXPECT_NEAR(res.e2e_mean_s, t, kTight * t);
@@ -464,10 +471,11 @@ TEST(Serve, FrontEndAddsItsTimeToTtftAndE2e) {
   ro.front_end = "offline";
   o = make_serve_options(ro);
   ServePoint offline = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
-  EXPECT_NEAR(vllm.ttft_s - offline.ttft_s, kVllmApiServerLatencyS, 1e-9);
+  const double front = kVllmApiServerLatencyS + 128 * kVllmTokenizeCpuS;  // nothing queued ahead
+  EXPECT_NEAR(vllm.ttft_s - offline.ttft_s, front, 1e-9);
   // E2E and ITL: the same up to the mean step's share of prompt steps, which the longer cycle
   // (fewer requests/s) moves by ~1e-6 of a step.
-  EXPECT_NEAR(vllm.e2e_s - offline.e2e_s, kVllmApiServerLatencyS, 1e-3 * kVllmApiServerLatencyS);
+  EXPECT_NEAR(vllm.e2e_s - offline.e2e_s, front, 1e-3 * front);
   EXPECT_NEAR(vllm.itl_s, offline.itl_s, 1e-4 * offline.itl_s);
   EXPECT_LT(vllm.requests_per_s, offline.requests_per_s);
   ro.front_end = "nim";
@@ -738,6 +746,76 @@ TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   EXPECT_GE(pcie_only, 2);
   EXPECT_LE(serve_validation_median(rows, 1), 0.10);
   EXPECT_LE(serve_validation_median(rows, 2), 0.10);
+}
+
+TEST(Serve, FrontEndQueueHandDerived) {
+  // The front end as one FIFO server (work/serve_front.cc). n requests at once, c seconds each:
+  // the k-th (k = 0 .. n-1) waits k c, the mean (n-1)/2 c: 4 at 12 ms -> (0+12+24+36)/4 = 18 ms.
+  EXPECT_NEAR(detail::front_end_burst_wait_s(4, 12e-3), 18e-3, 1e-12);
+  EXPECT_EQ(detail::front_end_burst_wait_s(1, 12e-3), 0);
+  // Poisson arrivals at X = 40/s, c = 12 ms, the process busy u = 0.5 of its time:
+  // Pollaczek-Khinchine X c^2 / (2 (1 - u)) = 40 x 144e-6 / 1 = 5.76 ms.
+  EXPECT_NEAR(detail::front_end_poisson_wait_s(40, 12e-3, 0.5), 5.76e-3, 1e-12);
+  EXPECT_TRUE(std::isinf(detail::front_end_poisson_wait_s(100, 12e-3, 1.0)));
+  // Chunks: other streams' requests arrive at 10/s and hold the loop 12 ms each while the engine
+  // steps every 7 ms: 12/7 - 1 chunks fewer per hold, a stream keeps 1 - 10 x 5e-3 = 0.95 of its
+  // chunks, ITL per chunk 7 / 0.95 ms. A hold shorter than a step merges nothing.
+  EXPECT_NEAR(detail::front_end_chunk_itl_s(7e-3, 12e-3, 10), 7e-3 / 0.95, 1e-12);
+  EXPECT_EQ(detail::front_end_chunk_itl_s(7e-3, 5e-3, 10), 7e-3);
+  // The figures by endpoint: completions tokenizes (2 us a token), chat renders its template too.
+  ServeOptions o;
+  o.input = 1000;
+  EXPECT_NEAR(detail::front_end_request_cpu_s(o), 2e-3, 1e-12);
+  o.chat_endpoint = true;
+  EXPECT_NEAR(detail::front_end_request_cpu_s(o), 14e-3, 1e-12);
+  o.front_end = FrontEnd::kOffline;
+  EXPECT_EQ(detail::front_end_request_cpu_s(o), 0);
+}
+
+TEST(Serve, BurstCohortWaitsInTheFrontEndQueue) {
+  // The steady state of 3 phase-locked clients on the chat endpoint, one output token each,
+  // 128-token prompts, Llama 3.1 8B on one H100: the cohort's 384 prompt tokens fit one step, so
+  // the three come back together and pass the API server's process one after another, c = 12 ms +
+  // 128 x 2 us each: the k-th waits k c, the mean (3 - 1) / 2 c = c. TTFT = the one step of 384
+  // prompt tokens + f (the latency) + c (its own) + c (the wait), at mean prefix 64.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.output = 1;
+  o.chat_endpoint = true;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  const double c = kVllmChatRequestCpuS + 128 * kVllmTokenizeCpuS;
+  const double want = sm.step(0, 0, 384, 64).total + kVllmApiServerLatencyS + 2 * c;
+  EXPECT_NEAR(sm.closed_loop(3).ttft_s, want, kTight * want);
+}
+
+TEST(Serve, ReplayOfRequestsAtOnceThroughTheFrontEndQueue) {
+  // Three clients start together on the chat endpoint, one output token each, Llama 3.1 8B on one
+  // H100, 128-token prompts. The API server's process takes their CPU time c = 12 ms + 128 x 2 us
+  // back to back: the k-th (k = 0, 1, 2) reaches the engine at (k+1) c + f (f its latency). A
+  // step of one prompt, s, with f + s < c: each prompt finds the engine idle and runs alone, and
+  // its token waits for the request the process is on (the loop runs the output handler between
+  // two requests), then k = 50 us (detokenization and chunk):
+  //  - request 0's token at c + f + s, inside request 1's processing [c, 2c]: leaves at 2c + k;
+  //  - request 1's at 2c + f + s, inside request 2's (shifted by k): leaves at 3c + 2k;
+  //  - request 2's at 3c + f + s, the process idle: leaves at 3c + f + s + k.
+  // Mean TTFT (8c + f + s + 4k) / 3; the run ends with the last chunk, 3c + f + s + k.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.output = 1;
+  o.chat_endpoint = true;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  const double c = kVllmChatRequestCpuS + 128 * kVllmTokenizeCpuS, f = kVllmApiServerLatencyS;
+  const double k = kVllmApiServerDetokS + kVllmApiServerChunkS;
+  const double s = sm.step(0, 0, 128, 64).total;
+  ASSERT_LT(f + s, c);
+  ASSERT_LT(k, f + s);
+  ReplayOptions r;
+  r.concurrency = 3;
+  r.requests = 3;
+  auto res = sm.replay(r);
+  EXPECT_NEAR(res.ttft_mean_s, (8 * c + f + s + 4 * k) / 3, kTight * k);
+  EXPECT_NEAR(res.duration_s, 3 * c + f + s + k, kTight * k);
+  EXPECT_EQ(res.steps, 3);
 }
 
 }  // namespace

@@ -101,12 +101,19 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
     return s;
   };
   for (bool backward : {false, true}) {
-    double tp = 0, ep = 0;
+    // The critical path without the expert all-to-alls, less the layer's compute: the TP
+    // collectives compute does not hide (TP overlap: max(collective, compute beside it)).
+    double path = 0, ep = 0;
     for (const PathItem& it : backward ? t.backward : t.forward) {
-      if (it.is_compute()) continue;
-      (it.coll.group == GroupKind::kEp ? ep : tp) += time(it.coll);
+      if (it.is_compute())
+        path += it.compute_s;
+      else if (it.coll.group == GroupKind::kEp)
+        ep += time(it.coll);
+      else
+        path += std::max(time(it.coll), it.beside_s);
     }
     double compute = backward ? r.lc.backward() : r.lc.forward();
+    double tp = std::max(0.0, path - compute);
     double beside = sum(backward ? t.beside_b : t.beside_f);
     (backward ? r.tp_b : r.tp_f) = tp;
     (backward ? r.ep_b : r.ep_f) = ep;

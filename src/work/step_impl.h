@@ -112,6 +112,9 @@ struct PathItem {
   double compute_s = 0;  ///< > 0: compute of this many seconds; else `coll`
   const char* name = "";
   Coll coll;
+  /// TP communication overlap: compute of this many seconds runs beside the collective (both
+  /// start together; the next item waits for both).
+  double beside_s = 0;
   bool is_compute() const { return coll.bytes <= 0; }
 };
 

@@ -31,9 +31,14 @@ struct Builder {
     if (seconds <= 0) return;
     last[gi] = {g.add_compute(gi, 0, seconds, name, last[gi])};
   }
-  void tp(int gi, const std::vector<int>& nodes, Op op, double bytes) {
+  /// A TP collective of group gi; `beside_s` > 0: compute of that long runs beside it (TP
+  /// overlap) and what follows waits for both.
+  void tp(int gi, const std::vector<int>& nodes, Op op, double bytes, double beside_s = 0) {
     int id = coll(nodes, op, bytes, "tp", last[gi]);
-    if (id >= 0) last[gi] = {id};
+    std::vector<int> next;
+    if (id >= 0) next.push_back(id);
+    if (beside_s > 0) next.push_back(g.add_compute(gi, 0, beside_s, "beside tp", last[gi]));
+    if (!next.empty()) last[gi] = next;
   }
   /// Runs the graph; adds its resource use times `occurrences` to `use`. Returns the makespan.
   double run(double occurrences, std::map<int, ResUse>* use) {
@@ -138,7 +143,7 @@ double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool 
     } else if (it.coll.group == GroupKind::kEp) {
       if (with_ep) all_to_all(b, x, it.coll);
     } else {
-      for (int gi = 0; gi < groups; ++gi) b.tp(gi, tpg(gi), it.coll.op, it.coll.bytes);
+      for (int gi = 0; gi < groups; ++gi) b.tp(gi, tpg(gi), it.coll.op, it.coll.bytes, it.beside_s);
     }
   }
   if (with_zero) {

@@ -590,16 +590,18 @@ TEST(WorkSearch, WhyFirstBeatsSecondAndCommunicationBound) {
 TEST(WorkSearch, WideSpaceTriesWhatUsersChoose) {
   // Llama 2 7B on one dgx-h100 box: the wide space crosses plans with recompute (3), offload (2),
   // framework (4: megatron, fsdp, fsdp1, deepspeed), gradient overlap (2) and element-wise fusion
-  // (2): 96 job variants per plan.
+  // (2): 96 job variants per plan; plans with sequence-parallel TP add TP overlap on under the
+  // three frameworks that have it: 3·2·3·2·2 = 72 more.
   auto c = topo::load_chassis("dgx-h100");
   Job j;
   j.seq = 4096, j.global_batch = 64;
   StepModel sm(c, find_model("llama2-7b"), j);
   auto narrow = search_plans(sm);
   auto wide = search_plans(sm, SearchOptions::everything());
-  long long plans =
-      static_cast<long long>(candidate_plans(sm.model(), sm.job(), 8, 8, true).size());
-  EXPECT_EQ(wide.candidates, 96 * plans);
+  const auto all = candidate_plans(sm.model(), sm.job(), 8, 8, true);
+  long long plans = static_cast<long long>(all.size()), sp_tp = 0;
+  for (const Plan& p : all) sp_tp += p.tp > 1 && p.sp;
+  EXPECT_EQ(wide.candidates, 96 * plans + 72 * sp_tp);
   EXPECT_GT(wide.candidates, 100 * narrow.candidates);
   EXPECT_LE(wide.best.front().step_time_s, narrow.best.front().step_time_s * 1.0001);
 }
@@ -644,6 +646,103 @@ TEST(WorkValidation, FusedAttentionRowsAreTheirPapersJobs) {
     return;
   }
   FAIL() << "case missing";
+}
+
+TEST(WorkStep, TpOverlapHidesCollectivesBehindGemmsByHand) {
+  // Llama 2 7B pre-training on one DGX H100 (132 SMs), tp=8 with sequence parallelism, micro-batch
+  // 1 of 4096 tokens, 8 micro-batches, Megatron with --tp-comm-overlap (TE userbuffers). Each TP
+  // collective moves the micro-batch's hidden states, 2·4096·4096 bytes (nccl-tests S); ag and rs
+  // its all-gather and reduce-scatter alone, q, o, u, d the QKV, proj, up and down GEMMs' seconds.
+  // Without overlap a layer's forward and backward each wait for 2·ag + 2·rs. With it (t = 8
+  // chunks for the ring exchange, n = 4 for the pipelined reduce-scatter, k = 132/(132-16) the
+  // GEMM's stretch on the SMs the userbuffers kernels leave it):
+  //   ring(g)  = max(ag, 7/8·g) - 7/8·g                   all-gather beside 7/8 of its GEMM
+  //   pipe(g)  = max(0, rs(3/4 S) - 3/4·g·k) + g·(k-1) + rs(S/4)   the last chunk stays exposed
+  //   bulk(g)  = max(0, rs - g·k) + g·(k-1)                beside the wgrad GEMM
+  //   forward  = ring(q) + pipe(o) + ring(u) + pipe(d)
+  //   backward = ring(d) + bulk(u) + ring(o) + bulk(q)
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.seq = 4096, j.global_batch = 8;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  Plan p = parse_plan("tp=8,mb=1");
+  auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+  const double S = 2.0 * 4096 * 4096;
+  auto t_of = [&](comm::Op op, double bytes) {
+    return comm::predict(c, op, c.gpus(), bytes).time_s;
+  };
+  const double ag = t_of(comm::Op::kAllGather, S), rs = t_of(comm::Op::kReduceScatter, S);
+  const double rs3 = t_of(comm::Op::kReduceScatter, 0.75 * S),
+               rs1 = t_of(comm::Op::kReduceScatter, 0.25 * S);
+  const double k = 132.0 / (132 - 16);
+  ASSERT_EQ(lc.sms, 132);
+  auto ring = [&](double g) { return std::max(ag, 7.0 / 8 * g) - 7.0 / 8 * g; };
+  auto pipe = [&](double g) { return std::max(0.0, rs3 - 0.75 * g * k) + g * (k - 1) + rs1; };
+  auto bulk = [&](double g) { return std::max(0.0, rs - g * k) + g * (k - 1); };
+  const double fwd = ring(lc.gemm_qkv) + pipe(lc.gemm_proj) + ring(lc.gemm_up) + pipe(lc.gemm_down);
+  const double bwd = ring(lc.gemm_down) + bulk(lc.gemm_up) + ring(lc.gemm_proj) + bulk(lc.gemm_qkv);
+  const double per_layer_off = 2 * (2 * ag + 2 * rs);
+  Job on = sm.job();
+  on.tp_overlap = Switch::kOn;
+  auto off_r = sm.estimate(p), on_r = sm.estimate(p, on);
+  // 8 micro-batches x 32 layers
+  EXPECT_NEAR(off_r.breakdown.tp_s, 8 * 32 * per_layer_off, 1e-9 * off_r.step_time_s);
+  EXPECT_NEAR(on_r.breakdown.tp_s, 8 * 32 * (fwd + bwd), 1e-9 * on_r.step_time_s);
+  // The overlap hides most of it here: these GEMMs outlast the NVLink collectives.
+  EXPECT_LT(on_r.breakdown.tp_s, 0.5 * off_r.breakdown.tp_s);
+  EXPECT_LT(on_r.step_time_s, off_r.step_time_s);
+  EXPECT_EQ(on_r.breakdown.compute_s, off_r.breakdown.compute_s);
+  // The engine composes the same path: exposed TP time within 5 % of the closed form.
+  auto sim = sm.simulate(p, on);
+  EXPECT_NEAR(sim.breakdown.tp_s, on_r.breakdown.tp_s, 0.05 * on_r.breakdown.tp_s);
+  // PyTorch async TP (fsdp): SM-free; the forward's reduce-scatters pipelined with their GEMM in 8
+  // chunks, rs(S/8) left; the backward's stay whole (Llama's separate q, k, v and gate, up dgrads
+  // are summed before them, so no single matmul produces them):
+  //   forward = ring(q) + async(o) + ring(u) + async(d), backward = ring(d) + rs + ring(o) + rs.
+  Job async = on;
+  async.framework = Framework::kFsdp;
+  async.fused_elementwise = Switch::kOn;
+  Job async_off = async;
+  async_off.tp_overlap = Switch::kOff;
+  auto lc_a = layer_compute(sm.model(), async, p, sm.gpu());
+  auto ring_a = [&](double g) { return std::max(ag, 7.0 / 8 * g) - 7.0 / 8 * g; };
+  const double rs7 = t_of(comm::Op::kReduceScatter, 7.0 / 8 * S),
+               rs_8 = t_of(comm::Op::kReduceScatter, S / 8);
+  auto pipe_a = [&](double g) { return std::max(0.0, rs7 - 7.0 / 8 * g) + rs_8; };
+  const double fwd_a = ring_a(lc_a.gemm_qkv) + pipe_a(lc_a.gemm_proj) + ring_a(lc_a.gemm_up) +
+                       pipe_a(lc_a.gemm_down);
+  const double bwd_a = ring_a(lc_a.gemm_down) + rs + ring_a(lc_a.gemm_proj) + rs;
+  auto async_r = sm.estimate(p, async);
+  EXPECT_NEAR(async_r.breakdown.tp_s, 8 * 32 * (fwd_a + bwd_a), 1e-9 * async_r.step_time_s);
+  EXPECT_LT(async_r.breakdown.tp_s, sm.estimate(p, async_off).breakdown.tp_s);
+  // What cannot run: DeepSpeed has no TP overlap; the overlap needs sequence parallelism.
+  Job ds = on;
+  ds.framework = Framework::kDeepSpeed;
+  EXPECT_NE(plan_problem(p, sm.model(), ds, 8).find("deepspeed has no TP"), std::string::npos);
+  EXPECT_NE(plan_problem(parse_plan("tp=8,mb=1,sp=off"), sm.model(), on, 8).find("sp=on"),
+            std::string::npos);
+}
+
+TEST(WorkStep, TpOverlapUnderLoraLeavesTheBackwardScattersExposed) {
+  // Userbuffers hides the backward's dgrad reduce-scatters behind the wgrad GEMMs (bulk); LoRA's
+  // frozen weights have no wgrad, so those two stay whole: backward = ring(d) + rs + ring(o) + rs.
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 4096, j.global_batch = 8, j.tp_overlap = Switch::kOn;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  Plan p = parse_plan("tp=8,mb=1");
+  auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+  Shape sh = shape_of(sm.model(), sm.job(), p);
+  StepTraffic t = step_traffic(sm.model(), sm.job(), p, sh, lc);
+  int plain_rs = 0, beside = 0;
+  for (const PathItem& it : t.backward) {
+    if (it.is_compute()) continue;
+    if (it.beside_s > 0) ++beside;
+    if (it.coll.op == comm::Op::kReduceScatter && it.beside_s == 0 && it.coll.bytes == sh.act_bytes)
+      ++plain_rs;
+  }
+  EXPECT_EQ(plain_rs, 2);  // QKV's and up's dgrad reduce-scatters
+  EXPECT_EQ(beside, 2);    // the all-gathers before the proj and down dgrad GEMMs
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The step's collectives, written once for both the closed-form estimate and the engine simulation.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "work/step_impl.h"
 
@@ -19,31 +20,112 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     it.coll = Coll{g, op, bytes, kind};
     return it;
   };
+  const FrameworkTraits fw = framework_traits(job, p);
+  // TP communication overlap (framework.h TpOverlapStyle). Userbuffers' pipelined and bulk
+  // reduce-scatters run on 16 SMs the GEMM beside them gives up (TE initialize_ub defaults:
+  // num_sm 16, set_sm_margin for every method but ring_exchange), so that GEMM takes N/(N-16) of
+  // its time; ring exchange runs on the copy engines, and async TP's symmetric-memory P2P uses no
+  // SMs.
+  const bool overlap = fw.tp_overlap && sp;
+  const bool async_tp = fw.tp_overlap_style == TpOverlapStyle::kAsyncTp;
+  constexpr int kUbCommSms = 16, kUbPipelineSplits = 4;
+  const double stretch =
+      async_tp || lc.sms <= kUbCommSms ? 1.0 : lc.sms / static_cast<double>(lc.sms - kUbCommSms);
+  const int splits = async_tp ? p.tp : kUbPipelineSplits;
+  auto compute = [](std::vector<PathItem>& out, double seconds, const char* name) {
+    if (seconds <= 0) return;
+    PathItem c;
+    c.compute_s = seconds, c.name = name;
+    out.push_back(c);
+  };
+  auto beside = [](PathItem it, double seconds) {
+    it.beside_s = std::max(0.0, seconds);
+    return it;
+  };
   // Half a layer: [all-gather] [all-to-all] compute [all-to-all] reduce-scatter (all-reduce without
-  // SP).
-  auto half = [&](std::vector<PathItem>& out, double seconds, const char* name, bool mlp) {
-    if (sp) out.push_back(coll(GroupKind::kTp, Op::kAllGather, sh.act_bytes, "tp"));
-    if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
-    if (seconds > 0) {
-      PathItem c;
-      c.compute_s = seconds, c.name = name;
-      out.push_back(c);
+  // SP). With TP overlap, `ag_gemm` is the GEMM the all-gather feeds and `rs_gemm` the one the
+  // reduce-scatter's input comes from (or, `bulk`, the wgrad GEMM beside it), seconds:
+  //   all-gather by ring exchange in tp chunks: the local chunk's GEMM first, the other (tp-1)/tp
+  //     of the GEMM beside the exchange: g/tp + max((tp-1)/tp·g, a);
+  //   reduce-scatter pipelined in n chunks: chunk i's reduce-scatter after chunk i's GEMM:
+  //     g/n + max((n-1)/n·g, (n-1)/n·a) + a/n;
+  //   bulk: the reduce-scatter beside the whole wgrad GEMM: max(g, a).
+  auto half = [&](std::vector<PathItem>& out, double seconds, const char* name, bool mlp,
+                  double ag_gemm, double rs_gemm, bool bulk) {
+    const bool ov = overlap && !(mlp && ep);
+    double rest = seconds;
+    if (sp) {
+      PathItem ag = coll(GroupKind::kTp, Op::kAllGather, sh.act_bytes, "tp");
+      if (ov && ag_gemm > 0) {
+        const double hidden = ag_gemm * (p.tp - 1) / p.tp;
+        out.push_back(beside(ag, hidden));
+        rest -= hidden;
+      } else {
+        out.push_back(ag);
+      }
     }
+    if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
+    if (ov && rs_gemm > 0) {
+      PathItem rs = coll(GroupKind::kTp, Op::kReduceScatter, sh.act_bytes, "tp");
+      if (bulk) {
+        compute(out, rest - rs_gemm, name);
+        out.push_back(beside(rs, rs_gemm * stretch));
+      } else {
+        const double n = splits;
+        compute(out, rest - rs_gemm + rs_gemm / n * stretch, name);
+        PathItem first = rs, last = rs;
+        first.coll.bytes = sh.act_bytes * (n - 1) / n;
+        last.coll.bytes = sh.act_bytes / n;
+        out.push_back(beside(first, rs_gemm * (n - 1) / n * stretch));
+        out.push_back(last);
+      }
+      return;
+    }
+    compute(out, rest, name);
     if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
     if (tp)
       out.push_back(
           coll(GroupKind::kTp, sp ? Op::kReduceScatter : Op::kAllReduce, sh.act_bytes, "tp"));
   };
-  half(t.forward, lc.attn_f, "attention forward", false);
-  half(t.forward, lc.mlp_f, "mlp forward", true);
+  // Forward: the all-gathers feed QKV and the MLP's up GEMM; the reduce-scatters take the output
+  // projection's and the down GEMM's output. Backward: the all-gathers feed the proj and down dgrad
+  // GEMMs; the reduce-scatters take QKV's and up's dgrad output, beside their wgrad GEMMs
+  // (userbuffers' bulk; LoRA's frozen weights have none, so nothing hides them) or pipelined with
+  // the dgrad GEMM itself (async TP).
+  // Async TP fuses a reduce-scatter only into the one matmul that produces its input (inductor's
+  // fuse_matmul_reduce_scatter: _find_producer_matmul takes an mm, or an mm between reshapes):
+  // not where a LoRA adapter's output is added to the matmul's, nor in the backward of separate
+  // q, k, v (or gate and up) projections (Llama-style layers), whose input gradients are summed
+  // before the reduce-scatter. The all-gathers feed matmuls either way and stay fused.
+  const bool lora_b = job.mode == Mode::kLora;
+  auto adapted = [&](std::initializer_list<const char*> names) {
+    if (!lora_b) return false;
+    for (const char* n : names)
+      if (std::find(job.lora.targets.begin(), job.lora.targets.end(), n) != job.lora.targets.end())
+        return true;
+    return false;
+  };
+  auto rs_fwd = [&](double g, std::initializer_list<const char*> names) {
+    return async_tp && adapted(names) ? 0.0 : g;
+  };
+  auto rs_back = [&](double g, std::initializer_list<const char*> names) {
+    if (async_tp) return m.gated_ffn || adapted(names) ? 0.0 : g;
+    return lora_b ? 0.0 : g;  // userbuffers' bulk overlap hides it behind the wgrad GEMM
+  };
+  const double rs_o = rs_fwd(lc.gemm_proj, {"o"}), rs_down = rs_fwd(lc.gemm_down, {"down"});
+  half(t.forward, lc.attn_f, "attention forward", false, lc.gemm_qkv, rs_o, false);
+  half(t.forward, lc.mlp_f, "mlp forward", true, lc.gemm_up, rs_down, false);
+  double attn_b = lc.attn_b, mlp_b = lc.mlp_b;
   if (job.recompute == Recompute::kFull) {  // the recomputed forward repeats its collectives
-    half(t.backward, 0, "recompute", false);
-    half(t.backward, 0, "recompute", true);
+    half(t.backward, lc.attn_f, "recompute", false, lc.gemm_qkv, rs_o, false);
+    half(t.backward, lc.mlp_f, "recompute", true, lc.gemm_up, rs_down, false);
+    attn_b -= lc.attn_f, mlp_b -= lc.mlp_f;
   }
-  half(t.backward, lc.mlp_b, "mlp backward", true);
-  half(t.backward, lc.attn_b, "attention backward", false);
+  half(t.backward, mlp_b, "mlp backward", true, lc.gemm_down, rs_back(lc.gemm_up, {"up"}),
+       !async_tp);
+  half(t.backward, attn_b, "attention backward", false, lc.gemm_proj,
+       rs_back(lc.gemm_qkv, {"q", "k", "v"}), !async_tp);
 
-  const FrameworkTraits fw = framework_traits(job, p);
   const bool lora = job.mode == Mode::kLora;
   const double G = sh.layer_trainable;  // one layer's gradients on this GPU
   // Gradient reduce-scatters of one layer: one per unit, or per reduce bucket (DeepSpeed), beside

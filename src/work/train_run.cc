@@ -47,6 +47,7 @@ Job make_train_job(const TrainOptions& o) {
   j.base_weights = parse_base_weights(o.base_weights);
   j.grad_overlap = parse_switch(o.grad_overlap, "--grad-overlap", "on", "off");
   j.fused_elementwise = parse_switch(o.elementwise, "--elementwise", "fused", "eager");
+  j.tp_overlap = parse_switch(o.tp_overlap, "--tp-overlap", "on", "off");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -102,6 +103,7 @@ TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
     if (o.was_given("--framework")) so.frameworks.clear();
     if (o.was_given("--grad-overlap")) so.grad_overlap.clear();
     if (o.was_given("--elementwise")) so.elementwise.clear();
+    if (o.was_given("--tp-overlap")) so.tp_overlap.clear();
     res.search = search_plans(sm, so);
     res.step = res.search->best.front();
     res.why_first = res.search->best.size() > 1
@@ -150,6 +152,9 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
        "on or off: gradient reduction beside the backward (default: the framework's)"},
       {"--elementwise", at<&T::elementwise>,
        "fused or eager norms and activations (default: the framework's)"},
+      {"--tp-overlap", at<&T::tp_overlap>,
+       "on or off: TP all-gathers/reduce-scatters pipelined with the GEMMs beside them "
+       "(Megatron --tp-comm-overlap, PyTorch async TP; default off)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

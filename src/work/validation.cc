@@ -212,6 +212,9 @@ ValidationCase automodel_lora(const std::string& id, int gpus, int tp, Recompute
   c.job.global_batch = 32, c.job.recompute = rc;
   c.job.lora.rank = 16, c.job.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
   c.job.framework = Framework::kFsdp;
+  // The 70B recipes set enable_async_tensor_parallel (torch._inductor micro-pipeline TP) with TP 2
+  // and enable_compile (the compiled layers fuse their element-wise work).
+  if (tp > 1) c.job.tp_overlap = Switch::kOn, c.job.fused_elementwise = Switch::kOn;
   c.measured = tokens_per_gpu;
   return c;
 }

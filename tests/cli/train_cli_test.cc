@@ -99,6 +99,10 @@ TEST(TrainCli, FrameworkFlags) {
   auto r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=1 --framework fsdp");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("fsdp has no ZeRO-1"), std::string::npos) << r.err;
+  // FSDP1's sharding strategies are the same (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD).
+  r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8,zero=1 --framework fsdp1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fsdp has no ZeRO-1"), std::string::npos) << r.err;
   r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --grad-overlap maybe");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--grad-overlap must be on or off, not 'maybe'"), std::string::npos)
@@ -139,7 +143,7 @@ TEST(TrainCli, PlanAutoSearchesFourFrameworks) {
   // deepspeed, four times the candidates of one framework given.
   const std::string job =
       "train dgx-h100 --model llama2-7b --mode full --seq 4096 --global-batch 64 --recompute full "
-      "--offload --grad-overlap on --elementwise fused --json";
+      "--offload --grad-overlap on --elementwise fused --tp-overlap off --json";
   auto open = run_cli(job);
   auto one = run_cli(job + " --framework fsdp1");
   ASSERT_EQ(open.exit_code, 0) << open.err;
@@ -148,6 +152,35 @@ TEST(TrainCli, PlanAutoSearchesFourFrameworks) {
     return nlohmann::json::parse(out)["candidates"]["enumerated"].get<long long>();
   };
   EXPECT_EQ(n(open.out), 4 * n(one.out));
+  // --tp-overlap left open adds TP overlap on for the sequence-parallel TP plans of the three
+  // frameworks that have it (DeepSpeed has none): more than 4x, less than 8x.
+  auto tpo = run_cli(
+      "train dgx-h100 --model llama2-7b --mode full --seq 4096 --global-batch 64 --recompute full "
+      "--offload --grad-overlap on --elementwise fused --json");
+  ASSERT_EQ(tpo.exit_code, 0) << tpo.err;
+  EXPECT_GT(n(tpo.out), 4 * n(one.out));
+  EXPECT_LT(n(tpo.out), 8 * n(one.out));
+}
+
+TEST(TrainCli, TpOverlapFlag) {
+  // The flag is used or refused: on with DeepSpeed, or with sp=off, exits 2 saying why.
+  const std::string job = "train dgx-h100 --model llama2-7b --seq 4096 --global-batch 8 ";
+  auto off = run_cli(job + "--plan tp=8,mb=1 --tp-overlap off --json");
+  auto on = run_cli(job + "--plan tp=8,mb=1 --tp-overlap on --json");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  auto tp = [](const std::string& out) {
+    return nlohmann::json::parse(out)["breakdown"]["exposed_comm_by_kind_s"]["tp"].get<double>();
+  };
+  EXPECT_LT(tp(on.out), 0.6 * tp(off.out));
+  auto ds = run_cli(job + "--plan tp=8,mb=1 --tp-overlap on --framework deepspeed");
+  EXPECT_EQ(ds.exit_code, 2);
+  EXPECT_NE(ds.err.find("deepspeed has no TP communication overlap"), std::string::npos) << ds.err;
+  auto nosp = run_cli(job + "--plan tp=8,mb=1,sp=off --tp-overlap on");
+  EXPECT_EQ(nosp.exit_code, 2);
+  EXPECT_NE(nosp.err.find("needs sp=on"), std::string::npos) << nosp.err;
+  auto bad = run_cli(job + "--tp-overlap maybe");
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST(TrainCli, Validation) {

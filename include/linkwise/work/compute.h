@@ -71,6 +71,12 @@ struct LayerCompute {
   double flops_f = 0, flops_b = 0;
   double mem_f = 0,
          mem_b = 0;  ///< memory-bound (element-wise, softmax) part of forward / backward, seconds
+  /// Forward seconds of the GEMMs beside the TP collectives (TP communication overlap): QKV and
+  /// output projection, MLP up (gate and up) and down; the MLP's are 0 for MoE layers (their GEMMs
+  /// sit behind the expert all-to-alls). A backward dgrad or wgrad GEMM takes as long as its
+  /// forward.
+  double gemm_qkv = 0, gemm_proj = 0, gemm_up = 0, gemm_down = 0;
+  int sms = 0;  ///< the GPU's SMs, which overlap kernels on SMs take from the GEMMs beside them
   double forward() const { return attn_f + mlp_f; }
   double backward() const { return attn_b + mlp_b; }
 };

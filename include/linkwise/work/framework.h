@@ -58,8 +58,28 @@
 
 namespace linkwise::work {
 
+/// How a framework overlaps the sequence-parallel TP collectives with the GEMMs beside them.
+enum class TpOverlapStyle {
+  kNone,  ///< not offered (DeepSpeed)
+  /// Transformer Engine userbuffers (Megatron-LM --tp-comm-overlap; TE
+  /// pytorch/module/base.py initialize_ub defaults): the all-gathers before the QKV and FC1 GEMMs
+  /// (forward) and before the proj and FC2 dgrad GEMMs (backward) by ring exchange in tp chunks on
+  /// the copy engines (num_sm 1, use_ce); the reduce-scatters after the proj and FC2 GEMMs
+  /// (forward) pipelined in 4 chunks on 16 SMs the GEMM gives up (set_sm_margin); the backward's
+  /// dgrad reduce-scatters of QKV and FC1 in bulk beside their wgrad GEMMs, on 16 SMs.
+  kUserbuffers,
+  /// PyTorch async TP (torch._inductor micro-pipeline TP, torchtitan enable_async_tensor_parallel;
+  /// fused_all_gather_matmul / fused_matmul_reduce_scatter over symmetric memory, SM-free one-sided
+  /// P2P: pytorch/pytorch #122163): every all-gather -> matmul and matmul -> reduce-scatter of the
+  /// compiled forward and backward decomposed into tp chunks.
+  kAsyncTp,
+};
+
 struct FrameworkTraits {
   Framework framework = Framework::kMegatron;
+  /// TP communication overlap: on or off, and how the framework does it.
+  bool tp_overlap = false;
+  TpOverlapStyle tp_overlap_style = TpOverlapStyle::kNone;
   bool grad_overlap = true;  ///< gradient collectives run beside the backward
   double grad_bytes = 2;     ///< bytes per gradient element on the wire
   /// Gradient bucket of zero 0-2 in parameters; 0 = one bucket holding every gradient of the stage.

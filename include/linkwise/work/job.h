@@ -78,6 +78,9 @@ struct Job {
   Switch grad_overlap =
       Switch::kDefault;  ///< gradient reduction beside the backward (framework default)
   Switch fused_elementwise = Switch::kDefault;  ///< fused norms/activations (framework default)
+  /// Sequence-parallel TP all-gathers and reduce-scatters split into chunks and pipelined with the
+  /// GEMMs beside them (Megatron --tp-comm-overlap, PyTorch async TP); framework default: off.
+  Switch tp_overlap = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.

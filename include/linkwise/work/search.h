@@ -28,6 +28,7 @@ struct SearchOptions {
   std::vector<Framework> frameworks;
   std::vector<Switch> grad_overlap;
   std::vector<Switch> elementwise;  ///< fused (kOn) or eager (kOff): torch.compile or not
+  std::vector<Switch> tp_overlap;   ///< TP communication overlap off (kOff) or on (kOn)
   /// Wider plans: sequence parallelism on and off, placement order tp,dp,pp and dp,tp,pp,
   /// micro-batches 1-32, interleaving 1, 2 or 4 chunks.
   bool wide = false;

@@ -80,9 +80,10 @@ const char* to_string(Arrivals a);
 Arrivals parse_arrivals(const std::string& s, const std::string& flag = "--arrivals");
 
 /// What stands between the client and the engine (docs/serving.md, "The front end"), each with a
-/// fixed time per request before its first token (work/serve_impl.h, front_end_latency_s):
-/// kVllmApiServer: vLLM's OpenAI-compatible HTTP server (uvicorn, tokenization, the ZMQ hop to the
-/// engine core process and the first chunk's way back), what `vllm serve` runs; kOffline: the
+/// latency per request and the CPU time of its process, queued (work/serve_impl.h,
+/// work/serve_front.cc): kVllmApiServer: vLLM's OpenAI-compatible HTTP server (uvicorn, the ZMQ hop
+/// to the engine core process and back; tokenization, the chat template and every streamed token
+/// on its one process), what `vllm serve` runs; kOffline: the
 /// engine driven in-process with no HTTP (`trtllm-bench`, `vllm bench latency`); kNim: NVIDIA
 /// NIM's front end (no public figure: taken as none).
 enum class FrontEnd { kVllmApiServer, kOffline, kNim };
@@ -133,6 +134,10 @@ struct ServeOptions {
   int requests = 0;
   /// the front end each request passes through; its time adds to TTFT and E2E
   FrontEnd front_end = FrontEnd::kVllmApiServer;
+  /// true: requests use the chat endpoint (/v1/chat/completions: the chat template rendered on
+  /// vLLM's API server, `vllm bench serve --backend openai-chat`); false: /v1/completions (the
+  /// benchmark's default)
+  bool chat_endpoint = false;
   /// how the engine admits requests against its KV cache (KvAdmission)
   KvAdmission kv_admission = KvAdmission::kWholeLife;
 };

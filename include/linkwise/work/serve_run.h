@@ -20,7 +20,8 @@ struct ServeRunOptions {
   std::string load = "page-cache";               ///< page-cache or gds
   std::string arrivals;                          ///< "" : the default of the loop
   std::string front_end;  ///< vllm, offline or nim; "": vllm (ServeOptions::front_end)
-  std::string sweep;      ///< "" or "concurrency"
+  std::string endpoint = "completions";  ///< completions or chat (ServeOptions::chat_endpoint)
+  std::string sweep;                     ///< "" or "concurrency"
   int tp = 1, pp = 1, replicas = 0, input = 1024, output = 256, concurrency = 0, lora_rank = 0;
   int max_batched_tokens = 0, max_seqs = 0, sweep_max = 256;
   double rate = 0, prefix_hit = 0;
