@@ -98,30 +98,16 @@ detail::NcclSpeeds speeds_of_arch(const std::string& arch) {
                              : detail::NcclSpeeds::kPreHopper;
 }
 
-// NCCL's width of one link direction, GB/s (nccl_channels.h); an NVLink's per-link figure is that
-// of the GPU at its end.
-double nccl_width(const topo::Chassis& chassis, const topo::Link& l) {
+// NCCL's width of one link direction, GB/s (nccl_channels.h): its technology's nccl_bw_GBps
+// (data/catalog.yaml) per lane or link, or for the whole link between two CPUs.
+double nccl_width(const topo::Link& l) {
   const auto& t = *l.tech;
   switch (t.family) {
     case hw::LinkFamily::kPcie:
-      // lanes x (15 x 2^(gen-1)) / 80: 12 / 24 / 48 GB/s for x16 Gen3 / 4 / 5.
-      return l.width * 15.0 * std::ldexp(1.0, std::max(t.generation, 1) - 1) / 80.0;
-    case hw::LinkFamily::kNvlink: {
-      const auto& a = chassis.node(l.a);
-      const auto& gpu = a.kind == topo::NodeKind::kGpu ? a : chassis.node(l.b);
-      const auto speeds = speeds_of_arch(gpu.part->attr("arch"));
-      double per = speeds == detail::NcclSpeeds::kHopper      ? 20.6
-                   : speeds == detail::NcclSpeeds::kBlackwell ? 40.1
-                                                              : 20.0;
-      if (t.id.find("ga102") != std::string::npos) per = 12.0;  // SM86_NVLINK_BW
-      return l.width * per;
-    }
+    case hw::LinkFamily::kNvlink:
+      return l.width * t.nccl_bw_GBps.value;
     case hw::LinkFamily::kSocket:
-      if (t.id.rfind("xgmi", 0) == 0) return 16.0;            // AMD_BW
-      if (t.id.rfind("qpi", 0) == 0) return 6.0;              // BDW_QPI_BW
-      if (t.id == "upi-16") return 22.0;                      // SRP_QPI_BW (Sapphire Rapids)
-      if (t.id == "upi-20" || t.id == "upi-24") return 40.0;  // ERP_QPI_BW (Emerald Rapids)
-      return 10.0;                                            // SKL_QPI_BW
+      return t.nccl_bw_GBps.value;  // one figure per CPU pair
     default:
       return 1e9;  // not a constraint of the search on one host
   }
@@ -143,7 +129,7 @@ void Communicator::Impl::count_nccl_channels() {
   auto speeds = detail::NcclSpeeds::kBlackwell;
   for (int g : ranks)
     speeds = std::min(speeds, speeds_of_arch(chassis->node(g).part->attr("arch")));
-  auto width_of = [&](int r) { return nccl_width(*chassis, links[r / 2]); };
+  auto width_of = [&](int r) { return nccl_width(links[r / 2]); };
   auto from_node = [&](int r) { return r % 2 == 0 ? links[r / 2].a : links[r / 2].b; };
   auto intel_phb = [&](const detail::Route& h, int a) {
     if (h.kind != detail::HopKind::kHost) return false;

@@ -11,11 +11,11 @@
 // (src/graph/connect.cc) then doubles the channels again, and NCCL_MIN_NCHANNELS /
 // NCCL_MAX_NCHANNELS clamp the result (copies of the same rings).
 //
-// NCCL's widths, GB/s per direction (src/graph/topo.h, src/graph/topo.cc ncclTopoAddPci):
-//   PCIe: lanes x GT/s code / 80 (code 60 at 8 GT/s, 120 at 16, 240 at 32): x16 Gen3 12, Gen4 24,
-//     Gen5 48;  NVLink: links x 20 (SM70/SM80), 12 (SM86), 20.6 (SM90), 40.1 (SM100);
-//   socket link: BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22 (Sapphire Rapids), ERP_QPI_BW 40
-//     (Emerald Rapids), AMD_BW 16.
+// NCCL's widths, GB/s per direction, are each link technology's nccl_bw_GBps in
+// data/catalog.yaml, with their sources (src/graph/topo.h, src/graph/topo.cc): PCIe lanes x GT/s
+// code / 80 (x16 Gen3 12, Gen4 24, Gen5 48); NVLink links x 20 (SM70/SM80), 12 (SM86), 20.6
+// (SM90), 40.1 (SM100); one figure per pair of CPUs: BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22,
+// ERP_QPI_BW 40, AMD_BW 16.
 #pragma once
 
 #include <vector>

@@ -58,109 +58,102 @@ void Communicator::Impl::setup_groups() {
 
 namespace {
 
-// Bottleneck-maximising Hamiltonian order over `m` nodes with pairwise rates `p` (row-major), from
-// `start`: a cycle when `end` < 0, else a path that ends at `end` (the closing hop not counted).
-std::vector<int> best_order(int m, const std::vector<double>& p, int start, int end) {
+// What a Hamiltonian order over `m` nodes is chosen for (pairwise figures row-major: the hop i -> j
+// at i·m + j). Without `w`: the greatest bottleneck, the least rate `p` of its hops. With `w`: the
+// greatest sum of `w` over its hops (per pair: the share of its rate still free, so that links
+// least used so far are taken first). Either way only hops whose rate is at least `floor` are
+// taken, and the first order found among equals is kept.
+struct OrderGoal {
+  const std::vector<double>& p;
+  const std::vector<double>* w = nullptr;
+  double floor = -std::numeric_limits<double>::infinity();
+};
+
+// The order over `m` nodes from `start` that best meets `goal`: a cycle when `end` < 0, else a path
+// that ends at `end` (its closing hop not counted). Exhaustive up to 9 nodes (depth first, in node
+// order, cutting branches that cannot beat the best found), greedy beyond (each next hop the one of
+// greatest rate, or of greatest weight with `w`). Empty when no order has every hop at `floor` or
+// more; for the bottleneck (no `w`, no floor) there always is one, and where no order has a
+// positive bottleneck the nodes are kept in their order.
+std::vector<int> best_order(int m, const OrderGoal& goal, int start, int end) {
+  const auto& p = goal.p;
+  const bool sum = goal.w != nullptr;
+  const auto value = [&](int hop) { return sum ? (*goal.w)[hop] : p[hop]; };
+  const auto extend = [&](double acc, int hop) {
+    return sum ? acc + (*goal.w)[hop] : std::min(acc, p[hop]);
+  };
   std::vector<int> best, cur{start};
   std::vector<char> used(m, 0);
   used[start] = 1;
   if (m == 1) return cur;
-  if (end >= 0 && end != start) used[end] = 1;  // placed last
-  const int free_count = m - (end >= 0 && end != start ? 2 : 1);
-  if (m > 9) {  // greedy nearest neighbour
-    for (int k = 0; k < free_count; ++k) {
-      int from = cur.back(), pick = -1;
-      for (int j = 0; j < m; ++j)
-        if (!used[j] && (pick < 0 || p[from * m + j] > p[from * m + pick])) pick = j;
-      used[pick] = 1;
-      cur.push_back(pick);
-    }
-    if (end >= 0 && end != start) cur.push_back(end);
-    return cur;
-  }
-  double best_min = -1;
-  std::function<void(double, int)> dfs = [&](double cur_min, int placed) {
-    if (placed == free_count) {
-      double close = end >= 0
-                         ? (end != start ? std::min(cur_min, p[cur.back() * m + end]) : cur_min)
-                         : std::min(cur_min, p[cur.back() * m + start]);
-      if (close > best_min) {
-        best_min = close;
-        best = cur;
-        if (end >= 0 && end != start) best.push_back(end);
-      }
-      return;
-    }
-    for (int j = 0; j < m; ++j) {
-      if (used[j]) continue;
-      double mn = std::min(cur_min, p[cur.back() * m + j]);
-      if (mn <= best_min) continue;
-      used[j] = 1;
-      cur.push_back(j);
-      dfs(mn, placed + 1);
-      cur.pop_back();
-      used[j] = 0;
-    }
+  const bool to_end = end >= 0 && end != start;
+  if (to_end) used[end] = 1;  // placed last
+  const int free_count = m - (to_end ? 2 : 1);
+  // The hop that closes the order from `last`, or -1 (a path ending where it started: none).
+  const auto closing = [&](int last) {
+    return end < 0 ? last * m + start : to_end ? last * m + end : -1;
   };
-  dfs(std::numeric_limits<double>::infinity(), 0);
-  if (best.empty()) {  // no order with a positive bottleneck: keep rank order
-    best.push_back(start);
-    for (int j = 0; j < m; ++j)
-      if (j != start && j != end) best.push_back(j);
-    if (end >= 0 && end != start) best.push_back(end);
-  }
-  return best;
-}
-
-// Of the Hamiltonian cycles over `m` nodes from node 0 whose every hop has at least `floor` in `p`
-// (row-major pairwise rates), the one of greatest summed weight `w` (per pair: the share of its
-// rate still free, so that links least used so far are taken first; the first found among
-// equals); empty when there is none. Exhaustive up to 9 nodes, greedy (the freest next hop) beyond.
-std::vector<int> balanced_order(int m, const std::vector<double>& p, const std::vector<double>& w,
-                                double floor) {
-  std::vector<int> best, cur{0};
-  std::vector<char> used(m, 0);
-  used[0] = 1;
-  if (m == 1) return cur;
-  double wmax = 0;
-  for (double x : w) wmax = std::max(wmax, x);
-  if (m > 9) {
-    for (int k = 1; k < m; ++k) {
-      int from = cur.back(), pick = -1;
+  if (m > 9) {  // greedy
+    for (int k = 0; k < free_count; ++k) {
+      const int from = cur.back();
+      int pick = -1;
       for (int j = 0; j < m; ++j)
-        if (!used[j] && p[from * m + j] >= floor &&
-            (pick < 0 || w[from * m + j] > w[from * m + pick]))
+        if (!used[j] && p[from * m + j] >= goal.floor &&
+            (pick < 0 || value(from * m + j) > value(from * m + pick)))
           pick = j;
       if (pick < 0) return {};
       used[pick] = 1;
       cur.push_back(pick);
     }
-    return p[cur.back() * m] >= floor ? cur : std::vector<int>{};
+    if (const int c = closing(cur.back()); c >= 0 && p[c] < goal.floor) return {};
+    if (to_end) cur.push_back(end);
+    return cur;
   }
-  double best_sum = -1;
-  std::function<void(double)> dfs = [&](double sum) {
-    const int placed = static_cast<int>(cur.size());
-    if (placed == m) {
-      const int last = cur.back() * m;
-      if (p[last] >= floor && sum + w[last] > best_sum) {
-        best_sum = sum + w[last];
+  double wmax = 0;  // the most one hop can add to a sum
+  if (sum)
+    for (double x : *goal.w) wmax = std::max(wmax, x);
+  double best_value = -1;
+  // Hops still to take once `placed` free nodes are placed: the free ones left and the closing hop.
+  const auto hopeless = [&](double acc, int placed) {
+    return sum ? acc + (free_count - placed + 1) * wmax <= best_value : acc <= best_value;
+  };
+  std::function<void(double, int)> dfs = [&](double acc, int placed) {
+    if (placed == free_count) {
+      const int c = closing(cur.back());
+      if (c >= 0 && p[c] < goal.floor) return;
+      const double v = c >= 0 ? extend(acc, c) : acc;
+      if (v > best_value) {
+        best_value = v;
         best = cur;
+        if (to_end) best.push_back(end);
       }
       return;
     }
-    if (sum + (m - placed + 1) * wmax <= best_sum) return;  // cannot beat the best found
-    for (int j = 1; j < m; ++j) {
+    for (int j = 0; j < m; ++j) {
       const int hop = cur.back() * m + j;
-      if (used[j] || p[hop] < floor) continue;
+      if (used[j] || p[hop] < goal.floor) continue;
+      const double next = extend(acc, hop);
+      if (hopeless(next, placed + 1)) continue;
       used[j] = 1;
       cur.push_back(j);
-      dfs(sum + w[hop]);
+      dfs(next, placed + 1);
       cur.pop_back();
       used[j] = 0;
     }
   };
-  dfs(0);
+  dfs(sum ? 0.0 : std::numeric_limits<double>::infinity(), 0);
+  if (best.empty() && !sum && goal.floor == -std::numeric_limits<double>::infinity()) {
+    best.push_back(start);  // no order with a positive bottleneck: keep node order
+    for (int j = 0; j < m; ++j)
+      if (j != start && j != end) best.push_back(j);
+    if (to_end) best.push_back(end);
+  }
   return best;
+}
+
+// The widest order (greatest bottleneck) over `m` nodes with pairwise rates `p`; see best_order().
+std::vector<int> widest_order(int m, const std::vector<double>& p, int start, int end) {
+  return best_order(m, OrderGoal{.p = p}, start, end);
 }
 
 // The rate a ring can take on `residual`: min over resources of residual / Σ coefficients on it.
@@ -345,7 +338,7 @@ void Communicator::Impl::search_rings() {
   for (int c = 0; c < opt.max_channels; ++c) {
     if (c > 0 && !room_for_another(residual, first)) break;
     std::vector<int> cyc =
-        best_order(static_cast<int>(groups[0].size()), member_rates(groups[0], residual), 0, -1);
+        widest_order(static_cast<int>(groups[0].size()), member_rates(groups[0], residual), 0, -1);
     std::vector<int> order;
     for (int k : cyc) order.push_back(groups[0][k]);
     if (c == 0) groups[0] = order;
@@ -401,7 +394,8 @@ void Communicator::Impl::pack_rings(double quantum) {
         if (!allowed[i]) p[i] = 0;
         free_share[i] = full[i] > 0 ? p[i] / full[i] : 0;
       }
-      cyc = balanced_order(m, p, free_share, quantum * (1 - 1e-9));
+      cyc =
+          best_order(m, OrderGoal{.p = p, .w = &free_share, .floor = quantum * (1 - 1e-9)}, 0, -1);
       if (cyc.empty()) break;
     }
     std::vector<int> order;
@@ -482,8 +476,8 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
       const auto& near = kd.near[c % kd.near.size()];
       int in = pick_near(near, kd.entered, kd.left, -1);
       int out = near.size() > 1 ? pick_near(near, kd.left, kd.entered, in) : in;
-      kind_order[t] = best_order(static_cast<int>(near.size()),
-                                 member_rates(members[kd.group], residual), in, out);
+      kind_order[t] = widest_order(static_cast<int>(near.size()),
+                                   member_rates(members[kd.group], residual), in, out);
     }
     std::vector<int> order;
     for (std::size_t b = 0; b < groups.size(); ++b) {
@@ -502,7 +496,7 @@ void Communicator::Impl::search_rings_across_boxes(std::vector<double>& residual
   std::vector<std::vector<int>> chain(kinds.size());
   for (std::size_t t = 0; t < kinds.size(); ++t) {
     const auto& mem = members[kinds[t].group];
-    chain[t] = best_order(static_cast<int>(mem.size()), member_rates(mem, res.capacity), 0, -1);
+    chain[t] = widest_order(static_cast<int>(mem.size()), member_rates(mem, res.capacity), 0, -1);
   }
   for (std::size_t b = 0; b < groups.size(); ++b) {
     groups[b].clear();

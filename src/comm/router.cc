@@ -1,6 +1,7 @@
 #include "router.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <queue>
 
@@ -416,43 +417,36 @@ bool Router::mirrored() {
 
 std::shared_ptr<const BoxMirror> BoxMirror::build(const topo::Chassis& chassis,
                                                   const sim::ChassisResources& res) {
-  auto t = std::make_shared<BoxMirror>();
-  auto &node_local = t->node_local, &box_nodes = t->box_nodes, &res_box = t->res_box,
-       &res_local = t->res_local, &box_res = t->box_res;
-  auto &per_box = t->per_box, &per_box_res = t->per_box_res;
+  // Every box is a copy of box 0, node for node and link for link in index order
+  // (topo::Chassis::boxes() states it; build_chassis() makes them so, and tests it), and `res` is
+  // sim::chassis_resources(chassis), each capacity a function of its link or CPU alone: so the
+  // boxes mirror each other resource for resource, and the tables only number each box's nodes
+  // and resources in order.
   const int boxes = chassis.boxes();
-  const int n = static_cast<int>(chassis.nodes().size());
   if (boxes < 2) return nullptr;
+  auto t = std::make_shared<BoxMirror>();
+  const int n = static_cast<int>(chassis.nodes().size());
   std::vector<std::vector<int>> nodes_of(boxes);
-  node_local.assign(n, -1);
-  for (int v = 0; v < n; ++v) {
-    const int b = chassis.node(v).box;
-    if (b < 0) continue;
-    if (b >= boxes) return nullptr;
-    node_local[v] = static_cast<int>(nodes_of[b].size());
-    nodes_of[b].push_back(v);
-  }
-  per_box = nodes_of[0].size();
-  box_nodes.reserve(per_box * boxes);
-  for (int b = 0; b < boxes; ++b) {
-    if (nodes_of[b].size() != per_box) return nullptr;
-    for (std::size_t k = 0; k < per_box; ++k) {
-      const auto &x = chassis.node(nodes_of[b][k]), &y = chassis.node(nodes_of[0][k]);
-      if (x.kind != y.kind || x.part != y.part || x.overrides != y.overrides) return nullptr;
-      if ((x.cpu < 0) != (y.cpu < 0) || (x.cpu >= 0 && node_local[x.cpu] != node_local[y.cpu]))
-        return nullptr;
-      box_nodes.push_back(nodes_of[b][k]);
+  t->node_local.assign(n, -1);
+  for (int v = 0; v < n; ++v)
+    if (const int b = chassis.node(v).box; b >= 0) {
+      t->node_local[v] = static_cast<int>(nodes_of[b].size());
+      nodes_of[b].push_back(v);
     }
+  t->per_box = nodes_of[0].size();
+  t->box_nodes.reserve(t->per_box * boxes);
+  for (const auto& nodes : nodes_of) {
+    assert(nodes.size() == t->per_box);
+    t->box_nodes.insert(t->box_nodes.end(), nodes.begin(), nodes.end());
   }
   // Each box's resources in order: its links' two directions, then its CPUs' memories.
   const std::size_t total = res.capacity.size();
-  res_box.assign(total, -1);
-  res_local.assign(total, -1);
+  t->res_box.assign(total, -1);
+  t->res_local.assign(total, -1);
   std::vector<std::vector<int>> res_of(boxes);
   auto place = [&](int r, int b) {
-    if (r < 0 || static_cast<std::size_t>(r) >= total) return;
-    res_box[r] = b;
-    res_local[r] = static_cast<int>(res_of[b].size());
+    t->res_box[r] = b;
+    t->res_local[r] = static_cast<int>(res_of[b].size());
     res_of[b].push_back(r);
   };
   for (const auto& l : chassis.links()) {
@@ -462,34 +456,13 @@ std::shared_ptr<const BoxMirror> BoxMirror::build(const topo::Chassis& chassis,
     place(sim::ChassisResources::link_dir(l.index, false), b);
   }
   for (int v = 0; v < n; ++v)
-    if (const int b = chassis.node(v).box; b >= 0 && v < static_cast<int>(res.cpu_memory.size()))
+    if (const int b = chassis.node(v).box; b >= 0 && res.cpu_memory[v] >= 0)
       place(res.cpu_memory[v], b);
-  per_box_res = res_of[0].size();
-  // Corresponding resources must join the corresponding nodes (or the same node outside the
-  // boxes) with the same capacity and technology: per resource, its two ends' places (a memory:
-  // its CPU's place and -2).
-  std::vector<std::pair<int, int>> ends(total, {-3, -3});
-  auto place_of = [&](int v) { return node_local[v] >= 0 ? node_local[v] : -4 - v; };
-  for (const auto& l : chassis.links())
-    for (bool from_a : {true, false}) {
-      const auto r = static_cast<std::size_t>(sim::ChassisResources::link_dir(l.index, from_a));
-      if (r < total)
-        ends[r] = from_a ? std::make_pair(place_of(l.a), place_of(l.b))
-                         : std::make_pair(place_of(l.b), place_of(l.a));
-    }
-  for (int v = 0; v < n && v < static_cast<int>(res.cpu_memory.size()); ++v)
-    if (const int r = res.cpu_memory[v]; r >= 0 && static_cast<std::size_t>(r) < total)
-      ends[r] = {place_of(v), -2};
-  box_res.reserve(per_box_res * boxes);
-  for (int b = 0; b < boxes; ++b) {
-    if (res_of[b].size() != per_box_res) return nullptr;
-    for (std::size_t k = 0; k < per_box_res; ++k) {
-      const int r = res_of[b][k], r0 = res_of[0][k];
-      if (res.capacity[r] != res.capacity[r0] || ends[r] != ends[r0]) return nullptr;
-      if (r < 2 * res.links && chassis.links()[r / 2].tech != chassis.links()[r0 / 2].tech)
-        return nullptr;
-      box_res.push_back(r);
-    }
+  t->per_box_res = res_of[0].size();
+  t->box_res.reserve(t->per_box_res * boxes);
+  for (const auto& rs : res_of) {
+    assert(rs.size() == t->per_box_res);
+    t->box_res.insert(t->box_res.end(), rs.begin(), rs.end());
   }
   return t;
 }

@@ -51,7 +51,9 @@ struct Route {
 struct BoxMirror {
   std::size_t per_box = 0, per_box_res = 0;
   std::vector<int> node_local, box_nodes, res_box, res_local, box_res;
-  /// The tables, or null where the boxes do not mirror each other (or there is one box).
+  /// The tables of a chassis of several boxes, or null for one box. Every box being a copy of box 0
+  /// (topo::Chassis::boxes()) and `res` being sim::chassis_resources(chassis), the boxes always
+  /// mirror each other: nothing is checked here.
   static std::shared_ptr<const BoxMirror> build(const topo::Chassis& chassis,
                                                 const sim::ChassisResources& res);
 };
@@ -100,10 +102,10 @@ class Router {
   void add_switch_links(int gpu, bool up, Route& to) const;
 
   /// Whether the boxes mirror each other resource for resource: every box has the same nodes,
-  /// links and memories in the same order with the same capacities, so that a route between boxes
-  /// fa and fb, with the residual capacities of those two boxes alike, maps onto boxes ta and tb
-  /// (where ta < tb if fa < fb: the search settles ties by node order). Tables built on the first
-  /// call; false for one box.
+  /// links and memories in the same order with the same capacities (every box is a copy of box 0,
+  /// topo::Chassis::boxes()), so that a route between boxes fa and fb, with the residual
+  /// capacities of those two boxes alike, maps onto boxes ta and tb (where ta < tb if fa < fb: the
+  /// search settles ties by node order). Tables built on the first call; false for one box.
   bool mirrored();
   /// The node of box `box` at the place `node` has in its own box (mirrored() only).
   int mirror_node(int node, int box) const {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "hw/catalog_fields.h"
@@ -93,6 +94,7 @@ LinkFamily parse_family(const YAML::Node& n, const std::string& file) {
 
 LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
   LinkTech t;
+  std::optional<YAML::Node> nccl_bw;  // where nccl_bw_GBps was given, for its error
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.as<std::string>();
     const YAML::Node v = it->second;  // a copy: the iterator's pair is a temporary
@@ -108,9 +110,10 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
       t.unit = v.as<std::string>();
     else if (key == "widths") {
       for (const auto& w : v) t.widths.push_back(static_cast<int>(detail::as_double(w, file, key)));
-    } else if (auto field = gen::figure_field(gen::kLinkTechFigures, key))
+    } else if (auto field = gen::figure_field(gen::kLinkTechFigures, key)) {
       t.*field = parse_figure(v, file, key);
-    else if (key == "note" || key == "notes")
+      if (key == "nccl_bw_GBps") nccl_bw.emplace(v);
+    } else if (key == "note" || key == "notes")
       continue;
     else
       throw InputError(fmt::format("unknown key '{}' in link technology '{}'", key, t.id),
@@ -125,6 +128,17 @@ LinkTech parse_tech(const YAML::Node& n, const std::string& file) {
   if (t.duplex_efficiency.value <= 0 || t.duplex_efficiency.value > 1)
     throw InputError(fmt::format("link technology '{}': duplex_efficiency must be in (0, 1]", t.id),
                      location_of(n, file));
+  if (nccl_bw && t.nccl_bw_GBps.value <= 0)
+    throw InputError(
+        fmt::format("link technology '{}': nccl_bw_GBps must be more than 0 GB/s, not {}", t.id,
+                    (*nccl_bw)[0].Scalar()),
+        location_of((*nccl_bw)[0], file));
+  if (!nccl_bw && t.family != LinkFamily::kNetwork)
+    throw InputError(
+        fmt::format("link technology '{}' ({}) needs nccl_bw_GBps: NCCL's bandwidth figure for it, "
+                    "[GB/s, \"source\"] (docs/catalog.md)",
+                    t.id, to_string(t.family)),
+        location_of(n, file));
   return t;
 }
 
@@ -343,6 +357,7 @@ EntryFigures describe(const Catalog& cat, const std::string& id) {
     add("efficiency", x->efficiency);
     add("latency_s", x->latency_s);
     add("duplex_efficiency", x->duplex_efficiency);
+    add("nccl_bw_GBps", x->nccl_bw_GBps);
     return e;
   }
   if (!cat.find_part(id)) {

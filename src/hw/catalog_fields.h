@@ -16,9 +16,13 @@ template <class T>
 using FigureField = std::pair<std::string_view, Figure T::*>;
 
 inline constexpr FigureField<LinkTech> kLinkTechFigures[] = {
-    {"transfer_rate_GTps", &LinkTech::transfer_rate_GTps}, {"encoding", &LinkTech::encoding},
-    {"unit_bytes_per_s", &LinkTech::unit_bytes_per_s},     {"efficiency", &LinkTech::efficiency},
-    {"duplex_efficiency", &LinkTech::duplex_efficiency},   {"latency_s", &LinkTech::latency_s},
+    {"transfer_rate_GTps", &LinkTech::transfer_rate_GTps},
+    {"encoding", &LinkTech::encoding},
+    {"unit_bytes_per_s", &LinkTech::unit_bytes_per_s},
+    {"efficiency", &LinkTech::efficiency},
+    {"duplex_efficiency", &LinkTech::duplex_efficiency},
+    {"latency_s", &LinkTech::latency_s},
+    {"nccl_bw_GBps", &LinkTech::nccl_bw_GBps},
 };
 
 inline constexpr FigureField<BoardMaterial> kMaterialFigures[] = {

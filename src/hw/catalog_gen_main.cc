@@ -1,6 +1,7 @@
 // linkwise_catalog_gen CATALOG_YAML OUTPUT_CC: parses and checks the catalog with Catalog::parse()
 // and writes it as tables (catalog_codegen.h). Run by the build (src/hw/module.cmake): an invalid
-// catalog stops the build with the parser's file:line:column message.
+// catalog stops the build with the parser's file:line:column message (exit status 2; 1 when a file
+// cannot be read or written).
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   } catch (const linkwise::InputError& e) {
     std::fprintf(stderr, "%s\nlinkwise_catalog_gen: the catalog is invalid; nothing written\n",
                  e.what());
-    return 1;
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "linkwise_catalog_gen: %s\n", e.what());
     return 1;

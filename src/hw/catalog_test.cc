@@ -115,6 +115,21 @@ TEST(CatalogTest, RequiredPartsExist) {
   EXPECT_EQ(cat.part("nvswitch-gen2").get("in_switch_reduction"), 0);
 }
 
+// The root-complex budget (topo/budget.h) needs each CPU's lanes per host bridge; without the
+// figure it prints no limit and checks nothing (epyc-7763 and epyc-9755 lacked it). xeon-8480p
+// still does: examples/validation/rtx5090-8gpu-2s.yaml puts four x16 GPUs on one of its root
+// complexes (16 lanes as on the 8480C), a layout docs/VALIDATION.md rows 4-5 rest on; the figure
+// waits for that file.
+TEST(CatalogTest, EveryCpuHasItsRootComplexLanes) {
+  const auto& cat = Catalog::builtin();
+  for (const auto& id : cat.part_ids(PartKind::kCpu)) {
+    if (id == "xeon-8480p") continue;
+    const auto& p = cat.part(id, PartKind::kCpu);
+    EXPECT_TRUE(p.has("root_complex_lanes")) << id;
+    if (p.get("socket_links") > 0) EXPECT_TRUE(p.has("socket_link_pcie_lanes")) << id;
+  }
+}
+
 TEST(CatalogTest, UnknownIdsSuggestTheClosest) {
   const auto& cat = Catalog::builtin();
   try {
@@ -172,6 +187,69 @@ parts: []
     EXPECT_STREQ(e.what(),
                  "cat.yaml:3:5: link technology 'x': duplex_efficiency must be in (0, 1]");
   }
+}
+
+// NCCL's width figures (nccl_bw_GBps) travel with the link technologies. PCIe's follow NCCL's
+// rule (src/graph/topo.cc): lanes x speed code / 80 GB/s, the code 15 at Gen1 doubling each
+// generation, so per lane 15 x 2^(gen-1) / 80: Gen3 0.75 (x16 = 12), Gen5 3 (x16 = 48). Every
+// PCIe, NVLink and socket technology carries one; network ones none.
+TEST(CatalogTest, NcclBandwidthPerTechnology) {
+  const auto& cat = Catalog::builtin();
+  for (const auto& t : cat.link_techs()) {
+    SCOPED_TRACE(t.id);
+    if (t.family == LinkFamily::kNetwork) {
+      EXPECT_TRUE(t.nccl_bw_GBps.source.empty());
+      continue;
+    }
+    EXPECT_GT(t.nccl_bw_GBps.value, 0);
+    EXPECT_FALSE(t.nccl_bw_GBps.source.empty());
+    if (t.family == LinkFamily::kPcie)
+      EXPECT_DOUBLE_EQ(t.nccl_bw_GBps.value, 15.0 * (1 << (t.generation - 1)) / 80.0);
+  }
+  EXPECT_DOUBLE_EQ(16 * cat.link_tech("pcie5").nccl_bw_GBps.value, 48.0);
+  EXPECT_DOUBLE_EQ(cat.link_tech("nvlink4").nccl_bw_GBps.value, 20.6);  // SM90_NVLINK_BW
+  EXPECT_DOUBLE_EQ(cat.link_tech("upi-16").nccl_bw_GBps.value, 22.0);   // SRP_QPI_BW
+}
+
+std::string parse_error(const std::string& yaml) {
+  try {
+    Catalog::parse(yaml, "cat.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A malformed or missing nccl_bw_GBps is an input error naming the file, line and value.
+TEST(CatalogTest, NcclBandwidthMustBeAPositiveFigure) {
+  const std::string head = R"(
+link_technologies:
+  - id: x
+    family: socket
+    unit: link
+    unit_bytes_per_s: [5.0e+9, "s"]
+)";
+  EXPECT_EQ(parse_error(head + "    nccl_bw_GBps: [-3, \"s\"]\nparts: []\n"),
+            "cat.yaml:7:20: link technology 'x': nccl_bw_GBps must be more than 0 GB/s, not -3");
+  EXPECT_EQ(parse_error(head + "    nccl_bw_GBps: [0, \"s\"]\nparts: []\n"),
+            "cat.yaml:7:20: link technology 'x': nccl_bw_GBps must be more than 0 GB/s, not 0");
+  EXPECT_EQ(parse_error(head + "    nccl_bw_GBps: [fast, \"s\"]\nparts: []\n"),
+            "cat.yaml:7:20: 'nccl_bw_GBps' must be a number, not 'fast'");
+  EXPECT_EQ(parse_error(head + "    nccl_bw_GBps: 16\nparts: []\n"),
+            "cat.yaml:7:19: figure 'nccl_bw_GBps' must be [value, \"source\"]");
+  EXPECT_EQ(parse_error(head + "parts: []\n"),
+            "cat.yaml:3:5: link technology 'x' (socket) needs nccl_bw_GBps: NCCL's bandwidth "
+            "figure for it, [GB/s, \"source\"] (docs/catalog.md)");
+  // A network technology needs none.
+  EXPECT_EQ(parse_error(R"(
+link_technologies:
+  - id: y
+    family: network
+    unit: link
+    unit_bytes_per_s: [5.0e+9, "s"]
+parts: []
+)"),
+            "(no error)");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -14,8 +15,20 @@ namespace linkwise::report {
 
 std::string scaling_verdict_text(const work::ScalingVerdict& v, int largest) {
   std::string s;
-  if (v.to == 0) {
-    s = fmt::format("per-GPU throughput holds within 2 % up to {} GPUs\n", largest);
+  if (v.counts_that_fit == 0) {
+    s = fmt::format(
+        "no GPU count up to {} fits this job with its own choices: no scaling to show (--plan auto "
+        "also tries full recompute, optimizer offload and every framework)\n",
+        largest);
+  } else if (v.counts_that_fit == 1) {
+    s = fmt::format("only {} GPUs fit this job: no scaling to show\n", v.largest_fit);
+  } else if (v.to == 0 && v.rise_to == 0) {
+    s = fmt::format("per-GPU throughput holds within 2 % up to {} GPUs\n", v.largest_fit);
+  } else if (v.to == 0) {
+    s = fmt::format(
+        "per-GPU throughput falls by 2 % at no doubling up to {} GPUs; it rises most from {} to {} "
+        "GPUs ({:+.1f} %): the best plans differ (see the table)\n",
+        v.largest_fit, v.rise_from, v.rise_to, 100 * v.per_gpu_rise);
   } else {
     s = fmt::format(
         "per-GPU throughput falls most from {} to {} GPUs ({:+.1f} %); what grew most: {}, {:.0f} "
@@ -57,7 +70,11 @@ nlohmann::json scaling_verdict_json(const work::ScalingVerdict& v) {
                       {"added_gpu_yield", v.added_gpu_yield},
                       {"link_utilisation", v.link_utilisation},
                       {"link_busy_fraction", v.link_busy},
-                      {"stops_paying_at", v.stops_paying}};
+                      {"stops_paying_at", v.stops_paying},
+                      {"counts_that_fit", v.counts_that_fit},
+                      {"rises_from", v.rise_from},
+                      {"rises_to", v.rise_to},
+                      {"per_gpu_rise", v.per_gpu_rise}};
   return j;
 }
 
@@ -154,15 +171,21 @@ std::string header_text(const work::TrainSetup& s) {
     mode += fmt::format(" rank {} on {}", j.lora.rank, fmt::join(j.lora.targets, ","));
   std::string notes;
   for (const auto& n : s.notes) notes += "note: " + n + "\n";
-  return fmt::format(
-      "{} ({:.1f}B parameters) on {} ({} x {})\njob: {}, {}, seq {}, global batch {} sequences "
-      "({:.2f}M tokens), recompute {}{}{}, {}\n{}\n",
-      s.model_name, s.model_params / 1e9, s.chassis_name, s.chassis_gpus, s.gpu_part, mode,
-      work::to_string(j.precision), j.seq, j.global_batch,
-      static_cast<double>(j.global_batch) * j.seq / 1e6, work::to_string(j.recompute),
-      j.flash_attention ? ", fused attention" : "",
-      j.offload_optimizer ? ", optimizer offloaded to CPU" : "", work::to_string(j.framework),
-      notes);
+  // A choice the plan search tries is not the job's: shown once, as searched.
+  auto open = [&](const char* name) {
+    return std::find(s.searched.begin(), s.searched.end(), name) != s.searched.end();
+  };
+  std::string job = fmt::format("{}, {}, seq {}, global batch {} sequences ({:.2f}M tokens)", mode,
+                                work::to_string(j.precision), j.seq, j.global_batch,
+                                static_cast<double>(j.global_batch) * j.seq / 1e6);
+  if (!open("recompute")) job += fmt::format(", recompute {}", work::to_string(j.recompute));
+  if (j.flash_attention) job += ", fused attention";
+  if (j.offload_optimizer && !open("optimizer offload")) job += ", optimizer offloaded to CPU";
+  if (!open("framework")) job += fmt::format(", {}", work::to_string(j.framework));
+  if (!s.searched.empty())
+    job += fmt::format("; searched with every plan: {}", fmt::join(s.searched, ", "));
+  return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}\n{}\n", s.model_name,
+                     s.model_params / 1e9, s.chassis_name, s.chassis_gpus, s.gpu_part, job, notes);
 }
 
 std::string scaling_text(const work::TrainResult& r) {
@@ -359,6 +382,7 @@ nlohmann::json train_json(const work::TrainResult& r) {
   if (r.kind == Kind::kScaling) return with_schema(scaling_json(r));
   nlohmann::json j;
   if (r.search) add_search_json(j, *r.search, r.why_first);
+  if (r.search) j["searched"] = r.setup.searched;
   if (r.checkpoint) j["checkpoint"] = checkpoint_json(*r.checkpoint, r.checkpoint_every);
   nlohmann::json s = step_json(r.step);
   for (auto it = s.begin(); it != s.end(); ++it) j[it.key()] = it.value();

@@ -193,6 +193,8 @@ struct Builder {
 
   // Boxes are laid out one after another, each with the same nodes in the same order: box b's node
   // of local position k is node b·per_box + k (add_nodes), so names resolve without formatting.
+  // add_nodes, add_links and add_network make every box a copy of box 0 (Chassis::boxes() states
+  // what that means; ChassisTest.BoxesAreCopiesOfTheFirst checks it).
   std::unordered_map<std::string, int> local_pos{};
   int per_box = 0;
 
@@ -597,6 +599,38 @@ struct Builder {
         throw InputError(fmt::format("'{}' ({}) has {} PCIe lanes but its links use {}", n.name,
                                      n.part->id, static_cast<int>(lanes), pcie[n.index]),
                          first_link(n.index, hw::LinkFamily::kPcie));
+      // A PCIe link trains at the highest generation both ends support: one written faster than an
+      // end is a mistake (retimers: the retimer-generation budget).
+      if (const auto* own = cat.find_link_tech(n.part->attr("pcie"));
+          own && own->family == hw::LinkFamily::kPcie && n.kind != NodeKind::kRetimer)
+        for (int li : box0_pcie[n.index])
+          if (const auto& l = links[li]; l.tech->generation > own->generation)
+            throw InputError(
+                fmt::format("'{}' ({}) has a PCIe Gen{} interface, but its link is {} (Gen{}): a "
+                            "link runs at the newest generation both ends support; write tech: {}",
+                            n.name, n.part->id, own->generation, l.tech->id, l.tech->generation,
+                            own->id),
+                l.where);
+      // A GPU's or NVSwitch's NVLink-family links speak its own generation: the technology's id up
+      // to its first '-' (nvlink4, nvlink4-bridge and nvlink4-nvl-bridge are one generation; an
+      // H100 NVL on nvlink3-bridge or an A100 on nvlink4 is a mistake).
+      if (const auto* own = cat.find_link_tech(n.part->attr("nvlink"));
+          own && own->family == hw::LinkFamily::kNvlink) {
+        auto stem = [](const std::string& id) { return id.substr(0, id.find('-')); };
+        for (const auto& l : links) {
+          if (l.family() != hw::LinkFamily::kNvlink || (l.a != n.index && l.b != n.index) ||
+              stem(l.tech->id) == stem(own->id))
+            continue;
+          std::string same;
+          for (const auto& t : cat.link_techs())
+            if (t.family == hw::LinkFamily::kNvlink && stem(t.id) == stem(own->id))
+              same += (same.empty() ? "" : ", ") + t.id;
+          throw InputError(
+              fmt::format("'{}' ({}) has {} links, but its link is {}: write one of {}", n.name,
+                          n.part->id, own->id, l.tech->id, same),
+              l.where);
+        }
+      }
       if (n.kind == NodeKind::kGpu || n.kind == NodeKind::kNic || n.kind == NodeKind::kNvme) {
         double w = n.fig("pcie_width", 16);
         for (int li : box0_pcie[n.index])

@@ -151,6 +151,38 @@ std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
   return s;
 }
 
+namespace {
+
+// What could make a job that fits on no plan fit: only the choices the search left untried, and
+// --nodes only where the chassis has a NIC to join boxes with.
+std::string memory_hints(const topo::Chassis& c, const Job& job, const SearchOptions& o) {
+  std::vector<std::string> h;
+  if (c.nodes_of_kind(topo::NodeKind::kNic).empty())
+    h.push_back(fmt::format(
+        "more GPUs (a larger chassis: {} has no NIC to join boxes with --nodes)", c.name()));
+  else
+    h.push_back("more GPUs (--nodes)");
+  if (job.mode != Mode::kLora)
+    h.push_back("--mode lora");
+  else if (base_weight_bytes(job) > 1)
+    h.push_back("--base-weights nf4 (or fp8)");
+  else if (job.base_weights != BaseWeights::kNf4)
+    h.push_back("--base-weights nf4");
+  const auto& rc = o.recompute;
+  if (rc.empty() ? job.recompute != Recompute::kFull
+                 : std::find(rc.begin(), rc.end(), Recompute::kFull) == rc.end())
+    h.push_back("--recompute full");
+  const auto& off = o.offload;
+  if (off.empty() ? !job.offload_optimizer : std::find(off.begin(), off.end(), true) == off.end())
+    h.push_back("--offload");
+  std::string s;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == h.size() ? " or " : ", ") + h[i];
+  return s;
+}
+
+}  // namespace
+
 SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   const auto& c = sm.chassis();
   int gpus = o.gpus > 0 ? o.gpus : static_cast<int>(c.gpus().size());
@@ -216,11 +248,11 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
         gpus, sm.model().id, sm.model().layers, sm.model().heads, sm.job().global_batch));
   if (fitting.empty())
     throw InputError(fmt::format(
-        "{} fits on no plan of {} GPUs of {}: the least memory any plan needs is {:.1f} GiB per "
+        "{} fits on no plan of {} GPU{} of {}: the least memory any plan needs is {:.1f} GiB per "
         "GPU ({}) "
-        "against {:.1f} GiB; try more GPUs (--nodes), --mode lora, --recompute full or --offload",
-        sm.model().id, gpus, c.name(), r.least_memory_bytes / (1ull << 30), r.least_memory_plan,
-        sm.gpu().memory_bytes / (1ull << 30)));
+        "against {:.1f} GiB; try {}",
+        sm.model().id, gpus, gpus == 1 ? "" : "s", c.name(), r.least_memory_bytes / (1ull << 30),
+        r.least_memory_plan, sm.gpu().memory_bytes / (1ull << 30), memory_hints(c, sm.job(), o)));
   // Closed-form scores; keep the best few per job variant in a bounded list.
   std::vector<std::pair<double, int>> score;  // (step time, index into fitting)
   score.reserve(fitting.size());
@@ -327,8 +359,11 @@ ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& pts) {
   double worst = -0.02;
   for (const auto& p : pts) {
     if (!p.fits) continue;
+    ++v.counts_that_fit, v.largest_fit = p.gpus;
     if (prev) {
       double change = (p.best.tokens_per_s / p.gpus) / (prev->best.tokens_per_s / prev->gpus) - 1;
+      if (change > std::max(0.02, v.per_gpu_rise))
+        v.rise_from = prev->gpus, v.rise_to = p.gpus, v.per_gpu_rise = change;
       if (v.stops_paying == 0 && p.best.tokens_per_s <= prev->best.tokens_per_s)
         v.stops_paying = p.gpus;
       if (change < worst) {

@@ -104,6 +104,13 @@ TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
     if (o.was_given("--grad-overlap")) so.grad_overlap.clear();
     if (o.was_given("--elementwise")) so.elementwise.clear();
     if (o.was_given("--tp-overlap")) so.tp_overlap.clear();
+    for (auto [open, name] : {std::pair{!so.recompute.empty(), "recompute"},
+                              {!so.offload.empty(), "optimizer offload"},
+                              {!so.frameworks.empty(), "framework"},
+                              {!so.grad_overlap.empty(), "gradient overlap"},
+                              {!so.elementwise.empty(), "element-wise fusion"},
+                              {!so.tp_overlap.empty(), "TP overlap"}})
+      if (open) res.setup.searched.push_back(name);
     res.search = search_plans(sm, so);
     res.step = res.search->best.front();
     res.why_first = res.search->best.size() > 1

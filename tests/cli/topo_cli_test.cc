@@ -77,8 +77,14 @@ TEST(TopoCliTest, DotAndFileOutput) {
 }
 
 TEST(TopoCliTest, ExampleFilesLoad) {
-  for (const char* f : {"examples/two-gpu-pcie.yaml", "examples/four-gpu-mesh.yaml"}) {
+  for (const char* f :
+       {"examples/two-gpu-pcie.yaml", "examples/four-gpu-mesh.yaml", "examples/hgx-a100-4nic.yaml",
+        "examples/sys-521ge-8x-l40s.yaml", "examples/aws-g6-12xlarge-4x-l4.yaml",
+        "examples/z8-fury-4x-rtx6000-ada.yaml", "examples/h100-nvl-pair-xeon-w.yaml",
+        "examples/dgx-b200.yaml"}) {
     auto r = run_cli("topo " + source_dir() + "/" + f + " --json");
+    EXPECT_EQ(r.exit_code, 0) << f << ": " << r.err;
+    r = run_cli("collective " + source_dir() + "/" + f + " -b 1G -e 1G --json");
     EXPECT_EQ(r.exit_code, 0) << f << ": " << r.err;
   }
 }

@@ -219,6 +219,57 @@ TEST(TrainCli, ModelThatFitsOnNoPlan) {
       << r.err;
 }
 
+// The hints name only what the search left untried: a LoRA job is not told to use --mode lora,
+// --plan auto already tried every recompute mode and offload, and a chassis without a NIC cannot be
+// joined with --nodes.
+TEST(TrainCli, ModelThatFitsOnNoPlanHintsOnlyWhatIsLeft) {
+  auto r = run_cli("train workstation-rtx4090 --model llama3-70b --mode lora");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fits on no plan of 1 GPU of workstation-rtx4090"), std::string::npos)
+      << r.err;
+  const std::string tail = r.err.substr(r.err.find("; try ") + 2);
+  EXPECT_EQ(tail,
+            "try more GPUs (a larger chassis: workstation-rtx4090 has no NIC to join boxes with "
+            "--nodes) or --base-weights nf4 (or fp8)\n")
+      << r.err;
+  r = run_cli("train dgx-h100 --model llama3-405b --mode full --recompute selective");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("; try more GPUs (--nodes), --mode lora or --recompute full\n"),
+            std::string::npos)
+      << r.err;
+}
+
+// With --plan auto the job line does not state a recompute mode or framework the search varies:
+// the best plan may run another (deepspeed, recompute none under a line that said megatron,
+// recompute selective).
+TEST(TrainCli, JobLineNamesWhatTheSearchVaries) {
+  // The job line as one line: text output wraps at 100 columns with a 4-space indent.
+  auto job_line = [](std::string out) {
+    for (std::size_t i; (i = out.find("\n    ")) != std::string::npos;) out.replace(i, 5, " ");
+    const auto at = out.find("job: ");
+    return out.substr(at, out.find('\n', at) - at);
+  };
+  auto r = run_cli("train dgx-h100 --model llama2-7b --mode lora");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string job = job_line(r.out);
+  EXPECT_EQ(job.find("megatron"), std::string::npos) << job;
+  EXPECT_EQ(job.find("recompute selective"), std::string::npos) << job;
+  EXPECT_NE(job.find("; searched with every plan: recompute, optimizer offload, framework, "
+                     "gradient overlap, element-wise fusion"),
+            std::string::npos)
+      << job;
+  r = run_cli("train dgx-h100 --model llama2-7b --mode lora --framework fsdp --recompute full");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  job = job_line(r.out);
+  EXPECT_NE(job.find("recompute full, fused attention, fsdp; searched with every plan: optimizer "
+                     "offload, gradient overlap, element-wise fusion"),
+            std::string::npos)
+      << job;
+  r = run_cli("train dgx-h100 --model llama2-7b --mode lora --plan tp=1,dp=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("searched"), std::string::npos) << r.out;
+}
+
 TEST(TrainCli, FixedPlanThatDoesNotFit) {
   auto r = run_cli("train dgx-h100 --model llama3-70b --plan tp=8");
   EXPECT_EQ(r.exit_code, 2);

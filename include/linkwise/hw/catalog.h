@@ -53,6 +53,12 @@ struct LinkTech {
   /// requests, ACKs and flow-control DLLPs). Optional in the catalog: 1 when not given.
   Figure duplex_efficiency{1.0, "derived: not given; the two directions assumed independent"};
   Figure latency_s;  ///< one traversal of the link (serialisation excluded)
+  /// NCCL's bandwidth figure for the link, GB/s per direction, as its topology search counts it
+  /// (src/graph/topo.h, topo.cc): per lane (PCIe), per link (NVLink), or for the whole connection
+  /// between two CPUs whatever its count of links (socket: NCCL has one figure per CPU pair).
+  /// Required for PCIe, NVLink and socket technologies; network ones carry none (value 0, no
+  /// source): NCCL's search on one host does not count them.
+  Figure nccl_bw_GBps;
 
   /// Line rate of `count` lanes or links, per direction, in bytes per second.
   double line_bytes_per_s(int count) const { return unit_bytes_per_s.value * count; }

@@ -111,6 +111,13 @@ class Chassis {
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
   const ChassisSpec& spec() const { return spec_; }
+  /// Copies of the chassis it holds (`network.boxes`, `--nodes`). Every box is a copy of box 0, as
+  /// build_chassis() makes them (and comm's mirrored routes rely on): box b's nodes, in index
+  /// order, are box 0's at the same places with the same kind, part and overrides (a node's CPU at
+  /// the same place too), and its links, in index order, are box 0's between the corresponding
+  /// nodes with the same technology, width, efficiency and trained state; that holds for the
+  /// network links as well (each NIC's link up, the box's leaf and its uplink). Nodes outside every
+  /// box (box -1: the network switch) are shared.
   int boxes() const { return boxes_; }
   LinkRates rates() const { return rates_; }
 

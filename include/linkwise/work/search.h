@@ -92,6 +92,12 @@ struct ScalingVerdict {
   double added_gpu_yield = 0;
   int stops_paying =
       0;  ///< first GPU count whose total tokens/s is no higher than the count before
+  int counts_that_fit = 0;  ///< GPU counts at which some plan fits (0 or 1: nothing to compare)
+  int largest_fit = 0;      ///< the largest of them; 0 when none fits
+  /// The doubling at which tokens/s per GPU rises most, by more than 2 % (0 when it never does):
+  /// a smaller count that fits only with more model parallelism, or a plan the larger count opens.
+  int rise_from = 0, rise_to = 0;
+  double per_gpu_rise = 0;  ///< (tokens/s per GPU at `rise_to`) / (at `rise_from`) - 1
 };
 ScalingVerdict scaling_verdict(const std::vector<ScalingPoint>& points);
 

@@ -50,6 +50,10 @@ struct TrainSetup {
   int chassis_gpus = 0;
   Job job;  ///< after defaults (seq, global batch) are filled in
   std::vector<std::string> notes;
+  /// --plan auto: the job's choices the search tries with every plan ("recompute", "optimizer
+  /// offload", "framework", "gradient overlap", "element-wise fusion"); `job` holds only their
+  /// defaults.
+  std::vector<std::string> searched;
 };
 
 struct TrainResult {
