@@ -145,6 +145,15 @@ ServeModel::ServeModel(ServeModel&&) noexcept = default;
 const ServeMemory& ServeModel::memory() const { return impl_->mem; }
 int ServeModel::max_concurrency_fit() const { return impl_->fit_box; }
 
+bool ServeModel::burst_past_kv(int requests) const {
+  const Impl& m = *impl_;
+  const ServeOptions& o = m.opt;
+  const double per_replica = std::ceil(static_cast<double>(requests) / m.replicas);
+  const double hit = o.prefix_hit;
+  return per_replica > m.engine.max_seqs ||
+         per_replica * ((1 - hit) * o.input + o.output) > m.mem.kv_tokens - hit * o.input;
+}
+
 ServeModel::Impl::Impl(const topo::Chassis& c, Model m, ServeOptions o)
     : chassis(c), model(std::move(m)), opt(std::move(o)) {
   validate();
@@ -366,15 +375,20 @@ void ServeModel::Impl::size_memory() {
   double shared = hit * opt.input;  // one copy of the shared prefix
   // A request holds its prompt (less the shared prefix) and the tokens it has generated. Admitted
   // for its whole life (KvAdmission::kWholeLife) it is counted at its end, input + output.
-  // Admitted when its prompt fits (kPrompt, vLLM V1: vllm/v1/core/sched/scheduler.py allocates
-  // blocks for the tokens each step schedules and preempts the latest running request, to
-  // recompute it later, when a decode finds none), the running set grows until the cache is full:
-  // with requests spread over their lives each holds input + output/2 on average, and a steady
-  // state whose freed blocks (a finished request's input + output) match the blocks its decodes
-  // and admitted prompts take needs no preemption. Requests that start together and grow in step
-  // do preempt and recompute (a finite run's first cohort); that is not modelled.
-  double per_seq = (1 - hit) * opt.input +
-                   (opt.kv_admission == KvAdmission::kPrompt ? opt.output / 2.0 : opt.output);
+  // Admitted when its first chunk fits (kPrompt, vLLM V1: vllm/v1/core/sched/scheduler.py
+  // allocates blocks for the tokens each step schedules and preempts the latest running request,
+  // to recompute it later, when any running request's tokens find too few), the running set grows
+  // until the cache is full. With Poisson arrivals (requests spread over their lives) each holds
+  // input + output/2 on average, and a steady state whose freed blocks (a finished request's input
+  // + output) match the blocks its decodes and admitted prompts take needs no preemption. A closed
+  // loop with burst arrivals and fixed lengths keeps its clients in step: they reach their ends
+  // together, so without preemption no more of them fit than whole lives do (input + output);
+  // beyond that vLLM preempts and recomputes all through the run, which only the replay steps
+  // through (docs/serving.md, "Memory and admission").
+  const bool spread = opt.rate > 0 || !burst_arrivals();
+  double per_seq =
+      (1 - hit) * opt.input +
+      (opt.kv_admission == KvAdmission::kPrompt && spread ? opt.output / 2.0 : opt.output);
   fit_replica = static_cast<int>(
       std::min<double>(engine.max_seqs, std::floor((mem.kv_tokens - shared) / per_seq)));
   fit_replica = std::max(fit_replica, 1);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -27,8 +28,9 @@ struct Request {
   double first_token = 0;  ///< when its first token came
   double prompt = 0;       ///< tokens its prefill computes: the prompt, or after a preemption the
                            ///< prompt and the tokens generated so far (recomputed)
-  double held = 0;         ///< tokens of KV cache it has computed
-  double blocks = 0;       ///< KV-cache blocks allocated to it (KvAdmission::kPrompt)
+  double held = 0;         ///< tokens whose KV it has computed (vLLM's num_computed_tokens): its
+                           ///< prompt's so far, then one a decode step (the token sampled last)
+  double blocks = 0;       ///< KV-cache blocks allocated to it
   double chunk_at = -1;    ///< when its latest streamed chunk leaves the front end
   int chunks = 0;          ///< streamed chunks so far (tokens ready together leave as one)
 };
@@ -61,11 +63,91 @@ double percentile(const std::vector<double>& sorted, double q) {
   return sorted[i] + (pos - static_cast<double>(i)) * (sorted[i + 1] - sorted[i]);
 }
 
-}  // namespace
+// The KV-cache blocks of one replica. Admitted by prompt (vLLM V1) a request holds the blocks of
+// the tokens it has computed and of those it computes in the step being scheduled; a request's
+// allocation is all or nothing (vllm/v1/core/kv_cache_manager.py `allocate_slots` returns None
+// when the new blocks exceed the free ones). Admitted for whole lives the replay never runs out:
+// `free` is infinite and the sequence cap (fit_replica) does the admitting.
+struct KvBlocks {
+  double free = 0;
+  double need(const Request& q, double tokens) const {
+    return std::max(0.0, blocks_for(q.held + tokens) - q.blocks);
+  }
+  bool fits(const Request& q, double tokens) const { return need(q, tokens) <= free; }
+  void grow(Request& q, double tokens) {
+    double n = need(q, tokens);
+    free -= n;
+    q.blocks += n;
+  }
+  void release(Request& q) {
+    free += q.blocks;
+    q.blocks = 0;
+  }
+};
 
-ReplayResult ServeModel::replay(const ReplayOptions& o) const {
-  const Impl& m = *impl_;
-  const ServeOptions& opt = m.opt;
+// One replayed run: its clients, the engine's queues and KV cache, the step being scheduled and the
+// tallies `vllm bench serve` reports.
+class Replay {
+ public:
+  Replay(const ServeModel::Impl& m, const ReplayOptions& o);
+  ReplayResult run();
+
+ private:
+  int draw();
+  void send(double at);
+  void begin_step(bool ahead);
+  void schedule(std::size_t i, double tokens, bool decode);
+  void preempt_latest();
+  void schedule_running();
+  void admit_waiting();
+  void finish_step();
+  ReplayResult summary();
+
+  const ServeModel::Impl& m_;
+  const ServeOptions& opt_;
+  const ReplayOptions& o_;
+  int O_ = 1;
+  double P_ = 1, hit_prefix_ = 0, B_ = 1, front_ = 0, p_ = 0;
+  double fe_req_ = 0, fe_detok_ = 0,
+         fe_chunk_ = 0;  // the front end's CPU time a request, token, chunk
+  bool eos_ = false;
+  std::size_t cap_ = 1;
+  std::mt19937_64 rng_;
+
+  std::deque<Request> waiting_;
+  std::vector<Request> running_;  // in the order the engine admitted them
+  KvBlocks kv_;
+  int sent_ = 0;
+
+  // The step being scheduled: chosen at `decided_`, its decode and prompt tokens and their mean
+  // contexts, what each running request runs in it.
+  double decided_ = 0, budget_ = 0, D_ = 0, ctx_d_ = 0, C_ = 0, ctx_p_ = 0;
+  bool preempted_ = false;
+  std::vector<double> take_;
+  std::vector<char> decoding_;
+
+  // Async scheduling (ServeOptions::async_scheduling; vLLM's EngineCore.step_with_batch_queue with
+  // two batches in flight): while the engine runs back to back, step k+1 is scheduled when step k
+  // starts, from the requests that had reached the engine by then, and the sequences that end at
+  // EOS in step k still hold their slot in it (the scheduler learns of their end after step k;
+  // one that reaches its max_tokens is not scheduled again, vllm/v1/core/sched/scheduler.py). An
+  // idle engine schedules a request as soon as it arrives.
+  double t_ = 0, last_start_ = 0, ghost_ctx_ = 0;
+  bool busy_ = false;  // the last step ended at t_ and the engine went straight on
+  int ghosts_ = 0;     // sequences that ended in the last step, still in this one (async)
+
+  // The front end's process (work/serve_front.cc).
+  double fe_free_ = 0;  // when it has done the work given it so far
+  double last_chunk_ = 0;
+  std::vector<double> finish_at_;  // when the requests that ended in the last step reach clients
+
+  std::vector<double> ttft_;
+  double out_ = 0, gaps_ = 0, gap_count_ = 0, e2e_ = 0;
+  ReplayResult r_;
+};
+
+Replay::Replay(const ServeModel::Impl& m, const ReplayOptions& o)
+    : m_(m), opt_(m.opt), o_(o), rng_(o.seed) {
   if (o.concurrency < 1)
     throw InputError(fmt::format("replay: concurrency must be at least 1, not {}", o.concurrency));
   if (o.requests < 1)
@@ -73,256 +155,257 @@ ReplayResult ServeModel::replay(const ReplayOptions& o) const {
   if (!(o.mean_output == 0 || o.mean_output >= 1) || !std::isfinite(o.mean_output))
     throw InputError(
         fmt::format("replay: the mean output must be at least 1 token, not {}", o.mean_output));
-  const int O = opt.output;
-  const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
-  const double hit_prefix = opt.input * opt.prefix_hit;
-  const double B = m.engine.max_batched_tokens;
-  // Admission against the KV cache (ServeOptions::kv_admission). Whole lives: at most the
-  // sequences whose input + output fit (fit_replica), never preempted. By prompt (vLLM V1,
-  // vllm/v1/core/sched/scheduler.py `schedule`): blocks are allocated for the tokens each step
-  // schedules, the running requests' first, in the order they were admitted; when a running
-  // request finds no free block the latest admitted one is preempted (`self.running.pop()`,
-  // `_preempt_request`: its blocks freed, back to the head of the waiting queue, its prompt and the
-  // tokens it had generated computed again when it is scheduled next; V1 has no swap to host), and
-  // a step that preempted admits no waiting request. A waiting request is admitted when the blocks
-  // of its first chunk fit.
-  const bool by_prompt = opt.kv_admission == KvAdmission::kPrompt;
-  const double total_blocks =
-      std::floor(std::max(0.0, m.mem.kv_tokens - hit_prefix) / kBlockTokens);
-  if (by_prompt && blocks_for(opt.input * (1 - opt.prefix_hit) + O) > total_blocks)
-    throw InputError(fmt::format(
-        "replay: one request of {} + {} tokens needs more than the {:.0f} tokens of KV cache",
-        opt.input, O, total_blocks * kBlockTokens));
-  const std::size_t cap = static_cast<std::size_t>(
+  O_ = opt_.output;
+  P_ = std::max(1.0, std::round(opt_.input * (1 - opt_.prefix_hit)));
+  hit_prefix_ = opt_.input * opt_.prefix_hit;
+  B_ = m.engine.max_batched_tokens;
+  const bool by_prompt = opt_.kv_admission == KvAdmission::kPrompt;
+  if (by_prompt) {
+    // The shared prefix's blocks stay in the cache; the rest is the requests'. A request computes
+    // the KV of at most P + O - 1 tokens (its last token is sampled, never fed back). One whose
+    // blocks exceed the whole cache could never finish; vLLM refuses it before serving (it checks
+    // at start that max_model_len's blocks fit the cache, vllm/v1/core/kv_cache_utils.py
+    // `check_enough_kv_cache_memory`). The constructor's check counts tokens, not whole blocks:
+    // this is the 16-token window it leaves.
+    const double total = std::floor(std::max(0.0, m.mem.kv_tokens - hit_prefix_) / kBlockTokens);
+    if (blocks_for(P_ + O_ - 1) > total)
+      throw InputError(fmt::format(
+          "replay: one request of {} + {} tokens needs {:.0f} KV-cache blocks of {:.0f} "
+          "tokens, more than the {:.0f} the cache holds",
+          opt_.input, O_, blocks_for(P_ + O_ - 1), kBlockTokens, total));
+    kv_.free = total;
+  } else {
+    kv_.free = std::numeric_limits<double>::infinity();
+  }
+  cap_ = static_cast<std::size_t>(
       std::max(1, by_prompt ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
-  const bool eos = o.mean_output > 0 && o.mean_output < O;
-  const double p = eos ? stop_chance(o.mean_output, O) : 0;
+  eos_ = o.mean_output > 0 && o.mean_output < O_;
+  p_ = eos_ ? stop_chance(o.mean_output, O_) : 0;
   // The front end (work/serve_front.cc): one process that takes each request's CPU time in the
   // order they come and every streamed token's and chunk's, as a FIFO queue; its latency (HTTP, the
   // hop to the engine and back) all taken on the way in. A request reaches the engine when its own
   // processing is done, plus that latency.
-  const double front = detail::front_end_latency_s(opt.front_end);
-  const double fe_req = detail::front_end_request_cpu_s(opt);
-  const double fe_detok = detail::front_end_token_cpu_s(opt.front_end);
-  const double fe_chunk = detail::front_end_chunk_cpu_s(opt.front_end);
-  std::vector<double> finish_at;
-  double last_chunk = 0;
-  double fe_free = 0;  // when the front end's process has done the work given it so far
-  std::mt19937_64 rng(o.seed);
-  auto draw = [&]() {
-    int length = 1;
-    // 53 random bits as a double in [0, 1): the same run for the same seed on every platform.
-    while (length < O && (!eos || static_cast<double>(rng() >> 11) * 0x1.0p-53 >= p)) ++length;
-    return length;
-  };
+  front_ = detail::front_end_latency_s(opt_.front_end);
+  fe_req_ = detail::front_end_request_cpu_s(opt_);
+  fe_detok_ = detail::front_end_token_cpu_s(opt_.front_end);
+  fe_chunk_ = detail::front_end_chunk_cpu_s(opt_.front_end);
+  ttft_.reserve(static_cast<std::size_t>(o.requests));
+}
 
-  std::deque<Request> waiting;
-  std::vector<Request> running;  // in the order the engine admitted them
-  int sent = 0;
-  auto send = [&](double at) {
-    fe_free = std::max(fe_free, at) + fe_req;
-    Request q;
-    q.arrival = at;
-    q.ready = fe_free + front;
-    q.left = q.prompt = P;
-    q.length = draw();
-    waiting.push_back(q);
-    ++sent;
-  };
-  for (int i = 0; i < std::min(o.concurrency, o.requests); ++i) send(0);
+int Replay::draw() {
+  int length = 1;
+  // 53 random bits as a double in [0, 1): the same run for the same seed on every platform.
+  while (length < O_ && (!eos_ || static_cast<double>(rng_() >> 11) * 0x1.0p-53 >= p_)) ++length;
+  return length;
+}
 
-  ReplayResult r;
-  std::vector<double> ttft;
-  ttft.reserve(static_cast<std::size_t>(o.requests));
-  double t = 0, out = 0, gaps = 0, gap_count = 0, e2e = 0;
-  std::vector<double> take;
-  std::vector<char> decoding;
-  // Async scheduling (ServeOptions::async_scheduling; vLLM's EngineCore.step_with_batch_queue with
-  // two batches in flight): while the engine runs back to back, step k+1 is scheduled when step k
-  // starts, from the requests that had reached the engine by then, and the sequences that end at
-  // EOS in step k still hold their slot in it (the scheduler learns of their end after step k;
-  // one that reaches its max_tokens is not scheduled again, vllm/v1/core/sched/scheduler.py). An
-  // idle engine schedules a request as soon as it arrives.
-  bool busy = false;  // the last step ended at t and the engine went straight on
-  double last_start = 0, ghost_ctx = 0;
-  int ghosts = 0;  // sequences that ended in the last step, still in this one (async)
-  while (!waiting.empty() || !running.empty()) {
-    const bool ahead = opt.async_scheduling && busy;
-    const double decided = ahead ? last_start : t;  // when this step's work was chosen
-    // The running sequences past their prompt decode one token each; the budget left goes to the
-    // prompts already started, then to the waiting ones in arrival order.
-    double D = 0, ctx_d = 0, C = 0, ctx_p = 0;
-    if (ahead && ghosts > 0) {
-      D += ghosts;
-      ctx_d += ghost_ctx;
+void Replay::send(double at) {
+  fe_free_ = std::max(fe_free_, at) + fe_req_;
+  Request q;
+  q.arrival = at;
+  q.ready = fe_free_ + front_;
+  q.left = q.prompt = P_;
+  q.length = draw();
+  waiting_.push_back(q);
+  ++sent_;
+}
+
+void Replay::begin_step(bool ahead) {
+  decided_ = ahead ? last_start_ : t_;  // when this step's work is chosen
+  D_ = ctx_d_ = C_ = ctx_p_ = 0;
+  if (ahead && ghosts_ > 0) {
+    D_ += ghosts_;
+    ctx_d_ += ghost_ctx_;
+  }
+  budget_ = std::max(0.0, B_ - D_);
+  preempted_ = false;
+  take_.assign(running_.size(), 0);
+  decoding_.assign(running_.size(), 0);
+}
+
+// Running request i runs `tokens` in this step: its next decode, or the next chunk of its prompt.
+void Replay::schedule(std::size_t i, double tokens, bool decode) {
+  Request& q = running_[i];
+  kv_.grow(q, tokens);
+  budget_ -= tokens;
+  if (decode) {
+    decoding_[i] = 1;
+    ++D_;
+    ctx_d_ += opt_.input + q.generated;
+  } else {
+    take_[i] = tokens;
+    C_ += tokens;
+    ctx_p_ += tokens * (hit_prefix_ + (q.prompt - q.left) + tokens / 2);
+  }
+}
+
+// vLLM V1's preemption (`self.running.pop()`, `_preempt_request`): the latest admitted request
+// frees its blocks and goes back to the head of the waiting queue; its prompt and the tokens it had
+// generated are computed again when it is scheduled next (V1 has no swap to host).
+void Replay::preempt_latest() {
+  Request q = running_.back();
+  running_.pop_back();
+  take_.pop_back();
+  decoding_.pop_back();
+  kv_.release(q);
+  q.left = q.prompt = P_ + q.generated;
+  q.held = 0;
+  q.ready = decided_;
+  waiting_.push_front(q);
+  ++r_.preemptions;
+  preempted_ = true;
+}
+
+// One pass over the running requests in the order they were admitted (vllm/v1/core/sched/
+// scheduler.py `schedule`: "There's no decoding phase nor prefill phase"): each asks for its next
+// tokens, a decode's one or its prompt's next chunk up to the budget left, never fewer; while
+// their blocks do not fit, the latest admitted request is preempted, and one that preempts itself
+// ends the pass.
+void Replay::schedule_running() {
+  for (std::size_t i = 0; i < running_.size() && budget_ > 0; ++i) {
+    const bool decode = running_[i].left <= 0;
+    const double n = decode ? 1 : std::min(running_[i].left, budget_);
+    while (!kv_.fits(running_[i], n)) {
+      const bool itself = running_.size() == i + 1;
+      preempt_latest();
+      if (itself) return;
     }
-    // By prompt: the decoding requests' next tokens take their blocks in admission order,
-    // preempting the latest admitted request while they do not fit.
-    double free_blocks = total_blocks;
-    bool preempted = false;
-    auto preempt_latest = [&]() {
-      Request q = running.back();
-      running.pop_back();
-      free_blocks += q.blocks;
-      q.left = q.prompt = P + q.generated;
-      q.held = q.blocks = 0;
-      q.ready = decided;
-      waiting.push_front(q);
-      ++r.preemptions;
-      preempted = true;
-    };
-    if (by_prompt) {
-      for (const Request& q : running) free_blocks -= q.blocks;
-      for (std::size_t i = 0; i < running.size(); ++i) {
-        if (running[i].left > 0) continue;  // prompts take theirs from the budget, below
-        double need = blocks_for(running[i].held + 1) - running[i].blocks;
-        while (need > free_blocks && running.size() > i) preempt_latest();
-        if (i >= running.size()) break;  // it preempted itself: nothing left to run after it
-        free_blocks -= need;
-        running[i].blocks += need;
-      }
+    schedule(i, n, decode);
+  }
+}
+
+// Waiting requests first come first served, while the budget, the sequence cap and the cache allow
+// and nothing was preempted in this step (vLLM admits none then): with chunked prefill the last
+// one's prompt is chunked to the budget; without, whole prompts that fit, but at least one a step.
+// A request is admitted when the blocks of what it runs now fit.
+void Replay::admit_waiting() {
+  while (!waiting_.empty() && waiting_.front().ready <= decided_ && budget_ > 0 &&
+         running_.size() < cap_ && !preempted_) {
+    const Request& next = waiting_.front();
+    if (!opt_.chunked_prefill && next.left > budget_ && C_ > 0) break;
+    const double n = opt_.chunked_prefill ? std::min(next.left, budget_) : next.left;
+    if (!kv_.fits(next, n)) break;
+    running_.push_back(next);
+    waiting_.pop_front();
+    take_.push_back(0);
+    decoding_.push_back(0);
+    schedule(running_.size() - 1, n, false);
+  }
+}
+
+// The step's outputs: a token for every decoding sequence and for every prompt it completed,
+// streamed through the front end; the finished requests free their blocks and their clients send
+// their next ones.
+void Replay::finish_step() {
+  std::size_t kept = 0;
+  ghosts_ = 0;
+  ghost_ctx_ = 0;
+  // The front end's process takes the step's tokens as soon as the request it is processing (if
+  // any) is done: its loop runs the output handler between two requests' preprocessing, so the
+  // requests queued behind that one wait for the tokens, not the tokens for them (the backlog taken
+  // as back-to-back requests of fe_req each). Each token's detokenization, and a chunk for each
+  // request whose last chunk has left; a token whose request still has a chunk waiting joins it
+  // (RequestOutputCollector) and leaves with it.
+  const double in_service = fe_free_ > t_ && fe_req_ > 0 ? std::fmod(fe_free_ - t_, fe_req_)
+                                                         : std::max(0.0, fe_free_ - t_);
+  const double fe_start = t_ + in_service;
+  double fe_at = fe_start;
+  finish_at_.clear();
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    Request& q = running_[i];
+    bool token = decoding_[i] != 0;
+    q.held += take_[i] + (token ? 1 : 0);  // a decode computes the KV of the token sampled last
+    if (!token && take_[i] > 0) {
+      q.left -= take_[i];
+      if (q.left <= 0) token = true;
     }
-    decoding.assign(running.size(), 0);
-    take.assign(running.size(), 0);
-    for (std::size_t i = 0; i < running.size(); ++i)
-      if (running[i].left <= 0) {
-        decoding[i] = 1;
-        ++D;
-        ctx_d += opt.input + running[i].generated;
+    if (token) {
+      fe_at += fe_detok_;
+      if (!(q.chunk_at > t_)) {  // a chunk of its own
+        fe_at += fe_chunk_;
+        q.chunk_at = fe_at;
+        ++q.chunks;
       }
-    double budget = std::max(0.0, B - D);
-    auto schedule = [&](std::size_t i) {
-      Request& q = running[i];
-      double done = q.prompt - q.left;
-      take[i] = opt.chunked_prefill ? std::min(q.left, budget) : q.left;
-      if (by_prompt) {  // only the tokens whose blocks fit; without chunking the whole prompt
-        // A prompt already running that finds too few blocks preempts the latest admitted too,
-        // while that one has no token in this step (the decodes above took theirs).
-        while (running.size() > i + 1 && !decoding.back() &&
-               (q.blocks + free_blocks) * kBlockTokens - q.held < take[i]) {
-          preempt_latest();
-          decoding.pop_back();
-          take.pop_back();
-        }
-        double fit = std::max(0.0, (q.blocks + free_blocks) * kBlockTokens - q.held);
-        if (take[i] > fit) take[i] = opt.chunked_prefill ? fit : 0;
-        double need = std::max(0.0, blocks_for(q.held + take[i]) - q.blocks);
-        free_blocks -= need;
-        q.blocks += need;
+      if (q.generated == 0) {  // a recomputed request's next token is not its first
+        ttft_.push_back(q.chunk_at - q.arrival);
+        q.first_token = q.chunk_at;
       }
-      budget -= take[i];
-      C += take[i];
-      ctx_p += take[i] * (hit_prefix + done + take[i] / 2);
-    };
-    for (std::size_t i = 0; i < running.size() && budget > 0; ++i)
-      if (!decoding[i]) schedule(i);
-    while (!waiting.empty() && waiting.front().ready <= decided && budget > 0 &&
-           running.size() < cap && !preempted) {
-      const Request& next = waiting.front();
-      // Without chunked prefill only whole prompts that fit, but at least one per step.
-      if (!opt.chunked_prefill && next.left > budget && C > 0) break;
-      // By prompt: the blocks of the chunk it would run now must be free.
-      if (by_prompt &&
-          blocks_for(opt.chunked_prefill ? std::min(next.left, budget) : next.left) > free_blocks)
-        break;
-      running.push_back(waiting.front());
-      waiting.pop_front();
-      decoding.push_back(0);
-      take.push_back(0);
-      schedule(running.size() - 1);
+      ++q.generated;
+      ++out_;
     }
-    if (D == 0 && C == 0 && !waiting.empty() && (ahead || waiting.front().ready > t)) {
+    if (q.generated >= q.length) {
+      if (q.length < O_) {  // ended at EOS: the scheduler knew only of a length cap
+        ++ghosts_;
+        ghost_ctx_ += opt_.input + q.generated;
+      }
+      gaps_ += q.chunk_at - q.first_token;  // vllm bench serve: a gap per chunk
+      e2e_ += q.chunk_at - q.arrival;
+      gap_count_ += q.chunks - 1;
+      finish_at_.push_back(q.chunk_at);
+      last_chunk_ = std::max(last_chunk_, q.chunk_at);
+      kv_.release(q);
+    } else {
+      if (kept != i) running_[kept] = q;
+      ++kept;
+    }
+  }
+  running_.resize(kept);
+  fe_free_ = std::max(fe_free_, t_) + (fe_at - fe_start);  // the queued requests wait for it
+  // Each finished request's client sends its next one as its last chunk arrives, while the run
+  // lasts.
+  std::sort(finish_at_.begin(), finish_at_.end());
+  for (double at : finish_at_)
+    if (sent_ < o_.requests) send(at);
+}
+
+ReplayResult Replay::run() {
+  for (int i = 0; i < std::min(o_.concurrency, o_.requests); ++i) send(0);
+  while (!waiting_.empty() || !running_.empty()) {
+    const bool ahead = opt_.async_scheduling && busy_;
+    begin_step(ahead);
+    schedule_running();
+    admit_waiting();
+    if (D_ == 0 && C_ == 0 && !waiting_.empty() && (ahead || waiting_.front().ready > t_)) {
       // The engine idles until the next request is through, and then schedules it at once.
-      t = std::max(t, waiting.front().ready);
-      busy = false;
-      ghosts = 0;
+      t_ = std::max(t_, waiting_.front().ready);
+      busy_ = false;
+      ghosts_ = 0;
       continue;
     }
-    if (D == 0 && C == 0)
+    if (D_ == 0 && C_ == 0)
       throw RuntimeError("replay: the engine has nothing to run while requests wait");
-    StepTime st = step(D, D > 0 ? ctx_d / D : 0, C, C > 0 ? ctx_p / C : 0);
-    last_start = t;
-    t += st.total;
-    busy = true;
-    ++r.steps;
-    // The step's outputs: a token for every decoding sequence and for every prompt it completed.
-    std::size_t kept = 0;
-
-    ghosts = 0;
-    // The front end's process takes the step's tokens as soon as the request it is processing
-    // (if any) is done: its loop runs the output handler between two requests' preprocessing, so
-    // the requests queued behind that one wait for the tokens, not the tokens for them (the
-    // backlog taken as back-to-back requests of fe_req each). Each token's detokenization, and a
-    // chunk for each request whose last chunk has left; a token whose request still has a chunk
-    // waiting joins it (RequestOutputCollector) and leaves with it.
-    const double in_service =
-        fe_free > t && fe_req > 0 ? std::fmod(fe_free - t, fe_req) : std::max(0.0, fe_free - t);
-    const double fe_start = t + in_service;
-    double fe_at = fe_start;
-    finish_at.clear();
-    ghost_ctx = 0;
-    for (std::size_t i = 0; i < running.size(); ++i) {
-      Request& q = running[i];
-      bool token = decoding[i] != 0;
-      q.held += take[i] + (token ? 1 : 0);
-      if (!token && take[i] > 0) {
-        q.left -= take[i];
-        if (q.left <= 0) {
-          token = true;
-        }
-      }
-      if (token) {
-        fe_at += fe_detok;
-        if (!(q.chunk_at > t)) {  // a chunk of its own
-          fe_at += fe_chunk;
-          q.chunk_at = fe_at;
-          ++q.chunks;
-        }
-        if (q.generated == 0) {  // a recomputed request's next token is not its first
-          ttft.push_back(q.chunk_at - q.arrival);
-          q.first_token = q.chunk_at;
-        }
-        ++q.generated;
-        ++out;
-      }
-      if (q.generated >= q.length) {
-        if (q.length < O) {  // ended at EOS: the scheduler knew only of a length cap
-          ++ghosts;
-          ghost_ctx += opt.input + q.generated;
-        }
-        gaps += q.chunk_at - q.first_token;  // vllm bench serve: a gap per chunk
-        e2e += q.chunk_at - q.arrival;
-        gap_count += q.chunks - 1;
-        finish_at.push_back(q.chunk_at);
-        last_chunk = std::max(last_chunk, q.chunk_at);
-      } else {
-        if (kept != i) running[kept] = q;
-        ++kept;
-      }
-    }
-    running.resize(kept);
-    fe_free = std::max(fe_free, t) + (fe_at - fe_start);  // the queued requests wait for it
-    // Each finished request's client sends its next one as its last chunk arrives, while the run
-    // lasts.
-    std::sort(finish_at.begin(), finish_at.end());
-    for (double at : finish_at)
-      if (sent < o.requests) send(at);
+    StepTime st = m_.step(D_, D_ > 0 ? ctx_d_ / D_ : 0, C_, C_ > 0 ? ctx_p_ / C_ : 0);
+    last_start_ = t_;
+    t_ += st.total;
+    busy_ = true;
+    ++r_.steps;
+    finish_step();
   }
-  std::sort(ttft.begin(), ttft.end());
+  return summary();
+}
+
+ReplayResult Replay::summary() {
+  ReplayResult r = r_;
+  std::sort(ttft_.begin(), ttft_.end());
   double sum = 0;
-  for (double x : ttft) sum += x;
-  r.ttft_mean_s = ttft.empty() ? 0 : sum / static_cast<double>(ttft.size());
-  r.ttft_median_s = percentile(ttft, 50);
-  r.ttft_p99_s = percentile(ttft, 99);
-  r.itl_mean_s = gap_count > 0 ? gaps / gap_count : 0;
-  r.e2e_mean_s = e2e / o.requests;
+  for (double x : ttft_) sum += x;
+  r.first_tokens = static_cast<long>(ttft_.size());
+  r.ttft_mean_s = ttft_.empty() ? 0 : sum / static_cast<double>(ttft_.size());
+  r.ttft_median_s = percentile(ttft_, 50);
+  r.ttft_p99_s = percentile(ttft_, 99);
+  r.itl_mean_s = gap_count_ > 0 ? gaps_ / gap_count_ : 0;
+  r.e2e_mean_s = e2e_ / o_.requests;
   // The run ends when its last chunk reaches its client.
-  const double end = std::max(t, last_chunk);
+  const double end = std::max(t_, last_chunk_);
   r.duration_s = end;
-  r.output_tokens_per_s = end > 0 ? out / end : 0;
-  r.requests_per_s = end > 0 ? o.requests / end : 0;
-  r.mean_output = out / o.requests;
+  r.output_tokens_per_s = end > 0 ? out_ / end : 0;
+  r.requests_per_s = end > 0 ? o_.requests / end : 0;
+  r.mean_output = out_ / o_.requests;
   return r;
 }
+
+}  // namespace
+
+ReplayResult ServeModel::replay(const ReplayOptions& o) const { return Replay(*impl_, o).run(); }
 
 }  // namespace linkwise::work

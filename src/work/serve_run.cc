@@ -148,8 +148,8 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
        "on vLLM's API server, ~12 ms of its CPU a request)"},
       {"--kv-admission", at<&S::kv_admission>,
        "When a request is admitted against the KV cache: whole-life (its prompt and whole "
-       "output fit: TensorRT-LLM; default) or prompt (its prompt fits, preempting when decodes "
-       "run out: vLLM V1)"},
+       "output fit: TensorRT-LLM; default) or prompt (its first chunk fits, preempting the latest "
+       "admitted when any running request's tokens find too few blocks: vLLM V1)"},
       {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
        "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
       {"--no-async-scheduling", at<&S::no_async_scheduling>,

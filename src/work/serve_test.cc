@@ -2,6 +2,7 @@
 // input.
 #include "linkwise/work/serve.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -595,9 +596,10 @@ TEST(Serve, ReplayOfRequestsThatEndAtEos) {
 
 TEST(Serve, AdmissionByPromptRunsMoreSequencesAndPreempts) {
   // KvAdmission: TensorRT-LLM admits a request when its whole life fits, input + output tokens of
-  // KV cache; vLLM V1 when its prompt does, so with requests spread over their lives each holds
-  // input + output/2 on average: Qwen3 8B on an RTX 4090, 217 in / 202 out, K tokens of KV cache:
-  // floor(K / 419) against floor(K / 318) sequences at once.
+  // KV cache; vLLM V1 when its prompt does, so with Poisson arrivals (requests spread over their
+  // lives) each holds input + output/2 on average: Qwen3 8B on an RTX 4090, 217 in / 202 out, K
+  // tokens of KV cache: floor(K / 419) against floor(K / 318) sequences at once. A burst closed
+  // loop's clients stay in step and reach their ends together: floor(K / 419) again.
   auto chassis = topo::load_chassis("workstation-rtx4090");
   ServeOptions o;
   o.input = 217;
@@ -605,9 +607,12 @@ TEST(Serve, AdmissionByPromptRunsMoreSequencesAndPreempts) {
   ServeModel whole(chassis, find_model("qwen3-8b"), o);
   o.kv_admission = KvAdmission::kPrompt;
   ServeModel prompt(chassis, find_model("qwen3-8b"), o);
+  o.arrivals = Arrivals::kPoisson;
+  ServeModel spread(chassis, find_model("qwen3-8b"), o);
   const double K = whole.memory().kv_tokens;
   EXPECT_EQ(whole.max_concurrency_fit(), static_cast<int>(std::floor(K / 419)));
-  EXPECT_EQ(prompt.max_concurrency_fit(), static_cast<int>(std::floor(K / 318)));
+  EXPECT_EQ(spread.max_concurrency_fit(), static_cast<int>(std::floor(K / 318)));
+  EXPECT_EQ(prompt.max_concurrency_fit(), whole.max_concurrency_fit());
   // Replayed, 200 requests released together grow in step: K / 16 blocks of 16 tokens hold
   // floor(K/16) / 14 of them at their first token (a 217-token prompt and its first decode take 14
   // blocks), more than the floor(K/16) / 27 (419 tokens, 27 blocks) that fit at their end, so the
@@ -622,6 +627,8 @@ TEST(Serve, AdmissionByPromptRunsMoreSequencesAndPreempts) {
   EXPECT_EQ(rw.preemptions, 0);
   EXPECT_NEAR(rp.mean_output, 202, kTight);
   EXPECT_NEAR(rw.mean_output, 202, kTight);
+  EXPECT_EQ(rp.first_tokens, 200);
+  EXPECT_EQ(rw.first_tokens, 200);
   // Admitted sooner, the requests by prompt see their first token sooner on average; the run is
   // not shorter for it: the recomputed prompts and tokens are work the whole-life run never does.
   EXPECT_LT(rp.ttft_mean_s, rw.ttft_mean_s);
@@ -654,10 +661,95 @@ TEST(Serve, ReplayByPromptOfPromptsThatFillTheCache) {
   EXPECT_EQ(rw.preemptions, 0);
   EXPECT_NEAR(rc.mean_output, 64, kTight);
   EXPECT_NEAR(rw.mean_output, 64, kTight);
-  // A request larger than the whole cache is refused before anything is replayed.
+  // A request larger than the whole cache in tokens is refused when the model is built.
   o.input = 40000;
   auto huge = [&] { ServeModel sm(chassis, find_model("qwen3-8b"), o); };
   EXPECT_THROW(huge(), InputError);
+}
+
+TEST(Serve, ReplayRefusesOnlyARequestWhoseBlocksExceedTheCache) {
+  // The cache holds N = floor(K / 16) blocks of 16 tokens. A request computes the KV of at most
+  // input + output - 1 tokens (its last token is sampled, never fed back), so input = 16·N - 64 + 1
+  // with 64 outputs needs exactly N blocks and is replayed; one token more needs N + 1, which vLLM
+  // refuses at start (max_model_len's blocks exceed the cache) and the replay refuses too, though
+  // the token count, input + output <= K, passes the model's own check.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.output = 64;
+  o.kv_admission = KvAdmission::kPrompt;
+  const double K = ServeModel(chassis, find_model("qwen3-8b"), o).memory().kv_tokens;
+  const int N = static_cast<int>(std::floor(K / 16));
+  ASSERT_GE(K, 16.0 * N + 2);  // both requests below pass the token check
+  ReplayOptions ro;
+  ro.concurrency = 2;
+  ro.requests = 2;
+  o.input = 16 * N - 64 + 1;
+  ReplayResult fits = ServeModel(chassis, find_model("qwen3-8b"), o).replay(ro);
+  EXPECT_EQ(fits.first_tokens, 2);
+  EXPECT_DOUBLE_EQ(fits.mean_output, 64);
+  o.input += 1;
+  ServeModel over(chassis, find_model("qwen3-8b"), o);
+  EXPECT_THROW(over.replay(ro), InputError);
+}
+
+TEST(Serve, AdmissionByPromptReplaysLikeWholeLivesWhenTheCacheIsAmple) {
+  // Llama 3.1 8B on one H100 (~440k tokens of KV cache) with 1024 in / 256 out: even 48 requests'
+  // whole lives (61k tokens) fit, so allocating blocks step by step never runs out and admission by
+  // prompt replays exactly what whole-life admission does, with and without chunking and async
+  // scheduling.
+  auto chassis = topo::load_chassis("dgx-h100");
+  for (int c : {1, 4, 16, 48})
+    for (bool chunked : {true, false})
+      for (bool async : {true, false}) {
+        SCOPED_TRACE(fmt::format("c {} chunked {} async {}", c, chunked, async));
+        ServeOptions o = one_gpu();
+        o.chunked_prefill = chunked;
+        o.async_scheduling = async;
+        ServeModel whole(chassis, find_model("llama3.1-8b"), o);
+        o.kv_admission = KvAdmission::kPrompt;
+        ServeModel prompt(chassis, find_model("llama3.1-8b"), o);
+        ASSERT_GT(whole.memory().kv_tokens, 48.0 * 1280);
+        ReplayOptions ro;
+        ro.concurrency = c;
+        ro.requests = 150;
+        ReplayResult a = whole.replay(ro), b = prompt.replay(ro);
+        EXPECT_EQ(b.preemptions, 0);
+        EXPECT_EQ(a.steps, b.steps);
+        EXPECT_DOUBLE_EQ(a.duration_s, b.duration_s);
+        EXPECT_DOUBLE_EQ(a.ttft_mean_s, b.ttft_mean_s);
+        EXPECT_DOUBLE_EQ(a.itl_mean_s, b.itl_mean_s);
+        EXPECT_EQ(a.first_tokens, 150);
+        EXPECT_EQ(b.first_tokens, 150);
+      }
+}
+
+TEST(Serve, FixedLengthsInStepPreemptPastTheWholeLifeFit) {
+  // A burst closed loop of fixed lengths (ignore-EOS) at the input + output/2 fit (what Poisson
+  // arrivals hold on average) keeps its clients in step: Qwen3 8B on an RTX 4090, 100 in / 2000
+  // out, about 29 of them. Replayed, they all grow to 2100 tokens together, more than the cache
+  // holds, so vLLM's scheduler preempts and recomputes all through the run: the preemptions grow
+  // with the number of requests. At the burst fit (whole lives) nothing is preempted.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.input = 100;
+  o.output = 2000;
+  o.kv_admission = KvAdmission::kPrompt;
+  ServeModel burst(chassis, find_model("qwen3-8b"), o);
+  o.arrivals = Arrivals::kPoisson;
+  ServeModel spread(chassis, find_model("qwen3-8b"), o);
+  const double K = burst.memory().kv_tokens;
+  EXPECT_EQ(burst.max_concurrency_fit(), static_cast<int>(std::floor(K / 2100)));
+  EXPECT_EQ(spread.max_concurrency_fit(), static_cast<int>(std::floor(K / 1100)));
+  ReplayOptions ro;
+  ro.concurrency = spread.max_concurrency_fit();
+  ro.requests = 2 * ro.concurrency;
+  long few = burst.replay(ro).preemptions;
+  ro.requests = 6 * ro.concurrency;
+  long many = burst.replay(ro).preemptions;
+  EXPECT_GT(few, 0);
+  EXPECT_GT(many, 2 * few);
+  ro.concurrency = burst.max_concurrency_fit();
+  EXPECT_EQ(burst.replay(ro).preemptions, 0);
 }
 
 TEST(Serve, ReplayOfTheRtx4090BenchmarkLeavesItsTtftGap) {

@@ -13,9 +13,17 @@ namespace {
 
 constexpr bool kAzureAsync = true;
 
-ServeCase make(std::string name, std::string source, std::string chassis, std::string gpus,
-               std::string model, int tp, NumberFormat precision, int input, int output,
-               int concurrency, std::string command, double ttft_ms, double itl_ms,
+// Each row names its engine's admission against the KV cache. vLLM V1 admits a request when the
+// blocks of its first chunk fit and preempts past the cache (KvAdmission::kPrompt,
+// vllm/v1/core/sched/scheduler.py); TensorRT-LLM's capacity scheduler (and NIM's TensorRT-LLM
+// backend) only when its whole life fits (kWholeLife: CapacitySchedulerPolicy GUARANTEED_NO_EVICT,
+// its default).
+constexpr KvAdmission kVllmV1 = KvAdmission::kPrompt;
+constexpr KvAdmission kTrtLlm = KvAdmission::kWholeLife;
+
+ServeCase make(KvAdmission admission, std::string name, std::string source, std::string chassis,
+               std::string gpus, std::string model, int tp, NumberFormat precision, int input,
+               int output, int concurrency, std::string command, double ttft_ms, double itl_ms,
                double tokens_per_s) {
   ServeCase c;
   c.name = std::move(name);
@@ -34,10 +42,7 @@ ServeCase make(std::string name, std::string source, std::string chassis, std::s
   c.options.input = input;
   c.options.output = output;
   c.options.concurrency = concurrency;
-  // vLLM V1 admits a request when its prompt's blocks fit and preempts past the KV cache
-  // (KvAdmission::kPrompt); the TensorRT-LLM and NIM rows set TensorRT-LLM's whole-life admission
-  // (GUARANTEED_NO_EVICT) below.
-  c.options.kv_admission = KvAdmission::kPrompt;
+  c.options.kv_admission = admission;
   c.command = std::move(command);
   c.ttft_s = ttft_ms / 1e3;
   c.itl_s = itl_ms / 1e3;
@@ -76,6 +81,7 @@ std::vector<ServeCase> serve_validation_cases() {
   auto rtx = [&](int c, double ttft_ms, double tok_s, double req_s) {
     double mean_out = tok_s / req_s;
     ServeCase r = make(
+        kVllmV1,
         fmt::format("vLLM Mistral 7B bf16 RTX 4090, 256/128 (mean {:.0f} out), c={}", mean_out, c),
         m7 + fmt::format(", max concurrency {} ({} req/s)", c, req_s), "workstation-rtx4090",
         "GPU0", "mistral-7b", 1, bf16, 256, 128, c, m7_cmd, ttft_ms, 0, tok_s);
@@ -107,7 +113,8 @@ std::vector<ServeCase> serve_validation_cases() {
                      const std::string& model, const std::string& label, int tp, int input,
                      int output, int requests, double tok_s) {
     ServeCase r =
-        make(fmt::format("TensorRT-LLM {} fp8 TP{} {}, {}/{}, max throughput", label, tp, gpu,
+        make(kTrtLlm,
+             fmt::format("TensorRT-LLM {} fp8 TP{} {}, {}/{}, max throughput", label, tp, gpu,
                          input, output),
              src + fmt::format(", {} {} TP{} column, ISL/OSL {}/{}", label, gpu, tp, input, output),
              chassis, tp == 2 ? "GPU0,GPU1" : "GPU0", model, tp, fp8, input, output, requests,
@@ -120,9 +127,6 @@ std::vector<ServeCase> serve_validation_cases() {
     // ServeOptions::async_scheduling, the default.
     r.options.requests = requests;             // a finite run: its first cohort is averaged in
     r.options.front_end = FrontEnd::kOffline;  // trtllm-bench drives the engine in-process
-    // TensorRT-LLM's capacity scheduler admits a request only when its whole life fits
-    // (CapacitySchedulerPolicy GUARANTEED_NO_EVICT, its default).
-    r.options.kv_admission = KvAdmission::kWholeLife;
     return r;
   };
   auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
@@ -141,7 +145,7 @@ std::vector<ServeCase> serve_validation_cases() {
   // that start together: burst arrivals (the default of a closed loop).
   auto nim_row = [&](int input, int output, int c, double ttft_ms, double itl_ms, double tok_s) {
     ServeCase r = make(
-        fmt::format("NIM Llama 3.3 70B fp8 TP2 H100, {}/{}, c={}", input, output, c),
+        kTrtLlm, fmt::format("NIM Llama 3.3 70B fp8 TP2 H100, {}/{}, c={}", input, output, c),
         nim + fmt::format(
                   ", Llama-3.3-70b-instruct 1.8.0, 2 x H100 80G, fp8 TP2, {}/{}, concurrency {}",
                   input, output, c),
@@ -149,7 +153,6 @@ std::vector<ServeCase> serve_validation_cases() {
         tok_s);
     r.options.chunked_prefill = false;
     r.options.front_end = FrontEnd::kNim;  // NIM's own front end: no public figure, none applied
-    r.options.kv_admission = KvAdmission::kWholeLife;  // TensorRT-LLM's scheduler, as above
     // The overlap scheduler is the PyTorch backend's (TensorRT-LLM docs, "Overlap Scheduler", under
     // the PyTorch backend's features); NIM 1.8's optimized profiles are TensorRT engines run by
     // the C++ executor, for which no such scheduling is documented: each step when the last ends.
@@ -178,7 +181,8 @@ std::vector<ServeCase> serve_validation_cases() {
       "endpoint's fixed part has no public figure); the engine's ITL holds";
   auto kvc_row = [&](double rate, double ttft_ms, double tpot_ms, double req_s) {
     ServeCase r =
-        make(rate > 0 ? fmt::format("vLLM Qwen3 0.6B bf16 H100, 512/128, rate {:.0f}/s", rate)
+        make(kVllmV1,
+             rate > 0 ? fmt::format("vLLM Qwen3 0.6B bf16 H100, 512/128, rate {:.0f}/s", rate)
                       : std::string("vLLM Qwen3 0.6B bf16 H100, 512/128, max throughput"),
              kvc + (rate > 0 ? ", config F (rate=16)" : ", config A (rate=inf)"), "dgx-h100",
              "GPU0", "qwen3-0.6b", 1, bf16, 512, 128, rate > 0 ? 0 : 500, kvc_cmd, ttft_ms, tpot_ms,
@@ -201,7 +205,7 @@ std::vector<ServeCase> serve_validation_cases() {
   // of the GPU's memory-bandwidth ceiling". derived: ITL = 1 / 75 tokens/s = 13.3 ms (approximate,
   // as the page states it).
   ServeCase a100 = make(
-      "vLLM Llama 3.1 8B bf16 A100 40GB, 1024/128, c=1",
+      kVllmV1, "vLLM Llama 3.1 8B bf16 A100 40GB, 1024/128, c=1",
       "J. Musgrave, 'vLLM throughput-latency sweep on NVIDIA A100' "
       "(johnmusgrave.com/p/vllm-throughput-latency-sweep-on), summary: decode at one request ~75 "
       "tokens/s",
@@ -217,7 +221,7 @@ std::vector<ServeCase> serve_validation_cases() {
   // A100; the PCIe 80GB board has 5% less memory bandwidth, the same tensor rate). The engine ran
   // without CUDA graphs (--enforce-eager), which the model does not describe.
   ServeCase q14 = make(
-      "vLLM Qwen3 14B AWQ A100, 16000/200, c=1 (eager)",
+      kVllmV1, "vLLM Qwen3 14B AWQ A100, 16000/200, c=1 (eager)",
       "QwenLM/Qwen3 issue #1536, description: 1x A100 80GB, Qwen3-14B-AWQ, max concurrency 1",
       "dgx-a100", "GPU0", "qwen3-14b", 1, NumberFormat::kInt4, 16000, 200, 1,
       "vllm serve Qwen/Qwen3-14B-AWQ --enforce-eager --max-num-seq 30; benchmark_serving.py "
@@ -249,6 +253,7 @@ std::vector<ServeCase> serve_validation_cases() {
                     int input, int output, double ttft_ms, double itl_ms, double tok_s,
                     const std::string& gist, const std::string& vm) {
     ServeCase r = make(
+        kVllmV1,
         fmt::format("vLLM {} bf16 TP{} A100 PCIe (Azure), ShareGPT {}/{}, rate {:.0f}/s", label, tp,
                     input, output, rate),
         fmt::format("surajssd gist {} (vLLM nightly-benchmark tables), {}, qps {:.0f}", gist, vm,
@@ -283,6 +288,7 @@ std::vector<ServeCase> serve_validation_cases() {
                      const std::string& workload, int input, int output, int c, int requests,
                      double ttft_ms, double itl_ms, double tok_s, const std::string& cmd) {
     ServeCase r = make(
+        kVllmV1,
         c < requests
             ? fmt::format("vLLM {} bf16 H100, {} {}/{}, c={}", label, workload, input, output, c)
             : fmt::format("vLLM {} bf16 H100, {} {}/{}, {} at once", label, workload, input, output,
@@ -331,9 +337,9 @@ std::vector<ServeCase> serve_validation_cases() {
                           workload == "ShareGPT" ? workload : "random", input, output, requests,
                           requests, ttft_ms, itl_ms, tok_s, cmd);
     // docs/serving.md, "Memory and admission": past the KV-cache bend vLLM V1 admits a request
-    // when its prompt's blocks fit and preempts and recomputes when decodes run out of blocks
-    // (KvAdmission::kPrompt, whose steady state leaves the recompute out); with 1000 requests at
-    // once the API server's CPU time per request and per streamed token, queued
+    // when its prompt's blocks fit and preempts and recomputes when running requests run out of
+    // blocks (KvAdmission::kPrompt, whose steady state leaves the recompute out); with 1000
+    // requests at once the API server's CPU time per request and per streamed token, queued
     // (work/serve_front.cc), at the independent figures, below what the page's host shows.
     r.open = input >= 1000
                  ? "replayed past the KV-cache bend (preemption and recompute, docs/serving.md "
@@ -362,12 +368,13 @@ std::vector<ServeCase> serve_validation_cases() {
       "the-impact-of-quantization-on-vllm-inference-performance.md";
   auto gq_row = [&](const std::string& chassis, const std::string& gpu, const std::string& label,
                     double total_tok_s, double ttft_ms) {
-    ServeCase r = make(fmt::format("vLLM Qwen3 8B bf16 {}, ShareGPT 217/202, 1000 at once", label),
-                       gq + fmt::format(", {} table, BF16 row (vLLM v0.9.2)", label), chassis, gpu,
-                       "qwen3-8b", 1, bf16, 217, 202, 1000,
-                       "vllm serve Qwen/Qwen3-8B; vllm bench serve --endpoint-type openai-chat "
-                       "--endpoint /v1/chat/completions --dataset-name sharegpt --num-prompts 1000",
-                       ttft_ms, 0, total_tok_s * 202.0 / (217.0 + 202.0));
+    ServeCase r =
+        make(kVllmV1, fmt::format("vLLM Qwen3 8B bf16 {}, ShareGPT 217/202, 1000 at once", label),
+             gq + fmt::format(", {} table, BF16 row (vLLM v0.9.2)", label), chassis, gpu,
+             "qwen3-8b", 1, bf16, 217, 202, 1000,
+             "vllm serve Qwen/Qwen3-8B; vllm bench serve --endpoint-type openai-chat "
+             "--endpoint /v1/chat/completions --dataset-name sharegpt --num-prompts 1000",
+             ttft_ms, 0, total_tok_s * 202.0 / (217.0 + 202.0));
     r.options.requests = 1000;
     r.options.arrivals = Arrivals::kPoisson;  // ShareGPT: lengths differ, requests end at EOS
     r.options.async_scheduling = false;       // vLLM v0.9.2
@@ -453,16 +460,16 @@ std::vector<ServeValidationRow> run_serve_validation() {
     // (docs/serving.md, "Memory and admission"), so such a run is replayed, every request to its
     // mean output.
     const ServeOptions& o = c.options;
-    const bool at_once_past_kv =
-        o.kv_admission == KvAdmission::kPrompt && o.requests > 0 && o.concurrency == o.requests &&
-        (o.requests > sm.max_concurrency_fit() ||
-         static_cast<double>(o.requests) * (o.input + o.output) > sm.memory().kv_tokens);
+    const bool at_once_past_kv = o.kv_admission == KvAdmission::kPrompt && o.requests > 0 &&
+                                 o.concurrency == o.requests && sm.burst_past_kv(o.requests);
     if (c.replay_mean_output > 0 || at_once_past_kv) {
       ReplayOptions ro;
       ro.concurrency = c.options.concurrency;
       ro.requests = c.options.requests;
       ro.mean_output = c.replay_mean_output;
       auto rep = sm.replay(ro);
+      r.replayed = true;
+      r.preemptions = rep.preemptions;
       r.predicted.ttft_s = rep.ttft_mean_s;
       r.predicted.itl_s = rep.itl_mean_s;
       r.predicted.e2e_s = rep.e2e_mean_s;

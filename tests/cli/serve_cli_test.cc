@@ -232,17 +232,23 @@ TEST(ServeCli, AsyncSchedulingIsTheDefaultAndCanBeTurnedOff) {
 }
 
 TEST(ServeCli, KvAdmissionByPromptAdmitsMore) {
-  // --kv-admission prompt (vLLM V1): a request is admitted when its prompt fits, so with requests
-  // spread over their lives each holds input + output/2 tokens on average instead of input +
-  // output: 1024 + 128 against 1024 + 256 here, more sequences fit; the JSON names the policy.
+  // --kv-admission prompt (vLLM V1): a request is admitted when its first chunk fits, so with
+  // Poisson arrivals (requests spread over their lives) each holds input + output/2 tokens on
+  // average instead of input + output: 1024 + 128 against 1024 + 256 here, more sequences fit. A
+  // burst closed loop's clients stay in step and reach their ends together: the whole-life fit.
+  // The JSON names the policy.
   std::string cmd = "serve workstation-rtx4090 --model mistral-7b --concurrency 64 --json";
-  auto whole = run_cli(cmd), prompt = run_cli(cmd + " --kv-admission prompt");
+  auto whole = run_cli(cmd), prompt = run_cli(cmd + " --kv-admission prompt --arrivals poisson"),
+       burst = run_cli(cmd + " --kv-admission prompt");
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
-  auto w = nlohmann::json::parse(whole.out), p = nlohmann::json::parse(prompt.out);
+  ASSERT_EQ(burst.exit_code, 0) << burst.err;
+  auto w = nlohmann::json::parse(whole.out), p = nlohmann::json::parse(prompt.out),
+       b = nlohmann::json::parse(burst.out);
   EXPECT_EQ(w["kv_admission"], "whole-life");
   EXPECT_EQ(p["kv_admission"], "prompt");
   EXPECT_GT(p["max_concurrency_fit"].get<int>(), w["max_concurrency_fit"].get<int>());
+  EXPECT_EQ(b["max_concurrency_fit"].get<int>(), w["max_concurrency_fit"].get<int>());
   auto bad = run_cli(cmd + " --kv-admission evict");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--kv-admission"), std::string::npos) << bad.err;
@@ -253,7 +259,18 @@ TEST(ServeCli, Validation) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_GE(j.size(), 2u);
-  for (const auto& row : j) EXPECT_FALSE(row["source"].get<std::string>().empty());
+  int replayed = 0;
+  for (const auto& row : j) {
+    EXPECT_FALSE(row["source"].get<std::string>().empty());
+    // Each row names its engine's admission: vLLM's by prompt, TensorRT-LLM's (and NIM's) whole
+    // lives; only rows admitted by prompt can preempt.
+    std::string admission = row["kv_admission"].get<std::string>();
+    std::string name = row["case"].get<std::string>();
+    EXPECT_EQ(admission, name.rfind("vLLM", 0) == 0 ? "prompt" : "whole-life") << name;
+    if (admission == "whole-life") EXPECT_EQ(row["preemptions"].get<long>(), 0) << name;
+    replayed += row["replayed"].get<bool>();
+  }
+  EXPECT_GE(replayed, 1);
 }
 
 }  // namespace

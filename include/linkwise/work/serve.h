@@ -93,8 +93,9 @@ FrontEnd parse_front_end(const std::string& s, const std::string& flag = "front_
 
 /// When the engine admits a request past the KV-cache bend (docs/serving.md, "Memory and
 /// admission"): kWholeLife when its prompt and its whole output fit (TensorRT-LLM's
-/// GUARANTEED_NO_EVICT capacity scheduler); kPrompt when its prompt's blocks fit, preempting the
-/// latest running request (to recompute later) when a decode finds none (vLLM V1's scheduler).
+/// GUARANTEED_NO_EVICT capacity scheduler); kPrompt when the blocks of its first chunk fit,
+/// preempting the latest running request (to recompute later) when any running request's next
+/// tokens find too few blocks (vLLM V1's scheduler).
 enum class KvAdmission { kWholeLife, kPrompt };
 const char* to_string(KvAdmission a);
 /// "whole-life" / "prompt"; InputError naming `flag` otherwise.
@@ -195,7 +196,9 @@ struct ServeResult {
   bool async_scheduling = true;  ///< the engine schedules a step ahead (ServeOptions)
   std::string kv_admission;      ///< "whole-life" or "prompt" (ServeOptions::kv_admission)
   ServeMemory memory;
-  int max_concurrency_fit = 0;  ///< sequences of input+output the box admits at once (all replicas)
+  /// sequences the box runs at once without preemption (all replicas): input + output tokens each,
+  /// or under KvAdmission::kPrompt with Poisson arrivals input + output/2 (docs/serving.md)
+  int max_concurrency_fit = 0;
   ServePoint point;
   std::vector<ServePoint> sweep;
   std::vector<Bend> bends;
@@ -228,7 +231,9 @@ struct ReplayResult {
   double output_tokens_per_s = 0, requests_per_s = 0;  ///< totals over the run's duration
   double duration_s = 0, mean_output = 0;
   long steps = 0;
-  long preemptions = 0;  ///< requests preempted to free KV cache (KvAdmission::kPrompt)
+  long preemptions = 0;   ///< preemptions to free KV cache (KvAdmission::kPrompt); one request
+                          ///< can be preempted many times
+  long first_tokens = 0;  ///< TTFT samples: one a request, a recomputed one's not counted again
 };
 
 /// A serving deployment on a chassis. Construction checks the options (InputError naming the flag:
@@ -253,16 +258,22 @@ class ServeModel {
 
   const ServeMemory& memory() const;
   int max_concurrency_fit() const;
+  /// `requests` released at once (spread over the replicas) run past the KV-cache bend: more a
+  /// replica than the sequence cap, or more than one replica's cache holds for their whole lives
+  /// ((1 - hit)·input + output each, beside one copy of the shared prefix).
+  bool burst_past_kv(int requests) const;
   /// Everything for the options' own point (closed loop at options.concurrency or open loop at
   /// rate).
   ServeResult result() const;
   /// Closed-loop points at each concurrency and where the curve bends.
   void sweep(const std::vector<int>& concurrencies, ServeResult* r) const;
   /// One replica's finite closed-loop benchmark, engine step by engine step: vLLM V1's order of
-  /// work in each step (decodes, then prompts already started, then waiting prompts first come
-  /// first served, the last one chunked, up to the token budget, the sequence cap and the KV
-  /// cache's admission; whole prompts only without chunked prefill), each step timed by step().
-  /// Clients re-send at once when a request ends. No KV offload.
+  /// work in each step (one pass over the running requests in admission order, a decode's token or
+  /// a started prompt's next chunk each, then waiting prompts first come first served, the last one
+  /// chunked, up to the token budget, the sequence cap and the KV cache's admission; whole prompts
+  /// only without chunked prefill), each step timed by step(). Clients re-send at once when a
+  /// request ends. No KV offload. InputError (KvAdmission::kPrompt) when one request's KV-cache
+  /// blocks exceed the whole cache, which vLLM refuses at start.
   ReplayResult replay(const ReplayOptions& options) const;
 
   struct Impl;

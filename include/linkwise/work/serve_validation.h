@@ -40,6 +40,10 @@ struct ServeValidationRow {
   ServePoint predicted;
   double ttft_error = 0, itl_error = 0,
          throughput_error = 0;  ///< (predicted - measured) / measured
+  /// the row was replayed step by step (ServeModel::replay): `predicted`'s TTFT, ITL, E2E and rates
+  /// are the replay's, its bound, kv_full, queue_s and running the steady state's
+  bool replayed = false;
+  long preemptions = 0;  ///< the replay's preemptions (KvAdmission::kPrompt)
 };
 
 std::vector<ServeCase> serve_validation_cases();
