@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "linkwise/comm/predict.h"
@@ -908,6 +909,39 @@ TEST(Serve, ReplayOfRequestsAtOnceThroughTheFrontEndQueue) {
   EXPECT_NEAR(res.ttft_mean_s, (8 * c + f + s + 4 * k) / 3, kTight * k);
   EXPECT_NEAR(res.duration_s, 3 * c + f + s + k, kTight * k);
   EXPECT_EQ(res.steps, 3);
+}
+
+// GPUs no replica takes: replicas = GPUs / (tp x pp), rounded down. Listed in --gpus they are a
+// mistake (before: --tp 2 --gpus 0,1,2 ran one replica on GPU0, GPU1 and said nothing of GPU2);
+// the chassis' own GPUs beyond a multiple of tp x pp are a note (8 GPUs, tp 2 x pp 3 = 6 a
+// replica: one replica, GPU6 and GPU7 idle).
+TEST(Serve, GpusNoReplicaTakes) {
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o;
+  o.tp = 2;
+  o.gpus = {"0", "1", "2"};
+  try {
+    ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+    ADD_FAILURE() << "no error for GPU2 left idle";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--gpus: GPU2 would be left idle (1 replica of tp 2 x pp 1 uses 2 of the 3 GPUs): "
+                 "list a multiple of 2 GPUs");
+  }
+  o.gpus = {"0", "1", "2", "3"};
+  o.replicas = 1;
+  EXPECT_THROW(ServeModel(chassis, find_model("llama3.1-8b"), o), InputError);
+  o.gpus = {"0", "1", "2", "3"};
+  o.replicas = 0;
+  EXPECT_EQ(ServeModel(chassis, find_model("llama3.1-8b"), o).result().replicas, 2);
+  o = {};
+  o.tp = 2;
+  o.pp = 3;
+  auto r = ServeModel(chassis, find_model("llama3.1-8b"), o).result();
+  EXPECT_EQ(r.replicas, 1);
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(),
+                      "GPU6, GPU7 idle: 1 replica of tp 2 x pp 3 uses 6 of the 8 GPUs"),
+            r.notes.end());
 }
 
 }  // namespace
