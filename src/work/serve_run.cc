@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "linkwise/topo/chassis.h"
@@ -124,30 +125,37 @@ Replayed replay_replica(const ServeModel& sm, int clients, int requests, int out
 
 }  // namespace
 
-void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r) {
-  // vLLM V1 admits by prompt and preempts past the KV cache; a closed loop with burst arrivals
-  // (fixed lengths, clients in step) past the burst fit runs a state the steady-state formulas do
-  // not describe (docs/serving.md, "Memory and admission"): replay it engine step by engine step.
-  const int n = std::max(1, so.concurrency);
-  if (so.kv_admission != KvAdmission::kPrompt || so.rate > 0 || r->arrivals != "burst" ||
+namespace {
+
+// The replayed answer for n clients past the KV cache (vLLM V1 admits by prompt and preempts): the
+// point's latencies and rates, and the preemptions. Nothing when the point is not past the cache
+// (or not a closed loop of burst arrivals admitted by prompt); a note when the replay would step
+// more than kMaxReplaySteps.
+struct PastKv {
+  ServePoint point;
+  long preemptions = 0;
+};
+std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so, int n, int reps,
+                                   const std::string& arrivals, std::vector<std::string>* notes) {
+  n = std::max(1, n);
+  if (so.kv_admission != KvAdmission::kPrompt || so.rate > 0 || arrivals != "burst" ||
       so.kv_offload || !sm.burst_past_kv(n))
-    return;
+    return std::nullopt;
   // What the replays would step: each request its output tokens and its prompt's chunks (the
   // recomputes of preempted requests come on top).
   const double per_request =
       so.output + std::ceil((1 - so.prefix_hit) * so.input / sm.max_batched_tokens());
   const double requests = so.requests > 0 ? so.requests : 3.0 * kSteadyLives * n;
   if (requests * per_request > kMaxReplaySteps) {
-    r->notes.push_back(fmt::format(
-        "past the KV cache vLLM V1 admits by prompt and preempts; the replay that counts that "
-        "would "
-        "step {:.2g} request-steps, more than {:.0e}: the steady state leaves the preempted "
-        "sequences out and understates throughput (docs/serving.md, \"Replay\")",
-        requests * per_request, kMaxReplaySteps));
-    return;
+    notes->push_back(fmt::format(
+        "at {} users, past the KV cache vLLM V1 admits by prompt and preempts; the replay that "
+        "counts that would step {:.2g} request-steps, more than {:.0e}: the steady state leaves "
+        "the preempted sequences out and understates throughput (docs/serving.md, \"Replay\")",
+        n, requests * per_request, kMaxReplaySteps));
+    return std::nullopt;
   }
   // The clients spread evenly over the replicas: `extra` replicas take one more.
-  const int reps = r->replicas, base = n / reps, extra = n % reps;
+  const int base = n / reps, extra = n % reps;
   const int req_base = so.requests / reps, req_extra = so.requests % reps;
   Replayed box;
   double tok_s = 0, req_s = 0;  // replicas run side by side: the box's rates add theirs
@@ -155,9 +163,10 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
     const int clients = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
     if (clients < 1 || count < 1) continue;
     // A finite run's requests follow its clients (each replica's share, at least one a client).
-    int requests = 0;
-    if (so.requests > 0) requests = std::max(clients, req_base + (k == 0 && req_extra > 0 ? 1 : 0));
-    Replayed x = replay_replica(sm, clients, requests, so.output);
+    int replica_requests = 0;
+    if (so.requests > 0)
+      replica_requests = std::max(clients, req_base + (k == 0 && req_extra > 0 ? 1 : 0));
+    Replayed x = replay_replica(sm, clients, replica_requests, so.output);
     box.requests += count * x.requests;
     box.ttft_sum += count * x.ttft_sum;
     box.e2e_sum += count * x.e2e_sum;
@@ -169,7 +178,8 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
       req_s += count * x.requests / x.duration;
     }
   }
-  ServePoint& p = r->point;
+  PastKv out;
+  ServePoint& p = out.point;
   p.output_tokens_per_s = tok_s;
   p.requests_per_s = req_s;
   p.ttft_s = box.ttft_sum / box.requests;
@@ -178,14 +188,44 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : so.output / p.e2e_s;
   p.queue_s = 0;
   p.running = static_cast<double>(n) / reps;
-  r->preemptions = box.preemptions;
+  out.preemptions = box.preemptions;
+  return out;
+}
+
+// The replayed figures over the steady state's: what a replay measures replaces, the rest (the
+// mean step, link share, bound) stays.
+void take_replayed(const ServePoint& replayed, ServePoint* p) {
+  p->output_tokens_per_s = replayed.output_tokens_per_s;
+  p->requests_per_s = replayed.requests_per_s;
+  p->ttft_s = replayed.ttft_s;
+  p->e2e_s = replayed.e2e_s;
+  p->itl_s = replayed.itl_s;
+  p->tokens_per_s_per_user = replayed.tokens_per_s_per_user;
+  p->queue_s = replayed.queue_s;
+  p->running = replayed.running;
+}
+
+}  // namespace
+
+void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r) {
+  // vLLM V1 admits by prompt and preempts past the KV cache; a closed loop with burst arrivals
+  // (fixed lengths, clients in step) past the burst fit runs a state the steady-state formulas do
+  // not describe (docs/serving.md, "Memory and admission"): replay it engine step by engine step,
+  // the answer and every sweep point past the cache alike.
+  for (ServePoint& p : r->sweep)
+    if (auto x = replay_point(sm, so, p.concurrency, r->replicas, r->arrivals, &r->notes))
+      take_replayed(x->point, &p);
+  auto x = replay_point(sm, so, so.concurrency, r->replicas, r->arrivals, &r->notes);
+  if (!x) return;
+  take_replayed(x->point, &r->point);
+  r->preemptions = x->preemptions;
   r->bottleneck = fmt::format(
       "KV cache: {} sequences fit at once for their whole lives ({:.1f} GiB of KV cache per GPU); "
       "vLLM admits the other clients by prompt and preempts and recomputes as they grow",
       r->max_concurrency_fit, r->memory.kv_cache / (1024.0 * 1024 * 1024));
   r->replayed = fmt::format(
       "replayed: past the KV cache, vLLM V1 admits by prompt and preempts: {} preemptions{}",
-      box.preemptions,
+      x->preemptions,
       so.requests > 0
           ? fmt::format(" in a run of {} requests", so.requests)
           : fmt::format(" over {} lives a client after {} of warm-up", kSteadyLives, kSteadyLives));

@@ -1006,5 +1006,32 @@ TEST(ServeRun, PromptAdmissionPastTheCacheIsReplayed) {
   EXPECT_TRUE(offline.result.replayed.empty());
 }
 
+TEST(ServeRun, SweepPointsPastTheCacheAreReplayedAsTheSinglePoint) {
+  // The same job as above (15 sequences fit for their whole lives): a sweep to 32 users has its
+  // points at 16 and 32 users past the cache, and each equals what `--concurrency 16` and `32`
+  // answer alone (the same replay); the points that fit (1-8) equal the steady state.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeRunOptions o;
+  o.model = "qwen3-8b";
+  o.input = 100;
+  o.output = 2000;
+  o.sweep = "concurrency";
+  o.sweep_max = 32;
+  ServeRun sweep = run_serve(o, chassis);
+  ASSERT_EQ(sweep.result.sweep.size(), 6u);  // 1, 2, 4, 8, 16, 32
+  o.sweep.clear();
+  for (const ServePoint& p : sweep.result.sweep) {
+    o.concurrency = p.concurrency;
+    ServeRun one = run_serve(o, chassis);
+    EXPECT_EQ(one.result.replayed.empty(), p.concurrency <= 8) << p.concurrency;
+    EXPECT_NEAR(p.output_tokens_per_s, one.result.point.output_tokens_per_s,
+                kTight * one.result.point.output_tokens_per_s)
+        << p.concurrency;
+    EXPECT_NEAR(p.ttft_s, one.result.point.ttft_s, kTight * one.result.point.ttft_s)
+        << p.concurrency;
+    EXPECT_NEAR(p.itl_s, one.result.point.itl_s, kTight * one.result.point.itl_s) << p.concurrency;
+  }
+}
+
 }  // namespace
 }  // namespace linkwise::work
