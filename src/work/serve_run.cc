@@ -123,10 +123,6 @@ Replayed replay_replica(const ServeModel& sm, int clients, int requests, int out
   return d;
 }
 
-}  // namespace
-
-namespace {
-
 // The replayed answer for n clients past the KV cache (vLLM V1 admits by prompt and preempts): the
 // point's latencies and rates, and the preemptions. Nothing when the point is not past the cache
 // (or not a closed loop of burst arrivals admitted by prompt); a note when the replay would step
@@ -212,10 +208,15 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
   // (fixed lengths, clients in step) past the burst fit runs a state the steady-state formulas do
   // not describe (docs/serving.md, "Memory and admission"): replay it engine step by engine step,
   // the answer and every sweep point past the cache alike.
-  for (ServePoint& p : r->sweep)
-    if (auto x = replay_point(sm, so, p.concurrency, r->replicas, r->arrivals, &r->notes))
-      take_replayed(x->point, &p);
-  auto x = replay_point(sm, so, so.concurrency, r->replicas, r->arrivals, &r->notes);
+  const int n = std::max(1, so.concurrency);
+  auto x = replay_point(sm, so, n, r->replicas, r->arrivals, &r->notes);
+  for (ServePoint& p : r->sweep) {
+    if (p.concurrency == n) {  // the answer's own point: replayed (or not) above
+      if (x) take_replayed(x->point, &p);
+    } else if (auto y = replay_point(sm, so, p.concurrency, r->replicas, r->arrivals, &r->notes)) {
+      take_replayed(y->point, &p);
+    }
+  }
   if (!x) return;
   take_replayed(x->point, &r->point);
   r->preemptions = x->preemptions;
