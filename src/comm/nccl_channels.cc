@@ -116,9 +116,8 @@ double nccl_width(const topo::Link& l) {
       return l.width * t.nccl_bw_GBps.value;
     case hw::LinkFamily::kSocket:
       return t.nccl_bw_GBps.value;  // one figure per CPU pair
-    case hw::LinkFamily::kNetwork:
-      return l.line_bytes_per_s() /
-             1e9;  // the NET node's bw: the NIC's port speed (ncclTopoAddNet)
+    case hw::LinkFamily::kNetwork:  // the NET node's bw: the NIC's port speed (ncclTopoAddNet)
+      return l.line_bytes_per_s() / 1e9;
     default:
       return 1e9;  // not a constraint of the search on one host
   }
