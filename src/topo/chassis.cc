@@ -564,11 +564,14 @@ struct Builder {
 
   void check_budgets() {
     std::vector<int> pcie(nodes.size()), nvl(nodes.size()), sock(nodes.size());
-    std::vector<std::vector<int>> box0_pcie(nodes.size());  // box 0's nodes: their PCIe links
+    // Box 0's nodes: their PCIe and NVLink links.
+    std::vector<std::vector<int>> box0_pcie(nodes.size()), box0_nvlink(nodes.size());
     for (const auto& l : links)
       for (int end : {l.a, l.b}) {
         if (nodes[end].box == 0 && l.family() == hw::LinkFamily::kPcie)
           box0_pcie[end].push_back(l.index);
+        if (nodes[end].box == 0 && l.family() == hw::LinkFamily::kNvlink)
+          box0_nvlink[end].push_back(l.index);
         switch (l.family()) {
           case hw::LinkFamily::kPcie:
             pcie[end] += l.width;
@@ -623,10 +626,9 @@ struct Builder {
         auto fits = [&](const std::string& id) {
           return bridge ? id == own->id : stem(id) == stem(own->id);
         };
-        for (const auto& l : links) {
-          if (l.family() != hw::LinkFamily::kNvlink || (l.a != n.index && l.b != n.index) ||
-              fits(l.tech->id))
-            continue;
+        for (int li : box0_nvlink[n.index]) {
+          const auto& l = links[li];
+          if (fits(l.tech->id)) continue;
           std::string same;
           int count = 0;
           for (const auto& t : cat.link_techs())
