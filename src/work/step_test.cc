@@ -641,5 +641,21 @@ TEST(WorkStep, TpOverlapUnderLoraLeavesTheBackwardScattersExposed) {
   EXPECT_EQ(beside, 2);    // the all-gathers before the proj and down dgrad GEMMs
 }
 
+TEST(StepTest, CpuAdamRateFromTheZeroOffloadPaper) {
+  // The per-core rate is derived from this point (not an independent check): ZeRO-Offload paper,
+  // Table 4, CPU-Adam 0.22 s for 1e9 parameters on a DGX-2 host (Table 2: 2x Xeon Platinum 8168,
+  // 24 cores at 2.7 GHz each, AVX-512 = 16 fp32 lanes). Each socket updates half: 5e8 / (24 cores
+  // x 9.47e7 /s) = 0.22 s; its memory (6 x DDR4-2666 x 8 B = 128 GB/s) would take 28 x 5e8 /
+  // 128e9 = 0.109 s, so the cores bound it. Within 1%.
+  const double socket_memory = 6 * 2666e6 * 8;
+  EXPECT_NEAR(cpu_adam_time(0.5e9, 24, 16, 2.7e9, socket_memory), 0.22, 0.01 * 0.22);
+  // AVX2 (8 lanes) at the same clock: twice the time.
+  EXPECT_NEAR(cpu_adam_time(0.5e9, 24, 8, 2.7e9, socket_memory), 0.44, 0.01 * 0.44);
+  // 480 cores of the same kind: 0.011 s of compute, under the memory's 0.109 s.
+  EXPECT_NEAR(cpu_adam_time(0.5e9, 480, 16, 2.7e9, socket_memory), 28 * 0.5e9 / socket_memory,
+              1e-9);
+  EXPECT_EQ(cpu_adam_time(0, 24, 16, 2.7e9, socket_memory), 0);
+}
+
 }  // namespace
 }  // namespace linkwise::work
