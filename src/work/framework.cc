@@ -58,7 +58,9 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // foreach_reduce copies the unsharded bf16 gradients into the fp32 reduce-scatter input
         // (torch._chunk_cat: read 2, write 4 bytes per element, i.e. 6/4 per fp32 byte on the
         // wire); fp32 and bf16 reductions divide inside NCCL (ReduceOp.AVG /
-        // PreMulSum, _get_gradient_divide_factors), so no separate pre-divide.
+        // PreMulSum, _get_gradient_divide_factors), so no separate pre-divide. Not modelled: each
+        // gradient's dim 0 is padded to a multiple of the world size (_get_dim0_padded_size), which
+        // grows a LoRA A matrix's (r rows) input once the shard group exceeds r ranks.
         t.gather_copy_per_byte = 2;
         t.scatter_copy_per_byte = (2.0 + 4.0) / 4.0;
       } else {
@@ -81,6 +83,16 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // IndexPutFirstAxis pads (torch.zeros + index put; backward a gather)
         // (Dao-AILab/flash-attention, flash_attn/bert_padding.py).
         t.attention_unpad = true;
+        // LoRA: a FlatParameter needs uniform requires_grad under use_orig_params=False, and with
+        // use_orig_params=True a unit mixing frozen and trainable weights keeps a gradient of the
+        // whole flat size and reduce-scatters it all (PyTorch FSDP docs, "FSDP has some
+        // constraints on freezing parameters", quoted in discuss.pytorch.org/t/190511). Hence
+        // llm-foundry marks every PEFT module with parameters (lora_A.default, lora_B.default)
+        // _fsdp_wrap = True (llmfoundry/models/hf/hf_fsdp.py, prepare_hf_causal_lm_model_for_fsdp:
+        // "PEFT layers should be individually wrapped"), as PEFT's fsdp_auto_wrap_policy does for
+        // Accelerate (huggingface/accelerate PR #2253): each adapter matrix is a unit of its own
+        // and the block's unit is all frozen.
+        t.lora_adapter_units = job.mode == Mode::kLora;
       }
       break;
     case Framework::kDeepSpeed:
@@ -95,8 +107,11 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.bucket_params = kDeepSpeedReduceBucket;
       // The recomputed forward runs the sub-modules' forward hooks, which gather and, after it,
       // release the weights (DeepSpeed issue #4784: pre_sub_module_forward_function runs in the
-      // recomputation; PR #8130 keeps frozen weights gathered there, trainable ones still
-      // released); the backward's pre-backward hook gathers them again.
+      // recomputation, frozen weights included: huggingface/transformers issue #47254); the
+      // backward's pre-backward hook gathers them again. Under LoRA the whole layer is counted
+      // again, frozen weights too: PR #8130, which would have kept frozen weights gathered
+      // through the recomputation, was closed unmerged, and what its successor PR #8148 (merged
+      // July 2026) changes for frozen weights' gathers is not modelled.
       t.zero3_regather_for_recompute = true;
       if (job.framework == Framework::kDeepSpeed03) {
         // DeepSpeed 0.3.x (stage 3 first shipped in 0.3.13, March 2021) as deepspeed, except how
@@ -186,8 +201,7 @@ std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const
   if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
     back_gathers += 1;
   // Gradients copied around the reduce-scatter: every weight's, or under LoRA the adapters' only.
-  const double trainable =
-      job.mode == Mode::kLora ? lora_params(m, job.lora) / m.layers / p.tp : weights;
+  const double trainable = job.mode == Mode::kLora ? layer_trainable_params(m, job, p) : weights;
   double scattered = 0;
   if (p.zero >= 3 || fw.reduce_every_micro_batch)
     scattered = fw.grad_bytes * trainable * fw.scatter_copy_per_byte;

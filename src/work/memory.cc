@@ -27,22 +27,52 @@ constexpr double kBucketBytes = 25.0 * (1 << 20);
 
 }  // namespace
 
+namespace {
+// r·d_in and r·d_out of one target's A and B, and whether the target is an expert's matrix.
+struct LoraShape {
+  double in = 0, out = 0;
+  bool expert = false;
+};
+LoraShape lora_shape(const Model& m, const std::string& t) {
+  const double h = m.hidden, d = head_dim(m), f = m.ffn;
+  if (t == "q") return {h, m.heads * d, false};
+  if (t == "k" || t == "v") return {h, m.kv_heads * d, false};
+  if (t == "o") return {m.heads * d, h, false};
+  if (t == "gate" || t == "up") return {h, f, true};
+  if (t == "down") return {f, h, true};
+  return {};
+}
+}  // namespace
+
 double lora_params(const Model& m, const LoraSpec& lora) {
-  double h = m.hidden, d = head_dim(m), r = lora.rank, f = m.ffn;
   double per_layer = 0;
   for (const auto& t : lora.targets) {
-    if (t == "q")
-      per_layer += r * (h + m.heads * d);
-    else if (t == "k" || t == "v")
-      per_layer += r * (h + m.kv_heads * d);
-    else if (t == "o")
-      per_layer += r * (m.heads * d + h);
-    else if (t == "gate" || t == "up")
-      per_layer += m.experts * r * (h + f);
-    else if (t == "down")
-      per_layer += m.experts * r * (f + h);
+    const LoraShape s = lora_shape(m, t);
+    per_layer += (s.expert ? m.experts : 1) * lora.rank * (s.in + s.out);
   }
   return per_layer * m.layers;
+}
+
+std::vector<double> lora_parameter_tensors(const Model& m, const LoraSpec& lora, const Plan& p) {
+  std::vector<double> u;
+  const double r = lora.rank, t = p.tp;
+  for (const auto& target : lora.targets) {
+    const LoraShape s = lora_shape(m, target);
+    const int copies = s.expert ? std::max(1, m.experts / p.ep) : 1;  // the experts this GPU holds
+    for (int e = 0; e < copies; ++e) u.insert(u.end(), {r * s.in / t, r * s.out / t});
+  }
+  return u;
+}
+
+double layer_trainable_params(const Model& m, const Job& job, const Plan& p) {
+  if (job.mode == Mode::kLora) {
+    double sum = 0;
+    for (double e : lora_parameter_tensors(m, job.lora, p)) sum += e;
+    return sum;
+  }
+  const double router = m.moe() ? static_cast<double>(m.hidden) * m.experts : 0;
+  return m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) + router +
+         2.0 * m.hidden;
 }
 
 double stage_params(const Model& m, const Plan& p, int stage) {
@@ -96,7 +126,7 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     r.weights = params * wbytes / w_div;
     double trainable = params;
     if (job.mode == Mode::kLora) {
-      double adapters = lora_params(m, job.lora) / (m.layers * p.tp) * layers;
+      double adapters = layer_trainable_params(m, job, p) * layers;
       r.lora =
           adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : kOptimizerBytes));
       r.host_bytes = job.offload_optimizer ? adapters * kOptimizerBytes : 0;

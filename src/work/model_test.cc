@@ -131,6 +131,31 @@ TEST(WorkMemory, LoraFreezesTheBase) {
   EXPECT_NEAR(r.lora, 16 * 16777216.0, 1);
 }
 
+TEST(WorkMemory, LoraAdaptersPerLayerFollowTpAndEp) {
+  // Mixtral 8x7B (h 4096, f 14336, 32 heads of 128, 8 KV heads, 8 experts), rank 16 on q, gate, up,
+  // down. One layer: q A 16·4096 + B 16·4096 = 131,072; each expert's gate or up A 16·4096 + B
+  // 16·14336 = 294,912, down the same transposed: 8·3·294,912 = 7,077,888; together 7,208,960.
+  // Under ep = 2 a GPU holds 4 experts and their adapters: 131,072 + 4·3·294,912 = 3,670,016;
+  // under tp = 2 every matrix is halved: 3,604,480. Tensors: q's A and B, then A and B of each
+  // local expert's gate, up and down: 2 + 2·3·4 = 26 under ep = 2.
+  auto m = find_model("mixtral-8x7b");
+  Job j;
+  j.mode = Mode::kLora, j.lora.rank = 16, j.lora.targets = {"q", "gate", "up", "down"};
+  EXPECT_NEAR(layer_trainable_params(m, j, Plan{}), 7208960.0, kExact * 7208960.0);
+  EXPECT_NEAR(lora_params(m, j.lora), 32 * 7208960.0, kExact * 32 * 7208960.0);
+  Plan ep2 = parse_plan("ep=2"), tp2 = parse_plan("tp=2");
+  EXPECT_NEAR(layer_trainable_params(m, j, ep2), 3670016.0, kExact * 3670016.0);
+  EXPECT_NEAR(layer_trainable_params(m, j, tp2), 3604480.0, kExact * 3604480.0);
+  auto t = lora_parameter_tensors(m, j.lora, ep2);
+  ASSERT_EQ(t.size(), 26u);
+  EXPECT_DOUBLE_EQ(t[0], 16 * 4096.0);   // q's A
+  EXPECT_DOUBLE_EQ(t[3], 16 * 14336.0);  // the first expert's gate B
+  // The memory of the adapters follows: 16 bytes each (bf16 weight and gradient, fp32 master and
+  // Adam m, v) for 32 layers, 3,670,016·32·16 under ep = 2.
+  j.seq = 4096, j.global_batch = 1;
+  EXPECT_NEAR(memory_per_gpu(m, j, ep2, 80e9).lora, 16 * 32 * 3670016.0, 1);
+}
+
 TEST(WorkCompute, GemmEfficiencyAtTwoShapes) {
   // A100 (312 TFLOP/s bf16, 2,039 GB/s, 108 SMs, η 0.85), efficiency = 2mnk / (t · peak), launch
   // excluded.

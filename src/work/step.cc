@@ -79,8 +79,7 @@ Shape shape_of(const Model& m, const Job& job, const Plan& p) {
   double router = m.moe() ? static_cast<double>(m.hidden) * m.experts : 0;
   sh.layer_weights = m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) +
                      router + 2.0 * m.hidden;
-  sh.layer_trainable =
-      job.mode == Mode::kLora ? lora_params(m, job.lora) / m.layers / p.tp : sh.layer_weights;
+  sh.layer_trainable = layer_trainable_params(m, job, p);
   sh.layers_per_stage = m.layers / p.pp;
   return sh;
 }

@@ -162,6 +162,110 @@ TEST(WorkStep, LoraUnderZero3GathersFrozenWeightsAndScattersOnlyAdapters) {
   EXPECT_NEAR(copy_b, (2 * 2 * layer + 6 * adapters) / hbm, 1e-12);
 }
 
+// The reduce-scatters of a step's per-layer lists: count and bytes.
+std::pair<int, double> scatters(const std::vector<Coll>& cs) {
+  int n = 0;
+  double bytes = 0;
+  for (const Coll& c : cs)
+    if (c.op == comm::Op::kReduceScatter) n += 1, bytes += c.bytes;
+  return {n, bytes};
+}
+
+TEST(WorkStep, LoraUnderFsdp1ReduceScattersEachAdapterUnit) {
+  // As LoraUnderZero3GathersFrozenWeightsAndScattersOnlyAdapters (Llama 2 7B, rank 16 on q,k,v,o,
+  // dp=8 ZeRO-3 on the PCIe server), but --framework fsdp1. llm-foundry wraps every adapter matrix
+  // as an FSDP unit of its own, so per layer: the frozen block unit (202,383,360 parameters) is
+  // gathered forward and backward and has no gradient; each of the 8 adapter matrices (A 16·4096,
+  // B 16·4096 for q, o and, with 32 KV heads of 128, k and v: 65,536 elements each) is gathered
+  // forward and backward (131,072 bytes) and reduce-scattered alone in fp32 (262,144 bytes).
+  // The scattered bytes per layer equal FSDP2's one collective of the layer's adapters
+  // (4·524,288 = 2,097,152), in 8 collectives instead of 1; a flat parameter mixing the frozen
+  // weights and the adapters would instead scatter 4·(202,383,360 + 524,288) = 811,630,592.
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 1024, j.global_batch = 16;
+  Plan p = parse_plan("dp=8,zero=3,mb=1");
+  const double layer = 202383360.0, adapters = 524288.0, matrix = 65536.0;
+  auto traffic = [&](Framework f) {
+    j.framework = f;
+    StepModel sm(c, find_model("llama2-7b"), j);
+    auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+    return step_traffic(sm.model(), sm.job(), p, shape_of(sm.model(), sm.job(), p), lc);
+  };
+  StepTraffic f2 = traffic(Framework::kFsdp), f1 = traffic(Framework::kFsdp1);
+  EXPECT_EQ(scatters(f2.beside_b), std::make_pair(1, 4 * adapters));
+  EXPECT_EQ(scatters(f1.beside_b), std::make_pair(8, 4 * adapters));
+  ASSERT_EQ(f1.beside_f.size(), 9u);  // the block, then the 8 adapter units
+  EXPECT_DOUBLE_EQ(f1.beside_f[0].bytes, 2 * layer);
+  for (int i = 1; i < 9; ++i) EXPECT_DOUBLE_EQ(f1.beside_f[i].bytes, 2 * matrix);
+  EXPECT_EQ(f1.beside_b.size(), 9u + 8u);  // the same gathers again, and the 8 scatters
+  for (const Coll& s : f1.beside_b)
+    if (s.op == comm::Op::kReduceScatter) EXPECT_DOUBLE_EQ(s.bytes, 4 * matrix);
+  // Left over per micro-batch: the first layer's first adapter unit's scatter, nothing outside.
+  EXPECT_EQ(scatters(f1.fill_b), std::make_pair(1, 4 * matrix));
+  // FSDP1's copies around a scatter (cast and pre-divide: 18 bytes per element from 4 ranks up)
+  // apply to the adapters' elements only: backward copy = 18·524,288 / HBM bandwidth.
+  const double hbm = 1e12;
+  j.framework = Framework::kFsdp1;
+  auto [copy_f, copy_b] = framework_copy_s(find_model("llama2-7b"), j, p, hbm);
+  EXPECT_DOUBLE_EQ(copy_f, 0);
+  EXPECT_NEAR(copy_b, 18 * adapters / hbm, 1e-15);
+}
+
+TEST(WorkStep, LoraUnderShardGradOpReducesAdaptersEveryMicroBatch) {
+  // The same job under zero=2 (FSDP SHARD_GRAD_OP): the frozen layer is gathered before every
+  // micro-batch's forward (2·202,383,360 bytes) and not again for the backward; the adapters'
+  // gradients are reduce-scattered every micro-batch beside the backward, 4·524,288 bytes per layer
+  // with fsdp, in 8 unit collectives of 4·65,536 with fsdp1; nothing is gathered after the
+  // optimizer (the next forward gathers anyway).
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 1024, j.global_batch = 16;
+  Plan p = parse_plan("dp=8,zero=2,mb=1");
+  const double layer = 202383360.0, adapters = 524288.0;
+  for (Framework f : {Framework::kFsdp, Framework::kFsdp1}) {
+    j.framework = f;
+    StepModel sm(c, find_model("llama2-7b"), j);
+    auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+    StepTraffic t = step_traffic(sm.model(), sm.job(), p, shape_of(sm.model(), sm.job(), p), lc);
+    const bool units = f == Framework::kFsdp1;
+    ASSERT_EQ(t.beside_f.size(), units ? 9u : 1u);
+    EXPECT_DOUBLE_EQ(t.beside_f[0].bytes, 2 * layer);
+    EXPECT_EQ(t.beside_b.size(), units ? 8u : 1u);  // scatters only
+    EXPECT_EQ(scatters(t.beside_b), std::make_pair(units ? 8 : 1, 4 * adapters));
+    EXPECT_TRUE(t.fill_b.empty());
+    EXPECT_DOUBLE_EQ(t.param_gather.bytes, 0);
+  }
+}
+
+TEST(WorkStep, LoraUnderDeepSpeedScattersPerParameterOrOncePerMicroBatch) {
+  // Llama 2 7B LoRA rank 16 on q,k,v,o, dp=8 on the PCIe server. deepspeed-0.3 ZeRO-3 reduces one
+  // parameter at a time: per layer the 8 adapter matrices (65,536 elements each, 2 bytes on the
+  // wire: 131,072 bytes) after the backward, each with the host time of any of its collectives.
+  // Bucketed deepspeed fills its 5e8-element reduce bucket across layers: the 32 layers' 524,288
+  // adapter elements (16,777,216) fit in one bucket, reduce-scattered once per micro-batch after
+  // the backward (2·16,777,216 bytes), nothing per layer; zero=2 the same.
+  auto c = topo::load_chassis("pcie-8gpu-gen4");
+  Job j;
+  j.mode = Mode::kLora, j.seq = 1024, j.global_batch = 16;
+  auto traffic = [&](Framework f, const char* plan) {
+    j.framework = f;
+    Plan p = parse_plan(plan);
+    StepModel sm(c, find_model("llama2-7b"), j);
+    auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+    return step_traffic(sm.model(), sm.job(), p, shape_of(sm.model(), sm.job(), p), lc);
+  };
+  StepTraffic old = traffic(Framework::kDeepSpeed03, "dp=8,zero=3,mb=1");
+  EXPECT_EQ(scatters(old.after_b), std::make_pair(8, 8 * 2 * 65536.0));
+  for (const Coll& s : old.after_b)
+    if (s.op == comm::Op::kReduceScatter) EXPECT_GT(s.host_s, 0);
+  for (const char* plan : {"dp=8,zero=3,mb=1", "dp=8,zero=2,mb=1"}) {
+    StepTraffic t = traffic(Framework::kDeepSpeed, plan);
+    EXPECT_EQ(scatters(t.beside_b).first + scatters(t.after_b).first, 0) << plan;
+    EXPECT_EQ(scatters(t.fill_b), std::make_pair(1, 2 * 16777216.0)) << plan;
+  }
+}
+
 TEST(WorkStep, DeepSpeed03GathersBlockAndPayPerRankHostTime) {
   // GPT-3 1.3B-style layer (h 2048, 4h MLP) under --framework deepspeed-0.3, dp=8 ZeRO-3, full
   // recompute, on the PCIe server. DeepSpeed 0.3 gathers each weight matrix (fused qkv 3h², dense

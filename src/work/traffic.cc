@@ -137,18 +137,22 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   // Host time to issue one collective of the shard group (DeepSpeed 0.3: per call and per rank).
   const double call_s = fw.zero3_call_s + fw.zero3_call_per_rank_s * (hsdp ? p.shard : p.dp);
   // LoRA: only the adapters have gradients; the frozen weights are gathered but never reduced.
-  // FSDP reduce-scatters the gradients its unit holds (FSDP2 foreach_reduce takes the parameters
-  // whose .grad the backward produced; FSDP1's flat parameter of a unit with frozen weights keeps
-  // only the trainable ones' gradients), so each layer's unit reduce-scatters its adapters' G
-  // elements beside the backward like any other gradient.
+  // FSDP2 reduce-scatters the gradients of its unit that the backward produced (foreach_reduce over
+  // the parameters whose .grad is set): the layer's adapters in one collective. FSDP1 under LoRA
+  // makes each adapter matrix a unit of its own (FrameworkTraits::lora_adapter_units): one gather
+  // and one reduce-scatter per matrix, the frozen block's unit gathered only. DeepSpeed 0.3 reduces
+  // one parameter at a time, so each adapter's A and B; bucketed DeepSpeed fills its bucket across
+  // layers (below).
+  const bool per_tensor = (fw.zero3_reduce_per_parameter && p.zero >= 3) || fw.lora_adapter_units;
+  const bool lora_bucketed = lora && fw.zero3_reduce_bucket_params > 0 && !per_tensor;
   auto layer_scatter = [&](const char* kind) {
+    if (lora_bucketed) return;
     int n = 1;
     if (fw.zero3_reduce_bucket_params > 0)
       n = std::max(1, static_cast<int>(std::lround(G / fw.zero3_reduce_bucket_params)));
     auto& to = fw.grad_overlap && !fw.zero3_blocking ? t.beside_b : t.after_b;
-    if (fw.zero3_reduce_per_parameter && p.zero >= 3 &&
-        !lora) {  // one collective per parameter tensor
-      for (double e : layer_parameter_tensors(m, p))
+    if (per_tensor) {  // one collective per parameter tensor (or adapter unit)
+      for (double e : lora ? lora_parameter_tensors(m, job.lora, p) : layer_parameter_tensors(m, p))
         to.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * e, kind, call_s});
       n = 0;
     }
@@ -158,7 +162,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       to.push_back({GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * G / p.shard, kind});
   };
   if (p.dp > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
-    for (double u : zero3_units(m, p, fw.per_module_gather)) {
+    auto gather = [&](double u) {
       Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero", call_s};
       (fw.zero3_blocking ? t.after_f : t.beside_f).push_back(ag);
       auto& back = fw.zero3_blocking ? t.after_b : t.beside_b;
@@ -166,7 +170,25 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
         back.push_back(ag);  // gathered again for the backward (resharded after forward)
       if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)
         back.push_back(ag);  // and for the recomputed forward before it
-    }
+    };
+    for (double u : zero3_units(m, p, fw.per_module_gather)) gather(u);
+    if (fw.lora_adapter_units)  // each adapter matrix's unit, nested in the block's
+      for (double e : lora_parameter_tensors(m, job.lora, p)) gather(e);
+  }
+  if (lora_bucketed && p.dp > 1 && (p.zero >= 3 || fw.reduce_every_micro_batch)) {
+    // DeepSpeed appends each gradient to its reduce bucket (reduce_bucket_size elements), reduces
+    // a bucket when it is full and the rest at the end of the backward
+    // (independent_gradient_partition_epilogue, stage3.py and stage_1_and_2.py). A stage's
+    // adapters (0.5M elements a layer for Llama 2 7B q,k,v,o rank 16) seldom fill one: the
+    // reduce-scatter comes once per micro-batch after the last layer's backward, nothing beside.
+    const double all = G * sh.layers_per_stage;
+    const int n = std::max(1, static_cast<int>(std::ceil(all / fw.zero3_reduce_bucket_params)));
+    for (int i = 0; i < n; ++i)
+      t.fill_b.push_back({shard_kind, Op::kReduceScatter, fw.grad_bytes * all / n,
+                          p.zero >= 3 ? "zero" : "dp", call_s});
+    if (hsdp)
+      t.fill_b.push_back(
+          {GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * all / p.shard, "zero"});
   }
   if (p.dp > 1 && p.zero >= 3) {
     layer_scatter("zero");

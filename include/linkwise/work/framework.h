@@ -28,7 +28,8 @@
 //   fsdp1      PyTorch FSDP with FlatParameter (Composer, llm-foundry): as fsdp, but the gather
 //              writes the flat parameter in place and the gradient is cast to fp32 and pre-divided
 //              in place before its reduce-scatter (fsdp is FSDP2: copy-out after each gather,
-//              fp32 copy-in before each reduce-scatter).
+//              fp32 copy-in before each reduce-scatter). Under LoRA every adapter matrix is a
+//              unit of its own (llm-foundry's PEFT wrapping), gathered and reduce-scattered alone.
 //   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3
 //   gathers
 //              each sub-module's weights (every weight matrix; parameters under
@@ -126,6 +127,10 @@ struct FrameworkTraits {
   /// FlashAttention kernel in every layer, padding or not (llm-foundry's flash_attn_fn through
   /// flash_attn.bert_padding): gathers and zero-filled scatters through HBM (attention_unpad_s).
   bool attention_unpad = false;
+  /// LoRA: every adapter matrix (lora_A, lora_B of each target) is an FSDP unit of its own, nested
+  /// in its frozen block's unit, so it is gathered and its gradient reduce-scattered alone, and the
+  /// frozen block has no gradient to reduce (llm-foundry's PEFT wrapping for FlatParameter FSDP).
+  bool lora_adapter_units = false;
 };
 
 /// Seconds per layer and micro-batch (forward, backward) of the unpad and pad copies around fused

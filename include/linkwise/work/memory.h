@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "linkwise/work/job.h"
 #include "linkwise/work/model.h"
@@ -54,5 +55,16 @@ MemoryBreakdown memory_per_gpu(const Model& model, const Job& job, const Plan& p
 
 /// Trainable parameters of the LoRA adapters (whole model).
 double lora_params(const Model& model, const LoraSpec& lora);
+
+/// One layer's LoRA adapter matrices on one GPU, in elements: A (r·d_in) then B (r·d_out) for each
+/// target, the expert targets (gate, up, down) once per expert this GPU holds (experts / ep); every
+/// matrix split over tp.
+std::vector<double> lora_parameter_tensors(const Model& model, const LoraSpec& lora,
+                                           const Plan& plan);
+
+/// One layer's trainable parameters on one GPU: its adapters under LoRA (the sum of
+/// lora_parameter_tensors), else all its weights (attention / tp, experts / (tp·ep), router,
+/// norms).
+double layer_trainable_params(const Model& model, const Job& job, const Plan& plan);
 
 }  // namespace linkwise::work
