@@ -5,6 +5,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/work/serve.h"
+#include "linkwise/work/serve_run.h"
 
 namespace {
 
@@ -45,6 +46,26 @@ void BM_ServeSweepFinite70bTp8(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ServeSweepFinite70bTp8)->Unit(benchmark::kMillisecond);
+
+// The sweep as `linkwise serve ... --sweep concurrency` runs it (work::run_serve): the vllm front
+// end admits by prompt, so the points past the KV cache (256 users on the DGX H100, 64-256 on the
+// appliance) are replayed, two replays each (docs/serving.md, "Replay").
+void BM_ServeSweepCli70b(benchmark::State& state, const char* preset, int tp) {
+  auto chassis = topo::load_chassis(preset);
+  work::ServeRunOptions o;
+  o.model = "llama3.1-70b";
+  o.tp = tp;
+  o.input = 8192;
+  o.output = 512;
+  o.sweep = "concurrency";
+  for (auto _ : state) {
+    auto r = work::run_serve(o, chassis);
+    benchmark::DoNotOptimize(r.result.sweep.back().output_tokens_per_s);
+  }
+}
+BENCHMARK_CAPTURE(BM_ServeSweepCli70b, dgx_h100_tp8, "dgx-h100", 8)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeSweepCli70b, appliance_tp4, "inference-appliance", 4)
+    ->Unit(benchmark::kMillisecond);
 
 // Every concurrency from 1 to 256, not only powers of two.
 void BM_ServeEveryConcurrency70bTp8(benchmark::State& state) {

@@ -20,19 +20,27 @@ constexpr double kIntra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
 constexpr double kSm90Intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
 constexpr double kSm100Intra[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
                                   40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+// The same file's speedArrayInter, sm90SpeedArrayInter, sm100SpeedArrayInter: the arrays of a
+// search whose system keeps NET nodes (ranks on several hosts).
+constexpr double kInter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                             7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr double kSm90Inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr double kSm100Inter[] = {96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
+                                  17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 constexpr int kGraphMaxChannels = 16;  // MAXCHANNELS / 2 (src/init.cc, ringGraph.maxChannels)
 constexpr int kMaxChannels = 32;       // MAXCHANNELS (src/include/device.h)
 
-std::span<const double> speeds_of(NcclSpeeds s) {
+std::span<const double> speeds_of(NcclSpeeds s, bool inter) {
   switch (s) {
     case NcclSpeeds::kHopper:
-      return kSm90Intra;
+      return inter ? std::span<const double>(kSm90Inter) : kSm90Intra;
     case NcclSpeeds::kBlackwell:
-      return kSm100Intra;
+      return inter ? std::span<const double>(kSm100Inter) : kSm100Intra;
     case NcclSpeeds::kPreHopper:
       break;
   }
-  return kIntra;
+  return inter ? std::span<const double>(kInter) : kIntra;
 }
 
 // Channels of one ring order that fit at speed s: every link direction keeps load·s·c <= width.
@@ -47,8 +55,8 @@ int fit(const std::vector<NcclLinkLoad>& loads, double s) {
 }  // namespace
 
 NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
-                               NcclSpeeds speeds) {
-  const auto sp = speeds_of(speeds);
+                               NcclSpeeds speeds, bool inter) {
+  const auto sp = speeds_of(speeds, inter);
   const int n = static_cast<int>(sp.size());
   int i = 0;
   while (i < n - 1 && sp[i] > max_width_GBps) ++i;
@@ -108,6 +116,8 @@ double nccl_width(const topo::Link& l) {
       return l.width * t.nccl_bw_GBps.value;
     case hw::LinkFamily::kSocket:
       return t.nccl_bw_GBps.value;  // one figure per CPU pair
+    case hw::LinkFamily::kNetwork:  // the NET node's bw: the NIC's port speed (ncclTopoAddNet)
+      return l.line_bytes_per_s() / 1e9;
     default:
       return 1e9;  // not a constraint of the search on one host
   }
@@ -118,7 +128,7 @@ double nccl_width(const topo::Link& l) {
 void Communicator::Impl::count_nccl_channels() {
   nccl_channels = 0;
   shm_ring_cap = 0;
-  if (groups.size() != 1 || rings.empty() || ring_routes.empty()) return;
+  if (rings.empty() || ring_routes.empty()) return;
   const auto& hops = ring_routes[0];
   bool staged = false;
   for (const auto& h : hops) staged = staged || h.kind == detail::HopKind::kHost;
@@ -138,44 +148,61 @@ void Communicator::Impl::count_nccl_channels() {
     const int cpu = chassis->node(a).cpu;
     return cpu >= 0 && chassis->node(cpu).part->vendor == "Intel";
   };
-  // Per link direction: crossings per channel of the first ring.
-  std::vector<double> load(2 * L, 0.0);
   const auto& order = rings[0].order;
-  for (std::size_t i = 0; i < hops.size(); ++i) {
-    const auto& h = hops[i];
-    const double overhead = intel_phb(h, order[i]) ? 1.2 : 1.0;  // INTEL_P2P_OVERHEAD
-    for (std::size_t j = 0; j < h.res.size(); ++j) {
-      const int r = h.res[j];
-      if (r >= 2 * L) continue;
-      const auto fam = links[r / 2].family();
-      load[r] += fam == hw::LinkFamily::kNvlink ? h.coeff[j]
-                 : fam == hw::LinkFamily::kPcie ? overhead
-                                                : 1.0;
-    }
-  }
-  std::vector<detail::NcclLinkLoad> loads;
-  for (int r = 0; r < 2 * L; ++r)
-    if (load[r] > 0) loads.push_back({width_of(r), load[r]});
-  // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over
-  // the ring's own hops (NVLink peers: their links out of the sender; the others: the narrowest
-  // link direction on the way), which holds the widest pair on the machines of docs/VALIDATION.md
-  // and spares a route per pair.
-  double max_width = 0;
-  for (std::size_t i = 0; i < hops.size(); ++i) {
-    const auto& rt = hops[i];
-    double w = rt.kind == detail::HopKind::kNvlink ? 0 : 1e18;
-    for (int r : rt.res) {
-      if (r >= 2 * L) continue;
-      if (rt.kind == detail::HopKind::kNvlink) {
-        if (from_node(r) == order[i]) w += width_of(r);
-      } else {
-        w = std::min(w, width_of(r));
+  // The search over the first ring's hops that `take` keeps: per link direction, crossings per
+  // channel; the widest path among them (system->maxBw).
+  auto search = [&](auto take, bool inter) {
+    std::vector<double> load(2 * L, 0.0);
+    for (std::size_t i = 0; i < hops.size(); ++i) {
+      const auto& h = hops[i];
+      if (!take(h)) continue;
+      const double overhead = intel_phb(h, order[i]) ? 1.2 : 1.0;  // INTEL_P2P_OVERHEAD
+      for (std::size_t j = 0; j < h.res.size(); ++j) {
+        const int r = h.res[j];
+        if (r >= 2 * L) continue;
+        const auto fam = links[r / 2].family();
+        load[r] += fam == hw::LinkFamily::kNvlink ? h.coeff[j]
+                   : fam == hw::LinkFamily::kPcie ? overhead
+                                                  : 1.0;
       }
     }
-    if (w < 1e18) max_width = std::max(max_width, w);
-  }
-  const auto graph = detail::nccl_ring_search(loads, max_width, speeds);
-  nccl_channels = detail::nccl_ring_channels(graph, opt.min_channels, opt.max_channels);
+    std::vector<detail::NcclLinkLoad> loads;
+    for (int r = 0; r < 2 * L; ++r)
+      if (load[r] > 0) loads.push_back({width_of(r), load[r]});
+    // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over
+    // the ring's own hops (NVLink peers: their links out of the sender; the others: the narrowest
+    // link direction on the way), which holds the widest pair on the machines of
+    // docs/VALIDATION.md and spares a route per pair. Several hosts: NCCL takes the widest
+    // GPU-to-NIC path instead (ncclTopoSearchInit), here the narrowest link direction of the
+    // ring's network hops.
+    double max_width = 0;
+    for (std::size_t i = 0; i < hops.size(); ++i) {
+      const auto& rt = hops[i];
+      if (!take(rt) || inter != (rt.kind == detail::HopKind::kNet)) continue;
+      double w = rt.kind == detail::HopKind::kNvlink ? 0 : 1e18;
+      for (int r : rt.res) {
+        if (r >= 2 * L) continue;
+        if (rt.kind == detail::HopKind::kNvlink) {
+          if (from_node(r) == order[i]) w += width_of(r);
+        } else {
+          w = std::min(w, width_of(r));
+        }
+      }
+      if (w < 1e18) max_width = std::max(max_width, w);
+    }
+    return detail::nccl_ring_channels(detail::nccl_ring_search(loads, max_width, speeds, inter),
+                                      opt.min_channels, opt.max_channels);
+  };
+  auto in_box = [](const detail::Route& h) { return h.kind != detail::HopKind::kNet; };
+  // One box: the intra search. Several: NCCL keeps the NET nodes and searches with the inter
+  // speed arrays, each channel entering a box from a NIC, running the box's chain of SHM hops and
+  // leaving to a NIC, all at one speed (ncclTopoCompute: bwIntra = bwInter). The SHM hops inside a
+  // box carry as many channels as on one host at most: the channel count is the smaller of that
+  // search and the intra search over the same in-box hops.
+  nccl_channels = search(in_box, false);
+  if (groups.size() > 1)
+    nccl_channels =
+        std::min(nccl_channels, search([](const detail::Route&) { return true; }, true));
   shm_ring_cap = nccl_channels * detail::kShmChannelBytesPerS;
 }
 

@@ -1,5 +1,6 @@
-// NCCL's channel count for a ring over one host, and what one channel moves through host memory
-// (private; used by communicator.cc for rings with host-staged (SHM) hops).
+// NCCL's channel count for a ring with host-staged hops, on one host or several, and what one
+// channel moves through host memory (private; used by communicator.cc for rings with host-staged
+// (SHM) hops).
 //
 // The search (NCCL src/graph/search.cc, ncclTopoCompute) tries ring speeds s from an array per GPU
 // architecture, largest first, starting at the widest GPU-to-GPU path (system->maxBw). At each s it
@@ -36,11 +37,13 @@ struct NcclRingGraph {
   double speed_GBps = 0;  ///< per channel, as NCCL's log prints it
 };
 
-/// ncclTopoCompute for a ring pattern on one host with the same ring order in every channel.
-/// `max_width_GBps`: the widest GPU-to-GPU path among the ranks. No fit at any speed: NCCL's
-/// fallback, one channel at 0.1 GB/s.
+/// ncclTopoCompute for a ring pattern with the same ring order in every channel. One host
+/// (`inter` false): the intra speed arrays, `max_width_GBps` the widest GPU-to-GPU path among the
+/// ranks. Several hosts (`inter` true): the inter arrays (speedArrayInter...), `max_width_GBps`
+/// the widest GPU-to-NIC path, and `loads` include the channel's paths to and from its NICs. No
+/// fit at any speed: NCCL's fallback, one channel at 0.1 GB/s.
 NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
-                               NcclSpeeds speeds);
+                               NcclSpeeds speeds, bool inter = false);
 
 /// Channels the ring runs with: ncclTopoPostset doubles the search's (at most MAXCHANNELS, 32),
 /// then NCCL_MIN_NCHANNELS (`min_channels`, 0 = unset) and NCCL_MAX_NCHANNELS (`max_channels`)

@@ -79,5 +79,47 @@ TEST(CommNcclChannels, HostStagedRingsRunAtChannelsTimesTheChannelRate) {
   EXPECT_GT(nv.predict(Op::kAllReduce, 1024.0 * 1024 * 1024).busbw_Bps, 40e9);
 }
 
+TEST(CommNcclChannels, InterNodeSpeedArrays) {
+  // Two boxes: the search keeps the NET nodes and takes the inter arrays. Pre-Hopper GPUs on Gen4
+  // x16 root ports of an AMD host (24 each way, one crossing a channel) and a 25 GB/s NIC on its
+  // own Gen4 x16 port: the widest GPU-to-NIC path is 24, so speedArrayInter starts at 24 (48, 30,
+  // 28 above it): c <= 24 / 24 = 1 (kept, 24); 20, 18, 15 one each, less; 12 (12 / 24 = 0.5 >
+  // 0.49) two, 24, not more; 10 / 24 < 0.49 stops. Pass 2: 28 fits none. 24 < 25: no duplication;
+  // doubled: two. The intra array would start at 20 (40, 30 above 24) and also give one, then two.
+  std::vector<NcclLinkLoad> loads(10, {24, 1.0});
+  auto g = detail::nccl_ring_search(loads, 24, NcclSpeeds::kPreHopper, true);
+  EXPECT_EQ(g.channels, 1);
+  EXPECT_DOUBLE_EQ(g.speed_GBps, 24);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 2);
+  // Hopper, a path of 48: sm90SpeedArrayInter starts at 48 (the intra array at 40): one channel
+  // at 48 (45 ... 30 one, less; 24 two, 48, not more; 22 / 48 < 0.49 stops); 48 >= 25: duplicated
+  // to two at 24.
+  std::vector<NcclLinkLoad> wide(10, {48, 1.0});
+  EXPECT_DOUBLE_EQ(detail::nccl_ring_search(wide, 48, NcclSpeeds::kHopper, true).speed_GBps, 24);
+}
+
+// A ring over several boxes that stages through host memory inside each box runs its SHM hops on
+// the channels the inter search opens, never more than the same box alone: two boxes of a
+// host-staged chassis reach the one-box busbw, not more. pcie-8gpu-gen4 (no P2P between its
+// GPUs): one box, 2 channels x kShmChannelBytesPerS = 14.64 GB/s at 1 GiB; two boxes: the same 2
+// channels, and the busbw within 1 % of one box (the network hop adds latency only: each box's
+// NIC carries the ring's bytes at 2 x 7.32 GB/s, under its line rate). Before, the channel limit
+// was skipped on several boxes and two boxes gave 20.54 GB/s.
+TEST(CommNcclChannels, SeveralBoxesKeepTheOneBoxShmLimit) {
+  for (const char* src : {"pcie-8gpu-gen4", "workstation-4gpu-nvlink"}) {
+    SCOPED_TRACE(src);
+    auto one = topo::load_chassis(src, 1), two = topo::load_chassis(src, 2);
+    Communicator c1(one, one.gpus()), c2(two, two.gpus());
+    const double S = 1024.0 * 1024 * 1024;
+    auto p1 = c1.predict(Op::kAllReduce, S), p2 = c2.predict(Op::kAllReduce, S);
+    EXPECT_EQ(p1.channels, 2);
+    EXPECT_EQ(p2.channels, p1.channels);
+    EXPECT_NEAR(p1.busbw_Bps, 2 * detail::kShmChannelBytesPerS,
+                2 * detail::kShmChannelBytesPerS * 1e-2);
+    EXPECT_LE(p2.busbw_Bps, p1.busbw_Bps * (1 + 1e-9));
+    EXPECT_GT(p2.busbw_Bps, p1.busbw_Bps * 0.99);
+  }
+}
+
 }  // namespace
 }  // namespace linkwise::comm

@@ -88,6 +88,8 @@ nlohmann::json serve_json(const work::ServeResult& r) {
   if (r.lora_bytes > 0) j["lora"] = {{"adapter_bytes", r.lora_bytes}, {"swap_s", r.lora_swap_s}};
   j["bottleneck"] = r.bottleneck;
   j["notes"] = r.notes;
+  j["replayed"] = !r.replayed.empty();
+  if (!r.replayed.empty()) j["preemptions"] = r.preemptions;
   if (!r.sweep.empty()) {
     j["sweep"] = nlohmann::json::array();
     for (const auto& s : r.sweep) j["sweep"].push_back(point_json(s));
@@ -168,6 +170,7 @@ std::string serve_text(const work::ServeResult& r) {
     o << fmt::format("LoRA adapter swap: {:.0f} MB from host memory in {} ms\n", r.lora_bytes / 1e6,
                      ms(r.lora_swap_s));
   o << "bottleneck: " << r.bottleneck << "\n";
+  if (!r.replayed.empty()) o << r.replayed << "\n";
   return fit_width(o.str());
 }
 

@@ -564,11 +564,14 @@ struct Builder {
 
   void check_budgets() {
     std::vector<int> pcie(nodes.size()), nvl(nodes.size()), sock(nodes.size());
-    std::vector<std::vector<int>> box0_pcie(nodes.size());  // box 0's nodes: their PCIe links
+    // Box 0's nodes: their PCIe and NVLink links.
+    std::vector<std::vector<int>> box0_pcie(nodes.size()), box0_nvlink(nodes.size());
     for (const auto& l : links)
       for (int end : {l.a, l.b}) {
         if (nodes[end].box == 0 && l.family() == hw::LinkFamily::kPcie)
           box0_pcie[end].push_back(l.index);
+        if (nodes[end].box == 0 && l.family() == hw::LinkFamily::kNvlink)
+          box0_nvlink[end].push_back(l.index);
         switch (l.family()) {
           case hw::LinkFamily::kPcie:
             pcie[end] += l.width;
@@ -613,21 +616,27 @@ struct Builder {
                 l.where);
       // A GPU's or NVSwitch's NVLink-family links speak its own generation: the technology's id up
       // to its first '-' (nvlink4, nvlink4-bridge and nvlink4-nvl-bridge are one generation; an
-      // H100 NVL on nvlink3-bridge or an A100 on nvlink4 is a mistake).
+      // H100 NVL on nvlink3-bridge or an A100 on nvlink4 is a mistake). A PCIe card's NVLink is
+      // its bridge (the part's nvlink names it, e.g. nvlink4-bridge): that one only, not the SXM
+      // board's fabric of its generation.
       if (const auto* own = cat.find_link_tech(n.part->attr("nvlink"));
           own && own->family == hw::LinkFamily::kNvlink) {
         auto stem = [](const std::string& id) { return id.substr(0, id.find('-')); };
-        for (const auto& l : links) {
-          if (l.family() != hw::LinkFamily::kNvlink || (l.a != n.index && l.b != n.index) ||
-              stem(l.tech->id) == stem(own->id))
-            continue;
+        const bool bridge = stem(own->id) != own->id;
+        auto fits = [&](const std::string& id) {
+          return bridge ? id == own->id : stem(id) == stem(own->id);
+        };
+        for (int li : box0_nvlink[n.index]) {
+          const auto& l = links[li];
+          if (fits(l.tech->id)) continue;
           std::string same;
+          int count = 0;
           for (const auto& t : cat.link_techs())
-            if (t.family == hw::LinkFamily::kNvlink && stem(t.id) == stem(own->id))
-              same += (same.empty() ? "" : ", ") + t.id;
+            if (t.family == hw::LinkFamily::kNvlink && fits(t.id))
+              same += (count++ == 0 ? "" : ", ") + t.id;
           throw InputError(
-              fmt::format("'{}' ({}) has {} links, but its link is {}: write one of {}", n.name,
-                          n.part->id, own->id, l.tech->id, same),
+              fmt::format("'{}' ({}) has {} links, but its link is {}: write {}{}", n.name,
+                          n.part->id, own->id, l.tech->id, count > 1 ? "one of " : "", same),
               l.where);
         }
       }

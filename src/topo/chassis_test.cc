@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+
 #include "linkwise/topo/spec.h"
 
 namespace linkwise::topo {
@@ -113,11 +116,36 @@ links:
 )";
   EXPECT_EQ(
       build_error(std::string(nodes) + "  - {a: gpu0, b: gpu1, tech: nvlink3-bridge, width: 12}\n"),
-      "box.yaml:6:5: 'gpu0' (h100-nvl) has nvlink4 links, but its link is nvlink3-bridge: "
-      "write one of nvlink4, nvlink4-bridge, nvlink4-nvl-bridge");
+      "box.yaml:6:5: 'gpu0' (h100-nvl) has nvlink4-bridge links, but its link is nvlink3-bridge: "
+      "write nvlink4-bridge");
   EXPECT_EQ(
       build_error(std::string(nodes) + "  - {a: gpu0, b: gpu1, tech: nvlink4-bridge, width: 12}\n"),
       "(no error)");
+}
+
+// A PCIe card's NVLink is its bridge, not the SXM board's fabric of the same generation: plain
+// nvlink4 between two H100 NVL was accepted and modelled at the SXM5 rate (12 links x 25 GB/s x
+// 0.8222 = 246.7 GB/s a direction) instead of the bridge's (12 x 25 x 0.388 = 116.4).
+TEST(ChassisTest, PcieCardsTakeTheirBridgeNotTheSxmFabric) {
+  for (const auto& [part, sxm, bridge] :
+       {std::tuple<std::string, std::string, std::string>{"h100-nvl", "nvlink4", "nvlink4-bridge"},
+        {"h100-pcie", "nvlink4", "nvlink4-bridge"},
+        {"a100-pcie", "nvlink3", "nvlink3-bridge"}}) {
+    const std::string nodes =
+        "nodes:\n  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}\n"
+        "  - {id: \"gpu{0..1}\", kind: gpu, part: " +
+        part + "}\nlinks:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie4, width: 16}\n";
+    EXPECT_EQ(build_error(nodes + "  - {a: gpu0, b: gpu1, tech: " + sxm + ", width: 12}\n"),
+              "box.yaml:6:5: 'gpu0' (" + part + ") has " + bridge + " links, but its link is " +
+                  sxm + ": write " + bridge);
+    EXPECT_EQ(build_error(nodes + "  - {a: gpu0, b: gpu1, tech: " + bridge + ", width: 12}\n"),
+              "(no error)");
+  }
+  // An SXM board keeps its fabric.
+  EXPECT_EQ(build_error(std::string(kHead) +
+                        "links:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie5, width: 16}\n"
+                        "  - {a: gpu0, b: gpu1, tech: nvlink4, width: 12}\n"),
+            "(no error)");
 }
 
 TEST(ChassisTest, GpuConnectedToNothing) {

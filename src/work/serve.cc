@@ -144,6 +144,7 @@ ServeModel::ServeModel(ServeModel&&) noexcept = default;
 
 const ServeMemory& ServeModel::memory() const { return impl_->mem; }
 int ServeModel::max_concurrency_fit() const { return impl_->fit_box; }
+int ServeModel::max_batched_tokens() const { return impl_->engine.max_batched_tokens; }
 
 bool ServeModel::burst_past_kv(int requests) const {
   const Impl& m = *impl_;
@@ -272,6 +273,22 @@ void ServeModel::Impl::place() {
     throw InputError(
         fmt::format("--replicas {} of tp {} x pp {} needs {} GPUs; only {} are available", replicas,
                     opt.tp, opt.pp, static_cast<long long>(replicas) * per, gpus.size()));
+  // GPUs no replica takes: named in --gpus, a mistake (exit 2); the chassis' own GPUs beyond a
+  // multiple of tp x pp, a note.
+  if (const std::size_t used = static_cast<std::size_t>(replicas) * per; used < gpus.size()) {
+    std::string idle;
+    for (std::size_t i = used; i < gpus.size(); ++i)
+      idle += (i == used ? "" : ", ") + chassis.display_name(gpus[i]);
+    const auto what = fmt::format("{} replica{} of tp {} x pp {} use{} {} of the {} GPUs", replicas,
+                                  replicas == 1 ? "" : "s", opt.tp, opt.pp,
+                                  replicas == 1 ? "s" : "", used, gpus.size());
+    if (!opt.gpus.empty())
+      throw InputError(fmt::format("--gpus: {} would be left idle ({}): {}", idle, what,
+                                   opt.replicas > 0
+                                       ? fmt::format("list {} GPUs or drop --replicas", used)
+                                       : fmt::format("list a multiple of {} GPUs", per)));
+    if (opt.replicas == 0) notes.push_back(fmt::format("{} idle: {}", idle, what));
+  }
   groups.assign(replicas, {});
   for (int r = 0; r < replicas; ++r)
     for (int i = 0; i < per; ++i) groups[r].push_back(gpus[r * per + i]);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "linkwise/topo/chassis.h"
@@ -46,15 +48,188 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
   s.async_scheduling = !o.no_async_scheduling;
-  if (!o.kv_admission.empty())
-    s.kv_admission = parse_kv_admission(o.kv_admission, "--kv-admission");
   s.requests = o.requests;
   if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
+  // The admission follows the engine behind the front end unless given: vLLM's API server fronts
+  // vLLM V1, which admits by prompt (vllm/v1/core/sched/scheduler.py); the offline front end is
+  // trtllm-bench's (TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: whole life), and NIM's
+  // engine is TensorRT-LLM's by default.
+  s.kv_admission =
+      s.front_end == FrontEnd::kVllmApiServer ? KvAdmission::kPrompt : KvAdmission::kWholeLife;
+  if (!o.kv_admission.empty())
+    s.kv_admission = parse_kv_admission(o.kv_admission, "--kv-admission");
   if (o.endpoint == "chat")
     s.chat_endpoint = true;
   else if (o.endpoint != "completions")
     throw InputError(fmt::format("--endpoint must be chat or completions, not '{}'", o.endpoint));
   return s;
+}
+
+namespace {
+
+// Lives each client runs in the replay of a steady state: the run of 2k lives a client less the
+// run of k (kSteadyLives = k) leaves k lives in the middle of a run, with the warm-up (the first
+// cohort's prompts all at once) and the drain (the last requests ending with fewer clients left)
+// in both runs and so out of the difference. Past the cache the preemptions come in cycles a few
+// lives long, so the window must span many: Qwen3 8B on an RTX 4090, 100 in / 2000 out, 20, 29
+// and 40 clients, k = 4 gives 808, 934 and 1022 output tok/s, k = 8 846, 1011, 1038, k = 16 834,
+// 968, 1042 and k = 32 825, 969, 1030 (k = 16 within 1.2% of k = 32; Little's law n = X·E2E holds
+// within 1.3% at k = 16 against up to 3.8% at k = 4).
+constexpr int kSteadyLives = 16;
+
+// The most request-steps (a request's visits by the scheduler: its output tokens and its prompt's
+// chunks, Σ over requests) one answer replays: ~5·10^6 take ~0.2 s (40 clients of 2000 tokens,
+// 2560 requests), so this bounds a point to a few seconds. Beyond it the point keeps the steady
+// state, and says so.
+constexpr double kMaxReplaySteps = 5e7;
+
+struct Replayed {
+  double tokens = 0, duration = 0, requests = 0, ttft_sum = 0, e2e_sum = 0, itl_sum = 0, gaps = 0;
+  long preemptions = 0;
+};
+
+Replayed replay_run(const ServeModel& sm, int clients, int requests, int output) {
+  ReplayOptions ro;
+  ro.concurrency = clients;
+  ro.requests = requests;
+  ReplayResult r = sm.replay(ro);
+  Replayed x;
+  x.requests = requests;
+  x.tokens = r.output_tokens_per_s * r.duration_s;
+  x.duration = r.duration_s;
+  x.ttft_sum = r.ttft_mean_s * requests;
+  x.e2e_sum = r.e2e_mean_s * requests;
+  x.gaps = static_cast<double>(requests) * (output - 1);
+  x.itl_sum = r.itl_mean_s * x.gaps;
+  x.preemptions = r.preemptions;
+  return x;
+}
+
+// One replica of `clients`: the finite run of `requests` (> 0) as it is, or else the steady
+// state, the run of 2k lives a client less that of k.
+Replayed replay_replica(const ServeModel& sm, int clients, int requests, int output) {
+  if (requests > 0) return replay_run(sm, clients, requests, output);
+  Replayed a = replay_run(sm, clients, kSteadyLives * clients, output);
+  Replayed b = replay_run(sm, clients, 2 * kSteadyLives * clients, output);
+  Replayed d;
+  d.requests = b.requests - a.requests;
+  d.tokens = b.tokens - a.tokens;
+  d.duration = b.duration - a.duration;
+  d.ttft_sum = b.ttft_sum - a.ttft_sum;
+  d.e2e_sum = b.e2e_sum - a.e2e_sum;
+  d.itl_sum = b.itl_sum - a.itl_sum;
+  d.gaps = b.gaps - a.gaps;
+  d.preemptions = b.preemptions - a.preemptions;
+  return d;
+}
+
+// The replayed answer for n clients past the KV cache (vLLM V1 admits by prompt and preempts): the
+// point's latencies and rates, and the preemptions. Nothing when the point is not past the cache
+// (or not a closed loop of burst arrivals admitted by prompt); a note when the replay would step
+// more than kMaxReplaySteps.
+struct PastKv {
+  ServePoint point;
+  long preemptions = 0;
+};
+std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so, int n, int reps,
+                                   const std::string& arrivals, std::vector<std::string>* notes) {
+  n = std::max(1, n);
+  if (so.kv_admission != KvAdmission::kPrompt || so.rate > 0 || arrivals != "burst" ||
+      so.kv_offload || !sm.burst_past_kv(n))
+    return std::nullopt;
+  // What the replays would step: each request its output tokens and its prompt's chunks (the
+  // recomputes of preempted requests come on top).
+  const double per_request =
+      so.output + std::ceil((1 - so.prefix_hit) * so.input / sm.max_batched_tokens());
+  const double requests = so.requests > 0 ? so.requests : 3.0 * kSteadyLives * n;
+  if (requests * per_request > kMaxReplaySteps) {
+    notes->push_back(fmt::format(
+        "at {} users, past the KV cache vLLM V1 admits by prompt and preempts; the replay that "
+        "counts that would step {:.2g} request-steps, more than {:.0e}: the steady state leaves "
+        "the preempted sequences out and understates throughput (docs/serving.md, \"Replay\")",
+        n, requests * per_request, kMaxReplaySteps));
+    return std::nullopt;
+  }
+  // The clients spread evenly over the replicas: `extra` replicas take one more.
+  const int base = n / reps, extra = n % reps;
+  const int req_base = so.requests / reps, req_extra = so.requests % reps;
+  Replayed box;
+  double tok_s = 0, req_s = 0;  // replicas run side by side: the box's rates add theirs
+  for (int k = 0; k < 2; ++k) {
+    const int clients = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
+    if (clients < 1 || count < 1) continue;
+    // A finite run's requests follow its clients (each replica's share, at least one a client).
+    int replica_requests = 0;
+    if (so.requests > 0)
+      replica_requests = std::max(clients, req_base + (k == 0 && req_extra > 0 ? 1 : 0));
+    Replayed x = replay_replica(sm, clients, replica_requests, so.output);
+    box.requests += count * x.requests;
+    box.ttft_sum += count * x.ttft_sum;
+    box.e2e_sum += count * x.e2e_sum;
+    box.itl_sum += count * x.itl_sum;
+    box.gaps += count * x.gaps;
+    box.preemptions += count * x.preemptions;
+    if (x.duration > 0) {
+      tok_s += count * x.tokens / x.duration;
+      req_s += count * x.requests / x.duration;
+    }
+  }
+  PastKv out;
+  ServePoint& p = out.point;
+  p.output_tokens_per_s = tok_s;
+  p.requests_per_s = req_s;
+  p.ttft_s = box.ttft_sum / box.requests;
+  p.e2e_s = box.e2e_sum / box.requests;
+  p.itl_s = box.gaps > 0 ? box.itl_sum / box.gaps : 0;
+  p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : so.output / p.e2e_s;
+  p.queue_s = 0;
+  p.running = static_cast<double>(n) / reps;
+  out.preemptions = box.preemptions;
+  return out;
+}
+
+// The replayed figures over the steady state's: what a replay measures replaces, the rest (the
+// mean step, link share, bound) stays.
+void take_replayed(const ServePoint& replayed, ServePoint* p) {
+  p->output_tokens_per_s = replayed.output_tokens_per_s;
+  p->requests_per_s = replayed.requests_per_s;
+  p->ttft_s = replayed.ttft_s;
+  p->e2e_s = replayed.e2e_s;
+  p->itl_s = replayed.itl_s;
+  p->tokens_per_s_per_user = replayed.tokens_per_s_per_user;
+  p->queue_s = replayed.queue_s;
+  p->running = replayed.running;
+}
+
+}  // namespace
+
+void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r) {
+  // vLLM V1 admits by prompt and preempts past the KV cache; a closed loop with burst arrivals
+  // (fixed lengths, clients in step) past the burst fit runs a state the steady-state formulas do
+  // not describe (docs/serving.md, "Memory and admission"): replay it engine step by engine step,
+  // the answer and every sweep point past the cache alike.
+  const int n = std::max(1, so.concurrency);
+  auto x = replay_point(sm, so, n, r->replicas, r->arrivals, &r->notes);
+  for (ServePoint& p : r->sweep) {
+    if (p.concurrency == n) {  // the answer's own point: replayed (or not) above
+      if (x) take_replayed(x->point, &p);
+    } else if (auto y = replay_point(sm, so, p.concurrency, r->replicas, r->arrivals, &r->notes)) {
+      take_replayed(y->point, &p);
+    }
+  }
+  if (!x) return;
+  take_replayed(x->point, &r->point);
+  r->preemptions = x->preemptions;
+  r->bottleneck = fmt::format(
+      "KV cache: {} sequences fit at once for their whole lives ({:.1f} GiB of KV cache per GPU); "
+      "vLLM admits the other clients by prompt and preempts and recomputes as they grow",
+      r->max_concurrency_fit, r->memory.kv_cache / (1024.0 * 1024 * 1024));
+  r->replayed = fmt::format(
+      "replayed: past the KV cache, vLLM V1 admits by prompt and preempts: {} preemptions{}",
+      x->preemptions,
+      so.requests > 0
+          ? fmt::format(" in a run of {} requests", so.requests)
+          : fmt::format(" over {} lives a client after {} of warm-up", kSteadyLives, kSteadyLives));
 }
 
 ServeRun run_serve(const ServeRunOptions& o) {
@@ -91,7 +266,11 @@ ServeRun run_serve(const ServeRunOptions& o, const topo::Chassis& chassis) {
   auto model = find_model(o.model);
   std::vector<int> points = o.sweep.empty() ? std::vector<int>{} : sweep_concurrencies(o.sweep_max);
   run.sweep = !points.empty();
-  run.result = serve(chassis, model, make_serve_options(o), points);
+  const ServeOptions so = make_serve_options(o);
+  ServeModel sm(chassis, model, so);
+  run.result = sm.result();
+  if (!points.empty()) sm.sweep(points, &run.result);
+  replay_past_kv(sm, so, &run.result);
   if (auto links = topo::link_rates_note(chassis); !links.empty())
     run.result.notes.push_back(links);
   return run;
@@ -148,8 +327,9 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
        "on vLLM's API server, ~12 ms of its CPU a request)"},
       {"--kv-admission", at<&S::kv_admission>,
        "When a request is admitted against the KV cache: whole-life (its prompt and whole "
-       "output fit: TensorRT-LLM; default) or prompt (its first chunk fits, preempting the latest "
-       "admitted when any running request's tokens find too few blocks: vLLM V1)"},
+       "output fit: TensorRT-LLM; default with --front-end offline or nim) or prompt (its first "
+       "chunk fits, preempting the latest admitted when any running request's tokens find too "
+       "few blocks: vLLM V1; default with --front-end vllm)"},
       {"--no-chunked-prefill", at<&S::no_chunked_prefill>,
        "Each prompt runs whole in one step (TensorRT-LLM's default); vLLM chunks it"},
       {"--no-async-scheduling", at<&S::no_async_scheduling>,

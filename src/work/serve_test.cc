@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "linkwise/comm/predict.h"
@@ -908,6 +909,128 @@ TEST(Serve, ReplayOfRequestsAtOnceThroughTheFrontEndQueue) {
   EXPECT_NEAR(res.ttft_mean_s, (8 * c + f + s + 4 * k) / 3, kTight * k);
   EXPECT_NEAR(res.duration_s, 3 * c + f + s + k, kTight * k);
   EXPECT_EQ(res.steps, 3);
+}
+
+// GPUs no replica takes: replicas = GPUs / (tp x pp), rounded down. Listed in --gpus they are a
+// mistake (before: --tp 2 --gpus 0,1,2 ran one replica on GPU0, GPU1 and said nothing of GPU2);
+// the chassis' own GPUs beyond a multiple of tp x pp are a note (8 GPUs, tp 2 x pp 3 = 6 a
+// replica: one replica, GPU6 and GPU7 idle).
+TEST(Serve, GpusNoReplicaTakes) {
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o;
+  o.tp = 2;
+  o.gpus = {"0", "1", "2"};
+  try {
+    ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+    ADD_FAILURE() << "no error for GPU2 left idle";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--gpus: GPU2 would be left idle (1 replica of tp 2 x pp 1 uses 2 of the 3 GPUs): "
+                 "list a multiple of 2 GPUs");
+  }
+  o.gpus = {"0", "1", "2", "3"};
+  o.replicas = 1;
+  EXPECT_THROW(ServeModel(chassis, find_model("llama3.1-8b"), o), InputError);
+  o.gpus = {"0", "1", "2", "3"};
+  o.replicas = 0;
+  EXPECT_EQ(ServeModel(chassis, find_model("llama3.1-8b"), o).result().replicas, 2);
+  o = {};
+  o.tp = 2;
+  o.pp = 3;
+  auto r = ServeModel(chassis, find_model("llama3.1-8b"), o).result();
+  EXPECT_EQ(r.replicas, 1);
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(),
+                      "GPU6, GPU7 idle: 1 replica of tp 2 x pp 3 uses 6 of the 8 GPUs"),
+            r.notes.end());
+}
+
+}  // namespace
+}  // namespace linkwise::work
+
+namespace linkwise::work {
+namespace {
+
+TEST(ServeRun, PromptAdmissionPastTheCacheIsReplayed) {
+  // Qwen3 8B on an RTX 4090, 100 in / 2000 out: 15 sequences fit for their whole lives (the burst
+  // fit, docs/serving.md "Memory and admission"). The vllm front end (the default) admits by
+  // prompt, so 20 clients in a burst closed loop are past the cache: run_serve replays them. A
+  // finite run of 800 requests is the replay of exactly that run (same figures, same
+  // preemptions); without --requests the steady state is the run of 32 lives a client less the
+  // run of 16 (640 and 320 requests), whose rate lies above the formulas' 15-sequence steady state
+  // (vLLM runs 20 at once, recomputing the preempted). 15 clients fit: no replay. --front-end
+  // offline (trtllm-bench) admits whole lives: no replay either.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeRunOptions o;
+  o.model = "qwen3-8b";
+  o.input = 100;
+  o.output = 2000;
+  o.concurrency = 20;
+  o.requests = 800;
+  ServeRun finite = run_serve(o, chassis);
+  EXPECT_EQ(finite.result.kv_admission, "prompt");
+  EXPECT_EQ(finite.result.max_concurrency_fit, 15);
+  ServeOptions so = make_serve_options(o);
+  ServeModel sm(chassis, find_model("qwen3-8b"), so);
+  ReplayOptions ro;
+  ro.concurrency = 20;
+  ro.requests = 800;
+  ReplayResult rp = sm.replay(ro);
+  EXPECT_GT(rp.preemptions, 0);
+  EXPECT_EQ(finite.result.preemptions, rp.preemptions);
+  EXPECT_NEAR(finite.result.point.output_tokens_per_s, rp.output_tokens_per_s,
+              kTight * rp.output_tokens_per_s);
+  EXPECT_NEAR(finite.result.point.ttft_s, rp.ttft_mean_s, kTight * rp.ttft_mean_s);
+  EXPECT_NEAR(finite.result.point.itl_s, rp.itl_mean_s, kTight * rp.itl_mean_s);
+  EXPECT_EQ(finite.result.replayed.rfind("replayed: past the KV cache, vLLM V1 admits by prompt "
+                                         "and preempts: ",
+                                         0),
+            0u)
+      << finite.result.replayed;
+
+  o.requests = 0;
+  ServeRun steady = run_serve(o, chassis);
+  EXPECT_FALSE(steady.result.replayed.empty());
+  EXPECT_GT(steady.result.preemptions, 0);
+  ServePoint fit = sm.closed_loop(15);
+  EXPECT_GT(steady.result.point.output_tokens_per_s, fit.output_tokens_per_s);
+  // Little's law over the measured lives: 20 clients = requests/s x E2E, within 2% (the window
+  // between the two runs cuts the preemption cycles where it falls).
+  EXPECT_NEAR(steady.result.point.requests_per_s * steady.result.point.e2e_s, 20, 0.4);
+
+  o.concurrency = 15;
+  EXPECT_TRUE(run_serve(o, chassis).result.replayed.empty());
+  o.concurrency = 20;
+  o.front_end = "offline";
+  ServeRun offline = run_serve(o, chassis);
+  EXPECT_EQ(offline.result.kv_admission, "whole-life");
+  EXPECT_TRUE(offline.result.replayed.empty());
+}
+
+TEST(ServeRun, SweepPointsPastTheCacheAreReplayedAsTheSinglePoint) {
+  // The same job as above (15 sequences fit for their whole lives): a sweep to 32 users has its
+  // points at 16 and 32 users past the cache, and each equals what `--concurrency 16` and `32`
+  // answer alone (the same replay); the points that fit (1-8) equal the steady state.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeRunOptions o;
+  o.model = "qwen3-8b";
+  o.input = 100;
+  o.output = 2000;
+  o.sweep = "concurrency";
+  o.sweep_max = 32;
+  ServeRun sweep = run_serve(o, chassis);
+  ASSERT_EQ(sweep.result.sweep.size(), 6u);  // 1, 2, 4, 8, 16, 32
+  o.sweep.clear();
+  for (const ServePoint& p : sweep.result.sweep) {
+    o.concurrency = p.concurrency;
+    ServeRun one = run_serve(o, chassis);
+    EXPECT_EQ(one.result.replayed.empty(), p.concurrency <= 8) << p.concurrency;
+    EXPECT_NEAR(p.output_tokens_per_s, one.result.point.output_tokens_per_s,
+                kTight * one.result.point.output_tokens_per_s)
+        << p.concurrency;
+    EXPECT_NEAR(p.ttft_s, one.result.point.ttft_s, kTight * one.result.point.ttft_s)
+        << p.concurrency;
+    EXPECT_NEAR(p.itl_s, one.result.point.itl_s, kTight * one.result.point.itl_s) << p.concurrency;
+  }
 }
 
 }  // namespace

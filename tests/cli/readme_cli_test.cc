@@ -14,7 +14,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -80,22 +79,6 @@ bool not_run(const std::string& command) {
   return false;
 }
 
-// nvbandwidth's printed layout (output.cpp), figures of one H100 box rounded by hand.
-const char* kNvbandwidth =
-    "nvbandwidth Version: v0.7\n"
-    "Built from Git version: v0.7\n"
-    "\n"
-    "CUDA Runtime Version: 12040\n"
-    "Device 0: NVIDIA H100 80GB HBM3 (00000000:1b:00)\n"
-    "Device 1: NVIDIA H100 80GB HBM3 (00000000:43:00)\n"
-    "\n"
-    "Running host_to_device_memcpy_ce.\n"
-    "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
-    "           0         1\n"
-    " 0     55.21     55.18\n"
-    "\n"
-    "SUM host_to_device_memcpy_ce 110.39\n";
-
 /// A fresh folder laid out as the examples expect the checkout to be.
 std::string example_folder() {
   std::string dir = temp_dir();
@@ -109,7 +92,8 @@ std::string example_folder() {
   fs::copy_file(source_dir() + "/data/measured/public-reference.json", dir + "/measured.json");
   fs::copy_file(source_dir() + "/tests/data/nccl-tests/all_reduce_perf_dgx-h100.log",
                 dir + "/all_reduce_perf.log");
-  std::ofstream(dir + "/nvb.txt") << kNvbandwidth;
+  // nvbandwidth output as printed (the tool-log fuzzer's seed of one H100 box).
+  fs::copy_file(source_dir() + "/fuzz/corpus/tool_log/seed-nvbandwidth.txt", dir + "/nvb.txt");
   return dir;
 }
 

@@ -57,9 +57,8 @@ TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
   // step) on the PCIe server and on the NVSwitch box. Both fall most from 4 to 8 GPUs, where the
   // best plan becomes tp=2 x dp=4 with ZeRO-2. On PCIe the weight gathers and gradient scatters of
   // the 4 DP ranks cross the socket's host links (CPU root port -> PCIe switch) and fill them:
-  // per-GPU throughput falls by about half, the 4 added GPUs add a few % tokens/s, and the verdict
-  // names that link. On the DGX the same step loses 5 % per GPU and each added GPU still yields ~90
-  // %.
+  // per-GPU throughput falls by 40 %, the 4 added GPUs add 20 % tokens/s, and the verdict names
+  // that link. On the DGX the same step loses 8 % per GPU and each added GPU still yields ~84 %.
   const char* job =
       " --model llama3-8b --mode full --seq 2048 --global-batch 8 --framework fsdp --recompute "
       "full "

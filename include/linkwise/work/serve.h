@@ -210,6 +210,10 @@ struct ServeResult {
          allreduce_bytes_per_token = 0;  ///< per decoded token, per sequence
   std::string bottleneck;
   std::vector<std::string> notes;
+  /// The point was replayed engine step by engine step (work::run_serve: a closed loop with burst
+  /// arrivals admitted by prompt past the KV cache): this line says so, with its preemptions
+  std::string replayed;
+  long preemptions = 0;  ///< the replay's preemptions (all replicas), when replayed
 };
 
 /// A finite closed-loop benchmark replayed one engine step at a time (docs/serving.md, "Replay").
@@ -258,6 +262,9 @@ class ServeModel {
 
   const ServeMemory& memory() const;
   int max_concurrency_fit() const;
+  /// The engine's token budget a step (ServeOptions::max_batched_tokens or its default for the
+  /// GPU).
+  int max_batched_tokens() const;
   /// `requests` released at once (spread over the replicas) run past the KV-cache bend: more a
   /// replica than the sequence cap, or more than one replica's cache holds for their whole lives
   /// ((1 - hit)·input + output each, beside one copy of the shared prefix).

@@ -29,7 +29,8 @@ struct ServeRunOptions {
       false;  ///< links at their design rate, not the trained one the chassis records
   bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
   bool no_async_scheduling = false;  ///< ServeOptions::async_scheduling off
-  std::string kv_admission;  ///< whole-life or prompt; "": whole-life (ServeOptions::kv_admission)
+  std::string kv_admission;  ///< whole-life or prompt; "": prompt with the vllm front end, else
+                             ///< whole-life (ServeOptions::kv_admission)
   int requests = 0;  ///< > 0: a finite benchmark of this many requests (ServeOptions::requests)
 };
 
@@ -39,6 +40,13 @@ struct ServeRun {
   bool sweep = false;                    ///< result holds a concurrency sweep
   ServeResult result;                    ///< not validation
 };
+
+/// vLLM V1 past the KV cache: a closed loop with burst arrivals admitted by prompt
+/// (KvAdmission::kPrompt) past the burst fit (ServeModel::burst_past_kv) has its point replayed
+/// engine step by engine step (ServeModel::replay), a finite run of `requests` as it is or else the
+/// steady state between warm-up and drain, and `r` says so (ServeResult::replayed); otherwise `r`
+/// stays as it is.
+void replay_past_kv(const ServeModel& sm, const ServeOptions& options, ServeResult* r);
 
 /// `linkwise serve`'s options: flags, help, ranges and Python keywords (util/option_spec.h).
 const std::vector<OptionSpec<ServeRunOptions>>& serve_options();
