@@ -244,16 +244,22 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
 // copy goes back to the GPU while the next tile is updated (ZeRO-Offload paper, Ren et al., USENIX
 // ATC 2021, section 5.1, Algorithm 1).
 //
-// Per core: the paper's Table 4 gives CPU-Adam 0.22 s for 1 billion parameters on its DGX-2 host
-// (Table 2: 2x Xeon Platinum 8168, 24 cores each at 2.7 GHz, AVX-512; text: 6.4x faster than
-// PyTorch's CPU Adam at 1B). derived: 1e9 / 0.22 s / 48 cores = 9.47e7 parameters/s per core =
-// 2.7e9 Hz x 16 lanes / 456 lane-cycles per parameter. The same host's memory, 2 sockets x 6
-// channels x DDR4-2666 x 8 bytes = 256 GB/s, would move 1e9 x 28 bytes in 0.11 s: the measured
-// update was bound by the cores, not the memory. The cycles per parameter belong to the kernel,
-// so a core of another width or clock scales with lanes x clock.
-constexpr double kAdamHostCores = 24, kAdamHostClockHz = 2.7e9;  // per socket of the paper's host
+// Per core: the paper's Table 4 (CPU-Adam latency; in its text, section 6.2.4: more than 5x faster
+// than PyTorch's CPU Adam from 1 to 10 billion parameters, 6.4x at 1 billion) gives 0.22 s for 1e9
+// parameters, 1.03 s for 4e9 and 2.57 s for 1e10 (PyTorch CPU: 1.39, 5.71, 14.76 s). Its host is
+// one DGX-2 (section 6.1, Table 2): 2x Xeon Platinum 8168, 24 cores each at 2.7 GHz base, AVX-512
+// (NVIDIA DGX-2 specifications); all 48 cores are taken to run the step. derived from the 1e10 row,
+// the largest, nearest the billions of parameters a CPU updates in multi-GPU plans: 1e10 / 2.57 s /
+// 48 cores = 8.11e7 parameters/s per core = 2.7e9 Hz x 16 lanes / 533 lane-cycles per parameter.
+// The 4e9 row gives the same rate within 0.3%; the 1e9 row took 14% less (0.22 s where this gives
+// 0.257 s). The host's memory, 2 sockets x 6 channels x DDR4-2666 x 8 bytes = 256 GB/s, would move
+// 1e10 x 28 bytes in 1.09 s: the measured update was bound by the cores, not the memory. The cycles
+// per parameter belong to the kernel, so a core of another width or clock scales with lanes x
+// clock.
+constexpr double kAdamHostCores = 24, kAdamHostClockHz = 2.7e9;    // per socket of the paper's host
+constexpr double kAdamHostParams = 1e10, kAdamHostSeconds = 2.57;  // Table 4, the 10B row
 constexpr double kAdamLaneCyclesPerParam =
-    kAdamHostClockHz * 16 / (1e9 / 0.22 / (2 * kAdamHostCores));
+    kAdamHostClockHz * 16 / (kAdamHostParams / kAdamHostSeconds / (2 * kAdamHostCores));
 constexpr double kAdamBytesPerParam = 28;
 
 double cpu_adam_time(double params, double cores, double simd_fp32_lanes, double clock_hz,
