@@ -122,6 +122,31 @@ TEST(TrainCli, FrameworkFlags) {
             off["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>());
 }
 
+TEST(TrainCli, ContextParallelPlans) {
+  // A cp that does not split the sequence into 2·cp equal chunks, or more GPUs than the box has:
+  // exit 2 naming the value.
+  auto r = run_cli("train dgx-h100 --model llama3-8b --seq 1000 --global-batch 8 --plan tp=1,cp=8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cp=8 splits each sequence into 2·cp = 16 equal chunks"), std::string::npos)
+      << r.err;
+  r = run_cli("train dgx-h100 --model llama3-8b --global-batch 8 --plan tp=2,cp=8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("plan tp=2,pp=1,dp=1,cp=8,zero=0 needs tp·pp·dp·cp = 16 GPUs"),
+            std::string::npos)
+      << r.err;
+  r = run_cli("train dgx-h100 --model llama3-8b --plan cp=two");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'cp' must be a whole number"), std::string::npos) << r.err;
+  // A long sequence on one box: the ring's exposed time is reported by kind.
+  r = run_cli(
+      "train dgx-h100 --model llama3-8b --seq 65536 --global-batch 8 --plan tp=2,cp=4,zero=1 "
+      "--json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"], "tp=2,pp=1,dp=1,cp=4,zero=1");
+  EXPECT_TRUE(j["breakdown"]["exposed_comm_by_kind_s"].contains("cp"));
+}
+
 TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
   // GPT-3 175B on 512 A100s: plans x recompute x offload x framework x overlap x fusion.
   auto r = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --json");
