@@ -54,8 +54,8 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
   static const char* orders[] = {"tp,dp,pp", "dp,tp,pp", "tp,pp,dp"};
   // Wide: context parallelism of 2, 4 or 8 ranks where the sequence splits into 2·cp chunks, in
   // the default order (tp, cp, dp, pp: the ring inside a box while tp·cp fits one, across the NICs
-  // beyond, as NeMo's long-sequence runs place it), with sequence-parallel TP; plan_problem keeps
-  // it to fused attention under megatron, without EP or HSDP.
+  // beyond, as NeMo's long-sequence runs place it), with sequence-parallel TP and micro-batch 1;
+  // plan_problem keeps it to fused attention under megatron, without EP or HSDP.
   std::vector<int> cps = {1};
   if (wide && job.flash_attention)
     for (int cp : {2, 4, 8})
@@ -72,6 +72,9 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
             if (zero > 0 && dp * cp == 1) continue;
             for (int mb : mbs) {
               if (job.global_batch % (mb * dp) != 0) continue;
+              // cp splits sequences to cut the activations; a smaller micro-batch does so
+              // without a ring: cp > 1 is tried at micro-batch 1, as long-context recipes run it
+              if (cp > 1 && mb > 1) continue;
               for (int vpp : vpps) {
                 if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
                 int n_orders =
@@ -237,6 +240,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       const Job& job = jobs[ji];
       // TP overlap changes nothing without sequence-parallel TP collectives: not a new candidate
       if (job.tp_overlap == Switch::kOn && !o.tp_overlap.empty() && (p.tp == 1 || !p.sp)) continue;
+      // Context parallelism is Megatron-Core's (plan_problem): not a candidate under the others
+      if (p.cp > 1 && job.framework != Framework::kMegatron) continue;
       ++r.candidates;
       std::string why = plan_problem(p, sm.model(), job, gpus);
       if (!why.empty()) {
