@@ -121,6 +121,26 @@ TEST(WorkCp, ExposedRingTimeWhenComputeIsShorterThanTheTransfer) {
   EXPECT_NEAR(sim.breakdown.cp_s, exposed, 0.1 * exposed);
 }
 
+TEST(WorkCp, RingAcrossBoxesOnTheEngineAsInTheEstimate) {
+  // Llama 3 8B, seq 4096, tp=2 x cp=8 on two DGX H100 boxes: each ring holds four GPUs of each
+  // box, so two of its eight hops cross the NICs, and the two TP ranks' rings run at once. The
+  // estimate times the first ring alone; the engine runs both rings and the TP groups beside them.
+  // Each GPU has a NIC of its own on a DGX H100, so the two rings share no link and the engine's
+  // exposed ring time is the estimate's (0.165 s per step), and the fullest link is a NIC carrying
+  // the ring.
+  auto c = topo::load_chassis("dgx-h100", 2);
+  Job j;
+  j.seq = 4096, j.global_batch = 8;
+  StepModel sm(c, find_model("llama3-8b"), j);
+  Plan p = parse_plan("tp=2,cp=8,zero=1,mb=1");
+  auto est = sm.estimate(p), sim = sm.simulate(p);
+  ASSERT_GT(est.breakdown.cp_s, 0);
+  EXPECT_NEAR(sim.breakdown.cp_s, est.breakdown.cp_s, 0.05 * est.breakdown.cp_s);
+  ASSERT_FALSE(sim.links.empty());
+  EXPECT_EQ(sim.links.front().traffic, "cp");
+  EXPECT_NE(sim.links.front().link.find("nic"), std::string::npos) << sim.links.front().link;
+}
+
 TEST(WorkCp, ActivationsPerGpuDivideByCp) {
   // Full recomputation keeps each layer's input: 2·(s/cp)·b·h/t bytes. Llama 3 8B, seq 65536, mb
   // 1, tp=2 with SP, cp=4: 2 · 16384 · 4096 / 2 = 67,108,864 bytes per layer, a quarter of cp=1's.
