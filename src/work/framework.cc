@@ -53,6 +53,19 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.hopper_attention = false;
       t.reduce_every_micro_batch = p.zero == 2;
       t.gather_every_micro_batch = p.zero == 2;
+      // The optimizer steps in eager PyTorch, one pass of HBM per tensor operation on fp32
+      // tensors (4 bytes each read or written): exp_avg lerp or mul + add (read m, g, write m: 8 +
+      // 12 for Composer's two ops), exp_avg_sq mul and addcmul (8 + 12), sqrt, divide by the bias
+      // correction, add eps (8 each), addcdiv into the weight (read w, m, denominator, write w:
+      // 16): 80 bytes, the same for Composer's DecoupledAdamW
+      // (composer/optim/decoupled_weight_decay.py, adamw(): per-parameter in-place ops;
+      // llm-foundry's MPT yamls set weight_decay 0.0, which skips its param.mul_) and
+      // torch.optim.AdamW's default foreach implementation on CUDA
+      // (_multi_tensor_adamw, whose weight-decay mul_ makes up for Composer's split lerp).
+      // Gradient clipping by norm (llm-foundry's MPT yamls: gradient_clipping norm 1.0; torchtitan
+      // max_norm 1.0): FSDP's clip_grad_norm_ reads every local gradient for the norm (4) and
+      // scales it in place (8): 12. derived: 80 + 12 = 92.
+      t.optimizer_bytes_per_param = 92;
       if (job.framework == Framework::kFsdp) {
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
