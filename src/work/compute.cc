@@ -73,9 +73,10 @@ constexpr double kFlashFactor = 0.75;
 constexpr double kFa2OnHopper = 0.34, kFa2OnHopperBwd = 0.33;
 constexpr double kFa2TailFwd = 518, kFa2TailBwd = 846;
 // cuDNN fused attention on Hopper (Transformer Engine's default fused backend on sm90; PyTorch SDPA
-// cudnn backend): derived from the same H200 measurement (cuDNN 9.19), per clock: forward 641
-// TFLOP/s, 0.96 of the GEMM rate at the power-capped clock (η = 0.676: 669 TFLOP/s), with a
-// 547-key tail; backward 559 TFLOP/s, 0.84 of it, with a 718-key tail.
+// cudnn backend): derived from the same H200 measurement (cuDNN 9.19; that section ran at 1620-1980
+// MHz, not held at the GEMMs' capped clock), as a multiple of η of the same 700 W GH100 parts
+// (0.676: 669 TFLOP/s): forward 641 TFLOP/s, 0.96 η, with a 547-key tail; backward 559 TFLOP/s,
+// 0.84 η, with a 718-key tail.
 constexpr double kCudnnOnHopperFwd = 0.96, kCudnnOnHopperBwd = 0.84;
 constexpr double kCudnnTailFwd = 547, kCudnnTailBwd = 718;
 // Backward of fused attention: 5 matmuls against the forward's 2 (Dao 2023, algorithm 2).
