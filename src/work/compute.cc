@@ -47,6 +47,28 @@ constexpr double kLaunchS = 3e-6;
 // Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile);
 // Volta's cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
 constexpr double kTileM = 256, kTileN = 128, kVoltaTileM = 128;
+// Split-K and stream-K (CUTLASS docs, efficient_gemm.md "Parallelized Reductions", cutlass/gemm/
+// device/gemm_splitk_parallel.h; Osama et al., "Stream-K: Work-centric Parallel Decomposition for
+// Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023, section 4: the "data-parallel +
+// stream-K" hybrid, full waves one tile per SM and the last partial wave's tiles shared out along
+// k over all SMs; CUTLASS 2.11+ ThreadblockSwizzleStreamK, CUTLASS 3 sm90 StreamKScheduler): the
+// tiles of a partial last wave, or of an output with fewer tiles than SMs, split their k loop
+// into slices run on the idle SMs. Each slice keeps at least 256 of k: four 64-deep k-blocks of
+// the mainloop pipeline (CUTLASS sm80/sm90 mainloops stage 32-64-deep k-blocks). derived:
+// estimate. Checked on one H200 (data/measured/h200-compute-shapes-2026-12-01, decode section,
+// Llama 3 8B gate/up 28672 x 4096): m = 256, 224 tiles in a full wave and 92 left (k too short to
+// split them over the 40 idle SMs): 2 waves, 98.6 us modelled, 111.9 us measured with the host's
+// dispatch between the CUDA events; m = 512, 448 tiles in 3 full waves and 52 split in two: 3.5
+// waves, 170 us modelled, 173.6 us measured (without the remainder split: 4 waves, 194 us).
+constexpr double kSplitKMinK = 256;
+// Share of the HBM peak a GEMM's memory side streams at: the thin GEMMs of a decode step (weights
+// read once, a few rows of activations) are memory-bound. derived: the one figure beside
+// work/serve_impl.h's kMemoryEfficiency (device copies and STREAM triad reach 0.90-0.92 of HBM
+// peak on A100/H100); checked on one H200 (data/measured/h200-compute-shapes-2026-12-01, decode
+// section): between the Llama 3 up-projections of 235 MB and 940 MB at m = 1 the time grows 163.5
+// us for 705 MB, 4.31 TB/s = 0.90 of 4.8; a CUTLASS fp8 16x14336x4096 kernel on H100 reaches
+// ~68% (NVIDIA/cutlass issue #1139), cuBLAS ~40% at 16 x 2752 x 4096 (issue #1176).
+constexpr double kGemmMemoryEfficiency = 0.85;
 
 // What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring
 // collectives on 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s
@@ -102,16 +124,32 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
   return g;
 }
 
-double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count) {
-  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double count,
+                    double b_bytes) {
+  GemmTime t;
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
+  const double sms = gpu.sms;
   double tiles = std::ceil(m / gpu.tile_m) * std::ceil(n / kTileN) * count;
-  double waves = std::ceil(tiles / gpu.sms);
-  double q = tiles / (waves * gpu.sms);
+  // Full waves run one tile per SM; the tiles of a last, partial wave (all of them when there are
+  // fewer tiles than SMs) split their k loop over the idle SMs, each slice at least kSplitKMinK
+  // deep, and reduce their fp32 partial sums (written and read once).
+  double full = std::floor(tiles / sms), rest = tiles - full * sms;
+  double split = rest > 0 && full == 0
+                     ? std::max(1.0, std::min(std::floor(sms / rest), std::floor(k / kSplitKMinK)))
+                     : 1;
+  double waves = full + (rest > 0 ? 1 / split : 0);
+  double q = tiles / (waves * sms);
   double flops = 2 * m * n * k * count;
-  double bytes = 2 * (m * k + k * n + m * n) * count;
-  return std::max(flops / (gpu.peak_flops * gpu.gemm_efficiency * q),
-                  bytes / gpu.memory_bytes_per_s) +
-         kLaunchS;
+  double bytes = (2 * (m * k + m * n) + b_bytes * k * n) * count;
+  if (split > 1) bytes += 2 * 4 * m * n * count * (rest / tiles) * split;
+  t.compute_s = flops / (gpu.peak_flops * gpu.gemm_efficiency * q);
+  t.memory_s = bytes / (gpu.memory_bytes_per_s * kGemmMemoryEfficiency);
+  t.launch_s = kLaunchS;
+  return t;
+}
+
+double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count, double b_bytes) {
+  return gemm_parts(gpu, m, n, k, count, b_bytes).total();
 }
 
 double memory_time(const GpuSpec& gpu, double bytes) {

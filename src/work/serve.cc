@@ -438,20 +438,49 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   if (M <= 0) return t;
   double eta = gpu.gemm_efficiency, W = gpu.memory_bytes_per_s * kMemoryEfficiency;
   double eta_linear = eta * (fp8_matmuls ? kFp8GemmRelative : 1.0);
-  // Weight matmuls.
-  double lin_flops = L * M * m.layer_matmul_flops_per_token() / tp;
-  double wbytes = L * w_layer_bytes;
+  // Weight matmuls: each GEMM of the layer through the shared GEMM model (work/compute.h
+  // gemm_parts: tile and wave quantization, split-K, its own bytes at the memory rate), at m = the
+  // step's M tokens, its weight at the checkpoint's bytes per value.
+  GpuSpec lin = gpu;
+  lin.gemm_efficiency = eta_linear;
+  const double wb = bytes_per_value(opt.precision), h = m.hidden;
+  double lin_c = 0, lin_m = 0, launches = 0, wbytes = 0;
+  auto add = [&](const GpuSpec& g, double rows, double n, double k, double count, double bytes,
+                 double times) {
+    GemmTime p = gemm_parts(g, rows, n, k, count, bytes);
+    (p.memory_bound() ? lin_m : lin_c) += times * std::max(p.compute_s, p.memory_s);
+    launches += times * p.launch_s;
+    wbytes += times * bytes * n * k * count;
+  };
+  add(lin, M, (m.heads / tp + 2 * kv_heads_gpu) * d, h, 1, wb, L);  // QKV
+  add(lin, M, h, m.heads * d / tp, 1, wb, L);                       // output projection
+  const double up = m.gated_ffn ? 2 : 1;
   if (m.moe()) {
+    // Experts some token visits, each with the tokens routed to it (vLLM's fused MoE kernel runs
+    // them as one grouped GEMM): tp ways over the FFN width, or E/tp whole experts per GPU under
+    // expert parallelism. The router: M x E.
     double k = m.top_k, E = m.experts;
     double hit = 1 - std::pow(1 - k / E, M);  // share of experts some token visits
-    wbytes -= L * w_expert_bytes_layer * (1 - hit);
+    double rows = M * k / (E * hit);
+    double local = opt.expert_parallel ? E / tp * hit : E * hit;
+    double f = opt.expert_parallel ? static_cast<double>(m.ffn) : m.ffn / tp;
+    add(lin, rows, up * f, h, local, wb, L);
+    add(lin, rows, h, f, local, wb, L);
+    add(lin, M, E, h, 1, wb, L);
+  } else {
+    add(lin, M, up * m.ffn / tp, h, 1, wb, L);  // gate and up
+    add(lin, M, h, m.ffn / tp, 1, wb, L);       // down
   }
+  double lin_flops = L * M * m.layer_matmul_flops_per_token() / tp;
   double head_tokens = D + (C > 0 ? 1 : 0);
-  if (last) {
+  if (last && head_tokens > 0) {
+    // The LM head stays in 16 bits (quantized checkpoints leave it), on the last tokens only.
+    GpuSpec half = gpu;
+    half.peak_flops = attention_peak_flops;
+    half.gemm_efficiency = eta;
+    add(half, head_tokens, m.vocab / tp, h, 1, 2, 1);
     lin_flops += head_tokens * 2.0 * m.hidden * m.vocab / tp;
-    wbytes += 2.0 * m.hidden * m.vocab / tp;
   }
-  double lin_c = lin_flops / (gpu.peak_flops * eta_linear), lin_m = wbytes / W;
   // Attention: causal, every decoding token against its context, prompt tokens against their
   // prefix.
   double attn_flops = L * 4 * (m.heads / tp) * d * (D * ctx_d + C * ctx_p);
@@ -462,11 +491,14 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   // Element-wise (norms, residual adds, rotary, activation function), 16-bit in and out.
   double f_local = static_cast<double>(m.ffn) / tp * m.top_k;
   double elem = L * M * 2 * (12.0 * m.hidden + 3 * f_local) / W;
-  t.compute = (lin_c > lin_m ? lin_c : 0) + (attn_c > attn_m ? attn_c : 0);
-  t.memory = (lin_c > lin_m ? 0 : lin_m) + (attn_c > attn_m ? 0 : attn_m) + elem;
+  t.compute = lin_c + (attn_c > attn_m ? attn_c : 0);
+  t.memory = lin_m + (attn_c > attn_m ? 0 : attn_m) + elem;
   t.flops = lin_flops + attn_flops;
   t.bytes = wbytes + kv_bytes + elem * W;
-  t.kernels = L * (opt.tp > 1 ? kKernelsPerLayerTp : kKernelsPerLayer) * kKernelGapS;
+  // The GEMMs' own launches (gemm_parts) and the gaps of the layer's other kernels.
+  t.kernels =
+      launches +
+      L * ((opt.tp > 1 ? kKernelsPerLayerTp : kKernelsPerLayer) - kGemmsPerLayer) * kKernelGapS;
   if (opt.tp > 1) {
     const auto& c = *reps[replica].tp[stage];
     double act = M * m.hidden * 2.0;

@@ -37,6 +37,9 @@ inline constexpr double kFlashFactor = 0.75;
 // GEMM, fused add + RMSNorm, gate/up GEMM, SiLU-and-multiply, down GEMM; two all-reduces more under
 // TP.
 inline constexpr double kKernelsPerLayer = 10, kKernelsPerLayerTp = 12;
+// Of them the weight GEMMs (QKV, output, gate/up, down), whose launches work/compute.cc's
+// gemm_parts charges with each GEMM.
+inline constexpr double kGemmsPerLayer = 4;
 // Launch, ramp-up and tail of one kernel inside a CUDA graph. derived: estimate, the same 3 us per
 // kernel work/compute.cc charges (CUDA C++ Best Practices Guide, "Kernel launch overhead": 2-5 us;
 // graphs remove the CPU launch, not the ramp and tail of short kernels).

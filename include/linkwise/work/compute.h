@@ -5,14 +5,18 @@
 // the catalog's bf16_dense_tflops, or fp8_dense_tflops for fp8 jobs), memory bandwidth W (bytes/s)
 // and N SMs:
 //
-//   t = max( 2·m·n·k·count / (P · η · q),  bytes / W ) + t_launch
+//   t = max( 2·m·n·k·count / (P · η · q),  bytes / (W · η_mem) ) + t_launch
 //
 //   η   the fraction of peak large GEMMs reach on the architecture (kGemmEfficiency below)
 //   q   wave quantization (NVIDIA "Matrix Multiplication Background User's Guide", DU-09799-001,
 //   ch. 3):
 //       the output is cut into 256 x 128 tiles, the tiles run in waves of N; q = tiles / (waves ·
 //       N)
-//   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side)
+//       split-K: an output of fewer tiles than SMs splits its k loop s = min(floor(N / tiles),
+//       floor(k / 256)) ways over the idle SMs (CUTLASS split-K, cuBLAS split-K/stream-K):
+//       q = tiles·s / (waves · N), and the fp32 partial sums are written and read (8·m·n·s bytes)
+//   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side; the k x n
+//       operand, a layer's weight, at its own bytes per element), at η_mem = 0.85 of W
 //
 // Fused attention (FlashAttention-2, Dao 2023) runs its 4·s²·a·d/t FLOPs at η · kFlashFactor
 // forward and 2.5x those FLOPs (it recomputes the scores) backward. Without it, the scores are two
@@ -58,8 +62,19 @@ bool has_fused_attention(const topo::Node& gpu);
 /// when the GPU has no tensor cores for it ("a100-sxm has no FP8 tensor cores").
 GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
-/// Seconds for a (batched) GEMM; see the header note.
-double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1);
+/// A GEMM's time in parts: its tensor-core side, its memory side, its launch (seconds).
+struct GemmTime {
+  double compute_s = 0, memory_s = 0, launch_s = 0;
+  double total() const { return (compute_s > memory_s ? compute_s : memory_s) + launch_s; }
+  bool memory_bound() const { return memory_s >= compute_s; }
+};
+/// A (batched) GEMM of m x k by k x n, `count` times; see the header note. `b_bytes`: bytes per
+/// element of the k x n operand (a layer's weight: 2 in 16 bits, 1 in fp8, ~0.52 in int4).
+GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double count = 1,
+                    double b_bytes = 2);
+/// Seconds for a (batched) GEMM: gemm_parts(...).total().
+double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1,
+                 double b_bytes = 2);
 /// Seconds for an element-wise kernel moving `bytes`.
 double memory_time(const GpuSpec& gpu, double bytes);
 
