@@ -14,17 +14,32 @@ namespace linkwise::work {
 
 namespace {
 
-// Fraction of dense peak that large cuBLAS GEMMs sustain, by architecture. derived: estimate. Large
-// square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s and ~75-80% of the H100
-// SXM's 989 TFLOP/s, which boosts less under its 700 W limit (NVIDIA Matrix Multiplication
-// Background User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves). V100: an
-// fp16 cuBLAS GEMM of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's 112 (NVIDIA developer
-// forums, "Understanding IPC and issue slot utilization when using Tensor Cores", 2019, kernel
-// volta_h884gemm_128x128), so 0.85 too, but with Volta's smaller 128x128 output tiles (kTile
-// below), which quantize worse on big layers.
+// Fraction of the dense peak a large cuBLAS GEMM reaches at the SM clock it runs at. derived:
+// estimate. Large square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s (NVIDIA
+// Matrix Multiplication Background User's Guide, DU-09799-001, Figure 2 and section 2.3 give the
+// A100 curves). V100: an fp16 cuBLAS GEMM of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's
+// 112 (NVIDIA developer forums, "Understanding IPC and issue slot utilization when using Tensor
+// Cores", 2019, kernel volta_h884gemm_128x128), so 0.85 too, but with Volta's smaller 128x128
+// output tiles (kTile below), which quantize worse on big layers.
+constexpr double kGemmEfficiencyAtClock = 0.85;
+
+// η by architecture, for parts whose catalog entry gives no clock under GEMM load. Hopper and
+// Blackwell: 0.75, derived: estimate, ~75-80% of the H100 SXM's 989 TFLOP/s, which boosts less
+// under its 700 W limit than the clock its peak is quoted at.
 double gemm_efficiency_for(const std::string& arch) {
   if (arch == "hopper" || arch == "blackwell") return 0.75;
-  return 0.85;
+  return kGemmEfficiencyAtClock;
+}
+
+// η of a part: where the catalog gives the SM clock a dense GEMM holds under the board's power
+// limit (gemm_sustained_clock_mhz) and the clock the tensor peak is quoted at
+// (tensor_peak_clock_mhz), the GEMM runs at kGemmEfficiencyAtClock of the peak scaled to that
+// clock; else by architecture.
+double gemm_efficiency_of(const topo::Node& gpu, const std::string& arch) {
+  double held = gpu.fig("gemm_sustained_clock_mhz", -1),
+         peak = gpu.fig("tensor_peak_clock_mhz", -1);
+  if (held > 0 && peak > 0) return kGemmEfficiencyAtClock * std::min(1.0, held / peak);
+  return gemm_efficiency_for(arch);
 }
 
 bool pre_ampere(const std::string& arch) {
@@ -47,19 +62,21 @@ constexpr double kLaunchS = 3e-6;
 // Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile);
 // Volta's cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
 constexpr double kTileM = 256, kTileN = 128, kVoltaTileM = 128;
-// Split-K and stream-K (CUTLASS docs, efficient_gemm.md "Parallelized Reductions", cutlass/gemm/
-// device/gemm_splitk_parallel.h; Osama et al., "Stream-K: Work-centric Parallel Decomposition for
-// Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023, section 4: the "data-parallel +
-// stream-K" hybrid, full waves one tile per SM and the last partial wave's tiles shared out along
-// k over all SMs; CUTLASS 2.11+ ThreadblockSwizzleStreamK, CUTLASS 3 sm90 StreamKScheduler): the
-// tiles of a partial last wave, or of an output with fewer tiles than SMs, split their k loop
-// into slices run on the idle SMs. Each slice keeps at least 256 of k: four 64-deep k-blocks of
-// the mainloop pipeline (CUTLASS sm80/sm90 mainloops stage 32-64-deep k-blocks). derived:
-// estimate. Checked on one H200 (data/measured/h200-compute-shapes-2026-12-01, decode section,
-// Llama 3 8B gate/up 28672 x 4096): m = 256, 224 tiles in a full wave and 92 left (k too short to
-// split them over the 40 idle SMs): 2 waves, 98.6 us modelled, 111.9 us measured with the host's
-// dispatch between the CUDA events; m = 512, 448 tiles in 3 full waves and 52 split in two: 3.5
-// waves, 170 us modelled, 173.6 us measured (without the remainder split: 4 waves, 194 us).
+// Split-K (CUTLASS docs, efficient_gemm.md "Parallelized Reductions", cutlass/gemm/device/
+// gemm_splitk_parallel.h and the serial GemmSplitKSerial; cuBLAS picks split-K kernels for outputs
+// of few tiles and deep k): an output with fewer tiles than the GPU has SMs splits its k loop into
+// slices run on the idle SMs, s = min(floor(SMs / tiles), floor(k / 256)) ways. Each slice keeps
+// at least 256 of k: four 64-deep k-blocks of the mainloop pipeline (CUTLASS sm80/sm90 mainloops
+// stage 32-64-deep k-blocks). derived: estimate. Checked on one H200
+// (data/measured/h200-compute-shapes-2026-12-01, decode section, at m = 256, one row of tiles):
+// Llama 3 8B down 4096 x 14336, 32 tiles: unsplit one tile's k loop takes 167 us at η 0.75, split
+// 4 ways 42 us, measured 60.8 us with the host's dispatch between the CUDA events and its bytes'
+// 31 us; QKV 6144 x 4096, 48 tiles: 48 us unsplit, 24 us split 2 ways, measured 40.9 us.
+// Splitting the tiles of a last, partial wave too (the data-parallel + stream-K hybrid of Osama et
+// al., "Stream-K", PPoPP 2023, section 4; CUTLASS ThreadblockSwizzleStreamK) fits the H200's
+// training-shape GEMMs a little better (Llama 3 70B TP8 QKV 4096 x 1280 x 8192: 160 tiles, +42%
+// -> -11% at the power-capped η) but moves three published training rows past 15% (Narayanan
+// 1.7B, Korthikanti 22B, MPT 30B H100; before the power-capped η): not applied.
 constexpr double kSplitKMinK = 256;
 // Share of the HBM peak a GEMM's memory side streams at: the thin GEMMs of a decode step (weights
 // read once, a few rows of activations) are memory-bound. derived: the one figure beside
@@ -119,7 +136,8 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
   g.memory_bytes = gpu.fig("memory_bytes", 80.0 * (1ull << 30));
   g.sms = static_cast<int>(gpu.fig("sm_count", 100));
   g.arch = gpu.part->attr("arch");
-  g.gemm_efficiency = gemm_efficiency_for(g.arch);
+  g.gemm_efficiency = gemm_efficiency_of(gpu, g.arch);
+  g.burst_gemm_efficiency = gemm_efficiency_for(g.arch);
   if (pre_ampere(gpu.part->attr("arch"))) g.tile_m = kVoltaTileM;
   return g;
 }
@@ -150,6 +168,10 @@ GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double cou
 
 double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count, double b_bytes) {
   return gemm_parts(gpu, m, n, k, count, b_bytes).total();
+}
+
+double fused_attention_efficiency(const GpuSpec& gpu, bool fa2_on_hopper) {
+  return fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
 }
 
 double memory_time(const GpuSpec& gpu, double bytes) {
@@ -208,7 +230,7 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double core;
   if (job.flash_attention) {
     bool fa2_on_hopper = (gpu.arch == "hopper") && !framework_traits(job, Plan{}).hopper_attention;
-    double eff = fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
+    double eff = fused_attention_efficiency(gpu, fa2_on_hopper);
     core = core_flops / (half_precision(gpu).peak_flops * eff) + kLaunchS;
   } else {
     double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices
