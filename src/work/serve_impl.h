@@ -152,6 +152,7 @@ struct ServeModel::Impl {
   int replicas = 1;
   std::vector<std::vector<int>> groups;  ///< per replica: GPU node indices, stage by stage
   GpuSpec gpu;                           ///< the slowest GPU's figures
+  GpuSpec gemm_gpu, head_gpu;            ///< as the weight GEMMs and the LM head see it (place())
   double attention_peak_flops = 0;       ///< its 16-bit peak: attention runs in bf16/fp16
   bool fp8_matmuls = false;              ///< the weight matmuls run on FP8 tensor cores
   int gpu_node = -1;
@@ -172,6 +173,17 @@ struct ServeModel::Impl {
     std::string link, algo;
   };
   mutable std::map<std::tuple<const comm::Communicator*, int, double>, Cached> cache;
+  /// A dense layer's weight GEMMs (QKV, output, gate/up, down) for one count of output-tile rows
+  /// (stage_step): each side of work/compute.h gemm_parts as a line in the step's rows.
+  struct GemmLine {
+    double compute_per_row = 0, memory0 = 0, memory_per_row = 0, launch = 0, weight_bytes = 0;
+  };
+  struct GemmLines {
+    bool valid = false;
+    GemmLine gemm[4];
+  };
+  mutable std::vector<GemmLines> gemm_lines;  ///< by rows of output tiles
+  mutable std::vector<GemmLine> head_lines;   ///< the LM head's, likewise
 
   void validate();
   void place();
