@@ -99,6 +99,30 @@ constexpr double kLaunchS = 3e-6;
 // Output tile of the GEMM kernels (DU-09799-001, section 2.3: 256x128 is cuBLAS's largest tile);
 // Volta's cuBLAS fp16 kernels top out at 128x128 (volta_h884gemm_128x128, the forum thread above).
 constexpr double kTileM = 256, kTileN = 128, kVoltaTileM = 128;
+// Split-K (CUTLASS docs, efficient_gemm.md "Parallelized Reductions", cutlass/gemm/device/
+// gemm_splitk_parallel.h and the serial GemmSplitKSerial; cuBLAS picks split-K kernels for outputs
+// of few tiles and deep k): an output with fewer tiles than the GPU has SMs splits its k loop into
+// slices run on the idle SMs, s = min(floor(SMs / tiles), floor(k / 256)) ways. Each slice keeps
+// at least 256 of k: four 64-deep k-blocks of the mainloop pipeline (CUTLASS sm80/sm90 mainloops
+// stage 32-64-deep k-blocks). derived: estimate. Checked on one H200
+// (data/measured/h200-compute-shapes-2026-12-01, decode section, at m = 256, one row of tiles):
+// Llama 3 8B down 4096 x 14336, 32 tiles: unsplit one tile's k loop takes 167 us at η 0.75, split
+// 4 ways 42 us, measured 60.8 us with the host's dispatch between the CUDA events and its bytes'
+// 31 us; QKV 6144 x 4096, 48 tiles: 48 us unsplit, 24 us split 2 ways, measured 40.9 us.
+// Splitting the tiles of a last, partial wave too (the data-parallel + stream-K hybrid of Osama et
+// al., "Stream-K", PPoPP 2023, section 4; CUTLASS ThreadblockSwizzleStreamK) fits the H200's
+// training-shape GEMMs a little better (Llama 3 70B TP8 QKV 4096 x 1280 x 8192: 160 tiles, +42%
+// -> -11% at the power-capped η) but moves three published training rows past 15% (Narayanan
+// 1.7B, Korthikanti 22B, MPT 30B H100; before the power-capped η): not applied.
+constexpr double kSplitKMinK = 256;
+// Share of the HBM peak a GEMM's memory side streams at: the thin GEMMs of a decode step (weights
+// read once, a few rows of activations) are memory-bound. derived: the one figure beside
+// work/serve_impl.h's kMemoryEfficiency (device copies and STREAM triad reach 0.90-0.92 of HBM
+// peak on A100/H100); checked on one H200 (data/measured/h200-compute-shapes-2026-12-01, decode
+// section): between the Llama 3 up-projections of 235 MB and 940 MB at m = 1 the time grows 163.5
+// us for 705 MB, 4.31 TB/s = 0.90 of 4.8; a CUTLASS fp8 16x14336x4096 kernel on H100 reaches
+// ~68% (NVIDIA/cutlass issue #1139), cuBLAS ~40% at 16 x 2752 x 4096 (issue #1176).
+constexpr double kGemmMemoryEfficiency = 0.85;
 
 // What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring
 // collectives on 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s
@@ -155,16 +179,32 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
   return g;
 }
 
-double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count) {
-  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double count,
+                    double b_bytes) {
+  GemmTime t;
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
+  const double sms = gpu.sms;
   double tiles = std::ceil(m / gpu.tile_m) * std::ceil(n / kTileN) * count;
-  double waves = std::ceil(tiles / gpu.sms);
-  double q = tiles / (waves * gpu.sms);
+  // Full waves run one tile per SM; the tiles of a last, partial wave (all of them when there are
+  // fewer tiles than SMs) split their k loop over the idle SMs, each slice at least kSplitKMinK
+  // deep, and reduce their fp32 partial sums (written and read once).
+  double full = std::floor(tiles / sms), rest = tiles - full * sms;
+  double split = rest > 0 && full == 0
+                     ? std::max(1.0, std::min(std::floor(sms / rest), std::floor(k / kSplitKMinK)))
+                     : 1;
+  double waves = full + (rest > 0 ? 1 / split : 0);
+  double q = tiles / (waves * sms);
   double flops = 2 * m * n * k * count;
-  double bytes = 2 * (m * k + k * n + m * n) * count;
-  return std::max(flops / (gpu.peak_flops * gpu.gemm_efficiency * q),
-                  bytes / gpu.memory_bytes_per_s) +
-         kLaunchS;
+  double bytes = (2 * (m * k + m * n) + b_bytes * k * n) * count;
+  if (split > 1) bytes += 2 * 4 * m * n * count * (rest / tiles) * split;
+  t.compute_s = flops / (gpu.peak_flops * gpu.gemm_efficiency * q);
+  t.memory_s = bytes / (gpu.memory_bytes_per_s * kGemmMemoryEfficiency);
+  t.launch_s = kLaunchS;
+  return t;
+}
+
+double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count, double b_bytes) {
+  return gemm_parts(gpu, m, n, k, count, b_bytes).total();
 }
 
 double fused_attention_time(const GpuSpec& gpu, bool fa2_on_hopper, double full_flops, double keys,

@@ -320,6 +320,13 @@ void ServeModel::Impl::place() {
         fmt::format("{} has no FP8 tensor cores: fp8 weights are widened to 16 bits in the matmuls "
                     "(weight-only, as Marlin kernels run them)",
                     gpu.part));
+  // The GPU as the step's GEMMs see it (stage_step): the weight matmuls at the weights' peak and
+  // the burst η (times the FP8 figure on FP8 tensor cores), the LM head at the 16-bit peak.
+  gemm_gpu = gpu;
+  gemm_gpu.gemm_efficiency = gpu.burst_gemm_efficiency * (fp8_matmuls ? kFp8GemmRelative : 1.0);
+  head_gpu = gpu;
+  head_gpu.peak_flops = attention_peak_flops;
+  head_gpu.gemm_efficiency = gpu.burst_gemm_efficiency;
   engine = detail::engine_figures(gpu.memory_bytes, gpu.part);
   if (opt.max_batched_tokens > 0) engine.max_batched_tokens = opt.max_batched_tokens;
   if (opt.max_seqs > 0) engine.max_seqs = opt.max_seqs;
@@ -437,21 +444,88 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   StepTime t;
   if (M <= 0) return t;
   double eta = gpu.burst_gemm_efficiency, W = gpu.memory_bytes_per_s * kMemoryEfficiency;
-  double eta_linear = eta * (fp8_matmuls ? kFp8GemmRelative : 1.0);
-  // Weight matmuls.
-  double lin_flops = L * M * m.layer_matmul_flops_per_token() / tp;
-  double wbytes = L * w_layer_bytes;
+  // Weight matmuls: each GEMM of the layer through the shared GEMM model (work/compute.h
+  // gemm_parts: tile and wave quantization, split-K, its own bytes at the memory rate), at m = the
+  // step's M tokens, its weight at the checkpoint's bytes per value.
+  const GpuSpec& lin = gemm_gpu;
+  const double wb = bytes_per_value(opt.precision), h = m.hidden;
+  double lin_c = 0, lin_m = 0, launches = 0, wbytes = 0;
+  auto add = [&](const GpuSpec& g, double rows, double n, double k, double count, double bytes,
+                 double times) {
+    GemmTime p = gemm_parts(g, rows, n, k, count, bytes);
+    (p.memory_bound() ? lin_m : lin_c) += times * std::max(p.compute_s, p.memory_s);
+    launches += times * p.launch_s;
+    wbytes += times * bytes * n * k * count;
+  };
+  const double up = m.gated_ffn ? 2 : 1;
+  // The dense layer's GEMMs at M rows. For one count of row tiles each side is a line in M
+  // (gemm_parts at two row counts of the same tiles gives it), kept per tile count: a sweep
+  // evaluates the step at thousands of M.
+  const int row_tiles = static_cast<int>(std::ceil(M / lin.tile_m));
+  if (row_tiles >= static_cast<int>(gemm_lines.size())) gemm_lines.resize(row_tiles + 1);
+  auto& lines = gemm_lines[row_tiles];
+  const int dense = m.moe() ? 2 : 4;  // QKV, output; gate/up and down when not MoE
+  if (!lines.valid) {
+    const double shapes[4][2] = {{(m.heads / tp + 2 * kv_heads_gpu) * d, h},  // QKV
+                                 {h, m.heads * d / tp},                       // output projection
+                                 {up * m.ffn / tp, h},                        // gate and up
+                                 {h, m.ffn / tp}};                            // down
+    const double hi = row_tiles * lin.tile_m, lo = hi - 0.5;
+    for (int i = 0; i < dense; ++i) {
+      GemmTime a = gemm_parts(lin, hi, shapes[i][0], shapes[i][1], 1, wb);
+      GemmTime b = gemm_parts(lin, lo, shapes[i][0], shapes[i][1], 1, wb);
+      auto& g = lines.gemm[i];
+      g.compute_per_row = a.compute_s / hi;
+      g.memory_per_row = (a.memory_s - b.memory_s) / (hi - lo);
+      g.memory0 = a.memory_s - g.memory_per_row * hi;
+      g.launch = a.launch_s;
+      g.weight_bytes = wb * shapes[i][0] * shapes[i][1];
+    }
+    lines.valid = true;
+  }
+  for (int i = 0; i < dense; ++i) {
+    const auto& g = lines.gemm[i];
+    double c = g.compute_per_row * M, mem = g.memory0 + g.memory_per_row * M;
+    (mem >= c ? lin_m : lin_c) += L * std::max(c, mem);
+    launches += L * g.launch;
+    wbytes += L * g.weight_bytes;
+  }
   if (m.moe()) {
+    // Experts some token visits, each with the tokens routed to it (vLLM's fused MoE kernel runs
+    // them as one grouped GEMM): tp ways over the FFN width, or E/tp whole experts per GPU under
+    // expert parallelism. The router: M x E.
     double k = m.top_k, E = m.experts;
     double hit = 1 - std::pow(1 - k / E, M);  // share of experts some token visits
-    wbytes -= L * w_expert_bytes_layer * (1 - hit);
+    double rows = M * k / (E * hit);
+    double local = opt.expert_parallel ? E / tp * hit : E * hit;
+    double f = opt.expert_parallel ? static_cast<double>(m.ffn) : m.ffn / tp;
+    add(lin, rows, up * f, h, local, wb, L);
+    add(lin, rows, h, f, local, wb, L);
+    add(lin, M, E, h, 1, wb, L);
   }
+  double lin_flops = L * M * m.layer_matmul_flops_per_token() / tp;
   double head_tokens = D + (C > 0 ? 1 : 0);
-  if (last) {
+  if (last && head_tokens > 0) {
+    // The LM head stays in 16 bits (quantized checkpoints leave it), on the last tokens only; as
+    // a line in its rows per count of tile rows, as above.
+    const int head_tiles = static_cast<int>(std::ceil(head_tokens / head_gpu.tile_m));
+    if (head_tiles >= static_cast<int>(head_lines.size())) head_lines.resize(head_tiles + 1);
+    auto& g = head_lines[head_tiles];
+    if (g.launch == 0) {
+      const double hi = head_tiles * head_gpu.tile_m, lo = hi - 0.5, n = m.vocab / tp;
+      GemmTime a = gemm_parts(head_gpu, hi, n, h), b = gemm_parts(head_gpu, lo, n, h);
+      g.compute_per_row = a.compute_s / hi;
+      g.memory_per_row = (a.memory_s - b.memory_s) / (hi - lo);
+      g.memory0 = a.memory_s - g.memory_per_row * hi;
+      g.launch = a.launch_s;
+      g.weight_bytes = 2 * n * h;
+    }
+    double c = g.compute_per_row * head_tokens, mem = g.memory0 + g.memory_per_row * head_tokens;
+    (mem >= c ? lin_m : lin_c) += std::max(c, mem);
+    launches += g.launch;
+    wbytes += g.weight_bytes;
     lin_flops += head_tokens * 2.0 * m.hidden * m.vocab / tp;
-    wbytes += 2.0 * m.hidden * m.vocab / tp;
   }
-  double lin_c = lin_flops / (gpu.peak_flops * eta_linear), lin_m = wbytes / W;
   // Attention: causal, every decoding token against its context, prompt tokens against their
   // prefix.
   double attn_flops = L * 4 * (m.heads / tp) * d * (D * ctx_d + C * ctx_p);
@@ -462,11 +536,14 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   // Element-wise (norms, residual adds, rotary, activation function), 16-bit in and out.
   double f_local = static_cast<double>(m.ffn) / tp * m.top_k;
   double elem = L * M * 2 * (12.0 * m.hidden + 3 * f_local) / W;
-  t.compute = (lin_c > lin_m ? lin_c : 0) + (attn_c > attn_m ? attn_c : 0);
-  t.memory = (lin_c > lin_m ? 0 : lin_m) + (attn_c > attn_m ? 0 : attn_m) + elem;
+  t.compute = lin_c + (attn_c > attn_m ? attn_c : 0);
+  t.memory = lin_m + (attn_c > attn_m ? 0 : attn_m) + elem;
   t.flops = lin_flops + attn_flops;
   t.bytes = wbytes + kv_bytes + elem * W;
-  t.kernels = L * (opt.tp > 1 ? kKernelsPerLayerTp : kKernelsPerLayer) * kKernelGapS;
+  // The GEMMs' own launches (gemm_parts) and the gaps of the layer's other kernels.
+  t.kernels =
+      launches +
+      L * ((opt.tp > 1 ? kKernelsPerLayerTp : kKernelsPerLayer) - kGemmsPerLayer) * kKernelGapS;
   if (opt.tp > 1) {
     const auto& c = *reps[replica].tp[stage];
     double act = M * m.hidden * 2.0;

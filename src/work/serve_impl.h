@@ -37,6 +37,9 @@ inline constexpr double kFlashFactor = 0.75;
 // GEMM, fused add + RMSNorm, gate/up GEMM, SiLU-and-multiply, down GEMM; two all-reduces more under
 // TP.
 inline constexpr double kKernelsPerLayer = 10, kKernelsPerLayerTp = 12;
+// Of them the weight GEMMs (QKV, output, gate/up, down), whose launches work/compute.cc's
+// gemm_parts charges with each GEMM.
+inline constexpr double kGemmsPerLayer = 4;
 // Launch, ramp-up and tail of one kernel inside a CUDA graph. derived: estimate, the same 3 us per
 // kernel work/compute.cc charges (CUDA C++ Best Practices Guide, "Kernel launch overhead": 2-5 us;
 // graphs remove the CPU launch, not the ramp and tail of short kernels).
@@ -149,6 +152,7 @@ struct ServeModel::Impl {
   int replicas = 1;
   std::vector<std::vector<int>> groups;  ///< per replica: GPU node indices, stage by stage
   GpuSpec gpu;                           ///< the slowest GPU's figures
+  GpuSpec gemm_gpu, head_gpu;            ///< as the weight GEMMs and the LM head see it (place())
   double attention_peak_flops = 0;       ///< its 16-bit peak: attention runs in bf16/fp16
   bool fp8_matmuls = false;              ///< the weight matmuls run on FP8 tensor cores
   int gpu_node = -1;
@@ -169,6 +173,17 @@ struct ServeModel::Impl {
     std::string link, algo;
   };
   mutable std::map<std::tuple<const comm::Communicator*, int, double>, Cached> cache;
+  /// A dense layer's weight GEMMs (QKV, output, gate/up, down) for one count of output-tile rows
+  /// (stage_step): each side of work/compute.h gemm_parts as a line in the step's rows.
+  struct GemmLine {
+    double compute_per_row = 0, memory0 = 0, memory_per_row = 0, launch = 0, weight_bytes = 0;
+  };
+  struct GemmLines {
+    bool valid = false;
+    GemmLine gemm[4];
+  };
+  mutable std::vector<GemmLines> gemm_lines;  ///< by rows of output tiles
+  mutable std::vector<GemmLine> head_lines;   ///< the LM head's, likewise
 
   void validate();
   void place();

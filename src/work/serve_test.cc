@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "linkwise/comm/predict.h"
 #include "linkwise/topo/chassis.h"
@@ -37,8 +39,9 @@ TEST(Serve, DecodeStepOfAMemoryBoundModelOnOneGpu) {
   //   MLP per layer 3·h·f = 3·4096·14336 = 176,160,768  -> 218,103,808 per layer, x 32 =
   //   6,979,321,856 output projection h·V = 4096·128256 = 525,336,576  -> 7,504,658,432 parameters
   //   x 2 bytes = 15,009,316,864 bytes (+ 16 KiB of norms per layer)
-  // t_memory = bytes / (W · η_mem) = 15.0093e9 / (3.35e12 · 0.85) = 5.271 ms. Compute: 2 FLOP per
-  // weight x 7.5e9 = 1.5e10 FLOP / (989e12 · 0.75) = 0.02 ms, far below: memory-bound.
+  // t_memory = bytes / (W · η_mem) = 15.0093e9 / (3.35e12 · 0.85) = 5.271 ms: each GEMM at m = 1
+  // is memory-bound in gemm_parts (its compute side, 2 FLOP per weight, is ~1/200 of its bytes'
+  // time), and the GEMMs' memory sides add up to the weights' bytes.
   auto chassis = topo::load_chassis("dgx-h100");
   ServeModel sm(chassis, find_model("llama3.1-8b"), one_gpu());
   StepTime t = sm.step(1, 1, 0, 0);
@@ -47,10 +50,106 @@ TEST(Serve, DecodeStepOfAMemoryBoundModelOnOneGpu) {
   ASSERT_DOUBLE_EQ(W, 3.35e12);
   EXPECT_NEAR(t.memory, bytes / (W * kMemoryEfficiency), kModel * t.memory);
   EXPECT_LT(t.compute, 1e-12);  // no part is compute-bound
-  // The step adds the kernel launches (32 layers x 10 kernels x 3 us) and the engine's overhead.
-  EXPECT_NEAR(t.kernels, 32 * 10 * 3e-6, kTight * t.kernels);
+  // The step adds the kernel launches (32 layers x 10 kernels, 4 of them the GEMMs, and the LM
+  // head's GEMM, x 3 us) and the engine's overhead.
+  EXPECT_NEAR(t.kernels, (32 * 10 + 1) * 3e-6, kTight * t.kernels);
   EXPECT_NEAR(t.total, t.memory + t.kernels + kStepOverheadS, kTight * t.total);
   EXPECT_EQ(t.comm, 0);
+}
+
+// Qwen3 8B (36 layers, hidden 4096, 32 q / 8 kv heads of 128, gated FFN 12288, vocabulary
+// 151936) on one H200 SXM (989.4 TFLOP/s bf16, η 0.75, 4.8 TB/s at η_mem 0.85 = 4.08 TB/s, 132
+// SMs): each weight GEMM through gemm_parts, at m = the step's tokens.
+ServeModel qwen3_8b_on_one_h200(const topo::Chassis& chassis) {
+  ServeOptions o = one_gpu();
+  o.input = 1024;
+  return ServeModel(chassis, find_model("qwen3-8b"), o);
+}
+
+TEST(Serve, DecodeStepAtBatchOneSumsItsGemms) {
+  // One sequence at context 1024: m = 1, every GEMM memory-bound (its bytes: 2·(m·k + m·n) +
+  // 2·k·n, at 4.08 TB/s):
+  //   QKV    1 x 6144 x 4096:   50,450,432 B -> 12.365 us
+  //   output 1 x 4096 x 4096:   33,701,888 B ->  8.260 us
+  //   gate/up 1 x 24576 x 4096: 201,383,936 B -> 49.359 us
+  //   down   1 x 4096 x 12288: 100,827,136 B -> 24.712 us   -> 94.696 us a layer, x 36 = 3409.1 us
+  //   LM head 1 x 151936 x 4096 (16 bits): 1,244,971,776 B -> 305.140 us
+  // KV cache read: 36 layers x 4096 B a token (8 kv heads x 128 x 2 x 2 B) x 1025 tokens =
+  // 151.1 MB -> 37.04 us. Element-wise: 36 · 2 · (12·4096 + 3·12288) B, ~1.5 ns.
+  // t_memory = 3409.1 + 305.1 + 37.0 = 3751.3 us; t_compute = 0 (the attention of one token is
+  // memory-bound too). Kernels: (36 x 10 + 1) x 3 us = 1083 us.
+  auto chassis = topo::load_chassis("hgx-h200");
+  StepTime t = qwen3_8b_on_one_h200(chassis).step(1, 1024, 0, 0);
+  EXPECT_NEAR(t.memory, 3751.3e-6, 2e-3 * t.memory);
+  EXPECT_LT(t.compute, 1e-12);
+  EXPECT_NEAR(t.kernels, 1083e-6, kTight * t.kernels);
+  EXPECT_NEAR(t.total, t.memory + t.kernels + kStepOverheadS, kTight * t.total);
+}
+
+TEST(Serve, PrefillStepOf233TokensSumsItsGemms) {
+  // One prompt of 233 tokens (mean prefix 116.5): m = 233, one row of 256 x 128 output tiles.
+  // Peak x η = 742.05 TFLOP/s; an output of fewer tiles than the 132 SMs splits its k loop
+  // (split-K, s = min(floor(132 / tiles), floor(k / 256))) and writes and reads 8·m·n·s bytes of
+  // partial sums:
+  //   QKV    233 x 6144 x 4096: 48 tiles, s = 2, q = 96/132: 11.73 GFLOP -> 21.73 us (compute)
+  //          bytes 78.0 MB -> 19.12 us
+  //   output 233 x 4096 x 4096: 32 tiles, s = 4, q = 128/132: 7.82 GFLOP -> 10.87 us; bytes
+  //          67.9 MB -> 16.65 us (memory)
+  //   gate/up 233 x 24576 x 4096: 192 tiles, 2 waves, q = 192/264: 46.9 GFLOP -> 86.92 us
+  //          (compute); bytes 214.7 MB -> 52.62 us
+  //   down   233 x 4096 x 12288: 32 tiles, s = 4: 23.46 GFLOP -> 32.60 us; bytes 138.8 MB ->
+  //          34.03 us (memory)
+  //   LM head, the last token only: 305.14 us (memory, as at decode)
+  // Linear: compute 36 x (21.73 + 86.92) = 3911.4 us; memory 36 x (16.65 + 34.03) + 305.1 =
+  // 2129.6 us. Attention 4·32·128·233·116.5·36 = 16.0 GFLOP at 989.4e12 · 0.75 · 0.75 = 28.79 us
+  // (its KV bytes, 36 · 4096 · 466 = 68.7 MB, 16.84 us: compute-bound). Element-wise 36 · 233 · 2 ·
+  // (12·4096 + 3·12288) B = 1443 MB -> 353.7 us. t_compute = 3940.2 us, t_memory = 2483.3 us;
+  // kernels (36 x 10 + 1) x 3 us = 1083 us.
+  auto chassis = topo::load_chassis("hgx-h200");
+  StepTime t = qwen3_8b_on_one_h200(chassis).step(0, 0, 233, 116.5);
+  EXPECT_NEAR(t.compute, 3940.2e-6, 2e-3 * t.compute);
+  EXPECT_NEAR(t.memory, 2483.3e-6, 2e-3 * t.memory);
+  EXPECT_NEAR(t.kernels, 1083e-6, kTight * t.kernels);
+}
+
+TEST(Serve, StepsAgainstTheMeasuredH200Decoder) {
+  // data/measured/h200-decode-steps-2026-12-01: a Qwen3 8B-shaped decoder in plain PyTorch on one
+  // H200, decode steps (batch x context) and prefills (one prompt) replayed as CUDA graphs. The
+  // model's step is vLLM's; the GPU's share of it is the step less the engine's host overhead.
+  // The measured decoder runs more kernels: per layer 24 besides its 4 GEMMs (F.rms_norm twice,
+  // rotary as 7 each on q and k: two products, a difference, two products, a sum, a cat; 2
+  // KV-cache copies; SDPA; the attention output's reshape copy; 2 residual adds; SiLU and the
+  // product) against vLLM's 6, and 8 per step around the layers (the rotary angles, the last
+  // norm): 36 x 18 + 8 = 656 kernels more, each at the model's 3 us gap. Decode held to 10%,
+  // prefill to 15% (docs/VALIDATION.md, "Measured on the target machine"); the GEMM memory rate
+  // (η_mem 0.85) was checked on this machine's GEMM shapes, so this is not wholly independent.
+  std::ifstream in(std::string(LINKWISE_SOURCE_DIR) +
+                   "/data/measured/h200-decode-steps-2026-12-01/decode-steps.json");
+  ASSERT_TRUE(in.good());
+  auto j = nlohmann::json::parse(in);
+  auto chassis = topo::load_chassis("hgx-h200");
+  ServeModel sm = qwen3_8b_on_one_h200(chassis);
+  const double extra = (36 * 18 + 8) * kKernelGapS;
+  int rows = 0;
+  for (const auto& r : j["decode"]) {
+    double b = r["batch"], ctx = r["context"], ms = r["step_ms"];
+    double gpu = sm.step(b, ctx, 0, 0).total - kStepOverheadS + extra;
+    SCOPED_TRACE(
+        fmt::format("decode {} x {}: {:.2f} ms predicted, {:.2f} measured", b, ctx, gpu * 1e3, ms));
+    EXPECT_NEAR(gpu * 1e3, ms, 0.10 * ms);
+    ++rows;
+  }
+  for (const auto& r : j["prefill"]) {
+    double n = r["tokens"], ms = r["graph_ms"];
+    double gpu = sm.step(0, 0, n, n / 2).total - kStepOverheadS + extra;
+    SCOPED_TRACE(fmt::format("prefill {}: {:.2f} ms predicted, {:.2f} measured", n, gpu * 1e3, ms));
+    // The longest prompt's GEMMs run long enough, back to back, to hold the H200 at its 700 W
+    // power cap (data/measured/h200-compute-shapes-2026-12-01: 1,425-1,500 MHz under dense GEMMs),
+    // which the serving step's η (a prefill as a burst between decode steps) leaves out: 20%.
+    EXPECT_NEAR(gpu * 1e3, ms, (n > 2048 ? 0.20 : 0.15) * ms);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 16);
 }
 
 TEST(Serve, KvCachePerTokenOfAGqaModel) {
@@ -476,8 +575,8 @@ TEST(Serve, FrontEndAddsItsTimeToTtftAndE2e) {
   const double front = kVllmApiServerLatencyS + 128 * kVllmTokenizeCpuS;  // nothing queued ahead
   EXPECT_NEAR(vllm.ttft_s - offline.ttft_s, front, 1e-9);
   // E2E and ITL: the same up to the mean step's share of prompt steps, which the longer cycle
-  // (fewer requests/s) moves by ~1e-6 of a step.
-  EXPECT_NEAR(vllm.e2e_s - offline.e2e_s, front, 1e-3 * front);
+  // (fewer requests/s) moves by ~1e-6 of a step (~1e-3 of the front end's time).
+  EXPECT_NEAR(vllm.e2e_s - offline.e2e_s, front, 2e-3 * front);
   EXPECT_NEAR(vllm.itl_s, offline.itl_s, 1e-4 * offline.itl_s);
   EXPECT_LT(vllm.requests_per_s, offline.requests_per_s);
   ro.front_end = "nim";

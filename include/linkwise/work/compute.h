@@ -5,7 +5,7 @@
 // the catalog's bf16_dense_tflops, or fp8_dense_tflops for fp8 jobs), memory bandwidth W (bytes/s)
 // and N SMs:
 //
-//   t = max( 2·m·n·k·count / (P · η · q),  bytes / W ) + t_launch
+//   t = max( 2·m·n·k·count / (P · η · q),  bytes / (W · η_mem) ) + t_launch
 //
 //   η   the fraction of peak large GEMMs reach: 0.85 at the clock they run at, times the SM clock a
 //       dense GEMM holds under the board power limit over the clock the peak is quoted at, for
@@ -16,7 +16,11 @@
 //   ch. 3):
 //       the output is cut into 256 x 128 tiles, the tiles run in waves of N; q = tiles / (waves ·
 //       N)
-//   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side)
+//       split-K: an output of fewer tiles than SMs splits its k loop s = min(floor(N / tiles),
+//       floor(k / 256)) ways over the idle SMs (CUTLASS split-K, cuBLAS split-K/stream-K):
+//       q = tiles·s / (waves · N), and the fp32 partial sums are written and read (8·m·n·s bytes)
+//   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side; the k x n
+//       operand, a layer's weight, at its own bytes per element), at η_mem = 0.85 of W
 //
 // Fused attention (FlashAttention-2, Dao 2023) is charged in the step at its whole 4·s²·a·d/t
 // FLOPs at η · kFlashFactor (FlashAttention-2 on Hopper: 0.34 of peak) forward and 2.5x those
@@ -67,8 +71,23 @@ bool has_fused_attention(const topo::Node& gpu);
 /// when the GPU has no tensor cores for it ("a100-sxm has no FP8 tensor cores").
 GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
-/// Seconds for a (batched) GEMM; see the header note.
-double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1);
+/// A GEMM's time in parts: its tensor-core side, its memory side, its launch (seconds).
+struct GemmTime {
+  double compute_s = 0, memory_s = 0, launch_s = 0;
+  double total() const { return (compute_s > memory_s ? compute_s : memory_s) + launch_s; }
+  bool memory_bound() const { return memory_s >= compute_s; }
+};
+/// A (batched) GEMM of m x k by k x n, `count` times; see the header note. `b_bytes`: bytes per
+/// element of the k x n operand (a layer's weight: 2 in 16 bits, 1 in fp8, ~0.52 in int4).
+GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double count = 1,
+                    double b_bytes = 2);
+/// Seconds for a (batched) GEMM: gemm_parts(...).total().
+double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1,
+                 double b_bytes = 2);
+/// Fraction of the 16-bit dense peak fused attention runs at: FlashAttention-2 on Hopper
+/// (`fa2_on_hopper`: it issues Ampere-style mma.sync) 0.34, otherwise η · 0.75 (cuDNN fused
+/// attention, FlashAttention-3 on Hopper; FlashAttention-2 elsewhere).
+double fused_attention_efficiency(const GpuSpec& gpu, bool fa2_on_hopper);
 /// Seconds for causal fused attention whose unmasked forward would be `full_flops` (4·b·s²·a·d)
 /// over `keys` keys per query: the kernel skips the tiles above the diagonal (half the FLOPs;
 /// 2.5x those backward) and pays a fixed tail per query tile, by backend: FlashAttention-2 on
