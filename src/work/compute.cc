@@ -46,15 +46,52 @@ bool pre_ampere(const std::string& arch) {
   return arch == "volta" || arch == "turing" || arch == "pascal";
 }
 
+// Fused attention kernels by backend, causal (the decoder's mask). Both FlashAttention-2 and
+// cuDNN's fused attention walk the score matrix in tiles and skip the tiles above the diagonal
+// (Dao 2023, "FlashAttention-2", section 3.1.1 "Causal masking": blocks whose column indices are
+// all above the row indices are skipped, "about 1.7-1.8x speedup" over the unmasked kernel;
+// Dao-AILab/flash-attention csrc/flash_attn/src/flash_fwd_kernel.h, n_block_max bounded by the
+// row block's last query under Is_causal). The kernel runs half of the s x s FLOPs, and each row
+// block (forward) or column block (backward) also pays its half-computed diagonal tile and its
+// own prologue and epilogue (load Q or K/V, rescale and write O and the log-sum-exp; write dK/dV)
+// whatever the sequence: charged as `tail` extra keys per query, time = (causal FLOPs) x (1 +
+// tail / keys) / rate, so short sequences run slower.
+struct AttentionKernel {
+  double fwd, bwd;            ///< fraction of the 16-bit dense peak (fwd, bwd FLOPs)
+  double tail_fwd, tail_bwd;  ///< keys' worth of fixed work per query tile
+};
 // FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, section 4.1) against ~85% for
-// large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75.
+// large GEMMs: about 0.75 of the GEMM efficiency. derived: 0.62 / 0.85 ~ 0.75. Backward kept at the
+// same rate (the paper's backward reaches up to 63%).
 constexpr double kFlashFactor = 0.75;
 // FlashAttention-2 on H100 SXM: "up to 335 TFLOPs/s" forward (Dao 2023, section 4.1) of its 989
-// dense bf16: 0.34 of the Hopper peak (it issues Ampere-style mma.sync, not Hopper's wgmma).
-// derived: 335 / 989.
-constexpr double kFa2OnHopper = 0.34;
+// dense bf16: 0.34 of the Hopper peak (it issues Ampere-style mma.sync, not Hopper's wgmma). The
+// H200 measurement (PyTorch 2.11 SDPA flash backend, data/measured/h200-compute-shapes-2026-12-01,
+// causal, seq 1k-32k, 32 heads of 128) agrees: derived, least squares of time / causal FLOPs
+// against 1 / seq: forward 337 TFLOP/s (0.34) with a 518-key tail, backward 323 TFLOP/s (0.33) with
+// an 846-key tail.
+constexpr double kFa2OnHopper = 0.34, kFa2OnHopperBwd = 0.33;
+constexpr double kFa2TailFwd = 518, kFa2TailBwd = 846;
+// cuDNN fused attention on Hopper (Transformer Engine's default fused backend on sm90; PyTorch SDPA
+// cudnn backend): derived from the same H200 measurement (cuDNN 9.19; that section ran at 1620-1980
+// MHz, not held at the GEMMs' capped clock), as a multiple of η of the same 700 W GH100 parts
+// (0.676: 669 TFLOP/s): forward 641 TFLOP/s, 0.96 η, with a 547-key tail; backward 559 TFLOP/s,
+// 0.84 η, with a 718-key tail.
+constexpr double kCudnnOnHopperFwd = 0.96, kCudnnOnHopperBwd = 0.84;
+constexpr double kCudnnTailFwd = 547, kCudnnTailBwd = 718;
 // Backward of fused attention: 5 matmuls against the forward's 2 (Dao 2023, algorithm 2).
 constexpr double kFlashBackwardFlops = 2.5;
+
+AttentionKernel attention_kernel(const GpuSpec& gpu, bool fa2_on_hopper) {
+  if (gpu.arch == "hopper" && fa2_on_hopper)
+    return {kFa2OnHopper, kFa2OnHopperBwd, kFa2TailFwd, kFa2TailBwd};
+  if (gpu.arch == "hopper")
+    return {gpu.gemm_efficiency * kCudnnOnHopperFwd, gpu.gemm_efficiency * kCudnnOnHopperBwd,
+            kCudnnTailFwd, kCudnnTailBwd};
+  // FlashAttention-2 (Ampere, Ada) and Blackwell's kernels: η · 0.75, FlashAttention-2's tiles.
+  double e = gpu.gemm_efficiency * kFlashFactor;
+  return {e, e, kFa2TailFwd, kFa2TailBwd};
+}
 // Per-kernel launch and tail overhead. derived: estimate, CUDA kernel launch latency is 2-5 us
 // (CUDA C++ Best Practices Guide, "Kernel launch overhead"); with CUDA graphs and overlap about 3
 // us.
@@ -130,8 +167,14 @@ double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count)
          kLaunchS;
 }
 
-double fused_attention_efficiency(const GpuSpec& gpu, bool fa2_on_hopper) {
-  return fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
+double fused_attention_time(const GpuSpec& gpu, bool fa2_on_hopper, double full_flops, double keys,
+                            bool backward) {
+  if (full_flops <= 0 || keys <= 0) return 0;
+  AttentionKernel k = attention_kernel(gpu, fa2_on_hopper);
+  double peak = gpu.half_peak_flops > 0 ? gpu.half_peak_flops : gpu.peak_flops;
+  double causal = full_flops / 2 * (backward ? kFlashBackwardFlops : 1);
+  double tail = backward ? k.tail_bwd : k.tail_fwd;
+  return causal * (1 + tail / keys) / (peak * (backward ? k.bwd : k.fwd)) + kLaunchS;
 }
 
 double memory_time(const GpuSpec& gpu, double bytes) {
@@ -177,6 +220,12 @@ constexpr double kEagerRmsNormBytes = 36, kEagerSwigluBytes = 10;
 // (TE's fp8 attention is opt-in).
 double fp8_cast_bytes(const Job& job) { return job.mode == Mode::kLora ? 3 : 4; }
 
+// The fused attention kernel a job's framework runs on Hopper: cuDNN's (Transformer Engine) or
+// FlashAttention-2 (PyTorch SDPA's flash backend, the flash-attn package); framework.h.
+bool fa2_on_hopper(const Job& job, const GpuSpec& gpu) {
+  return gpu.arch == "hopper" && !framework_traits(job, Plan{}).hopper_attention;
+}
+
 GpuSpec half_precision(GpuSpec g) {
   g.peak_flops = g.half_peak_flops > 0 ? g.half_peak_flops : g.peak_flops;
   return g;
@@ -189,8 +238,10 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double core_flops = 4 * x.S * x.s * x.a / x.t * x.d;
   double core;
   if (job.flash_attention) {
-    bool fa2_on_hopper = (gpu.arch == "hopper") && !framework_traits(job, Plan{}).hopper_attention;
-    double eff = fused_attention_efficiency(gpu, fa2_on_hopper);
+    // The step still charges the whole s x s score matrix at the rates below (twice what the
+    // causal kernel runs: fused_attention_time, docs/VALIDATION.md "Compute by shape" for what
+    // switching to it does to the training rows and why it is not switched yet).
+    double eff = fa2_on_hopper(job, gpu) ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
     core = core_flops / (half_precision(gpu).peak_flops * eff) + kLaunchS;
   } else {
     double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices

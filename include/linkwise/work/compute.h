@@ -18,11 +18,13 @@
 //       N)
 //   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side)
 //
-// Fused attention (FlashAttention-2, Dao 2023) runs its 4·s²·a·d/t FLOPs at η · kFlashFactor
-// forward and 2.5x those FLOPs (it recomputes the scores) backward. Without it, the scores are two
-// batched GEMMs and the softmax / dropout read and write the b·a/t·s² score matrix. Element-wise
-// work (norms, residual adds, activation function, dropout) moves bytes: each op reads its inputs
-// and writes its output once (16-bit), backward moves twice the forward bytes.
+// Fused attention (FlashAttention-2, Dao 2023) is charged in the step at its whole 4·s²·a·d/t
+// FLOPs at η · kFlashFactor (FlashAttention-2 on Hopper: 0.34 of peak) forward and 2.5x those
+// FLOPs (it recomputes the scores) backward; the causal kernel as it runs, per backend, is
+// fused_attention_time (held against the measured H200 kernels, not yet in the step). Without it,
+// the scores are two batched GEMMs and the softmax / dropout read and write the b·a/t·s² score
+// matrix. Element-wise work (norms, residual adds, activation function, dropout) moves bytes: each
+// op reads its inputs and writes its output once (16-bit), backward moves twice the forward bytes.
 #pragma once
 
 #include <string>
@@ -67,10 +69,13 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
 /// Seconds for a (batched) GEMM; see the header note.
 double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1);
-/// Fraction of the 16-bit dense peak fused attention runs at: FlashAttention-2 on Hopper
-/// (`fa2_on_hopper`: it issues Ampere-style mma.sync) 0.34, otherwise η · 0.75 (cuDNN fused
-/// attention, FlashAttention-3 on Hopper; FlashAttention-2 elsewhere).
-double fused_attention_efficiency(const GpuSpec& gpu, bool fa2_on_hopper);
+/// Seconds for causal fused attention whose unmasked forward would be `full_flops` (4·b·s²·a·d)
+/// over `keys` keys per query: the kernel skips the tiles above the diagonal (half the FLOPs;
+/// 2.5x those backward) and pays a fixed tail per query tile, by backend: FlashAttention-2 on
+/// Hopper (`fa2_on_hopper`: Ampere-style mma.sync, PyTorch SDPA flash) or cuDNN (Transformer
+/// Engine) on Hopper, derived from the H200 measurement; FlashAttention-2 elsewhere at η · 0.75.
+double fused_attention_time(const GpuSpec& gpu, bool fa2_on_hopper, double full_flops, double keys,
+                            bool backward);
 /// Seconds for an element-wise kernel moving `bytes`.
 double memory_time(const GpuSpec& gpu, double bytes);
 
