@@ -130,6 +130,23 @@ TEST(CatalogTest, EveryCpuHasItsRootComplexLanes) {
   }
 }
 
+// CPU-Adam (--offload) scales the ZeRO-Offload paper's per-core rate by clock x SIMD lanes: every
+// CPU part carries both, in the paper host's terms (16 lanes: AVX-512 with two 512-bit FMA units;
+// 8: AVX2, or AVX-512 double-pumped on Zen 4's 256-bit datapaths), at a base clock of 1-4 GHz.
+TEST(CatalogTest, EveryCpuHasItsClockAndSimdLanes) {
+  const auto& cat = Catalog::builtin();
+  for (const auto& id : cat.part_ids(PartKind::kCpu)) {
+    const auto& p = cat.part(id, PartKind::kCpu);
+    ASSERT_TRUE(p.has("clock_hz")) << id;
+    ASSERT_TRUE(p.has("simd_fp32_lanes")) << id;
+    EXPECT_TRUE(p.get("simd_fp32_lanes") == 8 || p.get("simd_fp32_lanes") == 16) << id;
+    EXPECT_GE(p.get("clock_hz"), 1e9) << id;
+    EXPECT_LE(p.get("clock_hz"), 4e9) << id;
+  }
+  EXPECT_EQ(cat.part("epyc-7763", PartKind::kCpu).get("simd_fp32_lanes"), 8);
+  EXPECT_EQ(cat.part("xeon-8380", PartKind::kCpu).get("clock_hz"), 2.3e9);
+}
+
 TEST(CatalogTest, UnknownIdsSuggestTheClosest) {
   const auto& cat = Catalog::builtin();
   try {

@@ -40,7 +40,7 @@ CheckpointCost checkpoint_cost(StepModel& sm, const StepResult& step, int every,
   one.zero = 0;
   Shape sh;
   sh.layers_per_stage = 1;
-  sh.layer_trainable =
+  sh.stage_trainable =
       c.box_bytes / 2 / static_cast<double>(gpus.size());  // offload_periods moves 2 bytes each
   Periods r;
   if (sharded) {

@@ -172,6 +172,15 @@ std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus
   if (p.shard > 0 && (p.zero < 3 || p.dp % p.shard != 0 || p.shard >= p.dp))
     return fmt::format("shard={} needs zero=3 and a shard group that divides dp={} and is smaller",
                        p.shard, p.dp);
+  // DeepSpeed's offload_optimizer is valid for ZeRO stages 1, 2 and 3 (docs/_pages/config-json.md
+  // and deepspeed/runtime/zero/config.py); Megatron-Core offloads the distributed optimizer's
+  // shards (--optimizer-cpu-offload with --use-precision-aware-optimizer, which OptimizerConfig
+  // accepts only with --use-distributed-optimizer).
+  if (job.offload_optimizer && p.zero == 0)
+    return fmt::format(
+        "--offload needs ZeRO stage 1 or more (DeepSpeed and Megatron-Core offload the sharded "
+        "optimizer): plan {} has zero=0; try zero=1",
+        p.str());
   if (std::string why = framework_problem(job, p); !why.empty()) return why;
   if (p.cp > 1) {
     // Megatron-Core's context parallelism: Transformer Engine splits every sequence into 2·cp

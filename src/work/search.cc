@@ -246,6 +246,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       if (job.tp_overlap == Switch::kOn && !o.tp_overlap.empty() && (p.tp == 1 || !p.sp)) continue;
       // Context parallelism is Megatron-Core's (plan_problem): not a candidate under the others
       if (p.cp > 1 && job.framework != Framework::kMegatron) continue;
+      // Optimizer offload needs a ZeRO stage (plan_problem): not a candidate at zero=0
+      if (job.offload_optimizer && p.zero == 0) continue;
       ++r.candidates;
       std::string why = plan_problem(p, sm.model(), job, gpus);
       if (!why.empty()) {

@@ -1,6 +1,7 @@
 #include "linkwise/work/step.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -83,6 +84,9 @@ Shape shape_of(const Model& m, const Job& job, const Plan& p) {
                      router + 2.0 * m.hidden;
   sh.layer_trainable = layer_trainable_params(m, job, p);
   sh.layers_per_stage = m.layers / p.pp;
+  sh.stage_trainable = job.mode == Mode::kLora
+                           ? sh.layer_trainable * sh.layers_per_stage
+                           : std::max(stage_params(m, p, 0), stage_params(m, p, p.pp - 1));
   return sh;
 }
 
@@ -302,6 +306,25 @@ StepModel::StepModel(const topo::Chassis& chassis, Model model, Job job)
     notes_.push_back(fmt::format(
         "fused attention (FlashAttention-2) needs Ampere or newer: {} runs unfused attention",
         gpu.part->id));
+  }
+  if (job_.offload_optimizer) {
+    // CPU-Adam scales the paper host's per-core rate by clock x lanes (offload_periods): a part
+    // without them runs as that host's core, said here rather than silently.
+    std::vector<std::string> seen;
+    for (const auto& n : chassis.nodes()) {
+      if (n.kind != topo::NodeKind::kCpu ||
+          std::find(seen.begin(), seen.end(), n.part->id) != seen.end())
+        continue;
+      seen.push_back(n.part->id);
+      std::vector<std::string> missing;
+      for (const char* f : {"clock_hz", "simd_fp32_lanes"})
+        if (!n.part->has(f) && !n.overrides.count(f)) missing.push_back(f);
+      if (!missing.empty())
+        notes_.push_back(fmt::format(
+            "CPU part {} gives no {}: its CPU-Adam (--offload) runs as the ZeRO-Offload paper's "
+            "host core (Xeon 8168: 2.7 GHz, 16 fp32 lanes)",
+            n.part->id, fmt::join(missing, " or ")));
+    }
   }
   impl_ = std::make_unique<Impl>(chassis);
 }

@@ -56,6 +56,9 @@ struct Shape {
   double layer_trainable = 0;  ///< trainable parameters of one layer on one GPU (TP/EP split)
   double layer_weights = 0;    ///< parameters of one layer on one GPU
   int layers_per_stage = 1;
+  /// trainable parameters of the heaviest pipeline stage on one GPU before ZeRO: its layers and,
+  /// in full training, the embedding, final norm and LM head it holds (LoRA trains adapters only)
+  double stage_trainable = 0;
 };
 
 struct StepModel::Impl {

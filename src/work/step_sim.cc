@@ -316,7 +316,9 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
                      Periods& r, std::map<int, ResUse>* use) {
   const auto& c = impl.chassis;
   int box = c.node(pl.gpus.front()).box;
-  double params = sh.layer_trainable * sh.layers_per_stage / (p.zero >= 1 ? p.shard_size() : 1);
+  // Every trainable parameter this GPU's optimizer shard holds: its layers' and, on the first and
+  // last pipeline stages, the embedding, final norm and LM head (what memory counts on the host).
+  double params = sh.stage_trainable / (p.zero >= 1 ? p.shard_size() : 1);
   std::vector<int> gpus;  // the first box's GPUs that offload
   std::map<int, double> cpu_params;
   for (int n : pl.gpus)

@@ -6,6 +6,7 @@
 
 #include "linkwise/comm/predict.h"
 #include "linkwise/topo/chassis.h"
+#include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
 #include "linkwise/work/checkpoint.h"
 #include "linkwise/work/search.h"
@@ -533,7 +534,7 @@ TEST(WorkStep, DataParallelExposureOnAPcieBox) {
   // after the backward: exposed = c(4·32·202,383,360 bytes), the all-reduce time comm predicts.
   auto c = topo::load_chassis("pcie-8gpu-gen4");
   Job j;
-  j.mode = Mode::kFullFinetune, j.global_batch = 8, j.seq = 1024, j.offload_optimizer = true;
+  j.mode = Mode::kFullFinetune, j.global_batch = 8, j.seq = 1024;
   const double layer = 202383360.0, grads = 32 * layer;
   {
     StepModel sm(c, find_model("llama2-7b"), j);
@@ -675,13 +676,15 @@ TEST(WorkSearch, WideSpaceTriesWhatUsersChoose) {
   auto narrow = search_plans(sm);
   auto wide = search_plans(sm, SearchOptions::everything());
   const auto all = candidate_plans(sm.model(), sm.job(), 8, 8, true);
+  // Offload needs ZeRO stage 1 or more: a zero=0 plan gets the half of the variants without it.
   long long plans = 0, sp_tp = 0, cp_plans = 0, cp_sp_tp = 0;
   for (const Plan& p : all) {
-    (p.cp > 1 ? cp_plans : plans) += 1;
-    (p.cp > 1 ? cp_sp_tp : sp_tp) += p.tp > 1 && p.sp;
+    const int halve = p.zero == 0 ? 2 : 1;  // counted twice, each count halved below
+    (p.cp > 1 ? cp_plans : plans) += 2 / halve;
+    (p.cp > 1 ? cp_sp_tp : sp_tp) += (p.tp > 1 && p.sp) ? 2 / halve : 0;
   }
   EXPECT_GT(cp_plans, 0);
-  EXPECT_EQ(wide.candidates, 96 * plans + 72 * sp_tp + 24 * cp_plans + 24 * cp_sp_tp);
+  EXPECT_EQ(2 * wide.candidates, 96 * plans + 72 * sp_tp + 24 * cp_plans + 24 * cp_sp_tp);
   EXPECT_GT(wide.candidates, 100 * narrow.candidates);
   EXPECT_LE(wide.best.front().step_time_s, narrow.best.front().step_time_s * 1.0001);
 }
@@ -855,12 +858,72 @@ TEST(WorkStep, OffloadCpuAdamOnTheDgxA100Epyc) {
   StepModel sm(c, find_model("llama2-7b"), Job{});
   Plan p = parse_plan("dp=8,zero=0");
   Shape sh;
-  sh.layers_per_stage = 1, sh.layer_trainable = 1e9;
+  sh.layers_per_stage = 1, sh.stage_trainable = 1e9;
   Periods r;
   offload_periods(*sm.impl(), p, place(p, c), sh, r, nullptr);
   const double cores_s = 4e9 / (64 * 2.25e9 * 8 / (2.7e9 * 16 / (1e10 / 2.57 / 48)));
   EXPECT_NEAR(cores_s, 1.850, 0.001);
   EXPECT_NEAR(r.cpu_optimizer, cores_s, 0.01 * cores_s);
+}
+
+TEST(WorkStep, OffloadSaysWhenACpuLacksClockOrLanes) {
+  // A CPU part a file defines without clock_hz or simd_fp32_lanes runs CPU-Adam as the paper's
+  // host core: the step model says so in its notes; a catalog CPU (all carry both) adds no note.
+  auto c = topo::build_chassis(topo::parse_chassis_spec(R"(parts:
+  - {id: bare-cpu, kind: cpu, pcie: pcie4, cores: 32}
+nodes:
+  - {id: cpu0, kind: cpu, part: bare-cpu}
+  - {id: "gpu{0..1}", kind: gpu, part: a100-pcie}
+links:
+  - {a: "gpu{0..1}", b: cpu0, tech: pcie4, width: 16}
+)",
+                                                        "box.yaml"));
+  Job j;
+  j.mode = Mode::kFullFinetune, j.offload_optimizer = true;
+  StepModel sm(c, find_model("llama2-7b"), j);
+  ASSERT_EQ(sm.notes().size(), 1u);
+  EXPECT_NE(sm.notes()[0].find("CPU part bare-cpu gives no clock_hz or simd_fp32_lanes"),
+            std::string::npos)
+      << sm.notes()[0];
+  auto h100 = topo::load_chassis("dgx-h100");
+  StepModel dgx(h100, find_model("llama2-7b"), j);
+  EXPECT_TRUE(dgx.notes().empty());
+}
+
+TEST(WorkStep, OffloadUpdatesEveryTrainableParameter) {
+  // Llama 3 8B (32 layers of 218,112,000 parameters: 6.980e9; embedding and LM head of 128,256 x
+  // 4,096 = 525,336,576 each, untied; final norm 4,096: 8.030e9 in all) on one DGX H100, dp=8,
+  // ZeRO-1: each GPU's optimizer shard is 8.030e9 / 8 = 1.004e9 parameters, the layers' 6.980e9
+  // and the two tables alike. Each Xeon 8480C serves 4 GPUs: 4.015e9 parameters; its 56 cores at
+  // 2.0 GHz x 16 lanes / 533 lane-cycles do 3.36e9 parameters/s -> 1.195 s (its memory alone:
+  // 28 x 4.015e9 / 307.2e9 = 0.366 s). Without the tables it would be 0.87 x that. Within 1%.
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.mode = Mode::kFullFinetune, j.offload_optimizer = true;
+  StepModel sm(c, find_model("llama3-8b"), j);
+  Plan p = parse_plan("dp=8,zero=1");
+  const Shape sh = shape_of(sm.model(), sm.job(), p);
+  const double all = 32 * 218112000.0 + 2 * 128256.0 * 4096 + 4096;
+  EXPECT_NEAR(all, 8.030e9, 0.001e9);
+  EXPECT_NEAR(sh.stage_trainable, all, 1);
+  Periods r;
+  offload_periods(*sm.impl(), p, place(p, c), sh, r, nullptr);
+  const double lane_cycles = 2.7e9 * 16 / (1e10 / 2.57 / 48);
+  const double cores_s = 4 * all / 8 / (56 * 2.0e9 * 16 / lane_cycles);
+  EXPECT_NEAR(cores_s, 1.195, 0.001);
+  EXPECT_NEAR(r.cpu_optimizer, cores_s, 0.01 * cores_s);
+  // The host memory counts the same parameters: 12 bytes (fp32 master, m, v) x all / 8.
+  auto e = sm.estimate(p);
+  EXPECT_NEAR(e.memory.host_bytes, 12 * all / 8, 1e-6 * e.memory.host_bytes);
+  // Offload needs a ZeRO stage: zero=0 is refused, naming the plan.
+  try {
+    sm.estimate(parse_plan("dp=8,zero=0"));
+    ADD_FAILURE() << "zero=0 with offload accepted";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("plan tp=1,pp=1,dp=8,zero=0 has zero=0"),
+              std::string::npos)
+        << err.what();
+  }
 }
 
 }  // namespace

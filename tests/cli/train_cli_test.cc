@@ -106,18 +106,25 @@ TEST(TrainCli, FrameworkFlags) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--grad-overlap must be on or off, not 'maybe'"), std::string::npos)
       << r.err;
+  // Optimizer offload needs ZeRO stage 1 or more (DeepSpeed's offload_optimizer, Megatron-Core's
+  // distributed optimizer): zero=0 is an input error naming the plan; zero=1 runs.
+  r = run_cli("train dgx-a100 --model llama2-7b --offload --plan dp=8,zero=0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--offload needs ZeRO stage 1 or more"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plan tp=1,pp=1,dp=8,zero=0 has zero=0"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli("train dgx-a100 --model llama2-7b --offload --plan dp=8,zero=1").exit_code, 0);
   r = run_cli("train dgx-a100 --model llama2-7b --plan dp=8 --framework jax");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown framework 'jax'"), std::string::npos) << r.err;
   // Gradient overlap on hides the DP all-reduce that Megatron's default leaves after the backward.
   auto off =
       nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
-                                    "--global-batch 8 --offload --plan dp=8 --json")
+                                    "--global-batch 8 --plan dp=8 --json")
                                 .out);
-  auto on = nlohmann::json::parse(
-      run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
-              "--global-batch 8 --offload --plan dp=8 --grad-overlap on --json")
-          .out);
+  auto on =
+      nlohmann::json::parse(run_cli("train pcie-8gpu-gen4 --model llama2-7b --mode full --seq 1024 "
+                                    "--global-batch 8 --plan dp=8 --grad-overlap on --json")
+                                .out);
   EXPECT_LT(on["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>(),
             off["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>());
 }
