@@ -41,6 +41,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       break;
     case Framework::kFsdp:
     case Framework::kFsdp1:
+    case Framework::kHf:
       // torchtitan parallelism.enable_async_tensor_parallel defaults to False (it needs
       // torch.compile); AutoModel's 70B recipes turn it on.
       t.tp_overlap_style = TpOverlapStyle::kAsyncTp;
@@ -50,7 +51,17 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.hopper_attention = false;
       t.reduce_every_micro_batch = p.zero == 2;
       t.gather_every_micro_batch = p.zero == 2;
-      if (job.framework == Framework::kFsdp) {
+      if (job.framework == Framework::kHf) {
+        // Hugging Face Trainer through accelerate: DDP at zero=0 (25 MiB buckets, overlapped),
+        // FSDP1 (FullyShardedDataParallelPlugin, fsdp_version 1 by default) for zero 2 and 3, with
+        // the FlatParameter's in-place gather and the fp32 cast and pre-divide of the gradient.
+        // Its compute is eager PyTorch as transformers writes the model (hf_stack.h): fp32
+        // weights under torch.autocast, element-wise work one kernel per operation, host time per
+        // operation, the loss over the whole vocabulary in fp32.
+        t.scatter_copy_per_byte =
+            p.shard_size() >= 4 ? (4.0 + 2.0 + 4.0 + 8.0) / 4.0 : (4.0 + 6.0) / 4.0;
+        t.lora_adapter_units = job.mode == Mode::kLora;  // PEFT's fsdp_auto_wrap_policy
+      } else if (job.framework == Framework::kFsdp) {
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
         // with torch.split_with_sizes_copy on the compute stream (read and write the gathered
@@ -169,7 +180,8 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
     t.fused_elementwise = job.fused_elementwise == Switch::kOn;
   if (job.framework == Framework::kMegatron)
     t.bucket_params = t.grad_overlap ? megatron_bucket(p.dp) : 0;
-  if (job.framework == Framework::kFsdp) t.bucket_params = kDdpBucketParams;
+  if (job.framework == Framework::kFsdp || job.framework == Framework::kHf)
+    t.bucket_params = kDdpBucketParams;
   return t;
 }
 
@@ -180,8 +192,9 @@ std::string framework_problem(const Job& job, const Plan& p) {
   if (job.tp_overlap == Switch::kOn && p.tp > 1 && !p.sp)
     return "--tp-overlap on overlaps the sequence-parallel all-gathers and reduce-scatters: it "
            "needs sp=on";
-  if ((job.framework == Framework::kFsdp || job.framework == Framework::kFsdp1) && p.zero == 1 &&
-      p.dp > 1)
+  if ((job.framework == Framework::kFsdp || job.framework == Framework::kFsdp1 ||
+       job.framework == Framework::kHf) &&
+      p.zero == 1 && p.dp > 1)
     return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework "
            "megatron/deepspeed)";
   return "";

@@ -613,7 +613,8 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
     EXPECT_LE(std::abs(r.error), kValidationBound) << r.c.name << " " << r.predicted;
     ++held;
   }
-  EXPECT_EQ(held, 38);  // 15 Megatron-LM rows, 6 rows of Table 2, 5 LoRA rows, 12 FSDP rows
+  // 15 Megatron-LM rows, 6 rows of Table 2, 5 LoRA rows, 12 FSDP rows, 3 Hugging Face rows on H200
+  EXPECT_EQ(held, 41);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

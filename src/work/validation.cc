@@ -219,6 +219,31 @@ ValidationCase automodel_lora(const std::string& id, int gpus, int tp, Recompute
   return c;
 }
 
+// Training steps measured on the target machine, one H200 SXM
+// (data/measured/h200-train-steps-2026-12-01, scripts/gpu-train-step.py): Hugging Face transformers
+// 5.17 in eager PyTorch 2.11, fp32 weights under autocast bf16 (full) or a bf16 base with fp32
+// rank-16 adapters on all seven matrices (LoRA), SDPA attention, fused AdamW, the loss over the
+// whole vocabulary, no recomputation; one micro-batch per step. Metric: tokens/s of the one GPU.
+ValidationCase hf_h200(const std::string& id, bool lora, int seq, int mb, double tokens_per_s) {
+  ValidationCase c;
+  c.name = fmt::format("HF H200 {} {} seq {} mb {}", id, lora ? "LoRA r16" : "full", seq, mb);
+  c.source = fmt::format(
+      "data/measured/h200-train-steps-2026-12-01, {} {} seq {} micro-batch {} (transformers 5.17 "
+      "eager, one H200)",
+      id, lora ? "LoRA r16" : "full", seq, mb);
+  c.metric = "tokens/s per GPU";
+  c.model = find_model(id);
+  c.chassis = "hgx-h200";
+  c.plan.micro_batch = mb;
+  c.job.mode = lora ? Mode::kLora : Mode::kFullFinetune;
+  c.job.precision = Precision::kBf16, c.job.seq = seq, c.job.global_batch = mb;
+  c.job.recompute = Recompute::kNone;
+  if (lora) c.job.lora.rank = 16, c.job.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  c.job.framework = Framework::kHf;
+  c.measured = tokens_per_s;
+  return c;
+}
+
 ValidationCase open_case(ValidationCase c) {
   c.open = true;
   return c;
@@ -276,6 +301,11 @@ std::vector<ValidationCase> validation_cases() {
       titan("llama2-13b", 2, Recompute::kNone, "none", 2162),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
       titan("llama2-70b", 2, Recompute::kFull, "full", 353),
+      open_case(hf_h200("qwen3-0.6b", false, 2048, 8, 43544)),
+      open_case(hf_h200("qwen3-0.6b", false, 2048, 2, 31142)),
+      hf_h200("llama3.2-3b", false, 2048, 4, 18365),
+      hf_h200("llama3-8b", true, 2048, 4, 12450),
+      hf_h200("llama3-8b", true, 4096, 1, 11613),
   };
 }
 
