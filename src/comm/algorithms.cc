@@ -232,8 +232,8 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
     }
     const double share = rings[c].bytes_per_s / ring_rate;
     ph.flows.push_back(coupled(hops, k * S * w * share));
-    // Host-staged rings: NCCL's channels, each moving at most kShmChannelBytesPerS (busbw units,
-    // so k·S/t summed over the flows; on the wire x w).
+    // Host-staged rings: NCCL's channels, each moving at most shm_channel_bytes_per_s of its PCIe
+    // generation (busbw units, so k·S/t summed over the flows; on the wire x w).
     if (shm_ring_cap > 0) ph.flows.back().rate_cap = shm_ring_cap * w * share;
   }
   out.push_back(std::move(ph));

@@ -44,7 +44,8 @@ struct Communicator::Impl {
   std::vector<std::vector<detail::Route>> ring_routes;  // per ring, per hop i -> i+1
   double ring_rate = 0;                                 // Σ ring rates, bytes/s
   /// Rings with host-staged (SHM) hops on one host: NCCL's channel count (nccl_channels.h) and
-  /// the most the rings carry, busbw bytes/s (channels x kShmChannelBytesPerS); 0 elsewhere.
+  /// the most the rings carry, busbw bytes/s (channels x shm_channel_bytes_per_s of the slowest
+  /// PCIe generation the SHM hops cross); 0 elsewhere.
   int nccl_channels = 0;
   double shm_ring_cap = 0;
   std::vector<double> ring_load;  // add_ring's scratch: per resource, all zeros between calls

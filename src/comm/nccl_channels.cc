@@ -85,6 +85,10 @@ NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double ma
   return best;
 }
 
+double shm_channel_bytes_per_s(int generation) {
+  return generation <= 3 ? kShmChannelGen3BytesPerS : kShmChannelBytesPerS;
+}
+
 int nccl_ring_channels(const NcclRingGraph& graph, int min_channels, int max_channels) {
   int c = std::min(kMaxChannels, 2 * graph.channels);
   c = std::max(c, min_channels);
@@ -203,7 +207,16 @@ void Communicator::Impl::count_nccl_channels() {
   if (groups.size() > 1)
     nccl_channels =
         std::min(nccl_channels, search([](const detail::Route&) { return true; }, true));
-  shm_ring_cap = nccl_channels * detail::kShmChannelBytesPerS;
+  // What one channel moves: the figure of the slowest PCIe generation its SHM hops cross.
+  double per_channel = detail::kShmChannelBytesPerS;
+  for (const auto& h : hops) {
+    if (h.kind != detail::HopKind::kHost) continue;
+    for (int r : h.res)
+      if (r < 2 * L && links[r / 2].family() == hw::LinkFamily::kPcie)
+        per_channel =
+            std::min(per_channel, detail::shm_channel_bytes_per_s(links[r / 2].tech->generation));
+  }
+  shm_ring_cap = nccl_channels * per_channel;
 }
 
 }  // namespace linkwise::comm

@@ -52,13 +52,25 @@ int nccl_ring_channels(const NcclRingGraph& graph, int min_channels, int max_cha
 
 /// Bytes per second one channel moves through host memory on a ring all-reduce, busbw units (each
 /// hop's payload rate): NCCL's SHM transport, SM stores into and SM loads from the host buffer.
-/// derived: Czyszka/nanoserve-mini results/runs/2026-08-31_latencja_dostepu/nvlink/
-/// nccl_lat_island2_nop2p.txt (H200 NVL, NCCL 2.28.9, two GPUs behind one PCIe switch,
-/// NCCL_P2P_DISABLE=1; NCCL's log: 2 channels, SHM/direct/direct): 14.06 GB/s at 8 MiB, 596.6 us,
-/// less this model's 23.8 us of latency for that ring = 14.64 GB/s over two channels. Not a
-/// mechanism: Little's law on NCCL's own figures (512 threads x unroll 8 x 16 B = 64 KiB in flight
-/// a block, src/device/common_kernel.h and ncclCollUnroll; nvbandwidth host_device_latency_sm
-/// 0.77-1.4 us) gives 47-85 GB/s a channel, far above it (docs/VALIDATION.md, "Host-staged rings").
+/// Both figures are derived from measurements, not from a mechanism: Little's law on NCCL's own
+/// figures (512 threads x unroll 8 x 16 B = 64 KiB in flight a block, src/device/common_kernel.h
+/// and ncclCollUnroll; nvbandwidth host_device_latency_sm 0.77-1.4 us) gives 47-85 GB/s a channel,
+/// far above either (docs/VALIDATION.md, "Host-staged rings").
+///
+/// PCIe Gen4 and later: derived: Czyszka/nanoserve-mini results/runs/2026-08-31_latencja_dostepu/
+/// nvlink/nccl_lat_island2_nop2p.txt (H200 NVL on Gen5 x16, NCCL 2.28.9, two GPUs behind one PCIe
+/// switch, NCCL_P2P_DISABLE=1; NCCL's log: 2 channels, SHM/direct/direct): 14.06 GB/s at 8 MiB,
+/// 596.6 us, less this model's 23.8 us of latency for that ring = 14.64 GB/s over two channels.
+/// Assumed for Gen4 and Gen6 (no measurement with a known channel count found).
 inline constexpr double kShmChannelBytesPerS = 7.32e9;
+/// PCIe Gen3 (and older): derived: nccl issue 384 (NCCL 2.4.8, two GPUs on PCIe Gen3 x16,
+/// NCCL_P2P_DISABLE=1, NCCL_MAX_NCHANNELS=1: one SHM channel): all-reduce busbw 3.9 GB/s (both
+/// directions at once; the same channel moves 10.31 GB/s of broadcast one way, and NVIDIA answers
+/// there that some CPUs do not handle bidirectional traffic well). The GPU and CPU are not named.
+inline constexpr double kShmChannelGen3BytesPerS = 3.9e9;
+
+/// What one host-staged channel moves where its SHM hops cross PCIe links of `generation`: the
+/// Gen3 figure up to Gen3, kShmChannelBytesPerS from Gen4 on.
+double shm_channel_bytes_per_s(int generation);
 
 }  // namespace linkwise::comm::detail

@@ -55,6 +55,31 @@ TEST(CommNcclChannels, FastGraphsAreDuplicated) {
   EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 4);
 }
 
+TEST(CommNcclChannels, Gen3SwitchPairsOnAnIntelHost) {
+  // Four pre-Hopper GPUs in pairs behind two Gen3 x16 switches (12 GB/s each link in NCCL's
+  // figures) on one Intel socket, ring 0 1 2 3: hops 0->1 and 2->3 stay in a switch (one crossing
+  // each of two GPU links); hops 1->2 and 3->0 go through the CPU (PHB: 6/5 of the speed on each of
+  // four PCIe links: the sender's link up, its switch's uplink up, the other uplink down, the
+  // receiver's link down). Widest path 12: the array from 12; 12 fits none (14.4 > 12); 10 one
+  // (12 / 12), kept; 9, 7, 6 one each, less; 5 two (12 / 6), 10, not more; 4 / 10 < 0.49 stops.
+  // Pass 2: 12 fits none. One channel at 10, doubled: two.
+  std::vector<NcclLinkLoad> loads = {{12, 1}, {12, 1}, {12, 1.2}, {12, 1.2}, {12, 1.2}, {12, 1.2},
+                                     {12, 1}, {12, 1}, {12, 1.2}, {12, 1.2}, {12, 1.2}, {12, 1.2}};
+  auto g = detail::nccl_ring_search(loads, 12, NcclSpeeds::kPreHopper);
+  EXPECT_EQ(g.channels, 1);
+  EXPECT_DOUBLE_EQ(g.speed_GBps, 10);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 2);
+}
+
+TEST(CommNcclChannels, ChannelRateByPcieGeneration) {
+  // What one host-staged channel moves: 3.9 GB/s up to Gen3 (nccl issue 384), 7.32 from Gen4 on
+  // (row 18 of docs/VALIDATION.md; assumed for Gen4 and Gen6).
+  EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(3), 3.9e9);
+  EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(4), 7.32e9);
+  EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(5), 7.32e9);
+  EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(6), 7.32e9);
+}
+
 TEST(CommNcclChannels, NoFitFallsBackToOneChannel) {
   std::vector<NcclLinkLoad> loads = {{1, 1}};
   auto g = detail::nccl_ring_search(loads, 1, NcclSpeeds::kPreHopper);

@@ -216,9 +216,17 @@ std::string serve_validation_markdown(const std::vector<work::ServeValidationRow
                      100 * work::serve_validation_median(rows, 1),
                      100 * work::serve_validation_median(rows, 2));
   out += "\nsources and commands:\n";
-  for (const auto& r : rows)
-    out += fmt::format("- {}: {}; measured with: {}{}\n", r.c.name, r.c.source, r.c.command,
-                       r.c.open.empty() ? "" : "; open: " + r.c.open);
+  for (const auto& r : rows) {
+    // The TTFT distribution where the source gives it and the row is replayed: median and P99,
+    // predicted / measured (not in the medians above).
+    std::string spread;
+    if (r.c.ttft_median_s > 0 && r.ttft_median_s > 0)
+      spread = fmt::format("; TTFT median {:.1f} / {:.1f} ms, P99 {:.1f} / {:.1f} ms",
+                           r.ttft_median_s * 1e3, r.c.ttft_median_s * 1e3, r.ttft_p99_s * 1e3,
+                           r.c.ttft_p99_s * 1e3);
+    out += fmt::format("- {}: {}; measured with: {}{}{}\n", r.c.name, r.c.source, r.c.command,
+                       spread, r.c.open.empty() ? "" : "; open: " + r.c.open);
+  }
   return out;
 }
 
@@ -236,10 +244,14 @@ nlohmann::json serve_validation_json(const std::vector<work::ServeValidationRow>
                  {"preemptions", r.preemptions},
                  {"measured",
                   {{"ttft_s", r.c.ttft_s},
+                   {"ttft_median_s", r.c.ttft_median_s},
+                   {"ttft_p99_s", r.c.ttft_p99_s},
                    {"itl_s", r.c.itl_s},
                    {"output_tokens_per_s", r.c.output_tokens_per_s}}},
                  {"predicted",
                   {{"ttft_s", r.predicted.ttft_s},
+                   {"ttft_median_s", r.ttft_median_s},
+                   {"ttft_p99_s", r.ttft_p99_s},
                    {"itl_s", r.predicted.itl_s},
                    {"output_tokens_per_s", r.predicted.output_tokens_per_s}}},
                  {"error",

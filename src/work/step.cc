@@ -238,6 +238,8 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
     b.contention_s += std::max(0.0, r.dp_sigma * hidden - (b.dp_s - r.bucket));
   }
   if (job.offload_optimizer) {
+    // The CPU step waits for the gradients and the GPUs for its weights: the paper's one-step
+    // delayed update is not DeepSpeed's default (docs/training.md, "Optimizer offload: CPU-Adam").
     double exposed_d2h =
         std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
     b.io_s = exposed_d2h + r.cpu_optimizer + r.h2d;

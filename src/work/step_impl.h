@@ -160,4 +160,9 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& model, const Job& j
 void offload_periods(StepModel::Impl& impl, const Plan& plan, const Placement& pl, const Shape& sh,
                      Periods& p, std::map<int, ResUse>* use);
 
+/// DeepSpeed CPU-Adam on one CPU: seconds to update `params` parameters on `cores` cores of
+/// `simd_fp32_lanes` lanes at `clock_hz`, or at `memory_bytes_per_s` when that is slower.
+double cpu_adam_time(double params, double cores, double simd_fp32_lanes, double clock_hz,
+                     double memory_bytes_per_s);
+
 }  // namespace linkwise::work

@@ -237,6 +237,38 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   return r;
 }
 
+// DeepSpeed CPU-Adam (csrc/adam/cpu_adam_impl.cpp, Step_AVX / Step_8): the fused Adam update in
+// AVX-512 (16 fp32 lanes) or AVX2 (8) registers, unrolled 8 wide, over tiles of the flat buffer,
+// the tile's elements split over the cores by OpenMP; it reads the fp32 master weight, gradient, m
+// and v and writes master, m and v (28 bytes a parameter) and each finished tile's half-precision
+// copy goes back to the GPU while the next tile is updated (ZeRO-Offload paper, Ren et al., USENIX
+// ATC 2021, section 5.1, Algorithm 1).
+//
+// Per core: the paper's Table 4 (CPU-Adam latency; in its text, section 6.2.4: more than 5x faster
+// than PyTorch's CPU Adam from 1 to 10 billion parameters, 6.4x at 1 billion) gives 0.22 s for 1e9
+// parameters, 1.03 s for 4e9 and 2.57 s for 1e10 (PyTorch CPU: 1.39, 5.71, 14.76 s). Its host is
+// one DGX-2 (section 6.1, Table 2): 2x Xeon Platinum 8168, 24 cores each at 2.7 GHz base, AVX-512
+// (NVIDIA DGX-2 specifications); all 48 cores are taken to run the step. derived from the 1e10 row,
+// the largest, nearest the billions of parameters a CPU updates in multi-GPU plans: 1e10 / 2.57 s /
+// 48 cores = 8.11e7 parameters/s per core = 2.7e9 Hz x 16 lanes / 533 lane-cycles per parameter.
+// The 4e9 row gives the same rate within 0.3%; the 1e9 row took 14% less (0.22 s where this gives
+// 0.257 s). The host's memory, 2 sockets x 6 channels x DDR4-2666 x 8 bytes = 256 GB/s, would move
+// 1e10 x 28 bytes in 1.09 s: the measured update was bound by the cores, not the memory. The cycles
+// per parameter belong to the kernel, so a core of another width or clock scales with lanes x
+// clock.
+constexpr double kAdamHostCores = 24, kAdamHostClockHz = 2.7e9;    // per socket of the paper's host
+constexpr double kAdamHostParams = 1e10, kAdamHostSeconds = 2.57;  // Table 4, the 10B row
+constexpr double kAdamLaneCyclesPerParam =
+    kAdamHostClockHz * 16 / (kAdamHostParams / kAdamHostSeconds / (2 * kAdamHostCores));
+constexpr double kAdamBytesPerParam = 28;
+
+double cpu_adam_time(double params, double cores, double simd_fp32_lanes, double clock_hz,
+                     double memory_bytes_per_s) {
+  if (params <= 0) return 0;
+  double per_core = clock_hz * simd_fp32_lanes / kAdamLaneCyclesPerParam;
+  return std::max(params / (cores * per_core), kAdamBytesPerParam * params / memory_bytes_per_s);
+}
+
 void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, const Shape& sh,
                      Periods& r, std::map<int, ResUse>* use) {
   const auto& c = impl.chassis;
@@ -247,11 +279,16 @@ void offload_periods(StepModel::Impl& impl, const Plan& p, const Placement& pl, 
   for (int n : pl.gpus)
     if (c.node(n).box == box && c.node(n).cpu >= 0)
       gpus.push_back(n), cpu_params[c.node(n).cpu] += params;
-  // CPU AdamW is memory-bound: 28 bytes per parameter (see optimizer_time), GPUs of one CPU share
-  // it.
-  for (const auto& [cpu, n] : cpu_params)
+  // DeepSpeed CPU-Adam on each CPU for the parameters of all the GPUs it serves (cpu_adam_time). A
+  // part without SIMD width or clock figures runs as the host the per-core rate was measured on.
+  for (const auto& [cpu, n] : cpu_params) {
+    const auto& node = c.node(cpu);
     r.cpu_optimizer =
-        std::max(r.cpu_optimizer, 28 * n / c.node(cpu).fig("memory_bytes_per_s", 100e9));
+        std::max(r.cpu_optimizer, cpu_adam_time(n, node.fig("cores", kAdamHostCores),
+                                                node.fig("simd_fp32_lanes", 16),
+                                                node.fig("clock_hz", kAdamHostClockHz),
+                                                node.fig("memory_bytes_per_s", 100e9)));
+  }
   // One flow per GPU at a time: the makespan is proportional to the bytes, so the estimate keeps
   // the seconds per byte of each GPU set (the plan search tries offload with thousands of plans).
   std::sort(gpus.begin(), gpus.end());

@@ -746,5 +746,41 @@ TEST(WorkStep, TpOverlapUnderLoraLeavesTheBackwardScattersExposed) {
   EXPECT_EQ(beside, 2);    // the all-gathers before the proj and down dgrad GEMMs
 }
 
+TEST(StepTest, CpuAdamRateFromTheZeroOffloadPaper) {
+  // The per-core rate is derived from the 1e10 row (not an independent check): ZeRO-Offload paper,
+  // Table 4, CPU-Adam 2.57 s for 1e10 parameters on one DGX-2 (2x Xeon Platinum 8168, 24 cores at
+  // 2.7 GHz each, AVX-512 = 16 fp32 lanes). Each socket updates half: 5e9 / (24 cores x 8.11e7 /s)
+  // = 2.57 s; its memory (6 x DDR4-2666 x 8 B = 128 GB/s) would take 28 x 5e9 / 128e9 = 1.09 s, so
+  // the cores bound it. Within 1%.
+  const double socket_memory = 6 * 2666e6 * 8;
+  EXPECT_NEAR(cpu_adam_time(5e9, 24, 16, 2.7e9, socket_memory), 2.57, 0.01 * 2.57);
+  // The same table's 4e9 row, 1.03 s: 2e9 / (24 x 8.11e7 /s) = 1.028 s, within 1%.
+  EXPECT_NEAR(cpu_adam_time(2e9, 24, 16, 2.7e9, socket_memory), 1.03, 0.01 * 1.03);
+  // Its 1e9 row measured 0.22 s, 14% under the rate's 0.257 s: the rate is the large shards' one.
+  EXPECT_NEAR(cpu_adam_time(0.5e9, 24, 16, 2.7e9, socket_memory), 0.257, 0.01 * 0.257);
+  // AVX2 (8 lanes) at the same clock: twice the time.
+  EXPECT_NEAR(cpu_adam_time(5e9, 24, 8, 2.7e9, socket_memory), 5.14, 0.01 * 5.14);
+  // 480 cores of the same kind: 0.129 s of compute, under the memory's 1.09 s.
+  EXPECT_NEAR(cpu_adam_time(5e9, 480, 16, 2.7e9, socket_memory), 28 * 5e9 / socket_memory, 1e-9);
+  EXPECT_EQ(cpu_adam_time(0, 24, 16, 2.7e9, socket_memory), 0);
+}
+
+TEST(WorkStep, OffloadCpuAdamOnTheDgxA100Epyc) {
+  // DGX A100: 8 GPUs, 4 on each EPYC 7742 (catalog: 64 cores, AVX2 = 8 fp32 lanes, 2.25 GHz,
+  // 204.8 GB/s). With 1e9 parameters held per GPU (ZeRO off), each CPU updates 4e9: its cores do
+  // 64 x 2.25e9 x 8 / 532.9 lane-cycles = 2.162e9 parameters/s -> 1.850 s; its memory would take
+  // 28 x 4e9 / 204.8e9 = 0.547 s. The slower, the cores: 1.850 s, within 1%.
+  auto c = topo::load_chassis("dgx-a100");
+  StepModel sm(c, find_model("llama2-7b"), Job{});
+  Plan p = parse_plan("dp=8,zero=0");
+  Shape sh;
+  sh.layers_per_stage = 1, sh.layer_trainable = 1e9;
+  Periods r;
+  offload_periods(*sm.impl(), p, place(p, c), sh, r, nullptr);
+  const double cores_s = 4e9 / (64 * 2.25e9 * 8 / (2.7e9 * 16 / (1e10 / 2.57 / 48)));
+  EXPECT_NEAR(cores_s, 1.850, 0.001);
+  EXPECT_NEAR(r.cpu_optimizer, cores_s, 0.01 * cores_s);
+}
+
 }  // namespace
 }  // namespace linkwise::work

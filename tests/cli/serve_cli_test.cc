@@ -286,7 +286,7 @@ TEST(ServeCli, Validation) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_GE(j.size(), 2u);
-  int replayed = 0;
+  int replayed = 0, distributions = 0;
   for (const auto& row : j) {
     EXPECT_FALSE(row["source"].get<std::string>().empty());
     // Each row names its engine's admission: vLLM's by prompt, TensorRT-LLM's (and NIM's) whole
@@ -296,8 +296,19 @@ TEST(ServeCli, Validation) {
     EXPECT_EQ(admission, name.rfind("vLLM", 0) == 0 ? "prompt" : "whole-life") << name;
     if (admission == "whole-life") EXPECT_EQ(row["preemptions"].get<long>(), 0) << name;
     replayed += row["replayed"].get<bool>();
+    // The TTFT distribution: a row whose source gives the median is replayed and reports the
+    // replay's median and P99 beside the source's (0 where there is none).
+    if (row["measured"]["ttft_median_s"].get<double>() > 0) {
+      EXPECT_TRUE(row["replayed"].get<bool>()) << name;
+      EXPECT_GT(row["predicted"]["ttft_median_s"].get<double>(), 0) << name;
+      EXPECT_GE(row["predicted"]["ttft_p99_s"].get<double>(),
+                row["predicted"]["ttft_median_s"].get<double>())
+          << name;
+      ++distributions;
+    }
   }
   EXPECT_GE(replayed, 1);
+  EXPECT_GE(distributions, 1);
 }
 
 }  // namespace

@@ -24,6 +24,9 @@ struct ServeCase {
   ServeOptions options;  ///< gpus, tp, precision, input, output, concurrency
   std::string command;   ///< what was run to measure it
   double ttft_s = 0, itl_s = 0, output_tokens_per_s = 0;  ///< measured; 0 = not reported
+  /// measured median and P99 TTFT (what `vllm bench serve` prints beside the mean); 0 = not
+  /// reported. Reported beside the replay's, not in the error medians
+  double ttft_median_s = 0, ttft_p99_s = 0;
   /// > 0: the run is replayed engine step by engine step (ServeModel::replay) with outputs that end
   /// at EOS at this mean, capped at options.output, over options.requests requests; its TTFT, ITL,
   /// E2E and rates stand for the steady state's. A vLLM run that releases every request at once
@@ -44,6 +47,8 @@ struct ServeValidationRow {
   /// are the replay's, its bound, kv_full, queue_s and running the steady state's
   bool replayed = false;
   long preemptions = 0;  ///< the replay's preemptions (KvAdmission::kPrompt)
+  /// the replay's median and P99 TTFT (ReplayResult); 0 when the row is not replayed
+  double ttft_median_s = 0, ttft_p99_s = 0;
 };
 
 std::vector<ServeCase> serve_validation_cases();
