@@ -15,17 +15,32 @@ namespace linkwise::work {
 
 namespace {
 
-// Fraction of dense peak that large cuBLAS GEMMs sustain, by architecture. derived: estimate. Large
-// square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s and ~75-80% of the H100
-// SXM's 989 TFLOP/s, which boosts less under its 700 W limit (NVIDIA Matrix Multiplication
-// Background User's Guide, DU-09799-001, Figure 2 and section 2.3 give the A100 curves). V100: an
-// fp16 cuBLAS GEMM of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's 112 (NVIDIA developer
-// forums, "Understanding IPC and issue slot utilization when using Tensor Cores", 2019, kernel
-// volta_h884gemm_128x128), so 0.85 too, but with Volta's smaller 128x128 output tiles (kTile
-// below), which quantize worse on big layers.
+// Fraction of the dense peak a large cuBLAS GEMM reaches at the SM clock it runs at. derived:
+// estimate. Large square bf16/fp16 GEMMs in cuBLAS run at 85-90% of the A100's 312 TFLOP/s (NVIDIA
+// Matrix Multiplication Background User's Guide, DU-09799-001, Figure 2 and section 2.3 give the
+// A100 curves). V100: an fp16 cuBLAS GEMM of 8192^3 reaches ~101 TFLOP/s, ~90% of the V100 PCIe's
+// 112 (NVIDIA developer forums, "Understanding IPC and issue slot utilization when using Tensor
+// Cores", 2019, kernel volta_h884gemm_128x128), so 0.85 too, but with Volta's smaller 128x128
+// output tiles (kTile below), which quantize worse on big layers.
+constexpr double kGemmEfficiencyAtClock = 0.85;
+
+// η by architecture, for parts whose catalog entry gives no clock under GEMM load. Hopper and
+// Blackwell: 0.75, derived: estimate, ~75-80% of the H100 SXM's 989 TFLOP/s, which boosts less
+// under its 700 W limit than the clock its peak is quoted at.
 double gemm_efficiency_for(const std::string& arch) {
   if (arch == "hopper" || arch == "blackwell") return 0.75;
-  return 0.85;
+  return kGemmEfficiencyAtClock;
+}
+
+// η of a part: where the catalog gives the SM clock a dense GEMM holds under the board's power
+// limit (gemm_sustained_clock_mhz) and the clock the tensor peak is quoted at
+// (tensor_peak_clock_mhz), the GEMM runs at kGemmEfficiencyAtClock of the peak scaled to that
+// clock; else by architecture.
+double gemm_efficiency_of(const topo::Node& gpu, const std::string& arch) {
+  double held = gpu.fig("gemm_sustained_clock_mhz", -1),
+         peak = gpu.fig("tensor_peak_clock_mhz", -1);
+  if (held > 0 && peak > 0) return kGemmEfficiencyAtClock * std::min(1.0, held / peak);
+  return gemm_efficiency_for(arch);
 }
 
 bool pre_ampere(const std::string& arch) {
@@ -98,7 +113,8 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision) {
   g.memory_bytes = gpu.fig("memory_bytes", 80.0 * (1ull << 30));
   g.sms = static_cast<int>(gpu.fig("sm_count", 100));
   g.arch = gpu.part->attr("arch");
-  g.gemm_efficiency = gemm_efficiency_for(g.arch);
+  g.gemm_efficiency = gemm_efficiency_of(gpu, g.arch);
+  g.burst_gemm_efficiency = gemm_efficiency_for(g.arch);
   if (pre_ampere(gpu.part->attr("arch"))) g.tile_m = kVoltaTileM;
   return g;
 }
@@ -113,6 +129,10 @@ double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count)
   return std::max(flops / (gpu.peak_flops * gpu.gemm_efficiency * q),
                   bytes / gpu.memory_bytes_per_s) +
          kLaunchS;
+}
+
+double fused_attention_efficiency(const GpuSpec& gpu, bool fa2_on_hopper) {
+  return fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
 }
 
 double memory_time(const GpuSpec& gpu, double bytes) {
@@ -173,7 +193,7 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double core;
   if (job.flash_attention) {
     bool fa2_on_hopper = (gpu.arch == "hopper") && !framework_traits(job, Plan{}).hopper_attention;
-    double eff = fa2_on_hopper ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
+    double eff = fused_attention_efficiency(gpu, fa2_on_hopper);
     core = core_flops / (half_precision(gpu).peak_flops * eff) + kLaunchS;
   } else {
     double heads = x.S / x.s * x.a / x.t;  // b·a/t score matrices

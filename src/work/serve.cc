@@ -436,7 +436,7 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
   double M = D + C;
   StepTime t;
   if (M <= 0) return t;
-  double eta = gpu.gemm_efficiency, W = gpu.memory_bytes_per_s * kMemoryEfficiency;
+  double eta = gpu.burst_gemm_efficiency, W = gpu.memory_bytes_per_s * kMemoryEfficiency;
   double eta_linear = eta * (fp8_matmuls ? kFp8GemmRelative : 1.0);
   // Weight matmuls.
   double lin_flops = L * M * m.layer_matmul_flops_per_token() / tp;

@@ -7,7 +7,11 @@
 //
 //   t = max( 2·m·n·k·count / (P · η · q),  bytes / W ) + t_launch
 //
-//   η   the fraction of peak large GEMMs reach on the architecture (kGemmEfficiency below)
+//   η   the fraction of peak large GEMMs reach: 0.85 at the clock they run at, times the SM clock a
+//       dense GEMM holds under the board power limit over the clock the peak is quoted at, for
+//       parts whose catalog entry gives both (gemm_sustained_clock_mhz, tensor_peak_clock_mhz: H100
+//       SXM, H200 SXM: 0.85 · 1455 / 1830 = 0.676); else by architecture (0.85; Hopper, Blackwell
+//       0.75)
 //   q   wave quantization (NVIDIA "Matrix Multiplication Background User's Guide", DU-09799-001,
 //   ch. 3):
 //       the output is cut into 256 x 128 tiles, the tiles run in waves of N; q = tiles / (waves ·
@@ -44,8 +48,11 @@ struct GpuSpec {
   double memory_bytes_per_s = 0;
   double memory_bytes = 0;
   int sms = 100;
-  double gemm_efficiency = 0.8;  ///< η
-  double tile_m = 256;           ///< rows of the largest GEMM output tile (128 before Ampere)
+  double gemm_efficiency = 0.8;  ///< η under sustained dense load (a training step's GEMMs)
+  /// η of GEMMs in bursts between lighter, memory-bound work (serving's prefills between decode
+  /// steps): the architecture's figure, without the power-capped clock
+  double burst_gemm_efficiency = 0.8;
+  double tile_m = 256;  ///< rows of the largest GEMM output tile (128 before Ampere)
 };
 
 /// The precision a job runs at on this GPU: kAuto is bf16 where the catalog gives
@@ -60,6 +67,10 @@ GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
 /// Seconds for a (batched) GEMM; see the header note.
 double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1);
+/// Fraction of the 16-bit dense peak fused attention runs at: FlashAttention-2 on Hopper
+/// (`fa2_on_hopper`: it issues Ampere-style mma.sync) 0.34, otherwise η · 0.75 (cuDNN fused
+/// attention, FlashAttention-3 on Hopper; FlashAttention-2 elsewhere).
+double fused_attention_efficiency(const GpuSpec& gpu, bool fa2_on_hopper);
 /// Seconds for an element-wise kernel moving `bytes`.
 double memory_time(const GpuSpec& gpu, double bytes);
 
