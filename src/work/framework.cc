@@ -61,6 +61,11 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         t.scatter_copy_per_byte =
             p.shard_size() >= 4 ? (4.0 + 2.0 + 4.0 + 8.0) / 4.0 : (4.0 + 6.0) / 4.0;
         t.lora_adapter_units = job.mode == Mode::kLora;  // PEFT's fsdp_auto_wrap_policy
+        // SDPA's backend order puts cuDNN attention first on sm90/sm100 once the cuDNN PyTorch
+        // bundles is newer than 9.15 (sdp_utils.cpp check_prefer_cudnn_attention, in 2.10; the
+        // bundled cuDNN crosses it in 2.11: huggingface/transformers PR #48163, closed because
+        // "on recent torch the default is already cuDNN"): Hopper-native fused attention.
+        t.hopper_attention = true;
       } else if (job.framework == Framework::kFsdp) {
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor

@@ -81,11 +81,11 @@ TEST(WorkHfStack, LoraActivationsPerLayer) {
               192512.0 * 8192, 1);
 }
 
-TEST(WorkHfStack, FrameworkParsesAndKeepsFlashAttention2OnHopper) {
+TEST(WorkHfStack, FrameworkParsesAndRunsCudnnAttentionOnHopper) {
   EXPECT_EQ(parse_framework("hf"), Framework::kHf);
   EXPECT_STREQ(to_string(Framework::kHf), "hf");
-  // SDPA's priority puts FlashAttention-2 first, Hopper included.
-  EXPECT_FALSE(framework_traits(hf_job(Mode::kFullFinetune, 2048, 1), Plan{}).hopper_attention);
+  // PyTorch 2.11's SDPA puts cuDNN attention first on sm90 (bundled cuDNN > 9.15).
+  EXPECT_TRUE(framework_traits(hf_job(Mode::kFullFinetune, 2048, 1), Plan{}).hopper_attention);
 }
 
 }  // namespace

@@ -20,10 +20,12 @@
 //    transposed back with .contiguous(). Backward kernels follow tools/autograd/derivatives.yaml:
 //    about two kernels and twice the bytes per forward element-wise kernel.
 //  * Attention through torch.nn.functional.scaled_dot_product_attention
-//    (integrations/sdpa_attention.py, is_causal with no mask, enable_gqa from torch 2.5), whose
-//    backend priority puts FlashAttention-2 first on every GPU, Hopper included (PyTorch
-//    sdp_utils.cpp priority order; huggingface/transformers PR #48163: "SDPA picks its backend by a
-//    fixed priority that puts FlashAttention first"): FrameworkTraits::hopper_attention is false.
+//    (integrations/sdpa_attention.py, is_causal with no mask, enable_gqa from torch 2.5). Its
+//    backend order puts cuDNN attention first on sm90 and sm100 when the cuDNN PyTorch runs is
+//    newer than 9.15 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+//    check_prefer_cudnn_attention, present in 2.10; the wheels bundle such a cuDNN from 2.11:
+//    huggingface/transformers PR #48163, closed as "on recent torch the default is already
+//    cuDNN"), FlashAttention-2 first elsewhere: FrameworkTraits::hopper_attention is true.
 //  * The loss (src/transformers/loss/loss_utils.py, ForCausalLMLoss): the bf16 logits of every
 //    token over the whole vocabulary are upcast with logits.float() and go through
 //    nn.functional.cross_entropy (log_softmax then nll_loss) in fp32 (hf_head_work).
