@@ -78,15 +78,12 @@ std::string collective_section(const ReportInputs& in) {
 std::string step_section(const ReportInputs& in) {
   const auto& r = in.step->step;
   const auto& b = r.breakdown;
-  std::vector<std::pair<std::string, double>> parts = {{"compute", b.compute_s},
-                                                       {"tensor-parallel", b.tp_s},
-                                                       {"expert all-to-all", b.ep_s},
-                                                       {"pipeline sends", b.pp_s},
-                                                       {"data-parallel sync", b.dp_s},
-                                                       {"ZeRO gathers", b.zero_s},
-                                                       {"kernel contention", b.contention_s},
-                                                       {"pipeline bubble", b.bubble_s},
-                                                       {"host I/O", b.io_s}};
+  std::vector<std::pair<std::string, double>> parts = {
+      {"compute", b.compute_s},          {"tensor-parallel", b.tp_s},
+      {"context-parallel ring", b.cp_s}, {"expert all-to-all", b.ep_s},
+      {"pipeline sends", b.pp_s},        {"data-parallel sync", b.dp_s},
+      {"ZeRO gathers", b.zero_s},        {"kernel contention", b.contention_s},
+      {"pipeline bubble", b.bubble_s},   {"host I/O", b.io_s}};
   std::erase_if(parts, [](const auto& p) { return p.second <= 0; });
   std::string body =
       note(fmt::format("{} on {} GPUs, plan {}: step {:.3f} s, {:.0f} tokens/s, MFU {:.1f}%. {}",

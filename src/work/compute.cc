@@ -244,7 +244,10 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
 
 LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
-  Dims x{static_cast<double>(job.seq) * mb,
+  // Context parallelism: each GPU holds seq/cp of every sequence's tokens (its GEMMs see S/cp
+  // rows), and its queries attend over the whole sequence's keys (the ring brings them), so the
+  // attention core's FLOPs are 1/cp of the sequence's (balanced causal chunks).
+  Dims x{static_cast<double>(job.seq) * mb / p.cp,
          static_cast<double>(job.seq),
          static_cast<double>(m.hidden),
          hd(m),
@@ -280,6 +283,7 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   double wfactor = lora ? 1.0 : 2.0;
   double core_b = job.flash_attention ? core_f * kFlashBackwardFlops : 2 * core_f;
   c.attn_b = wfactor * (c.attn_f - core_f) + core_b;
+  c.core_f = core_f, c.core_b = core_b;
   c.mlp_b = wfactor * c.mlp_f;
   c.flops_b = wfactor * (attn_flops - core_flops + mlp_flops) +
               (job.flash_attention ? kFlashBackwardFlops : 2.0) * core_flops;
@@ -327,7 +331,7 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
 
 double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
-  double S = static_cast<double>(job.seq) * mb, V = static_cast<double>(m.vocab) / p.tp;
+  double S = static_cast<double>(job.seq) * mb / p.cp, V = static_cast<double>(m.vocab) / p.tp;
   double f = gemm_time(gpu, S, V, m.hidden);
   double loss = memory_time(gpu, 10 * S * V);  // logits read, fp32 softmax written and read back
   double b = 2 * f;  // input and weight gradients of the output projection

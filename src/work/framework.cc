@@ -9,8 +9,9 @@
 namespace linkwise::work {
 
 namespace {
-// Megatron-core DistributedDataParallel: bucket_size = max(40000000, 1000000 * dp) parameters
-// (megatron/core/distributed/distributed_data_parallel.py).
+// Megatron-core DistributedDataParallel: bucket_size = max(40000000, 1000000 * dp) parameters, dp
+// the data-parallel size without context parallelism (get_data_parallel_world_size(); the buckets
+// are reduced over the dp·cp group) (megatron/core/distributed/distributed_data_parallel.py).
 double megatron_bucket(int dp) { return std::max(40e6, 1e6 * dp); }
 // PyTorch DDP bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel), fp32 gradients: 25
 // MiB / 4 B.

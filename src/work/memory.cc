@@ -90,7 +90,10 @@ double stage_params(const Model& m, const Plan& p, int stage) {
 }
 
 double layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
-  double S = static_cast<double>(job.seq) * (p.micro_batch > 0 ? p.micro_batch : job.micro_batch);
+  // S: the tokens of one micro-batch on this GPU; context parallelism keeps seq/cp of each
+  // sequence (Korthikanti's s becomes s/cp; the fused kernel's softmax statistics too).
+  double S =
+      static_cast<double>(job.seq) * (p.micro_batch > 0 ? p.micro_batch : job.micro_batch) / p.cp;
   double h = m.hidden, d = head_dim(m), f = m.ffn, t = p.tp;
   double outer_div = (p.sp && p.tp > 1) ? t : 1;
   if (job.recompute == Recompute::kFull) return 2 * S * h / outer_div;
@@ -108,10 +111,18 @@ double layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
   return outer / outer_div + inner + core;
 }
 
+double cp_ring_bytes(const Model& m, const Job& job, const Plan& p) {
+  if (p.cp <= 1) return 0;
+  const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  // K and V of this GPU's KV heads (a KV head is replicated when tp exceeds their count), bf16.
+  const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / p.tp);
+  return 2.0 * 2.0 * mb * (static_cast<double>(job.seq) / p.cp) * kv_heads * head_dim(m);
+}
+
 MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, double capacity) {
   MemoryBreakdown best;
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
-  double S = static_cast<double>(job.seq) * mb;
+  double S = static_cast<double>(job.seq) * mb / p.cp;  // this GPU's tokens of a micro-batch
   int micro = std::max(1, micro_batches(p, job));
   double in_flight = std::min(micro, p.pp);
   if (p.vpp > 1) in_flight *= 1.0 + static_cast<double>(p.pp - 1) / (p.pp * p.vpp);
@@ -149,6 +160,8 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     if (stage == 0) r.activations += 2 * S * m.hidden / sp_div * in_flight;  // embedding output
     r.buffers = kRuntimeReserveBytes + 2 * kBucketBytes;
     if (p.tp > 1) r.buffers += 2 * 2 * S * m.hidden;  // gathered sequence for the TP collectives
+    if (p.cp > 1)  // the ring's K,V in flight: the chunk being received beside the one in use
+      r.buffers += 2 * cp_ring_bytes(m, job, p);
     if (p.zero >= 3)  // two layers of gathered weights (one in use, one prefetched)
       r.buffers += 2 * (m.layer_params() / p.tp) * kWeightBytes;
     r.total = r.weights + r.gradients + r.optimizer + r.activations + r.lora + r.buffers;

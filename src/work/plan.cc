@@ -18,6 +18,7 @@ namespace linkwise::work {
 
 std::string Plan::str() const {
   std::string s = fmt::format("tp={},pp={},dp={}", tp, pp, dp);
+  if (cp > 1) s += fmt::format(",cp={}", cp);
   if (ep > 1) s += fmt::format(",ep={}", ep);
   s += fmt::format(",zero={}", zero);
   if (vpp > 1) s += fmt::format(",vpp={}", vpp);
@@ -73,7 +74,7 @@ Plan parse_plan(const std::string& text) {
     std::size_t end = at + 6 + p.order.size();
     rest = rest.substr(0, at) + (end < rest.size() ? rest.substr(end + 1) : "");
   }
-  static const std::vector<std::string> keys = {"tp",  "pp", "dp", "ep",    "zero",
+  static const std::vector<std::string> keys = {"tp",  "pp", "dp", "cp",    "ep",   "zero",
                                                 "vpp", "sp", "mb", "shard", "order"};
   std::vector<std::string> seen;
   if (text.find("order=") != std::string::npos) seen.push_back("order");
@@ -93,6 +94,8 @@ Plan parse_plan(const std::string& text) {
       p.pp = parse_count(k, v, 1, 1 << 20);
     else if (k == "dp")
       p.dp = parse_count(k, v, 1, 1 << 20);
+    else if (k == "cp")
+      p.cp = parse_count(k, v, 1, 1 << 20);
     else if (k == "ep")
       p.ep = parse_count(k, v, 1, 1 << 20);
     else if (k == "zero")
@@ -121,9 +124,12 @@ Plan parse_plan(const std::string& text) {
     for (int x : xs) r = limits::checked_mul(r, x).value_or(limits::kMaxPlanGpus + 1);
     return r;
   };
-  if (product({p.tp, p.pp, p.dp}) > limits::kMaxPlanGpus)
-    throw InputError(fmt::format("--plan: tp·pp·dp = {}·{}·{} is more than {} GPUs", p.tp, p.pp,
-                                 p.dp, limits::kMaxPlanGpus));
+  if (product({p.tp, p.pp, p.dp, p.cp}) > limits::kMaxPlanGpus)
+    throw InputError(p.cp > 1
+                         ? fmt::format("--plan: tp·pp·dp·cp = {}·{}·{}·{} is more than {} GPUs",
+                                       p.tp, p.pp, p.dp, p.cp, limits::kMaxPlanGpus)
+                         : fmt::format("--plan: tp·pp·dp = {}·{}·{} is more than {} GPUs", p.tp,
+                                       p.pp, p.dp, limits::kMaxPlanGpus));
   if (product({p.tp, p.ep}) > limits::kMaxPlanGpus ||
       product({p.pp, p.vpp}) > limits::kMaxPlanGpus ||
       product({std::max(1, p.micro_batch), p.dp}) > limits::kMaxPlanGpus)
@@ -139,8 +145,8 @@ int micro_batches(const Plan& plan, const Job& job) {
 
 std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus_available) {
   if (p.gpus() > gpus_available)
-    return fmt::format("plan {} needs tp·pp·dp = {} GPUs but the chassis has {}", p.str(), p.gpus(),
-                       gpus_available);
+    return fmt::format("plan {} needs tp·pp·dp{} = {} GPUs but the chassis has {}", p.str(),
+                       p.cp > 1 ? "·cp" : "", p.gpus(), gpus_available);
   if (m.heads % p.tp != 0)
     return fmt::format("tp={} does not divide the {} attention heads of {}", p.tp, m.heads, m.id);
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
@@ -167,6 +173,28 @@ std::string plan_problem(const Plan& p, const Model& m, const Job& job, int gpus
     return fmt::format("shard={} needs zero=3 and a shard group that divides dp={} and is smaller",
                        p.shard, p.dp);
   if (std::string why = framework_problem(job, p); !why.empty()) return why;
+  if (p.cp > 1) {
+    // Megatron-Core's context parallelism: Transformer Engine splits every sequence into 2·cp
+    // chunks (load-balanced causal attention: rank i holds chunks i and 2·cp-1-i) and runs its
+    // attention as a ring of fused-attention blocks; MoE expert parallelism and HSDP beside it
+    // are not modelled.
+    if (job.seq % (2 * static_cast<std::int64_t>(p.cp)) != 0)
+      return fmt::format(
+          "cp={} splits each sequence into 2·cp = {} equal chunks: the sequence of {} tokens is "
+          "not a multiple of {}",
+          p.cp, 2 * p.cp, job.seq, 2 * p.cp);
+    if (!job.flash_attention)
+      return fmt::format(
+          "cp={} needs fused attention (context parallelism runs its ring in "
+          "Transformer Engine's fused attention)",
+          p.cp);
+    if (job.framework != Framework::kMegatron)
+      return fmt::format(
+          "cp={} is modelled as Megatron-Core runs it: it needs --framework megatron", p.cp);
+    if (p.ep > 1) return fmt::format("cp={} beside ep={} is not modelled", p.cp, p.ep);
+    if (p.shard > 0)
+      return fmt::format("cp={} beside HSDP (shard={}) is not modelled", p.cp, p.shard);
+  }
   int micro = static_cast<int>(job.global_batch / (static_cast<std::int64_t>(mb) * p.dp));
   if (p.vpp > 1 && micro % p.pp != 0)
     return fmt::format(
@@ -191,6 +219,12 @@ std::vector<int> Placement::ep_group(int tp_r, int block, int pp_r) const {
   return g;
 }
 
+std::vector<int> Placement::cp_group(int tp_r, int block, int pp_r) const {
+  std::vector<int> g;
+  for (int d = block * cp; d < (block + 1) * cp; ++d) g.push_back(node(tp_r, d, pp_r));
+  return g;
+}
+
 std::vector<int> Placement::shard_group(int tp_r, int block, int pp_r) const {
   int n = shard > 0 ? shard : dp;
   std::vector<int> g;
@@ -211,13 +245,14 @@ Placement place(const Plan& plan, const topo::Chassis& chassis) {
                                  chassis.name(), all.size()));
   Placement pl;
   pl.gpus.assign(all.begin(), all.begin() + plan.gpus());
-  pl.tp = plan.tp, pl.pp = plan.pp, pl.dp = plan.dp, pl.ep = plan.ep, pl.shard = plan.shard;
+  pl.tp = plan.tp, pl.pp = plan.pp, pl.dp = plan.data_ranks(), pl.ep = plan.ep, pl.cp = plan.cp,
+  pl.shard = plan.shard;
   pl.stride.assign(3, 1);
   int s = 1;
   for (const auto& d : split(plan.order, ',')) {
     int idx = d == "tp" ? 0 : d == "dp" ? 1 : 2;
     pl.stride[idx] = s;
-    s *= idx == 0 ? plan.tp : idx == 1 ? plan.dp : plan.pp;
+    s *= idx == 0 ? plan.tp : idx == 1 ? pl.dp : plan.pp;
   }
   return pl;
 }

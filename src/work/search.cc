@@ -53,42 +53,55 @@ std::vector<Plan> candidate_plans(const Model& m, const Job& job, int gpus, int 
   // default), dp,tp,pp and tp,pp,dp (--use-tp-pp-dp-mapping).
   const std::vector<int> vpps = wide ? std::vector<int>{1, 2, 3, 4, 6, 8} : std::vector<int>{1, 2};
   static const char* orders[] = {"tp,dp,pp", "dp,tp,pp", "tp,pp,dp"};
-  for (int tp : divisors(gpus)) {
-    if (tp > per_box || m.heads % tp != 0) continue;
-    for (int pp : divisors(gpus / tp)) {
-      if (m.layers % pp != 0) continue;
-      int dp = gpus / (tp * pp);
-      for (int ep : divisors(dp)) {
-        if (ep > 1 && (!m.moe() || m.experts % ep != 0)) continue;
-        for (int zero = 0; zero <= 3; ++zero) {
-          if (zero > 0 && dp == 1) continue;
-          for (int mb : mbs) {
-            if (job.global_batch % (mb * dp) != 0) continue;
-            for (int vpp : vpps) {
-              if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
-              int n_orders = !wide ? 1 : (tp > 1 && dp > 1 ? 2 : 1) + (pp > 1 && dp > 1 ? 1 : 0);
-              for (int sp = 1; sp >= (wide && tp > 1 ? 0 : 1); --sp)
-                for (int order = 0; order < n_orders; ++order) {
-                  Plan p;
-                  p.tp = tp, p.pp = pp, p.dp = dp, p.ep = ep, p.zero = zero, p.micro_batch = mb,
-                  p.vpp = vpp;
-                  p.sp = sp == 1;
-                  if (order > 0) p.order = orders[(tp > 1 && dp > 1) ? order : 2];
-                  out.push_back(p);
-                  // HSDP: ZeRO-3 sharded within one box's DP ranks, replicated across boxes.
-                  int box_shard = per_box / tp;
-                  if (wide && zero == 3 && box_shard > 1 && dp > box_shard && dp % box_shard == 0 &&
-                      p.order == "tp,dp,pp") {
-                    p.shard = box_shard;
+  // Wide: context parallelism of 2, 4 or 8 ranks where the sequence splits into 2·cp chunks, in
+  // the default order (tp, cp, dp, pp: the ring inside a box while tp·cp fits one, across the NICs
+  // beyond, as NeMo's long-sequence runs place it), with sequence-parallel TP and micro-batch 1;
+  // plan_problem keeps it to fused attention under megatron, without EP or HSDP.
+  std::vector<int> cps = {1};
+  if (wide && job.flash_attention)
+    for (int cp : {2, 4, 8})
+      if (job.seq % (2 * cp) == 0 && gpus % cp == 0) cps.push_back(cp);
+  for (int cp : cps)
+    for (int tp : divisors(gpus / cp)) {
+      if (tp > per_box || m.heads % tp != 0) continue;
+      for (int pp : divisors(gpus / (tp * cp))) {
+        if (m.layers % pp != 0) continue;
+        int dp = gpus / (tp * pp * cp);
+        for (int ep : divisors(dp)) {
+          if (ep > 1 && (!m.moe() || m.experts % ep != 0 || cp > 1)) continue;
+          for (int zero = 0; zero <= 3; ++zero) {
+            if (zero > 0 && dp * cp == 1) continue;
+            for (int mb : mbs) {
+              if (job.global_batch % (mb * dp) != 0) continue;
+              // cp splits sequences to cut the activations; a smaller micro-batch does so
+              // without a ring: cp > 1 is tried at micro-batch 1, as long-context recipes run it
+              if (cp > 1 && mb > 1) continue;
+              for (int vpp : vpps) {
+                if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
+                int n_orders =
+                    !wide || cp > 1 ? 1 : (tp > 1 && dp > 1 ? 2 : 1) + (pp > 1 && dp > 1 ? 1 : 0);
+                for (int sp = 1; sp >= (wide && tp > 1 && cp == 1 ? 0 : 1); --sp)
+                  for (int order = 0; order < n_orders; ++order) {
+                    Plan p;
+                    p.tp = tp, p.pp = pp, p.dp = dp, p.cp = cp, p.ep = ep, p.zero = zero,
+                    p.micro_batch = mb, p.vpp = vpp;
+                    p.sp = sp == 1;
+                    if (order > 0) p.order = orders[(tp > 1 && dp > 1) ? order : 2];
                     out.push_back(p);
+                    // HSDP: ZeRO-3 sharded within one box's DP ranks, replicated across boxes.
+                    int box_shard = per_box / tp;
+                    if (wide && cp == 1 && zero == 3 && box_shard > 1 && dp > box_shard &&
+                        dp % box_shard == 0 && p.order == "tp,dp,pp") {
+                      p.shard = box_shard;
+                      out.push_back(p);
+                    }
                   }
-                }
+              }
             }
           }
         }
       }
     }
-  }
   return out;
 }
 
@@ -102,6 +115,7 @@ std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
   std::vector<std::pair<double, std::string>> d = {
       {x.compute_s - y.compute_s, "compute"},
       {x.tp_s - y.tp_s, "exposed tensor-parallel collectives"},
+      {x.cp_s - y.cp_s, "exposed context-parallel ring transfers"},
       {x.ep_s - y.ep_s, "exposed expert all-to-alls"},
       {x.pp_s - y.pp_s, "pipeline sends"},
       {x.dp_s - y.dp_s, "exposed data-parallel gradient sync"},
@@ -227,6 +241,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       const Job& job = jobs[ji];
       // TP overlap changes nothing without sequence-parallel TP collectives: not a new candidate
       if (job.tp_overlap == Switch::kOn && !o.tp_overlap.empty() && (p.tp == 1 || !p.sp)) continue;
+      // Context parallelism is Megatron-Core's (plan_problem): not a candidate under the others
+      if (p.cp > 1 && job.framework != Framework::kMegatron) continue;
       ++r.candidates;
       std::string why = plan_problem(p, sm.model(), job, gpus);
       if (!why.empty()) {
@@ -344,6 +360,7 @@ std::vector<Term> terms(const StepResult& r) {
   const Breakdown& b = r.breakdown;
   double T = r.step_time_s > 0 ? r.step_time_s : 1;
   return {{b.tp_s / T, "tensor-parallel collectives", {"tp"}},
+          {b.cp_s / T, "context-parallel ring transfers", {"cp"}},
           {b.ep_s / T, "expert all-to-alls", {"ep"}},
           {b.pp_s / T, "pipeline sends", {"pp"}},
           {b.dp_s / T, "data-parallel gradient sync", {"dp"}},

@@ -66,6 +66,8 @@ std::vector<int> first_group(const Placement& pl, GroupKind g) {
       return pl.shard_group(0, 0, 0);
     case GroupKind::kReplica:
       return pl.replica_group(0, 0, 0);
+    case GroupKind::kCp:
+      return pl.cp > 1 ? pl.cp_group(0, 0, 0) : std::vector<int>{};
   }
   return {};
 }
@@ -74,7 +76,7 @@ Shape shape_of(const Model& m, const Job& job, const Plan& p) {
   Shape sh;
   sh.mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
   sh.m = micro_batches(p, job);
-  sh.S = static_cast<double>(job.seq) * sh.mb;
+  sh.S = static_cast<double>(job.seq) * sh.mb / p.cp;
   sh.act_bytes = 2 * sh.S * m.hidden;
   double router = m.moe() ? static_cast<double>(m.hidden) * m.experts : 0;
   sh.layer_weights = m.attention_params() / p.tp + m.experts * m.expert_params() / (p.tp * p.ep) +
@@ -103,21 +105,27 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   for (bool backward : {false, true}) {
     // The critical path without the expert all-to-alls, less the layer's compute: the TP
     // collectives compute does not hide (TP overlap: max(collective, compute beside it)).
-    double path = 0, ep = 0;
+    // The ring attention's transfers count apart: each what it outlasts the attention beside it.
+    double path = 0, ep = 0, cp = 0;
     for (const PathItem& it : backward ? t.backward : t.forward) {
-      if (it.is_compute())
+      if (it.is_compute()) {
         path += it.compute_s;
-      else if (it.coll.group == GroupKind::kEp)
+      } else if (it.coll.group == GroupKind::kEp) {
         ep += time(it.coll);
-      else
+      } else if (it.coll.group == GroupKind::kCp) {
+        path += it.beside_s;
+        cp += std::max(0.0, time(it.coll) - it.beside_s);
+      } else {
         path += std::max(time(it.coll), it.beside_s);
+      }
     }
     double compute = backward ? r.lc.backward() : r.lc.forward();
     double tp = std::max(0.0, path - compute);
     double beside = sum(backward ? t.beside_b : t.beside_f);
     (backward ? r.tp_b : r.tp_f) = tp;
     (backward ? r.ep_b : r.ep_f) = ep;
-    (backward ? r.zero_b : r.zero_f) = std::max(0.0, beside - (compute + tp + ep));
+    (backward ? r.cp_b : r.cp_f) = cp;
+    (backward ? r.zero_b : r.zero_f) = std::max(0.0, beside - (compute + tp + ep + cp));
   }
   r.zero_after_b = sum(t.after_b);
   r.zero_b += r.zero_after_b;
@@ -169,13 +177,11 @@ std::vector<LinkBusy> link_table(StepModel::Impl& impl, const std::map<int, ResU
 
 std::string bottleneck_line(const StepResult& r) {
   const auto& b = r.breakdown;
-  std::vector<std::pair<double, std::string>> parts = {{b.tp_s, "tensor-parallel collectives"},
-                                                       {b.ep_s, "expert all-to-alls"},
-                                                       {b.pp_s, "pipeline sends"},
-                                                       {b.dp_s, "data-parallel gradient sync"},
-                                                       {b.zero_s, "ZeRO weight gathers"},
-                                                       {b.bubble_s, "the pipeline bubble"},
-                                                       {b.io_s, "host offload traffic"}};
+  std::vector<std::pair<double, std::string>> parts = {
+      {b.tp_s, "tensor-parallel collectives"}, {b.cp_s, "context-parallel ring transfers"},
+      {b.ep_s, "expert all-to-alls"},          {b.pp_s, "pipeline sends"},
+      {b.dp_s, "data-parallel gradient sync"}, {b.zero_s, "ZeRO weight gathers"},
+      {b.bubble_s, "the pipeline bubble"},     {b.io_s, "host offload traffic"}};
   auto worst = *std::max_element(parts.begin(), parts.end());
   std::string s;
   if (worst.first < 0.05 * r.step_time_s)
@@ -213,8 +219,8 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   // exposed already counts: a layer takes compute + max(exposed collective, σ·a).
   double cont_f = std::max(0.0, r.slow_f - (r.zero_f - r.zero_after_f)),
          cont_b = std::max(0.0, r.slow_b - (r.zero_b - r.zero_after_b));
-  double t_f = comp_f + L * (r.tp_f + r.ep_f + r.zero_f + cont_f) + r.fill_f;
-  double t_b = comp_b + L * (r.tp_b + r.ep_b + r.zero_b + cont_b) + r.fill_b;
+  double t_f = comp_f + L * (r.tp_f + r.cp_f + r.ep_f + r.zero_f + cont_f) + r.fill_f;
+  double t_b = comp_b + L * (r.tp_b + r.cp_b + r.ep_b + r.zero_b + cont_b) + r.fill_b;
   Breakdown& b = out.breakdown;
   b.optimizer_s =
       job.offload_optimizer
@@ -223,6 +229,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);
+  b.cp_s = mm * L * (r.cp_f + r.cp_b);
   b.zero_s = mm * (L * (r.zero_f + r.zero_b) + r.fill_f + r.fill_b) + r.param_gather;
   PipelineTimes pipe = pipeline_1f1b(p.pp, sh.m, p.vpp, t_f, t_b, r.p2p);
   b.bubble_s = pipe.bubble_s;
@@ -244,14 +251,14 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
         std::max(r.d2h / std::max(1.0, L), r.d2h - t_b * (L - 1) / std::max(1.0, L));
     b.io_s = exposed_d2h + r.cpu_optimizer + r.h2d;
   }
-  b.exposed_comm_s = b.tp_s + b.ep_s + b.pp_s + b.dp_s + b.zero_s;
+  b.exposed_comm_s = b.tp_s + b.cp_s + b.ep_s + b.pp_s + b.dp_s + b.zero_s;
   out.step_time_s = b.compute_s + b.exposed_comm_s + b.contention_s + b.bubble_s + b.io_s;
   out.tokens_per_step = static_cast<double>(job.global_batch) * job.seq;
   out.tokens_per_s = out.tokens_per_step / out.step_time_s;
   double peak = sm.gpu().peak_flops * out.gpus;
   out.mfu = model_flops_per_token(m, job) * out.tokens_per_step / (out.step_time_s * peak);
   double executed = out.gpus * mm * L * (r.lc.flops_f + r.lc.flops_b) +
-                    p.dp * mm * 6.0 * sh.S * m.hidden * static_cast<double>(m.vocab);
+                    p.data_ranks() * mm * 6.0 * sh.S * m.hidden * static_cast<double>(m.vocab);
   out.hfu = executed / (out.step_time_s * peak);
   out.model_tflops_per_gpu = out.mfu * sm.gpu().peak_flops / 1e12;
   out.memory = memory_per_gpu(m, job, p, sm.gpu().memory_bytes);

@@ -30,6 +30,7 @@ struct Periods {
   LayerCompute lc;
   double head_f = 0, head_b = 0;
   double tp_f = 0, tp_b = 0, ep_f = 0, ep_b = 0;  ///< per layer, on the critical path
+  double cp_f = 0, cp_b = 0;      ///< per layer: ring attention transfers their blocks do not hide
   double zero_f = 0, zero_b = 0;  ///< per layer, ZeRO-3 traffic compute does not hide
   /// per layer: compute lost to the NCCL kernels of the ZeRO-3 collectives beside it (Σ σ·a)
   double slow_f = 0, slow_b = 0;
@@ -50,7 +51,7 @@ struct Periods {
 struct Shape {
   int mb = 1;                  ///< sequences per micro-batch
   int m = 1;                   ///< micro-batches per step
-  double S = 0;                ///< tokens per micro-batch
+  double S = 0;                ///< tokens per micro-batch on one GPU (seq·mb/cp)
   double act_bytes = 0;        ///< 2·S·h: one micro-batch's hidden states, bf16
   double layer_trainable = 0;  ///< trainable parameters of one layer on one GPU (TP/EP split)
   double layer_weights = 0;    ///< parameters of one layer on one GPU
@@ -94,6 +95,7 @@ enum class GroupKind {
   kStagePair,  ///< each TP rank to the same rank of the next stage
   kShard,      ///< HSDP: the shard group of a (tp rank, dp block, stage)
   kReplica,    ///< HSDP: the ranks holding the same shard across the shard groups
+  kCp,         ///< the context-parallel ring of a (tp rank, data block, stage)
 };
 
 /// One collective of the step: what every group of its kind runs, `bytes` as nccl-tests counts
@@ -103,7 +105,7 @@ struct Coll {
   comm::Op op = comm::Op::kAllReduce;
   double bytes = 0;
   const char* kind =
-      "tp";           ///< tp, ep, pp, dp, zero: the breakdown term and the links table's traffic
+      "tp";  ///< tp, cp, ep, pp, dp, zero: the breakdown term and the links table's traffic
   double host_s = 0;  ///< host time the framework spends issuing it, on the critical path
 };
 

@@ -67,20 +67,22 @@ struct Groups {
 // The TP groups with a GPU in the boxes of the first group (and of its EP block): the others repeat
 // them.
 Groups representative(const topo::Chassis& c, const Plan& p, const Placement& pl) {
+  // An EP block or a CP ring (data ranks [k·block, +block)) runs whole.
+  const int block = std::max({1, p.ep, p.cp});
   std::set<int> boxes;
-  for (int d = 0; d < std::max(1, p.ep); ++d)
+  for (int d = 0; d < block; ++d)
     for (int n : pl.tp_group(d, 0)) boxes.insert(c.node(n).box);
   Groups out;
   for (int s = 0; s < p.pp; ++s)
-    for (int d = 0; d < p.dp; ++d) {
+    for (int d = 0; d < pl.dp; ++d) {
       bool in = false;
       for (int n : pl.tp_group(d, s)) in = in || boxes.count(c.node(n).box);
       if (in) out.tp.push_back({d, s}), out.stages.insert(s);
     }
-  if (p.ep > 1) {  // whole EP blocks only
+  if (block > 1) {  // whole EP blocks and CP rings only
     std::set<std::pair<int, int>> have(out.tp.begin(), out.tp.end());
     for (auto [d, s] : std::vector<std::pair<int, int>>(out.tp))
-      for (int k = d / p.ep * p.ep; k < (d / p.ep + 1) * p.ep; ++k)
+      for (int k = d / block * block; k < (d / block + 1) * block; ++k)
         if (have.insert({k, s}).second) out.tp.push_back({k, s});
   }
   return out;
@@ -129,11 +131,36 @@ void all_to_all(Builder& b, const LayerSpec& x, const Coll& c) {
   }
 }
 
+// One step of the ring attention for every CP ring: each ring's TP ranks send their K,V to the
+// next cp rank (one send/recv ring per TP rank) once every member's previous work is done; each
+// member's attention block runs beside, and what follows waits for both (TE waits for the step's
+// send and receive before the next block).
+void ring_step(Builder& b, const LayerSpec& x, const PathItem& it) {
+  std::map<std::pair<int, int>, std::vector<int>> rings;  // (ring, stage) -> group indices
+  for (int gi = 0; gi < static_cast<int>(x.groups.tp.size()); ++gi)
+    rings[{x.groups.tp[gi].first / x.p.cp, x.groups.tp[gi].second}].push_back(gi);
+  for (const auto& [key, members] : rings) {
+    std::vector<int> deps, ids;
+    for (int gi : members) deps.insert(deps.end(), b.last[gi].begin(), b.last[gi].end());
+    for (int t = 0; t < x.p.tp; ++t)
+      ids.push_back(b.coll(x.pl.cp_group(t, key.first, key.second), it.coll.op, it.coll.bytes,
+                           it.coll.kind, deps));
+    ids.erase(std::remove(ids.begin(), ids.end(), -1), ids.end());
+    for (int gi : members) {
+      std::vector<int> next = ids;
+      if (it.beside_s > 0)
+        next.push_back(b.g.add_compute(gi, 0, it.beside_s, "attention beside cp", b.last[gi]));
+      if (!next.empty()) b.last[gi] = next;
+    }
+  }
+}
+
 // One layer forward (or backward) for every simulated TP group, as the step's traffic list gives
-// it. `with_ep`, `with_zero` add the expert all-to-alls and the ZeRO-3 collectives beside the
+// it. `with_cp`, `with_ep`, `with_zero` add the ring attention's transfers (without them only the
+// attention beside each runs), the expert all-to-alls and the ZeRO-3 collectives beside the
 // compute.
-double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool with_ep,
-                 bool with_zero, double occurrences, std::map<int, ResUse>* use) {
+double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool with_cp,
+                 bool with_ep, bool with_zero, double occurrences, std::map<int, ResUse>* use) {
   Builder b{impl, {}, std::vector<std::vector<int>>(x.groups.tp.size())};
   auto tpg = [&](int gi) { return x.pl.tp_group(x.groups.tp[gi].first, x.groups.tp[gi].second); };
   int groups = static_cast<int>(x.groups.tp.size());
@@ -142,6 +169,11 @@ double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool 
       for (int gi = 0; gi < groups; ++gi) b.compute(gi, it.compute_s, it.name);
     } else if (it.coll.group == GroupKind::kEp) {
       if (with_ep) all_to_all(b, x, it.coll);
+    } else if (it.coll.group == GroupKind::kCp) {
+      if (with_cp)
+        ring_step(b, x, it);
+      else
+        for (int gi = 0; gi < groups; ++gi) b.compute(gi, it.beside_s, it.name);
     } else {
       for (int gi = 0; gi < groups; ++gi) b.tp(gi, tpg(gi), it.coll.op, it.coll.bytes, it.beside_s);
     }
@@ -194,11 +226,22 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   for (bool backward : {false, true}) {
     double compute = backward ? r.lc.backward() : r.lc.forward();
     bool zero = !(backward ? t.beside_b : t.beside_f).empty();
-    double t_tp = layer_run(impl, x, backward, false, false, (ep || zero) ? 0 : occ, &r.use);
-    double t_ep = ep ? layer_run(impl, x, backward, true, false, zero ? 0 : occ, &r.use) : t_tp;
-    double t_all = zero ? layer_run(impl, x, backward, ep, true, occ, &r.use) : t_ep;
-    (backward ? r.tp_b : r.tp_f) = std::max(0.0, t_tp - compute);
-    (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_tp);
+    const bool cp = p.cp > 1;
+    double t_tp =
+        layer_run(impl, x, backward, false, false, false, (cp || ep || zero) ? 0 : occ, &r.use);
+    double t_cp =
+        cp ? layer_run(impl, x, backward, true, false, false, (ep || zero) ? 0 : occ, &r.use)
+           : t_tp;
+    double t_ep = ep ? layer_run(impl, x, backward, cp, true, false, zero ? 0 : occ, &r.use) : t_cp;
+    double t_all = zero ? layer_run(impl, x, backward, cp, ep, true, occ, &r.use) : t_ep;
+    // The ring's blocks split the attention into pieces whose sum may differ from the whole in
+    // the last bits: differences below 1e-9 of the layer are none.
+    auto exposed = [&](double with, double without) {
+      return with - without > 1e-9 * compute ? with - without : 0.0;
+    };
+    (backward ? r.tp_b : r.tp_f) = exposed(t_tp, compute);
+    (backward ? r.cp_b : r.cp_f) = exposed(t_cp, t_tp);
+    (backward ? r.ep_b : r.ep_f) = std::max(0.0, t_ep - t_cp);
     (backward ? r.zero_b : r.zero_f) = std::max(0.0, t_all - t_ep);
   }
   for (const Coll& c : t.after_b)

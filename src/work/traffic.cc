@@ -50,10 +50,26 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   //   reduce-scatter pipelined in n chunks: chunk i's reduce-scatter after chunk i's GEMM:
   //     g/n + max((n-1)/n·g, (n-1)/n·a) + a/n;
   //   bulk: the reduce-scatter beside the whole wgrad GEMM: max(g, a).
+  // Context parallelism (Megatron-Core with Transformer Engine, cp_comm_type "p2p", the default):
+  // the attention core runs as cp steps on the cp ranks' ring; at step i each GPU computes with the
+  // K,V it holds while it sends them to the next rank and receives the previous rank's (cp - 1
+  // transfers, TE's AttnFuncWithCPAndKVP2P). A step's transfer runs beside its block of attention
+  // (core/cp: balanced chunks give every step the same work); what the transfer outlasts is
+  // exposed. The backward passes K,V and their gradients dK,dV around the ring: twice the bytes.
+  const double ring_kv = cp_ring_bytes(m, job, p);
+  // Half a layer: [all-gather] [all-to-all] compute [all-to-all] reduce-scatter (all-reduce without
+  // SP); attention halves with cp > 1 also run the ring's cp - 1 transfers, each beside core/cp of
+  // the attention compute (`core` seconds of core, `ring` bytes per transfer).
   auto half = [&](std::vector<PathItem>& out, double seconds, const char* name, bool mlp,
-                  double ag_gemm, double rs_gemm, bool bulk) {
+                  double ag_gemm, double rs_gemm, bool bulk, double core = 0, double ring = 0) {
     const bool ov = overlap && !(mlp && ep);
     double rest = seconds;
+    auto ring_steps = [&]() {
+      if (p.cp <= 1 || ring <= 0) return;
+      for (int i = 1; i < p.cp; ++i)
+        out.push_back(beside(coll(GroupKind::kCp, Op::kSendRecv, ring, "cp"), core / p.cp));
+      rest -= core * (p.cp - 1) / p.cp;
+    };
     if (sp) {
       PathItem ag = coll(GroupKind::kTp, Op::kAllGather, sh.act_bytes, "tp");
       if (ov && ag_gemm > 0) {
@@ -64,6 +80,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
         out.push_back(ag);
       }
     }
+    ring_steps();
     if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
     if (ov && rs_gemm > 0) {
       PathItem rs = coll(GroupKind::kTp, Op::kReduceScatter, sh.act_bytes, "tp");
@@ -113,18 +130,19 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     return lora_b ? 0.0 : g;  // userbuffers' bulk overlap hides it behind the wgrad GEMM
   };
   const double rs_o = rs_fwd(lc.gemm_proj, {"o"}), rs_down = rs_fwd(lc.gemm_down, {"down"});
-  half(t.forward, lc.attn_f, "attention forward", false, lc.gemm_qkv, rs_o, false);
+  half(t.forward, lc.attn_f, "attention forward", false, lc.gemm_qkv, rs_o, false, lc.core_f,
+       ring_kv);
   half(t.forward, lc.mlp_f, "mlp forward", true, lc.gemm_up, rs_down, false);
   double attn_b = lc.attn_b, mlp_b = lc.mlp_b;
   if (job.recompute == Recompute::kFull) {  // the recomputed forward repeats its collectives
-    half(t.backward, lc.attn_f, "recompute", false, lc.gemm_qkv, rs_o, false);
+    half(t.backward, lc.attn_f, "recompute", false, lc.gemm_qkv, rs_o, false, lc.core_f, ring_kv);
     half(t.backward, lc.mlp_f, "recompute", true, lc.gemm_up, rs_down, false);
     attn_b -= lc.attn_f, mlp_b -= lc.mlp_f;
   }
   half(t.backward, mlp_b, "mlp backward", true, lc.gemm_down, rs_back(lc.gemm_up, {"up"}),
        !async_tp);
   half(t.backward, attn_b, "attention backward", false, lc.gemm_proj,
-       rs_back(lc.gemm_qkv, {"q", "k", "v"}), !async_tp);
+       rs_back(lc.gemm_qkv, {"q", "k", "v"}), !async_tp, lc.core_b, 2 * ring_kv);
 
   const bool lora = job.mode == Mode::kLora;
   const double G = sh.layer_trainable;  // one layer's gradients on this GPU
@@ -133,9 +151,11 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   // within the shard group, then the shard's gradients all-reduced across the replicas (PyTorch
   // FSDP HYBRID_SHARD).
   const bool hsdp = p.zero >= 3 && p.shard > 0 && p.shard < p.dp;
+  // Gradients and ZeRO shards span the data ranks: dp·cp (the cp ranks hold the same weights).
+  const int D = p.data_ranks();
   const GroupKind shard_kind = hsdp ? GroupKind::kShard : GroupKind::kDp;
   // Host time to issue one collective of the shard group (DeepSpeed 0.3: per call and per rank).
-  const double call_s = fw.zero3_call_s + fw.zero3_call_per_rank_s * (hsdp ? p.shard : p.dp);
+  const double call_s = fw.zero3_call_s + fw.zero3_call_per_rank_s * (hsdp ? p.shard : D);
   // LoRA: only the adapters have gradients; the frozen weights are gathered but never reduced.
   // FSDP2 reduce-scatters the gradients of its unit that the backward produced (foreach_reduce over
   // the parameters whose .grad is set): the layer's adapters in one collective. FSDP1 under LoRA
@@ -161,7 +181,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     if (hsdp)
       to.push_back({GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * G / p.shard, kind});
   };
-  if (p.dp > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
+  if (D > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
     auto gather = [&](double u) {
       Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero", call_s};
       (fw.zero3_blocking ? t.after_f : t.beside_f).push_back(ag);
@@ -175,7 +195,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     if (fw.lora_adapter_units)  // each adapter matrix's unit, nested in the block's
       for (double e : lora_parameter_tensors(m, job.lora, p)) gather(e);
   }
-  if (lora_bucketed && p.dp > 1 && (p.zero >= 3 || fw.reduce_every_micro_batch)) {
+  if (lora_bucketed && D > 1 && (p.zero >= 3 || fw.reduce_every_micro_batch)) {
     // DeepSpeed appends each gradient to its reduce bucket (reduce_bucket_size elements), reduces
     // a bucket when it is full and the rest at the end of the backward
     // (independent_gradient_partition_epilogue, stage3.py and stage_1_and_2.py). A stage's
@@ -190,7 +210,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       t.fill_b.push_back(
           {GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * all / p.shard, "zero"});
   }
-  if (p.dp > 1 && p.zero >= 3) {
+  if (D > 1 && p.zero >= 3) {
     layer_scatter("zero");
     if (p.pp == 1 && !fw.zero3_blocking) {
       // Every micro-batch starts with gathers that nothing hides and ends with scatters that
@@ -220,12 +240,12 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       for (double e : layer_parameter_tensors(m, p))
         if (e < fw.persistence_threshold) n += 1, elements += e;
       n *= sh.layers_per_stage, elements *= sh.layers_per_stage;
-      const int ranks = hsdp ? p.shard : p.dp;
+      const int ranks = hsdp ? p.shard : D;
       if (n > 0)
         t.param_gather = {shard_kind, Op::kAllGather, 2 * elements, "zero",
                           call_s + n * ranks * fw.zero3_call_per_rank_s};
     }
-  } else if (p.dp > 1 &&
+  } else if (D > 1 &&
              fw.reduce_every_micro_batch) {  // ZeRO-2 reducing each micro-batch's gradients
     layer_scatter("dp");
     if (!fw.gather_every_micro_batch)
@@ -236,7 +256,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     t.boundary.push_back({GroupKind::kStagePair, Op::kSendRecv, sh.act_bytes / p.tp, "pp"});
     if (!sp && tp) t.boundary.push_back({GroupKind::kTp, Op::kAllGather, sh.act_bytes, "pp"});
   }
-  if (p.dp > 1 && p.zero < 3 &&
+  if (D > 1 && p.zero < 3 &&
       !fw.reduce_every_micro_batch) {  // gradient buckets at the last micro-batch
     double all = G * sh.layers_per_stage;
     t.buckets =

@@ -175,8 +175,8 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
       {"--base-weights", at<&T::base_weights>,
        "LoRA's frozen base: bf16, fp8 or nf4 (QLoRA); default fp8 for fp8 jobs"},
       {"--plan", at<&T::plan>,
-       "tp=..,pp=..,dp=..,zero=..[,ep=..,vpp=..,mb=..,sp=off,shard=..,order=dp,tp,pp] or auto "
-       "(shard=N with zero=3: HSDP)"},
+       "tp=..,pp=..,dp=..,zero=..[,cp=..,ep=..,vpp=..,mb=..,sp=off,shard=..,order=dp,tp,pp] or "
+       "auto (cp=N: context parallelism, ring attention; shard=N with zero=3: HSDP)"},
       Spec{"--top", at<&T::top>, "Plans listed by --plan auto"}.range(1, 100),
       {"--tokens", at<&T::tokens>, "Tokens to train: prints the run's wall-clock time (e.g. 1e12)"},
       topo::nodes_option(at<&T::nodes>),

@@ -244,6 +244,36 @@ ValidationCase hf_h200(const std::string& id, bool lora, int seq, int mb, double
   return c;
 }
 
+// NeMo long-sequence performance (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md,
+// "LLAMA2-7B (FP8)": NeMo 24.03.01 container, DGX-H100): Llama 2 7B pre-training in fp8 with
+// context parallelism (Megatron-core, Transformer Engine's ring attention), the table's TP, PP, DP
+// and CP. Metric: the table's TFLOPS per GPU, NeMo's model FLOPs (nemo/collections/common/parts/
+// perf_metrics_utils.py, llama2: per token and layer 6·(8h² + 6hf) + 12·s·h with attention
+// counted whole, plus 6hV per token: model_flops_per_token's count). Neither the batch nor
+// recomputation is in the table: the companion B200 table of the same page keeps 4,194,304 tokens
+// per global batch at every length, taken here (with pp=1 it sets only how often the gradient
+// all-reduce and the optimizer run); no activation checkpointing (NeMo's default); micro-batch 1;
+// distributed optimizer (NeMo's default: zero=1 over dp·cp).
+ValidationCase nemo_long_seq(int seq_k, int tp, int dp, int cp, double tflops) {
+  ValidationCase c;
+  const int gpus = tp * dp * cp;
+  c.name = fmt::format("NeMo Llama 2 7B fp8 seq {}K cp={}", seq_k, cp);
+  c.source = fmt::format(
+      "NeMo long-sequence performance, LLAMA2-7B (FP8) table, {}K row ({} H100, TP {}, PP 1, DP "
+      "{}, CP {})",
+      seq_k, gpus, tp, dp, cp);
+  c.metric = "model TFLOP/s per GPU";
+  c.model = find_model("llama2-7b");
+  c.chassis = "dgx-h100";
+  c.boxes = std::max(1, gpus / 8);
+  c.plan.tp = tp, c.plan.dp = dp, c.plan.cp = cp, c.plan.zero = 1, c.plan.micro_batch = 1;
+  c.job.seq = seq_k * 1024, c.job.global_batch = 4194304 / c.job.seq;
+  c.job.precision = Precision::kFp8, c.job.recompute = Recompute::kNone;
+  c.job.framework = Framework::kMegatron;
+  c.measured = tflops;
+  return c;
+}
+
 ValidationCase open_case(ValidationCase c) {
   c.open = true;
   return c;
@@ -301,6 +331,12 @@ std::vector<ValidationCase> validation_cases() {
       titan("llama2-13b", 2, Recompute::kNone, "none", 2162),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
       titan("llama2-70b", 2, Recompute::kFull, "full", 353),
+      nemo_long_seq(32, 2, 8, 2, 610),
+      open_case(nemo_long_seq(64, 4, 8, 2, 574)),
+      open_case(nemo_long_seq(128, 4, 8, 4, 555)),
+      open_case(nemo_long_seq(256, 4, 8, 8, 549)),
+      open_case(nemo_long_seq(512, 8, 4, 16, 549)),
+      open_case(nemo_long_seq(1024, 8, 4, 32, 536)),
       open_case(hf_h200("qwen3-0.6b", false, 2048, 8, 43544)),
       open_case(hf_h200("qwen3-0.6b", false, 2048, 2, 31142)),
       hf_h200("llama3.2-3b", false, 2048, 4, 18365),
@@ -319,7 +355,8 @@ std::vector<ValidationRow> run_validation(const std::string& filter) {
     r.c = c;
     r.step = sm.simulate(c.plan);
     r.predicted =
-        c.metric == "step time s" ? r.step.step_time_s
+        c.metric == "step time s"             ? r.step.step_time_s
+        : c.metric == "model TFLOP/s per GPU" ? r.step.model_tflops_per_gpu
         : c.metric == "tokens/s per GPU"
             ? r.step.tokens_per_s / c.plan.gpus()
             : narayanan_flops(c.model, sm.job()) / (r.step.step_time_s * c.plan.gpus()) / 1e12;

@@ -144,6 +144,31 @@ TEST(TrainCli, FrameworkFlags) {
             off["breakdown"]["exposed_comm_by_kind_s"]["dp"].get<double>());
 }
 
+TEST(TrainCli, ContextParallelPlans) {
+  // A cp that does not split the sequence into 2·cp equal chunks, or more GPUs than the box has:
+  // exit 2 naming the value.
+  auto r = run_cli("train dgx-h100 --model llama3-8b --seq 1000 --global-batch 8 --plan tp=1,cp=8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cp=8 splits each sequence into 2·cp = 16 equal chunks"), std::string::npos)
+      << r.err;
+  r = run_cli("train dgx-h100 --model llama3-8b --global-batch 8 --plan tp=2,cp=8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("plan tp=2,pp=1,dp=1,cp=8,zero=0 needs tp·pp·dp·cp = 16 GPUs"),
+            std::string::npos)
+      << r.err;
+  r = run_cli("train dgx-h100 --model llama3-8b --plan cp=two");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'cp' must be a whole number"), std::string::npos) << r.err;
+  // A long sequence on one box: the ring's exposed time is reported by kind.
+  r = run_cli(
+      "train dgx-h100 --model llama3-8b --seq 65536 --global-batch 8 --plan tp=2,cp=4,zero=1 "
+      "--json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"], "tp=2,pp=1,dp=1,cp=4,zero=1");
+  EXPECT_TRUE(j["breakdown"]["exposed_comm_by_kind_s"].contains("cp"));
+}
+
 TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
   // GPT-3 175B on 512 A100s: plans x recompute x offload x framework x overlap x fusion.
   auto r = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --json");
@@ -161,7 +186,8 @@ TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
 
 TEST(TrainCli, PlanAutoSearchesFourFrameworks) {
   // Every other choice fixed by its flag, the framework left open: megatron, fsdp, fsdp1 and
-  // deepspeed, four times the candidates of one framework given.
+  // deepspeed, four times the candidates of one framework given, and the context-parallel plans
+  // once (megatron's only).
   const std::string job =
       "train dgx-h100 --model llama2-7b --mode full --seq 4096 --global-batch 64 --recompute full "
       "--offload --grad-overlap on --elementwise fused --tp-overlap off --json";
@@ -172,7 +198,10 @@ TEST(TrainCli, PlanAutoSearchesFourFrameworks) {
   auto n = [](const std::string& out) {
     return nlohmann::json::parse(out)["candidates"]["enumerated"].get<long long>();
   };
-  EXPECT_EQ(n(open.out), 4 * n(one.out));
+  auto megatron = run_cli(job + " --framework megatron");
+  ASSERT_EQ(megatron.exit_code, 0) << megatron.err;
+  EXPECT_GT(n(megatron.out), n(one.out));
+  EXPECT_EQ(n(open.out), 3 * n(one.out) + n(megatron.out));
   // --tp-overlap left open adds TP overlap on for the sequence-parallel TP plans of the three
   // frameworks that have it (DeepSpeed has none): more than 4x, less than 8x.
   auto tpo = run_cli(

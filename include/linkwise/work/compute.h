@@ -88,6 +88,9 @@ struct LayerCompute {
   /// forward.
   double gemm_qkv = 0, gemm_proj = 0, gemm_up = 0, gemm_down = 0;
   int sms = 0;  ///< the GPU's SMs, which overlap kernels on SMs take from the GEMMs beside them
+  /// The attention core (fused attention) forward and backward, seconds, part of attn_f and
+  /// attn_b: context parallelism runs it as cp ring steps, each beside one K,V transfer.
+  double core_f = 0, core_b = 0;
   double forward() const { return attn_f + mlp_f; }
   double backward() const { return attn_b + mlp_b; }
 };

@@ -49,6 +49,11 @@ double stage_params(const Model& model, const Plan& plan, int stage);
 /// Bytes of stored activations for one layer and one micro-batch on one GPU.
 double layer_activation_bytes(const Model& model, const Job& job, const Plan& plan);
 
+/// Context parallelism: the K and V one GPU sends to the next cp rank at each step of the ring
+/// attention (Transformer Engine, cp_comm_type "p2p"), per layer and micro-batch, bf16:
+/// 2 · 2 bytes · mb · seq/cp · max(1, kv_heads/tp) · head_dim. 0 when cp = 1.
+double cp_ring_bytes(const Model& model, const Job& job, const Plan& plan);
+
 /// Memory per GPU on the worst stage. `gpu_memory_bytes` is the GPU's capacity.
 MemoryBreakdown memory_per_gpu(const Model& model, const Job& job, const Plan& plan,
                                double gpu_memory_bytes);

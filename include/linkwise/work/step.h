@@ -47,7 +47,7 @@ class Chassis;
 
 namespace linkwise::work {
 
-/// Seconds of one step, by kind. exposed_comm_s = tp_s + ep_s + pp_s + dp_s + zero_s;
+/// Seconds of one step, by kind. exposed_comm_s = tp_s + cp_s + ep_s + pp_s + dp_s + zero_s;
 /// step = compute_s + exposed_comm_s + contention_s + bubble_s + io_s.
 struct Breakdown {
   double compute_s = 0;       ///< GPU compute of the busiest stage, optimizer included
@@ -57,6 +57,7 @@ struct Breakdown {
   double bubble_s = 0;  ///< pipeline fill and drain
   double io_s = 0;      ///< host traffic and CPU optimizer (offload)
   double tp_s = 0, ep_s = 0, pp_s = 0, dp_s = 0, zero_s = 0;
+  double cp_s = 0;  ///< context-parallel ring transfers the attention beside them does not hide
   double optimizer_s = 0;  ///< part of compute_s
 };
 

@@ -20,7 +20,9 @@ constexpr double kValidationBound = 0.15;
 struct ValidationCase {
   std::string name;
   std::string source;  ///< paper, table and row
-  std::string metric;  ///< "TFLOP/s per GPU" (Narayanan et al. eq. 3) or "step time s"
+  /// "TFLOP/s per GPU" (Narayanan et al. eq. 3), "model TFLOP/s per GPU" (6N + attention, no
+  /// recomputation: StepResult::model_tflops_per_gpu), "tokens/s per GPU" or "step time s"
+  std::string metric;
   Model model;
   std::string chassis;
   int boxes = 1;
