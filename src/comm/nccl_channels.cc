@@ -44,12 +44,32 @@ std::span<const double> speeds_of(NcclSpeeds s, bool inter) {
 }
 
 // Channels of one ring order that fit at speed s: every link direction keeps load·s·c <= width.
-int fit(const std::vector<NcclLinkLoad>& loads, double s) {
+int fit_one(const std::vector<NcclLinkLoad>& loads, double s) {
   int c = kGraphMaxChannels;
   for (const auto& l : loads)
     if (l.load > 0)
       c = std::min(c, static_cast<int>(std::floor(l.width_GBps / (l.load * s) + 1e-6)));
   return std::max(c, 0);
+}
+
+// Channels that fit at speed s: a of the first order and, where reverse loads are given, b of the
+// reverse order in what the a channels leave (the most a + b over a >= 1: NCCL's first channel
+// takes the first order, its PCI order).
+int fit(const std::vector<NcclLinkLoad>& loads, double s) {
+  const int one = fit_one(loads, s);
+  bool reverse = false;
+  for (const auto& l : loads) reverse = reverse || l.reverse_load > 0;
+  if (!reverse) return one;
+  int best = one;
+  for (int a = 1; a <= one; ++a) {
+    int b = kGraphMaxChannels;
+    for (const auto& l : loads)
+      if (l.reverse_load > 0)
+        b = std::min(b, static_cast<int>(std::floor(
+                            (l.width_GBps - a * s * l.load) / (l.reverse_load * s) + 1e-6)));
+    best = std::max(best, std::min(kGraphMaxChannels, a + std::max(b, 0)));
+  }
+  return best;
 }
 
 }  // namespace
@@ -76,8 +96,11 @@ NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double ma
   i = 0;
   while (i < n - 1 && sp[i] > best.speed_GBps) ++i;
   while (i > 0 && fit(loads, sp[i - 1]) >= best.channels) best.speed_GBps = sp[--i];
-  // Duplication of fast graphs (bw >= 25 GB/s).
-  if (best.speed_GBps >= 25.0) {
+  // Duplication of fast graphs (ncclTopoDupChannels: bw >= 25 GB/s; on compute capability above
+  // 8.0 not below 50 GB/s with more than four channels; the Hopper and Blackwell arrays here, the
+  // pre-Hopper array standing for 8.0 and older).
+  const bool cc_above_80 = speeds != NcclSpeeds::kPreHopper;
+  if (best.speed_GBps >= 25.0 && !(cc_above_80 && best.speed_GBps < 50.0 && best.channels > 4)) {
     const int dup = std::min(2 * best.channels, kGraphMaxChannels);
     best.speed_GBps /= (dup + best.channels - 1) / best.channels;
     best.channels = dup;
@@ -156,7 +179,11 @@ void Communicator::Impl::count_nccl_channels() {
   // The search over the first ring's hops that `take` keeps: per link direction, crossings per
   // channel; the widest path among them (system->maxBw).
   auto search = [&](auto take, bool inter) {
-    std::vector<double> load(2 * L, 0.0);
+    // Per link direction r (2 x link + 0 for a->b, 1 for b->a): crossings per channel of the ring's
+    // order, and of the reverse order, whose hop from order[i+1] to order[i] crosses the same
+    // links the other way (r ^ 1) with the same load (an Intel PHB hop joins two GPUs of one CPU
+    // either way; a network hop enters and leaves the boxes by the same NICs).
+    std::vector<double> load(2 * L, 0.0), reverse(2 * L, 0.0);
     for (std::size_t i = 0; i < hops.size(); ++i) {
       const auto& h = hops[i];
       if (!take(h)) continue;
@@ -165,14 +192,16 @@ void Communicator::Impl::count_nccl_channels() {
         const int r = h.res[j];
         if (r >= 2 * L) continue;
         const auto fam = links[r / 2].family();
-        load[r] += fam == hw::LinkFamily::kNvlink ? h.coeff[j]
-                   : fam == hw::LinkFamily::kPcie ? overhead
-                                                  : 1.0;
+        const double x = fam == hw::LinkFamily::kNvlink ? h.coeff[j]
+                         : fam == hw::LinkFamily::kPcie ? overhead
+                                                        : 1.0;
+        load[r] += x;
+        reverse[r ^ 1] += x;
       }
     }
     std::vector<detail::NcclLinkLoad> loads;
     for (int r = 0; r < 2 * L; ++r)
-      if (load[r] > 0) loads.push_back({width_of(r), load[r]});
+      if (load[r] > 0 || reverse[r] > 0) loads.push_back({width_of(r), load[r], reverse[r]});
     // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over
     // the ring's own hops (NVLink peers: their links out of the sender; the others: the narrowest
     // link direction on the way), which holds the widest pair on the machines of

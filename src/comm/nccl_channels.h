@@ -8,8 +8,9 @@
 // takes k·s of its NCCL width (followPath; on Intel hosts a PHB path takes 6/5 of s on its PCIe
 // links, INTEL_P2P_OVERHEAD in src/graph/topo.h). It keeps the graph of greatest c·s and steps down
 // while the next speed is above 0.49 of the kept graph's; then raises s while c still fits (pass
-// 2). A graph at 25 GB/s or more is duplicated (c doubled, s halved). ncclTopoPostset
-// (src/graph/connect.cc) then doubles the channels again, and NCCL_MIN_NCHANNELS /
+// 2). A graph at 25 GB/s or more is duplicated (c doubled, s halved), except, above compute
+// capability 8.0, one under 50 GB/s with more than four channels (ncclTopoDupChannels).
+// ncclTopoPostset (src/graph/connect.cc) then doubles the channels again, and NCCL_MIN_NCHANNELS /
 // NCCL_MAX_NCHANNELS clamp the result (copies of the same rings).
 //
 // NCCL's widths, GB/s per direction, are each link technology's nccl_bw_GBps in
@@ -28,8 +29,9 @@ enum class NcclSpeeds { kPreHopper, kHopper, kBlackwell };  ///< in order of com
 
 /// One link direction a ring crosses: its NCCL width and the width one channel at speed 1 takes.
 struct NcclLinkLoad {
-  double width_GBps = 0;  ///< NCCL's figure for the link, per direction
-  double load = 0;        ///< crossings per channel (x 6/5 on PCIe of Intel PHB paths)
+  double width_GBps = 0;    ///< NCCL's figure for the link, per direction
+  double load = 0;          ///< crossings per channel (x 6/5 on PCIe of Intel PHB paths)
+  double reverse_load = 0;  ///< the same for a channel of the reverse ring order (0: not searched)
 };
 
 struct NcclRingGraph {
@@ -37,11 +39,19 @@ struct NcclRingGraph {
   double speed_GBps = 0;  ///< per channel, as NCCL's log prints it
 };
 
-/// ncclTopoCompute for a ring pattern with the same ring order in every channel. One host
+/// ncclTopoCompute for a ring pattern. One host
 /// (`inter` false): the intra speed arrays, `max_width_GBps` the widest GPU-to-GPU path among the
 /// ranks. Several hosts (`inter` true): the inter arrays (speedArrayInter...), `max_width_GBps`
 /// the widest GPU-to-NIC path, and `loads` include the channel's paths to and from its NICs. No
 /// fit at any speed: NCCL's fallback, one channel at 0.1 GB/s.
+///
+/// Channels of one ring order (`load`), and where any `reverse_load` is set, channels of the
+/// reverse order as well: NCCL searches each speed with the same order in every channel
+/// (graph->sameChannels 1) and then with any order per channel (sameChannels 0, the recursive
+/// search over every next GPU, src/graph/search.cc ncclTopoSearchRec); the reverse order crosses
+/// every hop's links the other way, so it adds channels where the first order leaves the other
+/// direction of its binding links free (a link direction carries load x s x a + reverse_load x s x
+/// b for a channels of the first order and b of the reverse). Other orders are not searched.
 NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
                                NcclSpeeds speeds, bool inter = false);
 

@@ -110,8 +110,11 @@ std::string job_choices(const work::Job& job) {
   std::string tpo = job.tp_overlap == work::Switch::kDefault ? ""
                     : job.tp_overlap == work::Switch::kOn    ? ", TP overlap on"
                                                              : ", TP overlap off";
-  return fmt::format("{}, recompute {}{}{}{}{}", work::to_string(job.framework),
-                     work::to_string(job.recompute), overlap, el, tpo,
+  std::string red = job.grad_fp32 == work::Switch::kDefault ? ""
+                    : job.grad_fp32 == work::Switch::kOn    ? ", gradients reduced in fp32"
+                                                            : ", gradients reduced in 16-bit";
+  return fmt::format("{}, recompute {}{}{}{}{}{}", work::to_string(job.framework),
+                     work::to_string(job.recompute), overlap, el, tpo, red,
                      job.offload_optimizer ? ", offload" : "");
 }
 

@@ -341,9 +341,10 @@ double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec
   return f + b + loss + memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
 }
 
-double optimizer_time(double params, const GpuSpec& gpu) {
-  // AdamW reads fp32 master, m, v and the bf16 gradient, writes master, m, v and the bf16 weight.
-  return params <= 0 ? 0 : memory_time(gpu, 28 * params);
+double optimizer_time(double params, const GpuSpec& gpu, double bytes_per_param) {
+  // A fused AdamW reads fp32 master, m, v and the bf16 gradient, writes master, m, v and the bf16
+  // weight: 28 bytes; frameworks that step in eager PyTorch move more (FrameworkTraits).
+  return params <= 0 ? 0 : memory_time(gpu, bytes_per_param * params);
 }
 
 double model_flops_per_token(const Model& m, const Job& job) {

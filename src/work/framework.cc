@@ -30,6 +30,9 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   FrameworkTraits t;
   t.framework = job.framework;
   bool half = job.precision == Precision::kFp16;
+  // --grad-reduce: fp32 (4 bytes) or the job's 16-bit type (2) on the wire, where the framework's
+  // default is the other.
+  const bool fp32_given = job.grad_fp32 == Switch::kOn, half_given = job.grad_fp32 == Switch::kOff;
   switch (job.framework) {
     case Framework::kMegatron:
       // --tp-comm-overlap is off unless asked for (Megatron-LM arguments.py, store_true; NeMo's
@@ -52,6 +55,19 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       t.hopper_attention = false;
       t.reduce_every_micro_batch = p.zero == 2;
       t.gather_every_micro_batch = p.zero == 2;
+      // The optimizer steps in eager PyTorch, one pass of HBM per tensor operation on fp32
+      // tensors (4 bytes each read or written): exp_avg lerp or mul + add (read m, g, write m: 8 +
+      // 12 for Composer's two ops), exp_avg_sq mul and addcmul (8 + 12), sqrt, divide by the bias
+      // correction, add eps (8 each), addcdiv into the weight (read w, m, denominator, write w:
+      // 16): 80 bytes, the same for Composer's DecoupledAdamW
+      // (composer/optim/decoupled_weight_decay.py, adamw(): per-parameter in-place ops;
+      // llm-foundry's MPT yamls set weight_decay 0.0, which skips its param.mul_) and
+      // torch.optim.AdamW's default foreach implementation on CUDA
+      // (_multi_tensor_adamw, whose weight-decay mul_ makes up for Composer's split lerp).
+      // Gradient clipping by norm (llm-foundry's MPT yamls: gradient_clipping norm 1.0; torchtitan
+      // max_norm 1.0): FSDP's clip_grad_norm_ reads every local gradient for the norm (4) and
+      // scales it in place (8): 12. derived: 80 + 12 = 92.
+      t.optimizer_bytes_per_param = 92;
       if (job.framework == Framework::kHf) {
         // Hugging Face Trainer through accelerate: DDP at zero=0 (25 MiB buckets, overlapped),
         // FSDP1 (FullyShardedDataParallelPlugin, fsdp_version 1 by default) for zero 2 and 3, with
@@ -67,6 +83,11 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // bundled cuDNN crosses it in 2.11: huggingface/transformers PR #48163, closed because
         // "on recent torch the default is already cuDNN"): Hopper-native fused attention.
         t.hopper_attention = true;
+        // torch.optim.AdamW(fused=True) (the measured script; the Trainer's adamw_torch_fused): one
+        // kernel reads the fp32 weight, gradient and two moments and writes three: 28 bytes. The
+        // Trainer's max_grad_norm 1.0 clipping (read 4, scale 8: 12 more) is not counted: the
+        // validation rows' script does not clip.
+        t.optimizer_bytes_per_param = 28;
       } else if (job.framework == Framework::kFsdp) {
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
@@ -78,8 +99,11 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // PreMulSum, _get_gradient_divide_factors), so no separate pre-divide. Not modelled: each
         // gradient's dim 0 is padded to a multiple of the world size (_get_dim0_padded_size), which
         // grows a LoRA A matrix's (r rows) input once the shard group exceeds r ranks.
+        // With a 16-bit reduce_dtype (--grad-reduce half) _chunk_cat copies the bf16 gradients
+        // into a bf16 input: read 2, write 2 per element, 2 per byte on the wire.
         t.gather_copy_per_byte = 2;
-        t.scatter_copy_per_byte = (2.0 + 4.0) / 4.0;
+        t.grad_bytes = half_given ? 2 : 4;
+        t.scatter_copy_per_byte = half_given ? (2.0 + 2.0) / 2.0 : (2.0 + 4.0) / 4.0;
       } else {
         // FSDP1 (FlatParameter, llm-foundry/Composer): the gather writes the flat parameter in
         // place (no copy-out). The module's parameters are views of the flat parameter
@@ -91,8 +115,17 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // pre-divides it in place by _gradient_predivide_factor (> 1 from 4 ranks up; read 4,
         // write 4) before the reduce-scatter: 18/4 per fp32 byte on the wire
         // (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook, _reduce_grad).
-        t.scatter_copy_per_byte =
-            p.shard_size() >= 4 ? (4.0 + 2.0 + 4.0 + 8.0) / 4.0 : (4.0 + 6.0) / 4.0;
+        // With a 16-bit reduce dtype (--grad-reduce half: MixedPrecision(param_dtype=bf16,
+        // reduce_dtype=None), which FSDP reads as reduce_dtype = param_dtype, pytorch/pytorch PR
+        // #90631; Composer's "DEFAULT" from PR #2047, March 2023, until PR #2628, October 2023)
+        // there is no cast: the concatenation and the pre-divide in bf16 (read 2, write 2), 8/2
+        // per bf16 byte on the wire.
+        t.grad_bytes = half_given ? 2 : 4;
+        if (half_given)
+          t.scatter_copy_per_byte = p.shard_size() >= 4 ? (4.0 + 4.0) / 2.0 : 4.0 / 2.0;
+        else
+          t.scatter_copy_per_byte =
+              p.shard_size() >= 4 ? (4.0 + 2.0 + 4.0 + 8.0) / 4.0 : (4.0 + 6.0) / 4.0;
         // llm-foundry's attention (llmfoundry/models/layers/attention.py, flash_attn_fn, 2023
         // releases) calls flash_attn.bert_padding.unpad_input on query, key and value and
         // pad_input on the output in every layer, with a key_padding_mask of all ones when nothing
@@ -178,6 +211,8 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       break;
   }
   if (job.grad_overlap != Switch::kDefault) t.grad_overlap = job.grad_overlap == Switch::kOn;
+  if (fp32_given) t.grad_bytes = 4;
+  if (half_given) t.grad_bytes = 2;
   // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts
   // sequence parallelism for --tp-comm-overlap): nothing to overlap at tp = 1 or without SP.
   t.tp_overlap = job.tp_overlap == Switch::kOn && t.tp_overlap_style != TpOverlapStyle::kNone &&

@@ -48,6 +48,7 @@ Job make_train_job(const TrainOptions& o) {
   j.grad_overlap = parse_switch(o.grad_overlap, "--grad-overlap", "on", "off");
   j.fused_elementwise = parse_switch(o.elementwise, "--elementwise", "fused", "eager");
   j.tp_overlap = parse_switch(o.tp_overlap, "--tp-overlap", "on", "off");
+  j.grad_fp32 = parse_switch(o.grad_reduce, "--grad-reduce", "fp32", "half");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -162,6 +163,9 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
       {"--tp-overlap", at<&T::tp_overlap>,
        "on or off: TP all-gathers/reduce-scatters pipelined with the GEMMs beside them "
        "(Megatron --tp-comm-overlap, PyTorch async TP; default off)"},
+      {"--grad-reduce", at<&T::grad_reduce>,
+       "fp32 or half: gradients reduced in fp32 or in the job's 16-bit type (FSDP reduce_dtype, "
+       "Megatron --accumulate-allreduce-grads-in-fp32; default: the framework's)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

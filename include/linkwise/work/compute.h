@@ -114,9 +114,10 @@ double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fra
 /// comm_kernel_slowdown).
 int nccl_channels(double busbw_Bps);
 
-/// The optimizer step on the GPU (AdamW, memory-bound: 28 bytes moved per trainable parameter it
-/// holds).
-double optimizer_time(double trainable_params_local, const GpuSpec& gpu);
+/// The optimizer step on the GPU (AdamW, memory-bound: `bytes_per_param` moved per trainable
+/// parameter it holds; 28 for a fused AdamW, the framework's figure in FrameworkTraits).
+double optimizer_time(double trainable_params_local, const GpuSpec& gpu,
+                      double bytes_per_param = 28);
 
 /// FLOPs of one training step of the whole job per token, as MFU counts them (Chowdhery et al.
 /// 2022, appendix B): 3 x forward for full training; LoRA: forward, input gradients (1 x the weight

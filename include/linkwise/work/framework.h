@@ -88,6 +88,9 @@ struct FrameworkTraits {
   TpOverlapStyle tp_overlap_style = TpOverlapStyle::kNone;
   bool grad_overlap = true;  ///< gradient collectives run beside the backward
   double grad_bytes = 2;     ///< bytes per gradient element on the wire
+  /// HBM bytes the optimizer step moves per trainable parameter it holds, gradient clipping
+  /// included: a fused AdamW on fp32 master weights, 28; eager PyTorch AdamW, 92 (framework.cc).
+  double optimizer_bytes_per_param = 28;
   /// Gradient bucket of zero 0-2 in parameters; 0 = one bucket holding every gradient of the stage.
   double bucket_params = 0;
   /// zero 0-2: gradients reduced every micro-batch (DeepSpeed stage 2, FSDP SHARD_GRAD_OP), not

@@ -81,6 +81,10 @@ struct Job {
   /// Sequence-parallel TP all-gathers and reduce-scatters split into chunks and pipelined with the
   /// GEMMs beside them (Megatron --tp-comm-overlap, PyTorch async TP); framework default: off.
   Switch tp_overlap = Switch::kDefault;
+  /// Gradients reduced in fp32 (kOn) or in the job's 16-bit type (kOff): FSDP's
+  /// MixedPrecision.reduce_dtype, Megatron's --accumulate-allreduce-grads-in-fp32, DeepSpeed's
+  /// communication_data_type; framework default.
+  Switch grad_fp32 = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.
