@@ -148,7 +148,8 @@ void find_bottlenecks(const Communicator::Impl& m, Op op, Algo a, Communicator::
   });
   t.bottlenecks.clear();
   if (capped && a == Algo::kRing && m.shm_ring_cap > 0)
-    t.bottlenecks.push_back(fmt::format("{} SHM channels", m.nccl_channels));
+    t.bottlenecks.push_back(
+        fmt::format("{} SHM channel{}", m.nccl_channels, m.nccl_channels == 1 ? "" : "s"));
   for (std::size_t i = 0; i < sat.size() && t.bottlenecks.size() < 3; ++i)
     t.bottlenecks.push_back(sim::resource_name(*m.chassis, m.res, sat[i]));
   t.saturated = static_cast<int>(sat.size());

@@ -125,7 +125,11 @@ std::string why_first_beats_second(const StepResult& a, const StepResult& b) {
       {x.io_s - y.io_s, "host offload traffic"}};
   std::sort(d.begin(), d.end(),
             [](const auto& p, const auto& q) { return std::abs(p.first) > std::abs(q.first); });
-  std::string s = fmt::format("#1 is {:.3g} s faster than #2: ", b.step_time_s - a.step_time_s);
+  // #1 can be the slower where the search ranked a communication-bound plan below it
+  const double ahead = b.step_time_s - a.step_time_s;
+  std::string s = ahead == 0 ? std::string("#1 is as fast as #2: ")
+                             : fmt::format("#1 is {:.3g} s {} than #2: ", std::abs(ahead),
+                                           ahead > 0 ? "faster" : "slower");
   int shown = 0;
   for (const auto& [delta, what] : d) {
     if (shown == 2 || std::abs(delta) < 1e-3 * std::max(a.step_time_s, 1e-9)) break;
@@ -302,8 +306,10 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       sim_progress.update(i + 1);
     }
   }
+  // of two plans as fast, the one that leaves more memory free first
   auto faster = [](const StepResult& a, const StepResult& b) {
-    return a.step_time_s < b.step_time_s;
+    return a.step_time_s != b.step_time_s ? a.step_time_s < b.step_time_s
+                                          : a.memory.total < b.memory.total;
   };
   std::sort(sim.begin(), sim.end(), faster);
   // Never first a communication-bound plan when one within 5 % of its step time is not.

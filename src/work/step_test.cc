@@ -652,6 +652,14 @@ TEST(WorkSearch, WhyFirstBeatsSecondAndCommunicationBound) {
   EXPECT_EQ(why_first_beats_second(a, b),
             "#1 is 3 s faster than #2: 3.5 s less exposed data-parallel gradient sync, 0.5 s more "
             "pipeline bubble (#1 fsdp1, recompute full; #2 megatron, recompute selective)");
+  // Two plans of the same step time (ZeRO-1 and ZeRO-2 where nothing of the gathers shows): the
+  // line does not call #1 "0 s faster".
+  StepResult c = a, e = a;
+  EXPECT_EQ(why_first_beats_second(c, e), "#1 is as fast as #2: the same terms within 0.1 %");
+  // #1 the slower (a communication-bound plan within 5 % ranked below it): "slower", not "-2 s
+  // faster".
+  EXPECT_EQ(why_first_beats_second(b, a).rfind("#1 is 3 s slower than #2: ", 0), 0u)
+      << why_first_beats_second(b, a);
 }
 
 TEST(WorkSearch, WideSpaceTriesWhatUsersChoose) {

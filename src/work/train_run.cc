@@ -117,6 +117,8 @@ TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
     res.why_first = res.search->best.size() > 1
                         ? why_first_beats_second(res.search->best[0], res.search->best[1])
                         : "";
+    // the search simulates its best simulate_top plans whatever --top is; list as many as asked
+    if (static_cast<int>(res.search->best.size()) > o.top) res.search->best.resize(o.top);
   } else {
     res.step = sm.simulate(parse_plan(o.plan));
   }

@@ -276,6 +276,20 @@ TEST(CollectiveCli, ManyBoxes) {
   EXPECT_LE(j["rows"][0]["ratio_to_bound"].get<double>(), 1.0);
 }
 
+TEST(CollectiveCli, OneShmChannelNamedInTheSingular) {
+  // NCCL_MAX_NCHANNELS=1 on the Azure A100 VM (every ring hop through host memory): one channel.
+  const std::string vm = "collective " + testing::source_dir() +
+                         "/examples/validation/azure-nc96ads-a100-v4.yaml -b 1G -e 1G";
+  auto r = run_cli(vm + " --nccl NCCL_MAX_NCHANNELS=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("limited by (largest size, fullest first): 1 SHM channel\n"),
+            std::string::npos)
+      << r.out;
+  r = run_cli(vm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 SHM channels"), std::string::npos) << r.out;
+}
+
 }  // namespace
 TEST(CollectiveCli, NcclSettingsAndTheChoice) {
   // NCCL_P2P_DISABLE=1 on the PCIe server stages every hop through host memory: slower than P2P.

@@ -169,6 +169,34 @@ TEST(TrainCli, ContextParallelPlans) {
   EXPECT_TRUE(j["breakdown"]["exposed_comm_by_kind_s"].contains("cp"));
 }
 
+TEST(TrainCli, TopListsAsManyPlansAsAsked) {
+  // --top N lists N plans, though the search simulates its best four whatever N is.
+  auto r = run_cli("train dgx-h100 --model llama3-8b --global-batch 64 --plan auto --top 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranking"].size(), 2u) << j["ranking"];
+  r = run_cli("train dgx-h100 --model llama3-8b --global-batch 64 --plan auto --top 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fit in memory; best 1:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\n   2  tp="), std::string::npos) << r.out;
+}
+
+TEST(TrainCli, PlansAsFastRankLessMemoryFirst) {
+  // Llama 3 8B at seq 131072 on one DGX H100: ZeRO-1 and ZeRO-2 of the same plan take the same step
+  // (the gathers hide); the one that leaves more memory free ranks first.
+  auto r = run_cli("train dgx-h100 --model llama3-8b --seq 131072 --global-batch 8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto& k = j["ranking"];
+  ASSERT_GE(k.size(), 2u);
+  for (std::size_t i = 1; i < k.size(); ++i)
+    if (k[i]["step_time_s"] == k[i - 1]["step_time_s"])
+      EXPECT_LE(k[i - 1]["memory_per_gpu_GiB"].get<double>(),
+                k[i]["memory_per_gpu_GiB"].get<double>())
+          << k;
+  EXPECT_EQ(k[0]["step_time_s"], k[1]["step_time_s"]) << k;
+}
+
 TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
   // GPT-3 175B on 512 A100s: plans x recompute x offload x framework x overlap x fusion.
   auto r = run_cli("train dgx-a100 --nodes 64 --model gpt3-175b --json");
