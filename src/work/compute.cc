@@ -8,6 +8,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 #include "linkwise/work/framework.h"
+#include "linkwise/work/hf_stack.h"
 #include "linkwise/work/memory.h"
 
 namespace linkwise::work {
@@ -242,6 +243,8 @@ struct Dims {
   double S, s, h, d, a, g, f, t, sp, count;
   double norm_bytes = 4;  ///< per element: one fused norm reads 2 and writes 2 bytes
   double act_bytes = 6;   ///< per element of f: gated activation read 4, write 2 (GeLU: 4)
+  double add_bytes = 6;   ///< per element of h: residual add read 4, write 2
+  double gelu_bytes = 4;  ///< per element of f: GeLU read 2, write 2
 };
 
 // Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU
@@ -296,8 +299,8 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
   double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
-  double elementwise = memory_time(
-      gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);  // norm, add, dropout
+  double elementwise = memory_time(gpu, (x.norm_bytes + x.add_bytes + (m.dropout ? 5 : 0)) * x.S *
+                                            x.h / x.sp);  // norm, add, dropout
   if (gpu.fp8)
     elementwise += memory_time(
         gpu, fp8_cast_bytes(job) * x.S * (x.h + x.a * x.d / x.t));  // QKV and proj inputs
@@ -317,10 +320,10 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
     t += gemm_time(gpu, x.S, m.experts, x.h);  // router
     *flops += 2 * x.S * x.h * m.experts;
   }
-  double act_bytes = (m.gated_ffn ? x.act_bytes : 4) * tokens * x.f / x.t;
+  double act_bytes = (m.gated_ffn ? x.act_bytes : x.gelu_bytes) * tokens * x.f / x.t;
   double elementwise =
       memory_time(gpu, act_bytes) +
-      memory_time(gpu, (x.norm_bytes + 6 + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+      memory_time(gpu, (x.norm_bytes + x.add_bytes + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
   if (gpu.fp8)
     elementwise += memory_time(
         gpu, fp8_cast_bytes(job) * (x.S * x.h + tokens * x.f / x.t));  // up and down inputs
@@ -347,6 +350,8 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
   if (!framework_traits(job, p).fused_elementwise && m.gated_ffn)
     x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
+  const bool hf = job.framework == Framework::kHf;  // its element-wise work: hf_eager_layer
+  if (hf) x.norm_bytes = x.act_bytes = x.add_bytes = x.gelu_bytes = 0;
   LayerCompute c;
   double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
   c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);
@@ -391,6 +396,7 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.flops_f += x.S * per_token;
     c.flops_b += 2 * x.S * per_token;
   }
+  if (hf) hf_eager_layer(c, m, job, p, gpu.memory_bytes_per_s, kLaunchS);
   // The attention wrapper's unpad and pad copies (framework.h), before the recomputation, which
   // runs them again.
   auto [unpad_f, unpad_b] = attention_unpad_s(m, job, p, gpu.memory_bytes_per_s);
@@ -421,6 +427,8 @@ double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec
   double loss = memory_time(gpu, 10 * S * V);  // logits read, fp32 softmax written and read back
   double b = 2 * f;  // input and weight gradients of the output projection
   if (job.mode == Mode::kLora) b = f;
+  if (job.framework == Framework::kHf)
+    return hf_eager_head(f + b, m, job, p, gpu.memory_bytes_per_s, kLaunchS);
   return f + b + loss + memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
 }
 

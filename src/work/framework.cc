@@ -45,6 +45,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       break;
     case Framework::kFsdp:
     case Framework::kFsdp1:
+    case Framework::kHf:
       // torchtitan parallelism.enable_async_tensor_parallel defaults to False (it needs
       // torch.compile); AutoModel's 70B recipes turn it on.
       t.tp_overlap_style = TpOverlapStyle::kAsyncTp;
@@ -67,7 +68,27 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       // max_norm 1.0): FSDP's clip_grad_norm_ reads every local gradient for the norm (4) and
       // scales it in place (8): 12. derived: 80 + 12 = 92.
       t.optimizer_bytes_per_param = 92;
-      if (job.framework == Framework::kFsdp) {
+      if (job.framework == Framework::kHf) {
+        // Hugging Face Trainer through accelerate: DDP at zero=0 (25 MiB buckets, overlapped),
+        // FSDP1 (FullyShardedDataParallelPlugin, fsdp_version 1 by default) for zero 2 and 3, with
+        // the FlatParameter's in-place gather and the fp32 cast and pre-divide of the gradient.
+        // Its compute is eager PyTorch as transformers writes the model (hf_stack.h): fp32
+        // weights under torch.autocast, element-wise work one kernel per operation, host time per
+        // operation, the loss over the whole vocabulary in fp32.
+        t.scatter_copy_per_byte =
+            p.shard_size() >= 4 ? (4.0 + 2.0 + 4.0 + 8.0) / 4.0 : (4.0 + 6.0) / 4.0;
+        t.lora_adapter_units = job.mode == Mode::kLora;  // PEFT's fsdp_auto_wrap_policy
+        // SDPA's backend order puts cuDNN attention first on sm90/sm100 once the cuDNN PyTorch
+        // bundles is newer than 9.15 (sdp_utils.cpp check_prefer_cudnn_attention, in 2.10; the
+        // bundled cuDNN crosses it in 2.11: huggingface/transformers PR #48163, closed because
+        // "on recent torch the default is already cuDNN"): Hopper-native fused attention.
+        t.hopper_attention = true;
+        // torch.optim.AdamW(fused=True) (the measured script; the Trainer's adamw_torch_fused): one
+        // kernel reads the fp32 weight, gradient and two moments and writes three: 28 bytes. The
+        // Trainer's max_grad_norm 1.0 clipping (read 4, scale 8: 12 more) is not counted: the
+        // validation rows' script does not clip.
+        t.optimizer_bytes_per_param = 28;
+      } else if (job.framework == Framework::kFsdp) {
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
         // with torch.split_with_sizes_copy on the compute stream (read and write the gathered
@@ -200,7 +221,8 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
     t.fused_elementwise = job.fused_elementwise == Switch::kOn;
   if (job.framework == Framework::kMegatron)
     t.bucket_params = t.grad_overlap ? megatron_bucket(p.dp) : 0;
-  if (job.framework == Framework::kFsdp) t.bucket_params = kDdpBucketParams;
+  if (job.framework == Framework::kFsdp || job.framework == Framework::kHf)
+    t.bucket_params = kDdpBucketParams;
   return t;
 }
 
@@ -211,8 +233,9 @@ std::string framework_problem(const Job& job, const Plan& p) {
   if (job.tp_overlap == Switch::kOn && p.tp > 1 && !p.sp)
     return "--tp-overlap on overlaps the sequence-parallel all-gathers and reduce-scatters: it "
            "needs sp=on";
-  if ((job.framework == Framework::kFsdp || job.framework == Framework::kFsdp1) && p.zero == 1 &&
-      p.dp > 1)
+  if ((job.framework == Framework::kFsdp || job.framework == Framework::kFsdp1 ||
+       job.framework == Framework::kHf) &&
+      p.zero == 1 && p.dp > 1)
     return "fsdp has no ZeRO-1 (zero=2 is SHARD_GRAD_OP, zero=3 FULL_SHARD; or --framework "
            "megatron/deepspeed)";
   return "";

@@ -60,6 +60,8 @@ const char* to_string(Framework f) {
       return "deepspeed-0.3";
     case Framework::kFsdp1:
       return "fsdp1";
+    case Framework::kHf:
+      return "hf";
   }
   return "?";
 }
@@ -127,7 +129,7 @@ Recompute parse_recompute(const std::string& s) {
 Framework parse_framework(const std::string& s) {
   return parse_enum(s, "framework",
                     {Framework::kMegatron, Framework::kFsdp, Framework::kFsdp1,
-                     Framework::kDeepSpeed, Framework::kDeepSpeed03});
+                     Framework::kDeepSpeed, Framework::kDeepSpeed03, Framework::kHf});
 }
 
 BaseWeights parse_base_weights(const std::string& s) {

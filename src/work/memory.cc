@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linkwise/work/hf_stack.h"
+
 namespace linkwise::work {
 
 namespace {
@@ -167,6 +169,7 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
   }
   best.capacity = capacity;
   best.fits = best.total <= capacity;
+  if (job.framework == Framework::kHf) return hf_memory(m, job, p, best);  // hf_stack.h
   return best;
 }
 

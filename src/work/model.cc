@@ -94,8 +94,8 @@ Model parse_model(const std::string& text, const std::string& file) {
   YAML::Node n = load_yaml(text, file);
   check_keys(n,
              {"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
-              "gated_ffn", "vocab", "experts", "top_k", "tied_embeddings", "dropout", "seq",
-              "max_context"},
+              "gated_ffn", "vocab", "experts", "top_k", "tied_embeddings", "qk_norm", "dropout",
+              "seq", "max_context"},
              file, "a model");
   Model m;
   m.file = file;
@@ -135,6 +135,7 @@ Model parse_model(const std::string& text, const std::string& file) {
   num("max_context", m.max_context, false);
   flag("gated_ffn", m.gated_ffn);
   flag("tied_embeddings", m.tied_embeddings);
+  flag("qk_norm", m.qk_norm);
   flag("dropout", m.dropout);
   validate_model(m, [&](const char* field) {
     return n[field] ? location_of(n[field], file) : location_of(n, file);

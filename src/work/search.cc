@@ -33,7 +33,8 @@ SearchOptions SearchOptions::everything() {
   SearchOptions o;
   o.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   o.offload = {false, true};
-  // Today's frameworks; deepspeed-0.3 describes a 2021 release and is chosen only with --framework.
+  // Today's frameworks; deepspeed-0.3 describes a 2021 release and hf a model's own code (how its
+  // layers run, not a choice of collectives): both are chosen only with --framework.
   o.frameworks = {Framework::kMegatron, Framework::kFsdp, Framework::kFsdp1, Framework::kDeepSpeed};
   o.grad_overlap = {Switch::kOff, Switch::kOn};
   o.elementwise = {Switch::kOn, Switch::kOff};

@@ -156,7 +156,7 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
            "Unfused attention: the s x s scores are stored and moved"}
           .python("no_flash"),
       {"--framework", at<&T::framework>,
-       "megatron, fsdp, fsdp1, deepspeed or deepspeed-0.3: how the plan's collectives run "
+       "megatron, fsdp, fsdp1, deepspeed, deepspeed-0.3 or hf: how the plan's collectives run "
        "(docs/training.md)"},
       {"--grad-overlap", at<&T::grad_overlap>,
        "on or off: gradient reduction beside the backward (default: the framework's)"},

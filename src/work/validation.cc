@@ -232,6 +232,31 @@ ValidationCase automodel_lora(const std::string& id, int gpus, int tp, Recompute
   return c;
 }
 
+// Training steps measured on the target machine, one H200 SXM
+// (data/measured/h200-train-steps-2026-12-01, scripts/gpu-train-step.py): Hugging Face transformers
+// 5.17 in eager PyTorch 2.11, fp32 weights under autocast bf16 (full) or a bf16 base with fp32
+// rank-16 adapters on all seven matrices (LoRA), SDPA attention, fused AdamW, the loss over the
+// whole vocabulary, no recomputation; one micro-batch per step. Metric: tokens/s of the one GPU.
+ValidationCase hf_h200(const std::string& id, bool lora, int seq, int mb, double tokens_per_s) {
+  ValidationCase c;
+  c.name = fmt::format("HF H200 {} {} seq {} mb {}", id, lora ? "LoRA r16" : "full", seq, mb);
+  c.source = fmt::format(
+      "data/measured/h200-train-steps-2026-12-01, {} {} seq {} micro-batch {} (transformers 5.17 "
+      "eager, one H200)",
+      id, lora ? "LoRA r16" : "full", seq, mb);
+  c.metric = "tokens/s per GPU";
+  c.model = find_model(id);
+  c.chassis = "hgx-h200";
+  c.plan.micro_batch = mb;
+  c.job.mode = lora ? Mode::kLora : Mode::kFullFinetune;
+  c.job.precision = Precision::kBf16, c.job.seq = seq, c.job.global_batch = mb;
+  c.job.recompute = Recompute::kNone;
+  if (lora) c.job.lora.rank = 16, c.job.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  c.job.framework = Framework::kHf;
+  c.measured = tokens_per_s;
+  return c;
+}
+
 // NeMo long-sequence performance (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md,
 // "LLAMA2-7B (FP8)": NeMo 24.03.01 container, DGX-H100): Llama 2 7B pre-training in fp8 with
 // context parallelism (Megatron-core, Transformer Engine's ring attention), the table's TP, PP, DP
@@ -325,6 +350,11 @@ std::vector<ValidationCase> validation_cases() {
       open_case(nemo_long_seq(256, 4, 8, 8, 549)),
       open_case(nemo_long_seq(512, 8, 4, 16, 549)),
       open_case(nemo_long_seq(1024, 8, 4, 32, 536)),
+      open_case(hf_h200("qwen3-0.6b", false, 2048, 8, 43544)),
+      open_case(hf_h200("qwen3-0.6b", false, 2048, 2, 31142)),
+      hf_h200("llama3.2-3b", false, 2048, 4, 18365),
+      hf_h200("llama3-8b", true, 2048, 4, 12450),
+      hf_h200("llama3-8b", true, 4096, 1, 11613),
   };
 }
 

@@ -46,6 +46,12 @@
 //              and each collective costs host time per call and per rank (torch.distributed list
 //              forms).
 //
+//   hf         Hugging Face transformers in eager PyTorch (Trainer, TRL, axolotl):
+//              collectives as accelerate runs them (DDP at zero=0, FSDP1 for zero 2 and 3), and the
+//              layers' own kernels as transformers writes them: fp32 weights under autocast, eager
+//              element-wise work, host time per operation, the loss in fp32 over the whole
+//              vocabulary (hf_stack.h).
+//
 //   auto t = linkwise::work::framework_traits(job, plan);
 #pragma once
 

@@ -34,7 +34,7 @@ Precision parse_precision(const std::string& s);
 Recompute parse_recompute(const std::string& s);
 
 /// The training framework: how it runs the plan's collectives (include/linkwise/work/framework.h).
-enum class Framework { kMegatron, kFsdp, kDeepSpeed, kDeepSpeed03, kFsdp1 };
+enum class Framework { kMegatron, kFsdp, kDeepSpeed, kDeepSpeed03, kFsdp1, kHf };
 /// A behaviour left to the framework's default, or forced on or off.
 enum class Switch { kDefault, kOn, kOff };
 
@@ -48,7 +48,7 @@ const char* to_string(BaseWeights b);
 BaseWeights parse_base_weights(const std::string& s);
 /// Bytes per frozen base parameter of a LoRA job (kAuto resolved by the job's precision).
 double base_weight_bytes(const struct Job& job);
-/// "megatron" / "fsdp" / "fsdp1" / "deepspeed" / "deepspeed-0.3"; InputError otherwise.
+/// "megatron" / "fsdp" / "fsdp1" / "deepspeed" / "deepspeed-0.3" / "hf"; InputError otherwise.
 Framework parse_framework(const std::string& s);
 /// "default", `on` or `off` (e.g. "on"/"off", "fused"/"eager") for the flag `flag`; InputError
 /// otherwise.

@@ -42,6 +42,10 @@ struct Model {
   int experts = 1;  ///< E; 1 = dense
   int top_k = 1;    ///< experts each token visits
   bool tied_embeddings = false;
+  /// RMSNorm over each query and key head before the rotary embedding (Qwen3: q_norm, k_norm of
+  /// head_dim weights); counted in the eager element-wise work of --framework hf, not in
+  /// parameters.
+  bool qk_norm = false;
   bool dropout = false;  ///< trained with dropout (GPT-2/3); adds masks to the activations
   int seq = 2048;        ///< default training sequence length
   int max_context = 0;   ///< positions the model accepts when serving (prompt + output); 0 = seq
