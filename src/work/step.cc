@@ -229,7 +229,7 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   b.optimizer_s =
       job.offload_optimizer
           ? 0
-          : optimizer_time(sh.layer_trainable * L / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu(),
+          : optimizer_time(sh.stage_trainable / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu(),
                            framework_traits(job, p).optimizer_bytes_per_param);
   b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
   b.tp_s = mm * L * (r.tp_f + r.tp_b);

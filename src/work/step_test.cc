@@ -358,14 +358,15 @@ TEST(WorkStep, FrameworkCopiesAroundZero3Collectives) {
 TEST(WorkStep, EagerOptimizerOfThePyTorchFrameworks) {
   // AdamW in eager PyTorch (Composer's DecoupledAdamW, torch.optim.AdamW foreach): 80 bytes of HBM
   // per fp32 parameter, plus 12 for clipping by norm: 92, against a fused AdamW's 28. Llama 2 7B,
-  // dp=8, ZeRO-3: each GPU steps 1/8 of the 32 layers' 202,383,360 parameters, 809,533,440; on
-  // an A100 80GB (2.039 TB/s): 92 · 809,533,440 / 2.039e12 = 36.5 ms under fsdp1, 28 · ... = 11.1
-  // ms under megatron (each + one 3 us launch).
+  // dp=8, ZeRO-3: each GPU steps 1/8 of every parameter: the 32 layers' 202,383,360 each, the
+  // embedding and the untied LM head (32,000 x 4,096 each) and the final norm (4,096):
+  // 6,738,415,616 / 8 = 842,301,952; on an A100 80GB (2.039 TB/s): 92 · 842,301,952 / 2.039e12 =
+  // 38.0 ms under fsdp1, 28 · ... = 11.6 ms under megatron (each + one 3 us launch).
   auto c = topo::load_chassis("dgx-a100");
   Job j;
   j.seq = 2048, j.global_batch = 16, j.recompute = Recompute::kNone;
   Plan p = parse_plan("dp=8,zero=3,mb=1");
-  const double local = 32 * 202383360.0 / 8;
+  const double local = (32 * 202383360.0 + 2 * 32000.0 * 4096 + 4096) / 8;
   auto optimizer_s = [&](Framework f) {
     j.framework = f;
     StepModel sm(c, find_model("llama2-7b"), j);
@@ -376,7 +377,7 @@ TEST(WorkStep, EagerOptimizerOfThePyTorchFrameworks) {
   EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 92 * local / bw + 3e-6, 1e-9);
   EXPECT_NEAR(optimizer_s(Framework::kFsdp), 92 * local / bw + 3e-6, 1e-9);
   EXPECT_NEAR(optimizer_s(Framework::kMegatron), 28 * local / bw + 3e-6, 1e-9);
-  EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 0.0365, 0.0005);
+  EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 0.0380, 0.0005);
 }
 
 TEST(WorkStep, GradientsReducedInHalfPrecisionSkipTheCast) {
