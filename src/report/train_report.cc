@@ -263,8 +263,9 @@ std::string step_text(const work::StepResult& r, int max_links) {
   std::ostringstream o;
   const auto& b = r.breakdown;
   double T = r.step_time_s;
-  o << fmt::format("plan {} on {} GPUs ({}), {} micro-batches per step\n\n", r.plan.str(), r.gpus,
-                   r.simulated ? "simulated" : "estimated", r.micro_batches);
+  o << fmt::format("plan {} on {} GPU{} ({}), {} micro-batch{} per step\n\n", r.plan.str(), r.gpus,
+                   r.gpus == 1 ? "" : "s", r.simulated ? "simulated" : "estimated", r.micro_batches,
+                   r.micro_batches == 1 ? "" : "es");
   Table t;
   t.header({"step", "seconds", "share"});
   t.row({"step time", fmt::format("{:.4g}", T), "100%"});

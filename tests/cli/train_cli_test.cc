@@ -471,5 +471,21 @@ TEST(TrainCli, ModelFileErrorPointsAtTheField) {
                      path + ":3:9: model 'neg': 'layers' must be positive, not -4");
 }
 
+TEST(TrainCli, OneGpuAndOneMicroBatchInTheSingular) {
+  // A one-GPU plan with one micro-batch a step reads "on 1 GPU" and "1 micro-batch per step".
+  auto r = run_cli(
+      "train hgx-h200 --model llama3-8b --mode lora --seq 2048 --global-batch 1 --plan "
+      "tp=1,pp=1,dp=1,mb=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" on 1 GPU ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 micro-batch per step"), std::string::npos) << r.out;
+  r = run_cli(
+      "train dgx-h100 --model llama3-8b --mode lora --seq 2048 --global-batch 16 --plan "
+      "tp=1,pp=1,dp=8,mb=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" on 8 GPUs ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 micro-batches per step"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace linkwise::testing
