@@ -354,6 +354,11 @@ TEST(ChassisPartsTest, BadPartsNameTheLineAndTheValue) {
             "box.yaml:2:53: part 'my-gpu': figure 'memory_GiB' must be a number of zero or more in "
             "the unit its name "
             "says, not '96GB'");
+  // A rate of zero is refused where it is written, not later as "no path" with no line.
+  EXPECT_EQ(with("memory_GiB: 96", "memory_GBps: 0"),
+            "box.yaml:2:54: part 'my-gpu': figure 'memory_GBps' is a rate and must be more than "
+            "zero, not '0'");
+  EXPECT_EQ(with("memory_GiB: 96", "memory_GiB: 0").find("rate"), std::string::npos);
   EXPECT_NE(with("memory_GiB: 96", "memory_GHz: 2")
                 .find("box.yaml:2:53: part 'my-gpu' (like: l40s) has no figure 'memory_GHz'"),
             std::string::npos);

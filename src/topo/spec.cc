@@ -233,6 +233,16 @@ std::pair<std::string, double> catalog_field(const std::string& key) {
   return {key, 1.0};
 }
 
+// Whether a catalog field is a rate: bytes or FLOPs a second, or a clock.
+bool is_rate_field(const std::string& field) {
+  for (const char* suffix : {"_bytes_per_s", "_tflops", "_hz", "_mhz"}) {
+    std::string sfx(suffix);
+    if (field.size() > sfx.size() && field.compare(field.size() - sfx.size(), sfx.size(), sfx) == 0)
+      return true;
+  }
+  return false;
+}
+
 PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
   if (!n.IsMap())
     throw InputError("a part must be a map with 'id' and 'kind'", location_of(n, file));
@@ -281,6 +291,13 @@ PartSpec parse_part_spec(const YAML::Node& n, const std::string& file) {
               p.id, key, v.Scalar()),
           at);
     auto [field, factor] = catalog_field(key);
+    // A rate (bytes or FLOPs a second, a clock) of zero leaves the part unable to move or compute
+    // anything: the chassis would fail later with no line to point at.
+    if (x == 0 && is_rate_field(field))
+      throw InputError(
+          fmt::format("part '{}': figure '{}' is a rate and must be more than zero, not '{}'", p.id,
+                      key, v.Scalar()),
+          at);
     p.figures[field] = x * factor;
     p.field_where[field] = at;
   }
