@@ -116,40 +116,29 @@ struct LayerSpec {
   const StepTraffic& t;
 };
 
-// Adds one MoE all-to-all for every EP block (each GPU exchanges its tokens with its block).
-void all_to_all(Builder& b, const LayerSpec& x, const Coll& c) {
+// One collective for every block of `width` TP groups of a stage: the MoE all-to-all of an EP
+// block (each GPU exchanges its tokens with its block), or one step of the ring attention of a CP
+// ring (each ring's TP ranks send their K,V to the next cp rank). It is issued per TP rank on
+// `group_of(tp rank, block, stage)` once every member's previous work is done; a member's compute
+// of `beside_s` runs beside it (CP's attention block), and what follows waits for both (TE waits
+// for the step's send and receive before the next block).
+void block_collective(Builder& b, const LayerSpec& x, int width,
+                      std::vector<int> (Placement::*group_of)(int, int, int) const, const Coll& c,
+                      double beside_s) {
   std::map<std::pair<int, int>, std::vector<int>> blocks;  // (block, stage) -> group indices
   for (int gi = 0; gi < static_cast<int>(x.groups.tp.size()); ++gi)
-    blocks[{x.groups.tp[gi].first / x.p.ep, x.groups.tp[gi].second}].push_back(gi);
+    blocks[{x.groups.tp[gi].first / width, x.groups.tp[gi].second}].push_back(gi);
   for (const auto& [key, members] : blocks) {
     std::vector<int> deps, ids;
     for (int gi : members) deps.insert(deps.end(), b.last[gi].begin(), b.last[gi].end());
     for (int t = 0; t < x.p.tp; ++t)
-      ids.push_back(b.coll(x.pl.ep_group(t, key.first, key.second), c.op, c.bytes, c.kind, deps));
-    ids.erase(std::remove(ids.begin(), ids.end(), -1), ids.end());
-    for (int gi : members) b.last[gi] = ids.empty() ? b.last[gi] : ids;
-  }
-}
-
-// One step of the ring attention for every CP ring: each ring's TP ranks send their K,V to the
-// next cp rank (one send/recv ring per TP rank) once every member's previous work is done; each
-// member's attention block runs beside, and what follows waits for both (TE waits for the step's
-// send and receive before the next block).
-void ring_step(Builder& b, const LayerSpec& x, const PathItem& it) {
-  std::map<std::pair<int, int>, std::vector<int>> rings;  // (ring, stage) -> group indices
-  for (int gi = 0; gi < static_cast<int>(x.groups.tp.size()); ++gi)
-    rings[{x.groups.tp[gi].first / x.p.cp, x.groups.tp[gi].second}].push_back(gi);
-  for (const auto& [key, members] : rings) {
-    std::vector<int> deps, ids;
-    for (int gi : members) deps.insert(deps.end(), b.last[gi].begin(), b.last[gi].end());
-    for (int t = 0; t < x.p.tp; ++t)
-      ids.push_back(b.coll(x.pl.cp_group(t, key.first, key.second), it.coll.op, it.coll.bytes,
-                           it.coll.kind, deps));
+      ids.push_back(
+          b.coll((x.pl.*group_of)(t, key.first, key.second), c.op, c.bytes, c.kind, deps));
     ids.erase(std::remove(ids.begin(), ids.end(), -1), ids.end());
     for (int gi : members) {
       std::vector<int> next = ids;
-      if (it.beside_s > 0)
-        next.push_back(b.g.add_compute(gi, 0, it.beside_s, "attention beside cp", b.last[gi]));
+      if (beside_s > 0)
+        next.push_back(b.g.add_compute(gi, 0, beside_s, "attention beside cp", b.last[gi]));
       if (!next.empty()) b.last[gi] = next;
     }
   }
@@ -168,10 +157,10 @@ double layer_run(StepModel::Impl& impl, const LayerSpec& x, bool backward, bool 
     if (it.is_compute()) {
       for (int gi = 0; gi < groups; ++gi) b.compute(gi, it.compute_s, it.name);
     } else if (it.coll.group == GroupKind::kEp) {
-      if (with_ep) all_to_all(b, x, it.coll);
+      if (with_ep) block_collective(b, x, x.p.ep, &Placement::ep_group, it.coll, 0);
     } else if (it.coll.group == GroupKind::kCp) {
       if (with_cp)
-        ring_step(b, x, it);
+        block_collective(b, x, x.p.cp, &Placement::cp_group, it.coll, it.beside_s);
       else
         for (int gi = 0; gi < groups; ++gi) b.compute(gi, it.beside_s, it.name);
     } else {
