@@ -700,8 +700,8 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // 15 Megatron-LM rows, 6 rows of Table 2, 5 LoRA rows, 13 FSDP rows, 4 NeMo long-sequence rows
   // (4K-16K without CP, 32K with cp=2; the other five context-parallel rows are open: the model
   // charges causal attention's whole s x s, see VALIDATION.md),
-  // 3 Hugging Face rows on one H200 (the two Qwen3 0.6B rows are open)
-  EXPECT_EQ(held, 46);
+  // 4 Hugging Face rows on one H200 (the Qwen3 0.6B micro-batch 2 row is open)
+  EXPECT_EQ(held, 47);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {
