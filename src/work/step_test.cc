@@ -700,8 +700,8 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // 15 Megatron-LM rows, 6 rows of Table 2, 6 LoRA rows, 13 FSDP rows (MPT 13B seq 2048 on 8 A100s
   // is open), 1 NeMo context-parallel row
   // (the other five are open: the model charges causal attention's whole s x s, see VALIDATION.md),
-  // 3 Hugging Face rows on one H200 (the two Qwen3 0.6B rows are open)
-  EXPECT_EQ(held, 44);
+  // 4 Hugging Face rows on one H200 (the Qwen3 0.6B micro-batch 2 row is open)
+  EXPECT_EQ(held, 45);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {
