@@ -43,8 +43,13 @@ std::string classify(const StepTime& t) {
 //    The step it waits for is the train step of the prompts ahead of it, or, for the prompts of
 //    the train's first step, a decode step: TTFT = wait + ceil(P / c) train steps. Without chunked
 //    prefill (TensorRT-LLM's default) a train step holds floor(c / P) whole prompts (at least one)
-//    and a prompt completes in one. The client's own re-send latency is left out (no public source
-//    quantifies it; it only shortens the wait for the running step).
+//    and a prompt completes in one. The client's round trip (its last token's way to the client
+//    and the re-sent request's way back) cancels out of a train follower's TTFT as long as it is
+//    shorter than the step ahead: the follower sends d_out after that step starts, so it waits
+//    t_train - d_out for it, and its first token reaches it d_out after its own step, 2 t_train
+//    from its send. The first prompts of a train likewise wait for the end of the decode step
+//    they return in (a round trip longer than that step would miss it: not modelled). The front
+//    end's time is added to every request in evaluate() (none for NIM and offline engines).
 // With async scheduling (ServeOptions::async_scheduling) the engine chose the step after the
 // running one before the request arrived, so a request that comes back to a busy engine waits for
 // both: two steps where it waited for one. A cohort that fits one step ends at its length cap in
