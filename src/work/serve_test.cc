@@ -397,6 +397,35 @@ TEST(Serve, BurstTrainWithoutChunking) {
   EXPECT_NEAR(ahead.closed_loop(5).ttft_s, want, 0.01 * want);
 }
 
+TEST(Serve, TrainFollowersAbsorbTheFrontEndsTime) {
+  // The same train behind vLLM's API server: 4 ms of latency and 5000 x 2 us of tokenization, 14
+  // ms a request. A follower sends its next request d_out after the step ahead starts, waits the
+  // rest of it (t_train - d_out, less its way in and its CPU time, which pass meanwhile), runs its
+  // own step, and its first token reaches it d_out later: 2 t_train from its send whatever the 14
+  // ms. The first of the train comes back in a decode step of ~18 ms and waits for its end, which
+  // the 14 ms also fit in. So TTFT is the engine's alone, to the rounding of a slightly different
+  // steady state (the clients' cycle, hence the decoding count D, is the same).
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o;
+  o.tp = 2;
+  o.gpus = {"GPU0", "GPU1"};
+  o.precision = NumberFormat::kFp8;
+  o.input = 5000;
+  o.output = 500;
+  o.chunked_prefill = false;
+  o.async_scheduling = false;
+  o.front_end = FrontEnd::kOffline;
+  ServeModel offline(chassis, find_model("llama3.1-70b"), o);
+  o.front_end = FrontEnd::kVllmApiServer;
+  ServeModel vllm(chassis, find_model("llama3.1-70b"), o);
+  const double fe = kVllmApiServerLatencyS + 5000 * kVllmTokenizeCpuS;
+  const double dec = vllm.step(5, 5250, 0, 0).total;
+  ASSERT_LT(fe, dec);
+  EXPECT_NEAR(vllm.closed_loop(5).ttft_s, offline.closed_loop(5).ttft_s, kTight * dec);
+  // One client is no train: it pays the front end in full.
+  EXPECT_NEAR(vllm.closed_loop(1).ttft_s - offline.closed_loop(1).ttft_s, fe, 1e-9);
+}
+
 TEST(Serve, PastTheKvCacheTtftIsTheClientsCycleLessTheDecode) {
   // The NIM 5000/500 run at 100 clients (Llama 3.3 70B fp8 TP2 on two H100 SXM, whole-life
   // admission: 5000 + 500 tokens of KV cache a request). The fit: the KV tokens a replica holds
