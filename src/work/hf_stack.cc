@@ -232,10 +232,12 @@ void hf_eager_layer(LayerCompute& c, const Model& m, const Job& job, const Plan&
                     double hbm_bytes_per_s, double kernel_s) {
   if (hbm_bytes_per_s <= 0) return;
   const HfLayerWork w = hf_layer_work(m, job, p);
-  // Element-wise kernels' GPU time: bytes at HBM speed plus the per-kernel launch and tail the GEMM
-  // and memory times carry (the GEMM kernels already carry theirs).
+  // Element-wise kernels' GPU time: bytes at the eager kernels' streaming rate (the copy's share
+  // of the peak) plus the per-kernel launch and tail the GEMM and memory times carry (the GEMM
+  // kernels already carry theirs).
+  const double rate = kHfEagerStreamShare * hbm_bytes_per_s;
   auto gpu_s = [&](const EagerWork& e, double gemm_kernels) {
-    return e.bytes / hbm_bytes_per_s + (e.kernels - gemm_kernels) * kernel_s;
+    return e.bytes / rate + (e.kernels - gemm_kernels) * kernel_s;
   };
   const double ef = gpu_s(w.forward, w.gemm_kernels_f), eb = gpu_s(w.backward, w.gemm_kernels_b);
   // Split between the attention and MLP parts as the layer's compute is split.
@@ -254,8 +256,9 @@ double hf_eager_head(double gemm_s, const Model& m, const Job& job, const Plan& 
   const HfHeadWork w = hf_head_work(m, job, p);
   const double gemm_kernels = job.mode == Mode::kLora ? 2 : 3;
   const double kernels = w.forward.kernels + w.backward.kernels - gemm_kernels;
-  const double gpu = gemm_s + (w.forward.bytes + w.backward.bytes) / hbm_bytes_per_s +
-                     std::max(0.0, kernels) * kernel_s;
+  const double gpu =
+      gemm_s + (w.forward.bytes + w.backward.bytes) / (kHfEagerStreamShare * hbm_bytes_per_s) +
+      std::max(0.0, kernels) * kernel_s;
   return std::max(gpu, w.forward.host_s + w.backward.host_s);
 }
 

@@ -71,6 +71,31 @@ TEST(WorkHfStack, SmallLayersWaitForTheHost) {
   EXPECT_GT(layer_compute(m, big, one_gpu(8), g).forward(), 2 * 566e-6);
 }
 
+TEST(WorkHfStack, EagerBytesStreamAtTheCopyRate) {
+  // The share: the H200's 512 MiB copy, 1,073,741,824 bytes in 264.4 us = 4,061 GB/s of 4,800:
+  // 0.846. A Qwen3 0.6B layer at micro-batch 8 (16384 tokens) moves 6.738e9 bytes of element-wise
+  // and cast work forward (hf_layer_work) in 65 kernels, 8 of them GEMMs (q, k, v, the attention,
+  // o, gate, up, down): 6.738e9 / (0.846 · 4.8e12) + 57 · 3 us = 1.659 + 0.171 = 1.830 ms, against
+  // 1.575 ms at the peak. With the layer's GEMMs long enough to hide the host, the forward grows by
+  // exactly that (tolerance 1 ns: floating-point sums).
+  EXPECT_NEAR(kHfEagerStreamShare, 0.846, 0.0005);
+  EXPECT_NEAR(kHfEagerStreamShare * 4.8e12 * 264.4e-6, 1073741824.0, 0.001e9);
+  const Model m = find_model("qwen3-0.6b");
+  const Job job = hf_job(Mode::kFullFinetune, 2048, 8);
+  const HfLayerWork w = hf_layer_work(m, job, one_gpu(8));
+  EXPECT_NEAR(w.forward.bytes, 6.738e9, 0.001e9);
+  EXPECT_DOUBLE_EQ(w.forward.kernels, 65);
+  EXPECT_DOUBLE_EQ(w.gemm_kernels_f, 8);
+  LayerCompute c;
+  c.attn_f = c.mlp_f = 1e-3;  // GEMMs and attention: 2 ms, longer than the host's 0.57 ms
+  c.attn_b = c.mlp_b = 1e-3;
+  hf_eager_layer(c, m, job, one_gpu(8), 4.8e12, 3e-6);
+  const double ef = w.forward.bytes / (kHfEagerStreamShare * 4.8e12) + 57 * 3e-6;
+  EXPECT_NEAR(ef, 1.830e-3, 0.001e-3);
+  EXPECT_NEAR(c.mem_f, ef, 1e-9);
+  EXPECT_NEAR(c.forward(), 2e-3 + ef, 1e-9);
+}
+
 TEST(WorkHfStack, LoraActivationsPerLayer) {
   // Llama 3 8B, LoRA, bf16 base, micro-batch 4 x 2048 = 8192 tokens. Per token: two RMSNorms each
   // keep the fp32 cast and the bf16 output (6h each: 12h); SDPA keeps bf16 q, k, v and the output

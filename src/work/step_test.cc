@@ -699,8 +699,8 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   }
   // 15 Megatron-LM rows, 6 rows of Table 2, 5 LoRA rows, 12 FSDP rows, 1 NeMo context-parallel row
   // (the other five are open: the model charges causal attention's whole s x s, see VALIDATION.md),
-  // 3 Hugging Face rows on one H200 (the two Qwen3 0.6B rows are open)
-  EXPECT_EQ(held, 42);
+  // 4 Hugging Face rows on one H200 (the Qwen3 0.6B micro-batch 2 row is open)
+  EXPECT_EQ(held, 43);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

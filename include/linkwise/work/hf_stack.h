@@ -92,6 +92,14 @@ HfHeadWork hf_head_work(const Model& model, const Job& job, const Plan& plan);
 /// and the cast of the gradient back to bf16 (read 4, write 2).
 constexpr double kHfLossForwardBytes = 6 + 16, kHfLossBackwardBytes = 4 + 16 + 6;
 
+/// Share of the HBM peak at which eager PyTorch's element-wise kernels stream their bytes: the
+/// device-local copy's rate. derived: measured on one H200 SXM
+/// (data/measured/h200-compute-shapes-2026-12-01, compute-shapes.json "eager", PyTorch 2.11, each
+/// kernel between two CUDA events): a 512 MiB copy (read and write 1,073.7 MB) in 264.4 us, 4,061
+/// GB/s of the 4.8 TB/s peak: 0.846. Applied to other GPUs as the same share of their own peak (an
+/// assumption: no other part measured here); the project's other memory-side figures (compute.cc
+/// kGemmMemoryEfficiency, 0.85) say the same of A100 and H100 copies.
+constexpr double kHfEagerStreamShare = 4060.8 / 4800;
 /// Host seconds per eager operation issued from Python (a module's tensor operation): Python, the
 /// dispatcher, autocast and autograd's graph recording, ~7 us for a one-element multiply with
 /// requires_grad (pytorch/pytorch issue #41383, "overhead of ~7 microseconds for the simplest
@@ -127,14 +135,16 @@ MemoryBreakdown hf_memory(const Model& model, const Job& job, const Plan& plan,
                           const MemoryBreakdown& generic);
 
 /// Adds one layer's eager work to `c` (seconds per micro-batch on one GPU): the element-wise and
-/// cast bytes at `hbm_bytes_per_s` plus `kernel_s` per kernel, into the attention and MLP parts
+/// cast bytes at kHfEagerStreamShare of `hbm_bytes_per_s` (the HBM peak) plus `kernel_s` per
+/// kernel, into the attention and MLP parts
 /// (mem_f, mem_b), then the host bound: a forward or backward takes at least the host time issuing
 /// its operations, max(GPU time, host time), the GPU idling for the difference.
 void hf_eager_layer(LayerCompute& c, const Model& model, const Job& job, const Plan& plan,
                     double hbm_bytes_per_s, double kernel_s);
 
 /// Seconds of the head (forward + backward) with `gemm_s` of output-projection GEMMs: the GEMMs,
-/// the loss and embedding work of hf_head_work at `hbm_bytes_per_s` (plus `kernel_s` a kernel),
+/// the loss and embedding work of hf_head_work at kHfEagerStreamShare of `hbm_bytes_per_s` (plus
+/// `kernel_s` a kernel),
 /// bounded below by the host time issuing them.
 double hf_eager_head(double gemm_s, const Model& model, const Job& job, const Plan& plan,
                      double hbm_bytes_per_s, double kernel_s);
