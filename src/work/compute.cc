@@ -237,6 +237,62 @@ double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fra
   return (1 - mu) * sm_share + mu * hbm_share;
 }
 
+double eager_kernel_share(EagerKernel k) {
+  // derived: data/measured/h200-compute-shapes-2026-12-01 (compute.h), GB/s over 4,800.
+  switch (k) {
+    case EagerKernel::kElementwise:
+      return 3478.0 / 4800;  // add: 0.72
+    case EagerKernel::kActivation:
+      return 2395.0 / 4800;  // GeLU: 0.50
+    case EagerKernel::kSoftmax:
+      return 3702.0 / 4800;  // fp32 softmax: 0.77
+    case EagerKernel::kLayerNorm:
+      return 1888.0 / 4800;  // 0.39
+    case EagerKernel::kRmsNorm:
+      return 2355.0 / 4800;  // F.rms_norm: 0.49
+    case EagerKernel::kDropout:
+      return 2218.0 / 4800;  // 0.46
+    case EagerKernel::kSlicedSwiglu:
+      return 1839.0 / 4800;  // 0.38
+  }
+  return 1;
+}
+
+void EagerOps::add(EagerKernel k, double b, double n) {
+  bytes += b;
+  peak_bytes += b / eager_kernel_share(k);
+  kernels += n;
+}
+
+void EagerOps::add(const EagerOps& o, double f) {
+  bytes += f * o.bytes;
+  peak_bytes += f * o.peak_bytes;
+  kernels += f * o.kernels;
+}
+
+double eager_rms_norm_out(double in, double w) { return std::max(in, w); }
+
+EagerOps eager_rms_norm(double in, double w) {
+  EagerOps n;
+  const auto e = EagerKernel::kElementwise;
+  const bool cast = in != 4;
+  if (cast) n.add(e, in + 4);                // to(float32)
+  n.add(e, 8);                               // pow(2)
+  n.add(e, 4);                               // mean(-1)
+  n.add(e, 0, 2);                            // + eps, rsqrt: one value per row
+  n.add(e, 8);                               // x * rsqrt(...)
+  if (cast) n.add(e, 4 + in);                // to(input dtype)
+  n.add(e, in + eager_rms_norm_out(in, w));  // weight * x
+  return n;
+}
+
+EagerOps eager_swiglu() {
+  EagerOps s;
+  s.add(EagerKernel::kActivation, 2 + 2);   // silu(gate)
+  s.add(EagerKernel::kElementwise, 4 + 2);  // * up
+  return s;
+}
+
 namespace {
 
 struct Dims {
@@ -245,31 +301,20 @@ struct Dims {
   double act_bytes = 6;   ///< per element of f: gated activation read 4, write 2 (GeLU: 4)
   double add_bytes = 6;   ///< per element of h: residual add read 4, write 2
   double gelu_bytes = 4;  ///< per element of f: GeLU read 2, write 2
-  /// Share of the HBM peak each kind of element-wise kernel streams at (EagerKernelShare).
+  /// Share of the HBM peak each element-wise part streams at (eager_kernel_share; 1 fused).
   double norm_share = 1, act_share = 1, add_share = 1, dropout_share = 1;
-};
-
-// Share of the HBM peak eager PyTorch's element-wise kernels reach, by kind. derived: measured on
-// one H200 (data/measured/h200-compute-shapes-2026-12-01, compute-shapes.json "eager", PyTorch
-// 2.11, 64-128 MiB bf16 tensors, each kernel between two CUDA events, bytes as the script counts
-// them) against its 4.8 TB/s peak: residual add 3478 GB/s (0.72), RMSNorm 2355 (0.49), LayerNorm
-// 1888 (0.39), GeLU 2395 (0.50), dropout p=0.1 2218 (0.46), SwiGLU as silu then a product 1839
-// (0.38; its gate and up are column slices of one tensor there). Applied to other GPUs as the same
-// share of their own HBM peak: an assumption (no other part was measured). Fused kernels
-// (Megatron-core / Transformer Engine) keep the full peak: no measurement of theirs here.
-struct EagerKernelShare {
-  static constexpr double kAdd = 0.72, kRmsNorm = 0.49, kLayerNorm = 0.39, kGelu = 0.50,
-                          kDropout = 0.46, kSwiglu = 0.38;
+  /// Kernels a norm and a gated activation launch (eager RMSNorm: 8, eager SwiGLU: 2).
+  double norm_kernels = 1, act_kernels = 1;
+  bool eager = false;  ///< element-wise work as eager PyTorch kernels, each launched apart
 };
 
 // Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU
 // kernels): a norm reads and writes once (4 bytes), SwiGLU reads gate and up and writes once (6).
-// Eager PyTorch (the RMSNorm of Hugging Face's LlamaRMSNorm and torchtitan's RMSNorm: cast to fp32,
-// pow, mean, multiply by rsqrt, cast back, multiply by the weight: 6 + 8 + 4 + 8 + 6 + 4 = 36
-// bytes); eager SwiGLU is silu(gate) (read 2, write 2) then a product (read 4, write 2): 10.
-// LayerNorm is one kernel in eager PyTorch too (torch.nn.LayerNorm), as is GeLU. Models with gated
+// Eager PyTorch charges every kernel it launches at its kind's share (eager_kernel_share): the
+// RMSNorm of Hugging Face's LlamaRMSNorm and torchtitan's RMSNorm is eight element-wise kernels
+// (eager_rms_norm), SwiGLU silu then a product (eager_swiglu); LayerNorm is one kernel in eager
+// PyTorch too (torch.nn.LayerNorm), as are GeLU, the residual add and dropout. Models with gated
 // MLPs are taken to use RMSNorm (the Llama family).
-constexpr double kEagerRmsNormBytes = 36, kEagerSwigluBytes = 10;
 
 // fp8 training (Transformer Engine, docs "Using FP8 with Transformer Engine"): only the linear
 // layers' GEMMs run in fp8; each GEMM input is cast from bf16 (read 2 bytes, write 1), and in
@@ -295,7 +340,10 @@ double elementwise_time(const GpuSpec& gpu, const Dims& x, bool dropout) {
   double elems = x.S * x.h / x.sp;
   double bytes = elems * (x.norm_bytes / x.norm_share + x.add_bytes / x.add_share +
                           (dropout ? 5 / x.dropout_share : 0));
-  return memory_time(gpu, bytes);
+  // memory_time charges one launch; eager PyTorch launches the norm's kernels, the add and the
+  // dropout apart.
+  double eager_launches = x.eager ? x.norm_kernels + (dropout ? 1 : 0) : 0;
+  return memory_time(gpu, bytes) + eager_launches * kLaunchS;
 }
 
 // Attention block forward: QKV projection, attention core, output projection, norm, residual
@@ -344,8 +392,9 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
     *flops += 2 * x.S * x.h * m.experts;
   }
   double act_bytes = (m.gated_ffn ? x.act_bytes : x.gelu_bytes) * tokens * x.f / x.t;
-  double elementwise =
-      memory_time(gpu, act_bytes / x.act_share) + elementwise_time(gpu, x, m.dropout);
+  double elementwise = memory_time(gpu, act_bytes / x.act_share) +
+                       (x.eager ? x.act_kernels - 1 : 0) * kLaunchS +
+                       elementwise_time(gpu, x, m.dropout);
   if (gpu.fp8)
     elementwise += memory_time(
         gpu, fp8_cast_bytes(job) * (x.S * x.h + tokens * x.f / x.t));  // up and down inputs
@@ -371,13 +420,22 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
          (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
   if (!framework_traits(job, p).fused_elementwise) {
-    if (m.gated_ffn) x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
-    x.norm_share = m.gated_ffn ? EagerKernelShare::kRmsNorm : EagerKernelShare::kLayerNorm;
-    x.act_share = m.gated_ffn ? EagerKernelShare::kSwiglu : EagerKernelShare::kGelu;
-    x.add_share = EagerKernelShare::kAdd, x.dropout_share = EagerKernelShare::kDropout;
+    // Each eager kernel at its kind's share: the gated (Llama) family's eight-kernel RMSNorm and
+    // two-kernel SwiGLU (16-bit activations), else one LayerNorm and one GeLU kernel.
+    x.eager = true;
+    if (m.gated_ffn) {
+      const EagerOps norm = eager_rms_norm(2, 2), act = eager_swiglu();
+      x.norm_bytes = norm.bytes, x.norm_share = norm.share(), x.norm_kernels = norm.kernels;
+      x.act_bytes = act.bytes, x.act_share = act.share(), x.act_kernels = act.kernels;
+    } else {
+      x.norm_share = eager_kernel_share(EagerKernel::kLayerNorm);
+      x.act_share = eager_kernel_share(EagerKernel::kActivation);
+    }
+    x.add_share = eager_kernel_share(EagerKernel::kElementwise);
+    x.dropout_share = eager_kernel_share(EagerKernel::kDropout);
   }
   const bool hf = job.framework == Framework::kHf;  // its element-wise work: hf_eager_layer
-  if (hf) x.norm_bytes = x.act_bytes = x.add_bytes = x.gelu_bytes = 0;
+  if (hf) x.norm_bytes = x.act_bytes = x.add_bytes = x.gelu_bytes = 0, x.eager = false;
   LayerCompute c;
   double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
   c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);

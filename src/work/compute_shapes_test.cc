@@ -213,18 +213,22 @@ TEST(WorkComputeShapes, EagerElementWiseOfOneLayerAtMeasuredShares) {
   Plan p;
   p.micro_batch = 1;
   const double sh = 2048.0 * 4096, sf = 2048.0 * 11008, bw = 4.8e12, launch = 3e-6;
-  // Eager PyTorch (fsdp): each block's RMSNorm moves 36 bytes an element at 0.49 of the peak and
-  // its residual add 6 at 0.72: 8,388,608 · (73.469 + 8.333) = 686.2 MB, 142.96 us, + 3 us; the MLP
-  // adds SwiGLU as silu then a product, 10 bytes per element of f at 0.38: 593.3 MB, 123.60 us, + 3
-  // us. Forward: 2 · 145.96 + 126.60 = 418.5 us.
+  // Eager PyTorch (fsdp), each kernel at its kind's share (eager_kernel_share: element-wise
+  // 3478 / 4800 = 0.72458, activation 2395 / 4800 = 0.49896): each block's RMSNorm is eight
+  // element-wise kernels moving 36 bytes an element and its residual add one moving 6:
+  // 8,388,608 · 42 / 0.72458 = 486.24 MB at the peak, 101.30 us, + 9 launches of 3 us; the MLP
+  // adds SwiGLU as silu (4 bytes per element of f, an activation) then a product (6, element-wise):
+  // 22,544,384 · (8.0167 + 8.2806) = 367.41 MB, 76.54 us, + 2 launches. Forward: 2 · 128.30 +
+  // 82.54 = 339.1 us.
   j.framework = Framework::kFsdp;
+  const double ew = 3478.0 / 4800, act = 2395.0 / 4800;
   const double eager =
-      2 * (sh * (36 / 0.49 + 6 / 0.72) / bw + launch) + sf * 10 / 0.38 / bw + launch;
+      2 * (sh * 42 / ew / bw + 9 * launch) + sf * (4 / act + 6 / ew) / bw + 2 * launch;
   EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, eager, 1e-12);
-  EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, 418.5e-6, 0.1e-6);
+  EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, 339.1e-6, 0.1e-6);
   // Fused kernels (Megatron-core): a norm 4 bytes and an add 6 an element, SwiGLU 6 per element of
   // f, all at the peak: 2 · (83.9 MB / 4.8e12 = 17.48 us, + 3 us) + 135.3 MB / 4.8e12 = 28.18 us,
-  // + 3 us: 72.1 us, a sixth of eager's.
+  // + 3 us: 72.1 us, a fifth of eager's.
   j.framework = Framework::kMegatron;
   EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, 2 * (sh * 10 / bw + launch) + sf * 6 / bw + launch,
               1e-12);

@@ -8,40 +8,46 @@ namespace linkwise::work {
 
 namespace {
 
-// One eager RMSNorm (LlamaRMSNorm / Qwen3RMSNorm) over elements of `in` bytes with a weight of `w`
-// bytes: to(float32) (read in, write 4; no kernel when already fp32), pow(2) (read 4, write 4),
-// mean(-1) (read 4; one value per row), + eps and rsqrt (per row), the product (read 4, write 4),
-// to(input dtype) (read 4, write in; none for fp32), weight * x (read in, write the promoted type).
+// A norm's kernels per element and the bytes per element of its output: the eager RMSNorm
+// (LlamaRMSNorm / Qwen3RMSNorm: eager_rms_norm, eight or six element-wise kernels) or
+// torch.nn.LayerNorm (one kernel; autocast runs it in fp32: read in, write 4).
 struct Norm {
-  double bytes = 0;  ///< per element
-  double kernels = 0;
-  double out = 0;  ///< bytes per element of the output
+  EagerOps ops;  ///< per element
+  double out = 0;
 };
-Norm rms_norm(double in, double w) {
+Norm rms_norm(double in, double w) { return {eager_rms_norm(in, w), eager_rms_norm_out(in, w)}; }
+Norm layer_norm(double in) {
   Norm n;
-  n.out = std::max(in, w);
-  bool cast = in != 4;
-  n.bytes = (cast ? in + 4 : 0) + 8 + 4 + 8 + (cast ? 4 + in : 0) + in + n.out;
-  n.kernels = 6 + (cast ? 2 : 0);
+  n.ops.add(EagerKernel::kLayerNorm, in + 4);
+  n.out = 4;
   return n;
 }
 
-// torch.nn.LayerNorm: one kernel (autocast runs it in fp32: read in, write 4).
-Norm layer_norm(double in) { return {in + 4, 1, 4}; }
-
 // Autocast's cast of an fp32 tensor to bf16 for a lower-precision operation: read 4, write 2.
 constexpr double kCastBytes = 6;
+constexpr EagerKernel kEw = EagerKernel::kElementwise;
 
-void add(EagerWork& w, double bytes, double kernels, double python_ops) {
-  w.bytes += bytes;
+void add_host(EagerWork& w, double kernels, double python_ops) {
   w.kernels += kernels;
   w.host_s += python_ops * kHfPythonOp_s + (kernels - python_ops) * kHfCppKernel_s;
+}
+// `kernels` kernels of kind `k` moving `bytes`, `python_ops` of them issued from Python.
+void add(EagerWork& w, EagerKernel k, double bytes, double kernels, double python_ops) {
+  w.bytes += bytes;
+  w.peak_bytes += bytes / eager_kernel_share(k);
+  add_host(w, kernels, python_ops);
+}
+// A norm over `elems` elements, `count` times (its kernels each issued from Python or not).
+void add(EagerWork& w, const Norm& n, double elems, double count, bool python) {
+  w.bytes += count * n.ops.bytes * elems;
+  w.peak_bytes += count * n.ops.peak_bytes * elems;
+  add_host(w, count * n.ops.kernels, python ? count * n.ops.kernels : 0);
 }
 
 }  // namespace
 
 double hf_rms_norm_bytes(double in_bytes, double weight_bytes) {
-  return rms_norm(in_bytes, weight_bytes).bytes;
+  return eager_rms_norm(in_bytes, weight_bytes).bytes;
 }
 
 bool hf_fp32_weights(const Job& job) { return job.mode != Mode::kLora; }
@@ -65,14 +71,15 @@ HfLayerWork hf_layer_work(const Model& m, const Job& job, const Plan& p) {
   // Attention block. Input norm; q, k and v projections, each casting the fp32 norm output to
   // bf16 again; per-head q and k norms (Qwen3); rotary embedding; SDPA, which casts fp32 q and k;
   // the output's transpose(1, 2).contiguous(); o_proj; the residual add (read R and 2, write R).
-  add(fw, norm.bytes * S * h, norm.kernels, norm.kernels);
+  add(fw, norm, S * h, 1, true);
   gemms += in_linears;
-  add(fw, 0, in_linears, in_linears);
-  if (norm.out == 4) add(fw, in_linears * kCastBytes * S * h, in_linears, 0);
+  add(fw, kEw, 0, in_linears, in_linears);
+  if (norm.out == 4) add(fw, kEw, in_linears * kCastBytes * S * h, in_linears, 0);
   double e = 2;  // q and k leave their projections in bf16
   if (m.qk_norm) {
     Norm qk = rms_norm(2, W);
-    add(fw, qk.bytes * S * (q + kv), 2 * qk.kernels, 2 * qk.kernels);
+    add(fw, qk, S * (q + kv), 1, true);
+    add_host(fw, qk.ops.kernels, qk.ops.kernels);  // q_norm and k_norm: two norms' kernels
     e = qk.out;
   }
   if (llama) {
@@ -80,36 +87,41 @@ HfLayerWork hf_layer_work(const Model& m, const Job& job, const Plan& p) {
     // products promote to O = max(e, R): mul (e + O), neg of one half (e), cat (2e), mul (e + O),
     // add (3·O): 5e + 5·O per element, five kernels per tensor.
     const double o = std::max(e, R);
-    add(fw, (5 * e + 5 * o) * S * (q + kv), 10, 10);
+    add(fw, kEw, (5 * e + 5 * o) * S * (q + kv), 10, 10);
     e = o;
   }
-  if (e == 4) add(fw, kCastBytes * S * (q + kv), 2, 0);  // SDPA under autocast casts q and k
-  gemms += 1;                                            // the attention kernel
-  add(fw, 0, 1, 1);
-  add(fw, 4 * S * q, 1, 1);  // attn_output.transpose(1, 2).contiguous()
-  gemms += 1;                // o_proj
-  add(fw, 0, 1, 1);
-  add(fw, (2 * R + 2) * S * h, 1, 1);
+  if (e == 4) add(fw, kEw, kCastBytes * S * (q + kv), 2, 0);  // SDPA under autocast casts q, k
+  gemms += 1;                                                 // the attention kernel
+  add(fw, kEw, 0, 1, 1);
+  add(fw, kEw, 4 * S * q, 1, 1);  // attn_output.transpose(1, 2).contiguous()
+  gemms += 1;                     // o_proj
+  add(fw, kEw, 0, 1, 1);
+  add(fw, kEw, (2 * R + 2) * S * h, 1, 1);
 
   // MLP block: norm; gate and up projections (each casting the norm output); act_fn(gate) (read
   // 2, write 2) times up (read 4, write 2); down_proj; the residual add. GPT-style: GeLU (4).
-  add(fw, norm.bytes * S * h, norm.kernels, norm.kernels);
+  add(fw, norm, S * h, 1, true);
   gemms += up_linears + 1;
-  add(fw, 0, up_linears + 1, up_linears + 1);
-  if (norm.out == 4) add(fw, up_linears * kCastBytes * S * h, up_linears, 0);
-  if (llama)
-    add(fw, (4 + 6) * S * f, 2, 2);
-  else
-    add(fw, 4 * S * f, 1, 1);
-  add(fw, (2 * R + 2) * S * h, 1, 1);
+  add(fw, kEw, 0, up_linears + 1, up_linears + 1);
+  if (norm.out == 4) add(fw, kEw, up_linears * kCastBytes * S * h, up_linears, 0);
+  if (llama) {  // gate and up are separate tensors: not the measured sliced SwiGLU
+    const EagerOps act = eager_swiglu();
+    fw.bytes += act.bytes * S * f, fw.peak_bytes += act.peak_bytes * S * f;
+    add_host(fw, act.kernels, act.kernels);
+  } else {
+    add(fw, EagerKernel::kActivation, 4 * S * f, 1, 1);
+  }
+  add(fw, kEw, (2 * R + 2) * S * h, 1, 1);
 
   // Backward of the element-wise work: about two kernels and twice the bytes per forward kernel
   // (tools/autograd/derivatives.yaml: mul's gradient is a product per input, pow's is
   // exponent·x^(e-1)·grad, rsqrt's -0.5·grad·y³, a cast's the cast back, and gradients of tensors
-  // used twice are summed). GEMM kernels are not element-wise and are counted apart.
+  // used twice are summed), each of its forward kernel's kind (silu_backward is an activation's).
+  // GEMM kernels are not element-wise and are counted apart.
   EagerWork& bw = r.backward;
   const double ew_kernels = fw.kernels - gemms;
-  add(bw, 2 * fw.bytes, 2 * ew_kernels, 0);
+  bw.bytes += 2 * fw.bytes, bw.peak_bytes += 2 * fw.peak_bytes;
+  add_host(bw, 2 * ew_kernels, 0);
 
   // Autocast's weight casts: each fp32 matrix cast to bf16 once per forward (read 4, write 2 per
   // parameter), its bf16 gradient cast back to fp32 in the backward (ToCopyBackward: read 2, write
@@ -117,8 +129,8 @@ HfLayerWork hf_layer_work(const Model& m, const Job& job, const Plan& p) {
   const double matrices = (m.gated_ffn ? 7 : 4);
   const double weights = m.attention_params() / t + m.expert_params() / t;
   if (fp32) {
-    add(fw, kCastBytes * weights, matrices, 0);
-    add(bw, kCastBytes * weights, matrices, 0);
+    add(fw, kEw, kCastBytes * weights, matrices, 0);
+    add(bw, kEw, kCastBytes * weights, matrices, 0);
   }
 
   // GEMM backward kernels: input and weight gradient per matrix (input gradient only for LoRA's
@@ -127,7 +139,7 @@ HfLayerWork hf_layer_work(const Model& m, const Job& job, const Plan& p) {
   const bool lora = job.mode == Mode::kLora;
   r.gemm_kernels_f = gemms;
   r.gemm_kernels_b = (lora ? 1 : 2) * (gemms - 1) + 3;
-  add(bw, 0, r.gemm_kernels_b, 0);
+  add(bw, kEw, 0, r.gemm_kernels_b, 0);
 
   if (lora) {
     // PEFT adapters per target (in features i, out features o on this GPU): lora_A reads the
@@ -144,8 +156,8 @@ HfLayerWork hf_layer_work(const Model& m, const Job& job, const Plan& p) {
       if (target == "o") i = q;
       if (target == "gate" || target == "up") o = f;
       if (target == "down") i = f;
-      add(fw, (2 * i + 12 * o) * S, 6, 4);
-      add(bw, (8 * o + 10 * i) * S, 8, 0);
+      add(fw, kEw, (2 * i + 12 * o) * S, 6, 4);
+      add(bw, kEw, (8 * o + 10 * i) * S, 8, 0);
     }
   }
   return r;
@@ -164,23 +176,30 @@ HfHeadWork hf_head_work(const Model& m, const Job& job, const Plan& p) {
   // Embedding lookup (read and write one row per token), final norm, lm_head (casting its input
   // and, for fp32 weights, the V x h matrix), then ForCausalLMLoss: logits.float(), cross_entropy
   // (log_softmax, nll_loss) and the division by the token count.
-  add(fw, 2 * R * S * h, 1, 1);
-  add(fw, norm.bytes * S * h, norm.kernels, norm.kernels);
-  add(fw, 0, 1, 1);  // lm_head GEMM
-  if (norm.out == 4) add(fw, kCastBytes * S * h, 1, 0);
-  if (fp32) add(fw, kCastBytes * V * h, 1, 0);
-  add(fw, kHfLossForwardBytes * S * V, 4, 4);
+  add(fw, kEw, 2 * R * S * h, 1, 1);
+  add(fw, norm, S * h, 1, true);
+  add(fw, kEw, 0, 1, 1);  // lm_head GEMM
+  if (norm.out == 4) add(fw, kEw, kCastBytes * S * h, 1, 0);
+  if (fp32) add(fw, kEw, kCastBytes * V * h, 1, 0);
+  // logits.float() (6), log_softmax's passes (16, a softmax kernel), nll_loss and the division.
+  add(fw, kEw, 6 * S * V, 1, 1);
+  add(fw, EagerKernel::kSoftmax, (kHfLossForwardBytes - 6) * S * V, 1, 1);
+  add(fw, kEw, 0, 2, 2);
   // Backward: the loss's fp32 passes and cast, the lm_head input and weight gradients (kernels
   // only), the norm's element-wise backward, and for trained embeddings the weight gradient cast
   // to fp32 (6·V·h), the embedding's zero-filled fp32 gradient (4·V·h) with the tokens' rows
   // added (read the gradient, read and write the rows: 12·S·h) and, when tied, the sum of the two
   // (read 4 twice, write 4: 12·V·h).
-  add(bw, kHfLossBackwardBytes * S * V, 4, 0);
-  add(bw, 2 * norm.bytes * S * h, 2 * norm.kernels + (lora ? 1 : 2), 0);
+  // nll_loss's zero-filled gradient (4) and the cast back (6) element-wise, log_softmax's
+  // backward (16) a softmax kernel.
+  add(bw, kEw, (kHfLossBackwardBytes - 16) * S * V, 3, 0);
+  add(bw, EagerKernel::kSoftmax, 16 * S * V, 1, 0);
+  add(bw, norm, S * h, 2, false);
+  add(bw, kEw, 0, lora ? 1 : 2, 0);
   if (!lora) {
     double table = kCastBytes * V * h + 4 * V * h + 12 * S * h;
     if (m.tied_embeddings) table += 12 * V * h;
-    add(bw, table, 4, 0);
+    add(bw, kEw, table, 4, 0);
   }
   return r;
 }
@@ -232,12 +251,11 @@ void hf_eager_layer(LayerCompute& c, const Model& m, const Job& job, const Plan&
                     double hbm_bytes_per_s, double kernel_s) {
   if (hbm_bytes_per_s <= 0) return;
   const HfLayerWork w = hf_layer_work(m, job, p);
-  // Element-wise kernels' GPU time: bytes at the eager kernels' streaming rate (the copy's share
-  // of the peak) plus the per-kernel launch and tail the GEMM and memory times carry (the GEMM
-  // kernels already carry theirs).
-  const double rate = kHfEagerStreamShare * hbm_bytes_per_s;
+  // Element-wise kernels' GPU time: each kernel's bytes at its kind's share of the peak
+  // (eager_kernel_share: peak_bytes at the peak) plus the per-kernel launch and tail the GEMM and
+  // memory times carry (the GEMM kernels already carry theirs).
   auto gpu_s = [&](const EagerWork& e, double gemm_kernels) {
-    return e.bytes / rate + (e.kernels - gemm_kernels) * kernel_s;
+    return e.peak_bytes / hbm_bytes_per_s + (e.kernels - gemm_kernels) * kernel_s;
   };
   const double ef = gpu_s(w.forward, w.gemm_kernels_f), eb = gpu_s(w.backward, w.gemm_kernels_b);
   // Split between the attention and MLP parts as the layer's compute is split.
@@ -256,9 +274,8 @@ double hf_eager_head(double gemm_s, const Model& m, const Job& job, const Plan& 
   const HfHeadWork w = hf_head_work(m, job, p);
   const double gemm_kernels = job.mode == Mode::kLora ? 2 : 3;
   const double kernels = w.forward.kernels + w.backward.kernels - gemm_kernels;
-  const double gpu =
-      gemm_s + (w.forward.bytes + w.backward.bytes) / (kHfEagerStreamShare * hbm_bytes_per_s) +
-      std::max(0.0, kernels) * kernel_s;
+  const double gpu = gemm_s + (w.forward.peak_bytes + w.backward.peak_bytes) / hbm_bytes_per_s +
+                     std::max(0.0, kernels) * kernel_s;
   return std::max(gpu, w.forward.host_s + w.backward.host_s);
 }
 

@@ -98,6 +98,60 @@ double fused_attention_time(const GpuSpec& gpu, bool fa2_on_hopper, double full_
 /// Seconds for an element-wise kernel moving `bytes`.
 double memory_time(const GpuSpec& gpu, double bytes);
 
+/// What one eager PyTorch kernel is, for the share of the HBM peak its bytes stream at
+/// (eager_kernel_share). Every stack that runs element-wise work in eager PyTorch (the Hugging
+/// Face stack, FSDP, DeepSpeed) charges each kernel it launches by its kind; fused stacks
+/// (Megatron-core, Transformer Engine) are not charged through these.
+enum class EagerKernel {
+  kElementwise,   ///< PyTorch's element-wise kernel: add, mul, pow, neg, a dtype cast, a strided
+                  ///< copy (contiguous(), cat), and a row reduction such as mean(-1)
+  kActivation,    ///< an activation with transcendental math: GeLU, SiLU
+  kSoftmax,       ///< a (log-)softmax pass over rows (the loss)
+  kLayerNorm,     ///< torch.nn.LayerNorm / F.layer_norm: one kernel
+  kRmsNorm,       ///< F.rms_norm / torch.nn.RMSNorm where PyTorch runs it as one kernel
+  kDropout,       ///< F.dropout in training
+  kSlicedSwiglu,  ///< silu(gate) * up with gate and up column slices of one tensor (two kernels)
+};
+
+/// Share of the HBM peak one eager kernel of kind `k` streams its bytes at. derived: measured on
+/// one H200 SXM (data/measured/h200-compute-shapes-2026-12-01, compute-shapes.json "eager",
+/// PyTorch 2.11, 64-128 MiB bf16 tensors, each kernel between two CUDA events; bytes as
+/// scripts/gpu-compute-shapes.py counts them) against its 4.8 TB/s peak: add 3478 GB/s (0.72, the
+/// element-wise kernel's: casts, strided copies and reductions not measured apart), GeLU 2395
+/// (0.50), fp32 softmax 3702 (0.77), LayerNorm 1888 (0.39), F.rms_norm 2355 (0.49), dropout p=0.1
+/// 2218 (0.46), silu(up[:, :f]) * up[:, f:] 1839 (0.38). Applied to other GPUs as the same share
+/// of their own HBM peak: an assumption (no other part measured here).
+double eager_kernel_share(EagerKernel k);
+
+/// Eager kernels and their bytes: `bytes` moved in HBM, `peak_bytes` the same bytes each divided
+/// by its kernel's share (seconds at the HBM peak W: peak_bytes / W), `kernels` launched.
+struct EagerOps {
+  double bytes = 0, peak_bytes = 0, kernels = 0;
+  /// Adds `kernels` kernels of kind `k` moving `bytes` in all.
+  void add(EagerKernel k, double bytes, double kernels = 1);
+  /// Adds `other` scaled by `f` (bytes and kernels).
+  void add(const EagerOps& other, double f = 1);
+  /// The bytes' overall share of the peak (bytes / peak_bytes; 1 when empty).
+  double share() const { return peak_bytes > 0 ? bytes / peak_bytes : 1; }
+};
+
+/// Kernels of one eager RMSNorm per element (Hugging Face's LlamaRMSNorm / Qwen3RMSNorm, and
+/// torchtitan's RMSNorm of its Llama model) on an input of `in_bytes` per element with a weight of
+/// `weight_bytes`: to(float32) (read in, write 4; no kernel for an fp32 input), pow(2) (read 4,
+/// write 4), mean(-1) (read 4), + eps and rsqrt (one value per row: no bytes counted), the product
+/// (read 4, write 4), to(input dtype) (read 4, write in; none for fp32), weight * x (read in,
+/// write the promoted type): every one an element-wise kernel. bf16: 36 bytes, 8 kernels; fp32:
+/// 28 bytes, 6 kernels.
+EagerOps eager_rms_norm(double in_bytes, double weight_bytes);
+/// Bytes per element of an eager RMSNorm's output (the promoted type of its input and weight).
+double eager_rms_norm_out(double in_bytes, double weight_bytes);
+
+/// Kernels of an eager SwiGLU per element of the FFN width, act_fn(gate) * up with gate and up
+/// separate bf16 tensors (Hugging Face LlamaMLP / Qwen3MLP, torchtitan FeedForward
+/// w2(silu(w1 x) * w3 x)): silu (read 2, write 2, an activation) and the product (read 4, write 2,
+/// element-wise).
+EagerOps eager_swiglu();
+
 /// Compute of one layer for one micro-batch on one GPU, split at the TP collectives:
 /// attention block and MLP block, forward and backward (backward includes the recomputation the
 /// job's recompute mode needs). Seconds; FLOPs are what the GPU executes.

@@ -11,7 +11,8 @@
 //    aten/src/ATen/autocast_mode.cpp cached_cast). The embedding output and the residual stream
 //    are fp32 (nn.Embedding is not autocast; fp32 + bf16 promotes to fp32). LoRA fine-tunes load
 //    the base in bf16 (torch_dtype=torch.bfloat16) with fp32 adapters, as PEFT keeps them.
-//  * Element-wise work one kernel per PyTorch operation (transformers
+//  * Element-wise work one kernel per PyTorch operation, each charged by its kind
+//    (compute.h eager_kernel_share: element-wise, activation, softmax; transformers
 //    src/transformers/models/llama/modeling_llama.py and models/qwen3/modeling_qwen3.py, v4.5x to
 //    5.x): LlamaRMSNorm is to(float32), pow(2), mean(-1), + eps, rsqrt, multiply, to(input dtype),
 //    times the weight; apply_rotary_pos_emb is q·cos + rotate_half(q)·sin with rotate_half a
@@ -50,9 +51,10 @@ namespace linkwise::work {
 
 /// Kernels and HBM bytes of eager operations, and the host time issuing them (seconds).
 struct EagerWork {
-  double kernels = 0;  ///< kernels launched
-  double bytes = 0;    ///< bytes read and written in HBM
-  double host_s = 0;   ///< host time to issue them
+  double kernels = 0;     ///< kernels launched
+  double bytes = 0;       ///< bytes read and written in HBM
+  double peak_bytes = 0;  ///< the bytes each divided by its kernel's share (eager_kernel_share)
+  double host_s = 0;      ///< host time to issue them
 };
 
 /// One layer's element-wise and cast work (no GEMMs, no attention kernel) for one micro-batch on
@@ -92,14 +94,6 @@ HfHeadWork hf_head_work(const Model& model, const Job& job, const Plan& plan);
 /// and the cast of the gradient back to bf16 (read 4, write 2).
 constexpr double kHfLossForwardBytes = 6 + 16, kHfLossBackwardBytes = 4 + 16 + 6;
 
-/// Share of the HBM peak at which eager PyTorch's element-wise kernels stream their bytes: the
-/// device-local copy's rate. derived: measured on one H200 SXM
-/// (data/measured/h200-compute-shapes-2026-12-01, compute-shapes.json "eager", PyTorch 2.11, each
-/// kernel between two CUDA events): a 512 MiB copy (read and write 1,073.7 MB) in 264.4 us, 4,061
-/// GB/s of the 4.8 TB/s peak: 0.846. Applied to other GPUs as the same share of their own peak (an
-/// assumption: no other part measured here); the project's other memory-side figures (compute.cc
-/// kGemmMemoryEfficiency, 0.85) say the same of A100 and H100 copies.
-constexpr double kHfEagerStreamShare = 4060.8 / 4800;
 /// Host seconds per eager operation issued from Python (a module's tensor operation): Python, the
 /// dispatcher, autocast and autograd's graph recording, ~7 us for a one-element multiply with
 /// requires_grad (pytorch/pytorch issue #41383, "overhead of ~7 microseconds for the simplest
@@ -134,17 +128,18 @@ double hf_layer_activation_bytes(const Model& model, const Job& job, const Plan&
 MemoryBreakdown hf_memory(const Model& model, const Job& job, const Plan& plan,
                           const MemoryBreakdown& generic);
 
-/// Adds one layer's eager work to `c` (seconds per micro-batch on one GPU): the element-wise and
-/// cast bytes at kHfEagerStreamShare of `hbm_bytes_per_s` (the HBM peak) plus `kernel_s` per
-/// kernel, into the attention and MLP parts
+/// Adds one layer's eager work to `c` (seconds per micro-batch on one GPU): each element-wise and
+/// cast kernel's bytes at its kind's share of `hbm_bytes_per_s` (the HBM peak; eager_kernel_share,
+/// the one eager-kernel model the FSDP and DeepSpeed stacks use too) plus `kernel_s` per kernel,
+/// into the attention and MLP parts
 /// (mem_f, mem_b), then the host bound: a forward or backward takes at least the host time issuing
 /// its operations, max(GPU time, host time), the GPU idling for the difference.
 void hf_eager_layer(LayerCompute& c, const Model& model, const Job& job, const Plan& plan,
                     double hbm_bytes_per_s, double kernel_s);
 
 /// Seconds of the head (forward + backward) with `gemm_s` of output-projection GEMMs: the GEMMs,
-/// the loss and embedding work of hf_head_work at kHfEagerStreamShare of `hbm_bytes_per_s` (plus
-/// `kernel_s` a kernel),
+/// the loss and embedding work of hf_head_work, each kernel at its kind's share of
+/// `hbm_bytes_per_s` (plus `kernel_s` a kernel),
 /// bounded below by the host time issuing them.
 double hf_eager_head(double gemm_s, const Model& model, const Job& job, const Plan& plan,
                      double hbm_bytes_per_s, double kernel_s);
