@@ -206,7 +206,7 @@ struct ServeModel::Impl {
   Eval evaluate(double X, double n, bool burst) const;
   Eval closed(double n, double* X, bool burst) const;
   bool burst_arrivals() const;
-  double burst_ttft(double n, double P, double D, double ctx_d, double ctx_p) const;
+  double burst_ttft(double n, double P, double D, double ctx_d, double ctx_p, double fe) const;
   double first_cohort_ttft(double n) const;
   ServePoint solve(double clients, double rate) const;
   LoadTime load() const;

@@ -43,15 +43,21 @@ std::string classify(const StepTime& t) {
 //    The step it waits for is the train step of the prompts ahead of it, or, for the prompts of
 //    the train's first step, a decode step: TTFT = wait + ceil(P / c) train steps. Without chunked
 //    prefill (TensorRT-LLM's default) a train step holds floor(c / P) whole prompts (at least one)
-//    and a prompt completes in one. The client's own re-send latency is left out (no public source
-//    quantifies it; it only shortens the wait for the running step).
+//    and a prompt completes in one. The client's round trip (its last token's way to the client
+//    and the re-sent request's way back) cancels out of a train follower's TTFT as long as it is
+//    shorter than the step ahead: the follower sends d_out after that step starts, so it waits
+//    t_train - d_out for it, and its first token reaches it d_out after its own step, 2 t_train
+//    from its send. The first prompts of a train likewise wait for the end of the decode step
+//    they return in. So `fe`, the front end's time a request (its latency and CPU time), counts
+//    only where it is longer than the step the request waits for: max(wait, fe) (a request that
+//    misses that step waits for a later one; the next boundary is left out).
 // With async scheduling (ServeOptions::async_scheduling) the engine chose the step after the
 // running one before the request arrived, so a request that comes back to a busy engine waits for
 // both: two steps where it waited for one. A cohort that fits one step ends at its length cap in
 // that step, which the scheduler knows ahead (it schedules no step past max_tokens,
 // vllm/v1/core/sched/scheduler.py), so it comes back to an idle engine as before.
-double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
-                                    double ctx_p) const {
+double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d, double ctx_p,
+                                    double fe) const {
   const double B = engine.max_batched_tokens;
   double decoding = std::min(D, std::max(0.0, n - 1));
   double c = std::max(1.0, B - std::round(decoding));
@@ -68,7 +74,8 @@ double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d,
   // ended), the others during the train step of the prompts ahead of them.
   double first = std::min(n, per_step) / n;
   double t_dec = step(std::max(1.0, D), ctx_d, 0, 0).total + offload;
-  return (1 + ahead) * (first * t_dec + (1 - first) * t_train) + own * t_train;
+  return first * std::max((1 + ahead) * t_dec, fe) +
+         (1 - first) * std::max((1 + ahead) * t_train, fe) + own * t_train;
 }
 
 // Mean TTFT of the first cohort of a finite closed-loop benchmark: `vllm bench serve
@@ -192,8 +199,14 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   e.feasible = true;
   e.tau = tau;
   e.D = D;
+  // The front end's latency (its CPU time a request, fe_req, above).
+  const double fe_lat = detail::front_end_latency_s(opt.front_end);
+  const double together_budget = std::max(1.0, B - std::round(std::min(D, std::max(0.0, n - 1))));
+  // A phase-locked closed loop whose cohort does not fit one step runs as a train, where each
+  // request's front-end time passes while it waits for the step ahead (burst_ttft).
+  const bool train = burst && n > 1 && n * P > together_budget;
   if (burst && n > 1) {
-    e.ttft = burst_ttft(n, P, D, ctx_d, ctx_p);
+    e.ttft = burst_ttft(n, P, D, ctx_d, ctx_p, fe_lat + fe_req);
   } else {
     // TTFT: the prompt's own steps, the step running when it arrives (when others are decoding),
     // with async scheduling also the step the engine scheduled after it (a mean step), and the
@@ -208,11 +221,10 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   // cohort's requests at once when a phase-locked closed loop's clients come back together (its
   // prompts fit one step, burst_ttft), else independent arrivals of the other clients.
   const double others = opt.rate > 0 ? X : (n > 0 ? X * std::max(0.0, n - 1) / n : 0);
-  const double together_budget = std::max(1.0, B - std::round(std::min(D, std::max(0.0, n - 1))));
-  const double fe_wait = burst && n > 1 && n * P <= together_budget
+  const double fe_wait = burst && n > 1 && !train
                              ? detail::front_end_burst_wait_s(n, fe_req)
                              : detail::front_end_poisson_wait_s(others, fe_req, fe_u);
-  e.ttft += detail::front_end_latency_s(opt.front_end) + fe_req + fe_wait;
+  if (!train) e.ttft += fe_lat + fe_req + fe_wait;
   e.e2e = e.ttft + (O - 1) * tau;
   // The ITL a streaming client measures, per chunk: the other streams' requests hold the loop
   // while the engine steps on, and tokens ready meanwhile leave merged.

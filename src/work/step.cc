@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "linkwise/util/error.h"
+#include "linkwise/work/overlap.h"
 #include "work/step_impl.h"
 
 namespace linkwise::work {
@@ -33,7 +34,7 @@ std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, 
 }
 
 void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl,
-                        const GpuSpec& gpu, Periods& r) {
+                        const GpuSpec& gpu, const Job& job, Periods& r) {
   double mu_f = r.lc.forward() > 0 ? r.lc.mem_f / r.lc.forward() : 0;
   double mu_b = r.lc.backward() > 0 ? r.lc.mem_b / r.lc.backward() : 0;
   auto lost = [&](const std::vector<Coll>& cs, double mu) {
@@ -44,12 +45,29 @@ void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Place
     }
     return s;
   };
+  // Persistent GEMMs (Hopper) split into two waves beside an NCCL kernel: the layer's kernels
+  // one by one against the chain of collectives (overlap.h).
+  const bool waves = persistent_gemms(gpu);
+  auto chain = [&](const std::vector<Coll>& cs) {
+    std::vector<OverlapCollective> out;
+    for (const Coll& c : cs) {
+      auto [a, bw] = impl.timed(first_group(pl, c.group), c.op, c.bytes);
+      out.push_back({a, bw});
+    }
+    return out;
+  };
+  auto kernels_b = [&] { return layer_kernels(r.lc, gpu, job, true); };
+  // ZeRO-3: beside the forward and the backward of every micro-batch
   r.slow_f =
-      lost(t.beside_f, mu_f);  // ZeRO-3: beside the forward and the backward of every micro-batch
-  r.slow_b = lost(t.beside_b, mu_b);
+      waves ? compute_lost_beside_s(gpu, layer_kernels(r.lc, gpu, job, false), chain(t.beside_f))
+            : lost(t.beside_f, mu_f);
+  r.slow_b =
+      waves ? compute_lost_beside_s(gpu, kernels_b(), chain(t.beside_b)) : lost(t.beside_b, mu_b);
   if (t.buckets > 0) {  // gradient buckets beside the last micro-batch's backward
     auto [c, bw] = impl.timed(first_group(pl, t.bucket.group), t.bucket.op, t.bucket.bytes);
-    r.dp_sigma = c > 0 ? comm_kernel_slowdown(gpu, bw, mu_b) : 0;
+    if (c > 0)
+      r.dp_sigma = waves ? compute_lost_beside_s(gpu, kernels_b(), {{c, bw}}) / c
+                         : comm_kernel_slowdown(gpu, bw, mu_b);
   }
 }
 
@@ -145,7 +163,7 @@ Periods estimate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   }
   if (t.param_gather.bytes > 0) r.param_gather = time(t.param_gather);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, nullptr);
-  contention_periods(impl, t, pl, gpu, r);
+  contention_periods(impl, t, pl, gpu, job, r);
   return r;
 }
 

@@ -32,7 +32,8 @@ struct Periods {
   double tp_f = 0, tp_b = 0, ep_f = 0, ep_b = 0;  ///< per layer, on the critical path
   double cp_f = 0, cp_b = 0;      ///< per layer: ring attention transfers their blocks do not hide
   double zero_f = 0, zero_b = 0;  ///< per layer, ZeRO-3 traffic compute does not hide
-  /// per layer: compute lost to the NCCL kernels of the ZeRO-3 collectives beside it (Σ σ·a)
+  /// per layer: compute lost to the NCCL kernels of the ZeRO-3 collectives beside it (Σ σ·a;
+  /// persistent GEMMs: overlap.h)
   double slow_f = 0, slow_b = 0;
   double dp_sigma = 0;  ///< σ of the gradient-bucket collective
   double p2p = 0;       ///< one stage-boundary transfer
@@ -150,9 +151,10 @@ StepTraffic step_traffic(const Model& model, const Job& job, const Plan& plan, c
 std::vector<int> first_group(const Placement& pl, GroupKind g);
 
 /// The ZeRO-3 and gradient-bucket collectives' NCCL kernels beside compute: sets slow_f, slow_b and
-/// dp_sigma (compute.h comm_kernel_slowdown), timing each collective of the first group alone.
+/// dp_sigma (compute.h comm_kernel_slowdown; on GPUs with persistent GEMMs the layer's kernels one
+/// by one, overlap.h), timing each collective of the first group alone.
 void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl,
-                        const GpuSpec& gpu, Periods& r);
+                        const GpuSpec& gpu, const Job& job, Periods& r);
 
 /// Periods with every collective timed for one group alone.
 Periods estimate_periods(StepModel::Impl& impl, const Model& model, const Job& job,

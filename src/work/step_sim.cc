@@ -265,7 +265,7 @@ Periods simulate_periods(StepModel::Impl& impl, const Model& m, const Job& job, 
   if (t.param_gather.bytes > 0)
     r.param_gather = t.param_gather.host_s + dp_run(impl, p, pl, groups, t.param_gather, 1, &r.use);
   if (job.offload_optimizer) offload_periods(impl, p, pl, sh, r, &r.use);
-  contention_periods(impl, t, pl, gpu, r);
+  contention_periods(impl, t, pl, gpu, job, r);
   return r;
 }
 
