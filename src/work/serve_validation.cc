@@ -456,7 +456,7 @@ std::vector<ServeCase> serve_validation_cases() {
              ttft_p50_ms, itl_p50_ms, tok_s);
     r.options.async_scheduling = true;  // vLLM v0.23.0
     r.open =
-        "TTFT 20-53% short (15-47 ms): beyond the engine and the API server's 4 ms, the benchmark "
+        "TTFT 27-53% short (13-51 ms): beyond the engine and the API server's 4 ms, the benchmark "
         "client's own share at light load (the other vLLM rows' gap; "
         "tenstorrent/tt-inference-server "
         "#259), and the page gives p50 TTFT, not the mean; output tok/s at one user +14% with ITL "
