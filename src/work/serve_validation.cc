@@ -177,6 +177,34 @@ std::vector<ServeCase> serve_validation_cases() {
           "grow to 2-4k tokens); not traced";
     return r;
   };
+  // The rest of the same page's "Llama 3.3 70B" and "Llama 3.1 8B" tables: every ISL/OSL row of
+  // their H100 columns (70B at TP 2, 8B at TP 1; the five rows above are from these columns) and of
+  // their H200 SXM 141GB (DGX H200) columns (both at TP 1, one GPU of hgx-h200). Request counts as
+  // for the 405B rows (the page's "Preparing a Dataset" table).
+  auto requests_00f = [](int input, int output) {
+    if (input == 128 && output == 128) return 30000;
+    if (input == 20000) return 1000;
+    if ((input == 128 && output == 4096) || (input == 1000 && output == 2000) ||
+        (input == 2048 && output == 2048) || input == 5000)
+      return 1500;
+    return 3000;
+  };
+  auto trt00_row = [&](bool h200, const std::string& model, const std::string& label, int tp,
+                       int input, int output, double tok_s, Gap gap) {
+    ServeCase r = trt_gpu(
+        h200 ? "hgx-h200" : "dgx-h100", h200 ? "H200" : "H100",
+        h200 ? std::string("NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (commit "
+                           "00f37686), Throughput Measurements, H200 SXM 141GB (DGX H200), FP8 "
+                           "(nvidia/*-FP8 ModelOpt checkpoints)")
+             : trt,
+        model, label, tp, input, output, requests_00f(input, output), tok_s);
+    if (gap == Gap::kPrompts)
+      r.open =
+          "the steady-state formulas run one waiting prompt a step (docs/serving.md, Known gaps): "
+          "with these prompts beside a full batch of decodes the step replay, which packs the "
+          "waiting prompts into a step, differs from them by more than 5% (docs/VALIDATION.md)";
+    return r;
+  };
   // NIM serves Llama 3.3 70B fp8 on H100 with its TensorRT-LLM backend (NIM for LLMs 1.0.0,
   // "Optimization": optimized TensorRT-LLM engines per GPU, a generic backend only where none
   // exists), which leaves chunked prefill off by default (enable_chunked_prefill = False,
@@ -473,6 +501,41 @@ std::vector<ServeCase> serve_validation_cases() {
       trt_row("llama3.1-70b", "Llama 3.3 70B", 2, 5000, 500, 1500, 898),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 3000, 15220),
       trt_row("llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 3000, 17660),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 128, 128, 6378, Gap::kPrompts),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 128, 2048, 6651, Gap::kNone),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 128, 4096, 4199, Gap::kNone),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 1000, 2000, 4146, Gap::kNone),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 2048, 128, 762, Gap::kPrompts),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 2048, 2048, 3082, Gap::kNone),
+      trt00_row(false, "llama3.1-70b", "Llama 3.3 70B", 2, 20000, 2000, 437, Gap::kNone),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 128, 128, 28312, Gap::kPrompts),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 128, 2048, 22714, Gap::kNone),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 128, 4096, 14325, Gap::kNone),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 1000, 2000, 13899, Gap::kNone),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 2048, 128, 3450, Gap::kPrompts),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 2048, 2048, 9305, Gap::kNone),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 5000, 500, 3459, Gap::kNone),
+      trt00_row(false, "llama3.1-8b", "Llama 3.1 8B", 1, 20000, 2000, 1351, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 128, 128, 3803, Gap::kPrompts),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 128, 2048, 4336, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 128, 4096, 2872, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 500, 2000, 3666, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 1000, 1000, 2909, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 1000, 2000, 2994, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 2048, 128, 442, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 2048, 2048, 2003, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 5000, 500, 566, Gap::kNone),
+      trt00_row(true, "llama3.1-70b", "Llama 3.3 70B", 1, 20000, 2000, 283, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 128, 128, 27911, Gap::kPrompts),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 128, 2048, 26221, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 128, 4096, 18027, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 500, 2000, 20770, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 1000, 1000, 17744, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 1000, 2000, 16828, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 2048, 128, 3538, Gap::kPrompts),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 2048, 2048, 12194, Gap::kNone),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 5000, 500, 3902, Gap::kPrompts),
+      trt00_row(true, "llama3.1-8b", "Llama 3.1 8B", 1, 20000, 2000, 1804, Gap::kNone),
       trt_h200(1024, 1024, 3000, 2582),
       trt_h200(1024, 8192, 1500, 2009),
       trt_h200(8192, 1024, 1500, 537),
