@@ -245,6 +245,21 @@ struct Dims {
   double act_bytes = 6;   ///< per element of f: gated activation read 4, write 2 (GeLU: 4)
   double add_bytes = 6;   ///< per element of h: residual add read 4, write 2
   double gelu_bytes = 4;  ///< per element of f: GeLU read 2, write 2
+  /// Share of the HBM peak each kind of element-wise kernel streams at (EagerKernelShare).
+  double norm_share = 1, act_share = 1, add_share = 1, dropout_share = 1;
+};
+
+// Share of the HBM peak eager PyTorch's element-wise kernels reach, by kind. derived: measured on
+// one H200 (data/measured/h200-compute-shapes-2026-12-01, compute-shapes.json "eager", PyTorch
+// 2.11, 64-128 MiB bf16 tensors, each kernel between two CUDA events, bytes as the script counts
+// them) against its 4.8 TB/s peak: residual add 3478 GB/s (0.72), RMSNorm 2355 (0.49), LayerNorm
+// 1888 (0.39), GeLU 2395 (0.50), dropout p=0.1 2218 (0.46), SwiGLU as silu then a product 1839
+// (0.38; its gate and up are column slices of one tensor there). Applied to other GPUs as the same
+// share of their own HBM peak: an assumption (no other part was measured). Fused kernels
+// (Megatron-core / Transformer Engine) keep the full peak: no measurement of theirs here.
+struct EagerKernelShare {
+  static constexpr double kAdd = 0.72, kRmsNorm = 0.49, kLayerNorm = 0.39, kGelu = 0.50,
+                          kDropout = 0.46, kSwiglu = 0.38;
 };
 
 // Element-wise bytes per element, fused or eager. Fused (Megatron's fused layer norm / SwiGLU
@@ -274,6 +289,15 @@ GpuSpec half_precision(GpuSpec g) {
   return g;
 }
 
+// The norm, residual add and (when the model has it) dropout of one block over its S x h / sp
+// activations, each kind at its share of the HBM peak.
+double elementwise_time(const GpuSpec& gpu, const Dims& x, bool dropout) {
+  double elems = x.S * x.h / x.sp;
+  double bytes = elems * (x.norm_bytes / x.norm_share + x.add_bytes / x.add_share +
+                          (dropout ? 5 / x.dropout_share : 0));
+  return memory_time(gpu, bytes);
+}
+
 // Attention block forward: QKV projection, attention core, output projection, norm, residual
 // (seconds).
 double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x,
@@ -299,8 +323,7 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
   double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
-  double elementwise = memory_time(gpu, (x.norm_bytes + x.add_bytes + (m.dropout ? 5 : 0)) * x.S *
-                                            x.h / x.sp);  // norm, add, dropout
+  double elementwise = elementwise_time(gpu, x, m.dropout);  // norm, add, dropout
   if (gpu.fp8)
     elementwise += memory_time(
         gpu, fp8_cast_bytes(job) * x.S * (x.h + x.a * x.d / x.t));  // QKV and proj inputs
@@ -322,8 +345,7 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
   }
   double act_bytes = (m.gated_ffn ? x.act_bytes : x.gelu_bytes) * tokens * x.f / x.t;
   double elementwise =
-      memory_time(gpu, act_bytes) +
-      memory_time(gpu, (x.norm_bytes + x.add_bytes + (m.dropout ? 5 : 0)) * x.S * x.h / x.sp);
+      memory_time(gpu, act_bytes / x.act_share) + elementwise_time(gpu, x, m.dropout);
   if (gpu.fp8)
     elementwise += memory_time(
         gpu, fp8_cast_bytes(job) * (x.S * x.h + tokens * x.f / x.t));  // up and down inputs
@@ -348,8 +370,12 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
          static_cast<double>(p.tp),
          (p.sp && p.tp > 1) ? static_cast<double>(p.tp) : 1.0,
          m.moe() ? static_cast<double>(m.experts) / p.ep : 1.0};
-  if (!framework_traits(job, p).fused_elementwise && m.gated_ffn)
-    x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
+  if (!framework_traits(job, p).fused_elementwise) {
+    if (m.gated_ffn) x.norm_bytes = kEagerRmsNormBytes, x.act_bytes = kEagerSwigluBytes;
+    x.norm_share = m.gated_ffn ? EagerKernelShare::kRmsNorm : EagerKernelShare::kLayerNorm;
+    x.act_share = m.gated_ffn ? EagerKernelShare::kSwiglu : EagerKernelShare::kGelu;
+    x.add_share = EagerKernelShare::kAdd, x.dropout_share = EagerKernelShare::kDropout;
+  }
   const bool hf = job.framework == Framework::kHf;  // its element-wise work: hf_eager_layer
   if (hf) x.norm_bytes = x.act_bytes = x.add_bytes = x.gelu_bytes = 0;
   LayerCompute c;

@@ -22,6 +22,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/work/compute.h"
+#include "linkwise/work/model.h"
 
 namespace linkwise::work {
 namespace {
@@ -199,6 +200,35 @@ TEST(WorkComputeShapes, CausalFusedAttentionOfOneLayer) {
   auto a = topo::load_chassis("dgx-a100");
   GpuSpec ga = gpu_spec(a.node(a.gpus().front()), Precision::kBf16);
   EXPECT_NEAR(fused_attention_time(ga, false, full, 4096, false), 0.7814e-3, 2e-6);
+}
+
+TEST(WorkComputeShapes, EagerElementWiseOfOneLayerAtMeasuredShares) {
+  // Llama 2 7B (h 4096, f 11008, gated MLP, RMSNorm, no dropout), one 2048-token sequence on one
+  // H200 (4.8 TB/s), tp 1: S·h = 2048 · 4096 = 8,388,608 elements in each block.
+  auto c = topo::load_chassis("hgx-h200");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  Model m = find_model("llama2-7b");
+  Job j;
+  j.seq = 2048, j.micro_batch = 1, j.global_batch = 1, j.precision = Precision::kBf16;
+  Plan p;
+  p.micro_batch = 1;
+  const double sh = 2048.0 * 4096, sf = 2048.0 * 11008, bw = 4.8e12, launch = 3e-6;
+  // Eager PyTorch (fsdp): each block's RMSNorm moves 36 bytes an element at 0.49 of the peak and
+  // its residual add 6 at 0.72: 8,388,608 · (73.469 + 8.333) = 686.2 MB, 142.96 us, + 3 us; the MLP
+  // adds SwiGLU as silu then a product, 10 bytes per element of f at 0.38: 593.3 MB, 123.60 us, + 3
+  // us. Forward: 2 · 145.96 + 126.60 = 418.5 us.
+  j.framework = Framework::kFsdp;
+  const double eager =
+      2 * (sh * (36 / 0.49 + 6 / 0.72) / bw + launch) + sf * 10 / 0.38 / bw + launch;
+  EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, eager, 1e-12);
+  EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, 418.5e-6, 0.1e-6);
+  // Fused kernels (Megatron-core): a norm 4 bytes and an add 6 an element, SwiGLU 6 per element of
+  // f, all at the peak: 2 · (83.9 MB / 4.8e12 = 17.48 us, + 3 us) + 135.3 MB / 4.8e12 = 28.18 us,
+  // + 3 us: 72.1 us, a sixth of eager's.
+  j.framework = Framework::kMegatron;
+  EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, 2 * (sh * 10 / bw + launch) + sf * 6 / bw + launch,
+              1e-12);
+  EXPECT_NEAR(layer_compute(m, j, p, g).mem_f, 72.1e-6, 0.1e-6);
 }
 
 TEST(WorkComputeShapes, GemmTimeAtThePowerCappedClock) {

@@ -57,8 +57,8 @@ TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
   // step) on the PCIe server and on the NVSwitch box. Both fall most from 4 to 8 GPUs, where the
   // best plan becomes tp=2 x dp=4 with ZeRO-2. On PCIe the weight gathers and gradient scatters of
   // the 4 DP ranks cross the socket's host links (CPU root port -> PCIe switch) and fill them:
-  // per-GPU throughput falls by 40 %, the 4 added GPUs add 20 % tokens/s, and the verdict names
-  // that link. On the DGX the same step loses 8 % per GPU and each added GPU still yields ~84 %.
+  // per-GPU throughput falls by a third, the 4 added GPUs add 35 % tokens/s, and the verdict names
+  // that link. On the DGX the same step loses 4 % per GPU and each added GPU still yields ~91 %.
   const char* job =
       " --model llama3-8b --mode full --seq 2048 --global-batch 8 --framework fsdp --recompute "
       "full "
@@ -81,7 +81,7 @@ TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
   EXPECT_NE(link.find("pxs"), std::string::npos) << link;
   EXPECT_TRUE(p["verdict"]["link_carries_term"].get<bool>());
   EXPECT_GT(p["verdict"]["link_utilisation"].get<double>(), 0.9);
-  EXPECT_LT(p["verdict"]["added_gpu_yield"].get<double>(), 0.25);
+  EXPECT_LT(p["verdict"]["added_gpu_yield"].get<double>(), 0.4);
   auto d = nlohmann::json::parse(run_cli(std::string("train dgx-a100") + job + " --json").out);
   EXPECT_GT(d["verdict"]["per_gpu_change"].get<double>(), -0.1);
   EXPECT_GT(d["verdict"]["added_gpu_yield"].get<double>(), 0.8);
@@ -98,7 +98,8 @@ TEST(TrainCli, HuggingFaceStackOnOneH200) {
   // Qwen3 0.6B full training at 8 x 2048 tokens on one H200 (measured: 43,544 tokens/s, 70.9 GiB
   // peak; docs/VALIDATION.md). --framework hf adds the fp32 loss over 151,936 words (~25 ms), the
   // eager casts and element-wise kernels and fp32 weights and buffers: slower than FSDP's eager
-  // switch alone by more than a fifth (53.8k against 74.8k tokens/s), and more memory.
+  // switch alone by more than a tenth (53.6k against 63.1k tokens/s: fsdp's eager kernels run at
+  // their measured share of the HBM peak, compute.cc), and more memory.
   const std::string job =
       "train hgx-h200 --plan tp=1,pp=1,dp=1 --seq 2048 --model qwen3-0.6b --mode full "
       "--micro-batch 8 --global-batch 8 --recompute none --json";
@@ -107,7 +108,7 @@ TEST(TrainCli, HuggingFaceStackOnOneH200) {
   auto eager = run_cli(job + " --framework fsdp --elementwise eager");
   ASSERT_EQ(eager.exit_code, 0) << eager.err;
   auto h = nlohmann::json::parse(hf.out), e = nlohmann::json::parse(eager.out);
-  EXPECT_LT(h["tokens_per_s"].get<double>(), 0.8 * e["tokens_per_s"].get<double>());
+  EXPECT_LT(h["tokens_per_s"].get<double>(), 0.9 * e["tokens_per_s"].get<double>());
   EXPECT_GT(h["memory_per_gpu_GiB"].get<double>(), 1.5 * e["memory_per_gpu_GiB"].get<double>());
   auto text = run_cli(
       "train hgx-h200 --plan tp=1,pp=1,dp=1 --seq 2048 --model qwen3-0.6b --mode "

@@ -9,8 +9,9 @@
 //              training (arguments.py: "bfloat16 requires gradient accumulation and all-reduce to
 //              be done in fp32"), in fp16 for fp16 training; fused kernels (fused layer norm,
 //              bias-GeLU, SwiGLU, bias-dropout-add, masked softmax); Transformer Engine's cuDNN
-//              fused attention (Hopper-native). zero=3 is Megatron-FSDP: one unit per layer, as
-//              fsdp.
+//              fused attention (Hopper-native: TE prefers it to flash-attn on sm90 from 1.2,
+//              NVIDIA/TransformerEngine PR 497; FlashAttention-2 first up to 1.1). zero=3 is
+//              Megatron-FSDP: one unit per layer, as fsdp.
 //   fsdp       PyTorch FSDP / FSDP2 (torchtitan, llm-foundry). zero=3 is FULL_SHARD with one unit
 //   per
 //              transformer block (the wrapping policy of both): all-gather before the forward,
