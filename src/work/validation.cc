@@ -225,6 +225,9 @@ ValidationCase automodel_lora(const std::string& id, int gpus, int tp, Recompute
   // The 70B recipes set enable_async_tensor_parallel (torch._inductor micro-pipeline TP) with TP 2
   // and enable_compile (the compiled layers fuse their element-wise work).
   if (tp > 1) c.job.tp_overlap = Switch::kOn, c.job.fused_elementwise = Switch::kOn;
+  // The 8B recipe (TP 1, force_hf) would get Liger's fused kernels from from_pretrained's
+  // use_liger_kernel=True only where liger_kernel imports; it is in the repository's dev
+  // dependency group alone (pyproject.toml), so the row keeps the fsdp default, eager.
   // FSDP2Manager's MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=bf16): 16-bit gradients
   // (nemo_automodel/components/distributed/fsdp2.py).
   c.job.grad_fp32 = Switch::kOff;

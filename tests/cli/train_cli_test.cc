@@ -96,10 +96,10 @@ TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
 
 TEST(TrainCli, HuggingFaceStackOnOneH200) {
   // Qwen3 0.6B full training at 8 x 2048 tokens on one H200 (measured: 43,544 tokens/s, 70.9 GiB
-  // peak; docs/VALIDATION.md). --framework hf adds the fp32 loss over 151,936 words (~25 ms), the
-  // eager casts and element-wise kernels and fp32 weights and buffers: slower than FSDP's eager
-  // switch alone by more than a tenth (53.6k against 63.1k tokens/s: fsdp's eager kernels run at
-  // their measured share of the HBM peak, compute.cc), and more memory.
+  // peak; docs/VALIDATION.md). --framework hf adds the fp32 loss over 151,936 words (~33 ms), the
+  // autocast casts, Qwen3's q/k norms and fp32 weights and buffers: slower than FSDP's eager switch
+  // alone by more than a tenth (45.4k against 68.0k tokens/s; both charge each eager kernel at its
+  // kind's measured share of the HBM peak, compute.h eager_kernel_share), and more memory.
   const std::string job =
       "train hgx-h200 --plan tp=1,pp=1,dp=1 --seq 2048 --model qwen3-0.6b --mode full "
       "--micro-batch 8 --global-batch 8 --recompute none --json";
