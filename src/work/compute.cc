@@ -264,12 +264,6 @@ void EagerOps::add(EagerKernel k, double b, double n) {
   kernels += n;
 }
 
-void EagerOps::add(const EagerOps& o, double f) {
-  bytes += f * o.bytes;
-  peak_bytes += f * o.peak_bytes;
-  kernels += f * o.kernels;
-}
-
 double eager_rms_norm_out(double in, double w) { return std::max(in, w); }
 
 EagerOps eager_rms_norm(double in, double w) {

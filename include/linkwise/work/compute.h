@@ -129,8 +129,6 @@ struct EagerOps {
   double bytes = 0, peak_bytes = 0, kernels = 0;
   /// Adds `kernels` kernels of kind `k` moving `bytes` in all.
   void add(EagerKernel k, double bytes, double kernels = 1);
-  /// Adds `other` scaled by `f` (bytes and kernels).
-  void add(const EagerOps& other, double f = 1);
   /// The bytes' overall share of the peak (bytes / peak_bytes; 1 when empty).
   double share() const { return peak_bytes > 0 ? bytes / peak_bytes : 1; }
 };
