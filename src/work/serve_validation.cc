@@ -56,6 +56,40 @@ double err(double predicted, double measured) {
 
 }  // namespace
 
+// trtllm-bench's heuristics (NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/tuning.py,
+// calc_engine_setting and finetune_setting, reached from get_settings in
+// tensorrt_llm/bench/benchmark/utils/general.py when the command gives neither limit). It
+// estimates the KV cache as a fraction (the command's --kv_cache_free_gpu_mem_fraction, 0.90 by
+// default) of all GPUs' memory less the weights, in GiB, and the requests it holds at the
+// dataset's mean input + output; the batch is that, capped at 4096 (per pipeline stage) and
+// rounded up (to 32 below 256 with at least 64, to 128 below 1024, else to 256); the token budget
+// is the batch times (1 + input/output), capped at 32768 and rounded up (to 256 below 4096 with at
+// least 2048, to 512 below 8192, else to 1024). Without chunked prefill get_settings raises it to
+// at least the longest prompt plus the batch, so a whole prompt always fits beside a full batch of
+// decodes.
+TrtllmBenchSettings trtllm_bench_settings(double gpu_memory_bytes, int tp, int pp,
+                                          double weight_bytes, double kv_bytes_per_token, int input,
+                                          int output) {
+  constexpr double kGiBytes = 1024.0 * 1024 * 1024;
+  constexpr double kFreeFraction = 0.90;  // trtllm-bench throughput's default
+  TrtllmBenchSettings s;
+  const double total = gpu_memory_bytes / kGiBytes * tp * pp;
+  const double cache = (total - weight_bytes / kGiBytes) * kFreeFraction;
+  s.kv_cache_max_requests = cache / (kv_bytes_per_token / kGiBytes * (input + output));
+  const double raw_bs = std::min(s.kv_cache_max_requests, 4096.0) / pp;
+  const double raw_token = std::min(raw_bs * (1 + static_cast<double>(input) / output), 32768.0);
+  double bs = raw_bs < 256    ? std::max(64.0, 32 * std::ceil(raw_bs / 32))
+              : raw_bs < 1024 ? 128 * std::ceil(raw_bs / 128)
+                              : 256 * std::ceil(raw_bs / 256);
+  double tokens = raw_token < 4096   ? std::max(2048.0, 256 * std::ceil(raw_token / 256))
+                  : raw_token < 8192 ? 512 * std::ceil(raw_token / 512)
+                                     : 1024 * std::ceil(raw_token / 1024);
+  tokens = std::max(tokens, input + bs);  // whole prompts (no chunked prefill)
+  s.max_batch_size = static_cast<int>(bs);
+  s.max_num_tokens = static_cast<int>(tokens);
+  return s;
+}
+
 std::vector<ServeCase> serve_validation_cases() {
   const auto bf16 = NumberFormat::kBf16, fp8 = NumberFormat::kFp8;
   const std::string nim =
@@ -133,8 +167,9 @@ std::vector<ServeCase> serve_validation_cases() {
     // The PyTorch backend's overlap scheduler schedules a step ahead and is on by default
     // (TorchLlmArgs.disable_overlap_scheduler = False; TensorRT-LLM docs, "Overlap Scheduler"):
     // ServeOptions::async_scheduling, the default.
-    r.options.requests = requests;             // a finite run: its first cohort is averaged in
+    r.options.requests = requests;             // a finite run: every request queued at once
     r.options.front_end = FrontEnd::kOffline;  // trtllm-bench drives the engine in-process
+    r.trtllm_bench = true;  // the page's command sets neither max_batch_size nor max_num_tokens
     return r;
   };
   auto trt_row = [&](const std::string& model, const std::string& label, int tp, int input,
@@ -649,7 +684,22 @@ std::vector<ServeValidationRow> run_serve_validation() {
   std::vector<ServeValidationRow> rows;
   for (auto& c : serve_validation_cases()) {
     auto chassis = topo::load_chassis(c.chassis);
-    ServeModel sm(chassis, find_model(c.model), c.options);
+    const Model model = find_model(c.model);
+    if (c.trtllm_bench) {
+      // The engine's limits as trtllm-bench sets them from the dataset (trtllm_bench_settings):
+      // the GPU's memory and the KV cache's bytes a token as the model has them, each GPU holding
+      // at least one KV head.
+      const ServeModel probe(chassis, model, c.options);
+      const double kv_heads = std::max(model.kv_heads, c.options.tp);
+      const auto s =
+          trtllm_bench_settings(probe.memory().capacity, c.options.tp, c.options.pp,
+                                model.total_params() * bytes_per_value(c.options.precision),
+                                probe.memory().kv_bytes_per_token_model / model.kv_heads * kv_heads,
+                                c.options.input, c.options.output);
+      c.options.max_seqs = s.max_batch_size;
+      c.options.max_batched_tokens = s.max_num_tokens;
+    }
+    ServeModel sm(chassis, model, c.options);
     ServeValidationRow r;
     r.predicted =
         c.options.rate > 0 ? sm.open_loop(c.options.rate) : sm.closed_loop(c.options.concurrency);
@@ -659,9 +709,14 @@ std::vector<ServeValidationRow> run_serve_validation() {
     // (docs/serving.md, "Memory and admission"), so such a run is replayed, every request to its
     // mean output.
     const ServeOptions& o = c.options;
-    const bool at_once_past_kv = o.kv_admission == KvAdmission::kPrompt && o.requests > 0 &&
-                                 o.concurrency == o.requests && sm.burst_past_kv(o.requests);
-    if (c.replay_mean_output > 0 || at_once_past_kv) {
+    // A client that queues every request of a finite run at once (trtllm-bench throughput,
+    // `vllm bench serve` with as many clients as prompts) never reaches the steady state the
+    // formulas describe: the engine starts with the whole run waiting and packs the waiting
+    // prompts into its steps as its scheduler does, and drains at the end. The replay steps
+    // through exactly that, so such a run is replayed whatever its admission (docs/serving.md,
+    // "Replay").
+    const bool at_once = o.requests > 0 && o.concurrency >= o.requests;
+    if (c.replay_mean_output > 0 || at_once) {
       ReplayOptions ro;
       ro.concurrency = c.options.concurrency;
       ro.requests = c.options.requests;
