@@ -29,9 +29,9 @@ struct ServeCase {
   double ttft_median_s = 0, ttft_p99_s = 0;
   /// > 0: the run is replayed engine step by engine step (ServeModel::replay) with outputs that end
   /// at EOS at this mean, capped at options.output, over options.requests requests; its TTFT, ITL,
-  /// E2E and rates stand for the steady state's. A vLLM run that releases every request at once
-  /// past the KV-cache bend is replayed whatever this says (run_serve_validation), every request
-  /// to options.output when this is 0
+  /// E2E and rates stand for the steady state's. A run whose client queues every request at once
+  /// (options.concurrency >= options.requests) is replayed whatever this says
+  /// (run_serve_validation), every request to options.output when this is 0
   double replay_mean_output = 0;
   /// Non-empty: the row's gap is open and this names the suspected mechanism; its errors are
   /// reported (and in the medians) but not bounded by the tests
