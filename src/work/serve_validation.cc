@@ -279,13 +279,11 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.async_scheduling = kAzureAsync;
     r.open = tp == 4
                  ? "ITL -30%/-26% at TP 4 (13-18 ms a step) against -14%/-26% (3-7 ms) at TP 1 in "
-                   "the same harness (vLLM v0.7.3, V0 engine); the same author's Llama 3.3 70B at "
-                   "TP 8 over NVLink (custom all-reduce on) is -20%/-17% (~5 ms a step), so ~5 ms "
-                   "a step is the engine's host time there whatever the links; the rest at TP 4 "
-                   "would need ~55-90 us more per all-reduce than the modelled ~20 us over the "
-                   "host-staged path, beyond public small-message figures; V0's driver broadcasts "
-                   "each step's inputs to the workers (vllm-project/vllm issue #5792), no figure; "
-                   "TTFT beyond the API server's 4 ms: the client's and V0's share, no figure"
+                   "the same harness (vLLM v0.7.3, V0 engine): beyond the TP 1 gap ~65 us per "
+                   "all-reduce more than the modelled ~20-30 us over the host-staged path, beyond "
+                   "public small-message figures; V0's driver broadcasts each step's inputs to the "
+                   "workers (vllm-project/vllm issue #5792), host time with no public figure; TTFT "
+                   "beyond the API server's 4 ms: the client's and V0's share, no figure"
                  : "the V0 engine's per-step host time (vLLM v0.7.3; no public figure per step); "
                    "TTFT beyond the API server's 4 ms: the client's and V0's share, no figure";
     return r;
