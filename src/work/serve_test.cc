@@ -1077,6 +1077,21 @@ TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   EXPECT_LE(serve_validation_median(rows, 2), 0.10);
 }
 
+TEST(Serve, AzureRowsRunTheirSourcesEngine) {
+  // The Azure A100 PCIe gists ran vLLM v0.7.3 (the author's manifests pin vllm/vllm-openai:v0.7.3;
+  // docs/VALIDATION.md, "The Azure gists' engine and the TP 4 step"): the V0 engine, which has no
+  // async scheduling, so their rows schedule each step when the last one ends.
+  int azure = 0;
+  for (const auto& c : serve_validation_cases()) {
+    if (c.source.find("surajssd") == std::string::npos) continue;
+    SCOPED_TRACE(c.name);
+    ++azure;
+    EXPECT_FALSE(c.options.async_scheduling);
+    EXPECT_FALSE(c.open.empty());  // the per-step host time and TTFT gaps stay open
+  }
+  EXPECT_EQ(azure, 4);
+}
+
 TEST(Serve, FrontEndQueueHandDerived) {
   // The front end as one FIFO server (work/serve_front.cc). n requests at once, c seconds each:
   // the k-th (k = 0 .. n-1) waits k c, the mean (n-1)/2 c: 4 at 12 ms -> (0+12+24+36)/4 = 18 ms.
