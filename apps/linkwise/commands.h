@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -52,7 +53,15 @@ CLI::Option* add_option(CLI::App& sub, const OptionSpec<S>& spec, S& target) {
     }
   };
   CLI::Option* opt = std::visit(declare, spec.field);
-  if (spec.positive) opt->check(CLI::PositiveNumber);
+  if (spec.positive)  // CLI::PositiveNumber would print its range, up to DBL_MAX, in full
+    opt->check(CLI::Validator(
+        [](std::string& s) {
+          double x = 0;
+          return CLI::detail::lexical_cast(s, x) && x > 0 && std::isfinite(x)
+                     ? std::string()
+                     : "must be a positive finite number, not " + s;
+        },
+        "POSITIVE"));
   if (spec.has(OptionSpec<S>::kRequired)) opt->required();
   if (spec.has(OptionSpec<S>::kLast)) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   if (spec.has(OptionSpec<S>::kOneArg)) opt->allow_extra_args(false);

@@ -1,6 +1,7 @@
 #include "linkwise/work/overlap.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace linkwise::work {
 
@@ -81,6 +82,22 @@ double compute_lost_beside_s(const GpuSpec& gpu, const std::vector<OverlapKernel
     }
   }
   return std::max(0.0, t - own);
+}
+
+double share_lost_beside(const GpuSpec& gpu, const std::vector<OverlapKernel>& kernels,
+                         const OverlapCollective& collective) {
+  const double a = collective.seconds;
+  double own = 0;
+  for (const OverlapKernel& k : kernels) own += std::max(0.0, k.seconds);
+  if (!(a > 0) || !(own > 0)) return 0;
+  // Layers enough to outlast the collective (their own time alone already does), at most 64.
+  const size_t layers = static_cast<size_t>(std::clamp(std::ceil(a / own), 1.0, 64.0));
+  std::vector<OverlapKernel> beside;
+  beside.reserve(layers * kernels.size());
+  for (size_t i = 0; i < layers; ++i) beside.insert(beside.end(), kernels.begin(), kernels.end());
+  const double lost = compute_lost_beside_s(gpu, beside, {collective});
+  const double end = layers * own + lost;  // when the kernels end
+  return end >= a ? lost / a : lost / end;
 }
 
 std::vector<OverlapKernel> layer_kernels(const LayerCompute& lc, const GpuSpec& gpu, const Job& job,

@@ -47,6 +47,26 @@ TEST(WorkOverlap, CollectiveWaitsForTheFirstWaveOfAPersistentGemm) {
               1e-3, 1e-12);
 }
 
+TEST(WorkOverlap, ACollectiveLongerThanALayerLosesBesideEachLayerItSpans) {
+  // H100, a layer of one persistent GEMM of 1 ms beside a gradient bucket of 3 ms. The bucket spans
+  // three layers: GEMM 1 runs 0..2 (late CTAs from 1), GEMM 2 starts at 2 and its late CTAs wait
+  // for the bucket's end at 3: it ends at 4; GEMM 3 runs alone 4..5. Lost 1 + 1 = 2 ms of the
+  // bucket's 3: 2/3 of it, where the first layer's loss alone over the bucket gives 1/3.
+  const GpuSpec h = gpu_of("dgx-h100");
+  const std::vector<OverlapKernel> layer{{1e-3, true, 0}};
+  EXPECT_NEAR(share_lost_beside(h, layer, {3e-3, 360e9}), 2.0 / 3, 1e-9);
+  EXPECT_NEAR(compute_lost_beside_s(h, layer, {{3e-3, 360e9}}) / 3e-3, 1.0 / 3, 1e-9);
+  // A bucket shorter than the layer: lost / a as before (0.5 ms lost of 0.5: the GEMM of 2 ms
+  // loses the bucket's whole time).
+  EXPECT_NEAR(share_lost_beside(h, {{2e-3, true, 0}}, {0.5e-3, 360e9}), 1.0, 1e-9);
+  // A bucket of 1 s beside 1 ms layers: 64 layers beside it, each GEMM twice its time (ending at
+  // 128 ms, the bucket still running): the steady share, 64 / 128 = 0.5.
+  EXPECT_NEAR(share_lost_beside(h, layer, {1.0, 360e9}), 0.5, 1e-9);
+  // Nothing beside it, or no collective: nothing lost.
+  EXPECT_DOUBLE_EQ(share_lost_beside(h, {}, {1e-3, 360e9}), 0);
+  EXPECT_DOUBLE_EQ(share_lost_beside(h, layer, {0, 360e9}), 0);
+}
+
 TEST(WorkOverlap, OneCtaPerTileKernelsLoseTheirShare) {
   // A100 (108 SMs): a 235 GB/s collective holds 24 channels, σ = 24/108 for compute-bound work.
   // A 10 ms kernel beside a 1 ms collective progresses 1 - σ in the first ms: it ends at 1 + (10 -

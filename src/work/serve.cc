@@ -225,6 +225,11 @@ void ServeModel::Impl::validate() {
   if (opt.requests > 0 && opt.rate > 0)
     throw InputError(
         "--requests describes a closed loop's finite benchmark, not an open loop (--rate)");
+  if (opt.requests > 0 && opt.concurrency > opt.requests)
+    throw InputError(fmt::format(
+        "--requests {} is fewer than the {} clients of --concurrency: a finite benchmark's clients "
+        "send at least one request each",
+        opt.requests, opt.concurrency));
   if (opt.lora_rank < 0)
     throw InputError(fmt::format("--lora-rank must be positive, not {}", opt.lora_rank));
 }

@@ -66,7 +66,7 @@ void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Place
   if (t.buckets > 0) {  // gradient buckets beside the last micro-batch's backward
     auto [c, bw] = impl.timed(first_group(pl, t.bucket.group), t.bucket.op, t.bucket.bytes);
     if (c > 0)
-      r.dp_sigma = waves ? compute_lost_beside_s(gpu, kernels_b(), {{c, bw}}) / c
+      r.dp_sigma = waves ? share_lost_beside(gpu, kernels_b(), {c, bw})
                          : comm_kernel_slowdown(gpu, bw, mu_b);
   }
 }

@@ -135,6 +135,19 @@ TEST(ServeCli, BadFlags) {
   EXPECT_NE(r.err.find("a prompt of 9000 tokens does not fit the 8192-token budget"),
             std::string::npos)
       << r.err;
+  for (const char* rate : {"inf", "0", "-1", "nan"}) {  // a short message, not CLI11's range
+    r = run_cli(std::string("serve inference-appliance --model llama3.1-8b --rate ") + rate);
+    EXPECT_EQ(r.exit_code, 2) << rate;
+    EXPECT_NE(r.err.find("--rate"), std::string::npos) << r.err;
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+    EXPECT_EQ(r.out, "") << rate;
+  }
+  r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --requests 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--requests 1 is fewer than the 4 clients of --concurrency"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
   r = run_cli("serve inference-appliance --model llama3.1-8b --rate 2 --requests 300");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--requests describes a closed loop's finite benchmark"), std::string::npos)

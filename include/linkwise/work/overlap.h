@@ -57,6 +57,14 @@ bool persistent_gemms(const GpuSpec& gpu);
 double compute_lost_beside_s(const GpuSpec& gpu, const std::vector<OverlapKernel>& kernels,
                              const std::vector<OverlapCollective>& collectives);
 
+/// Share of a collective's time that the compute beside it loses, the collective starting with
+/// `kernels` (one layer's) and running beside as many of its layers, the kernels repeated, as its
+/// time spans: Σ lost / a while it ends among them. A collective longer than 64 layers' kernels
+/// loses their steady share, lost / (their time + lost), for the rest. Charged against one layer
+/// alone (lost / a), a collective longer than the layer would be charged only that layer's loss.
+double share_lost_beside(const GpuSpec& gpu, const std::vector<OverlapKernel>& kernels,
+                         const OverlapCollective& collective);
+
 /// One layer's forward (or backward) for one micro-batch as kernels: the four weight GEMMs
 /// (persistent where persistent_gemms) in issue order and the rest of each block between them,
 /// memory-bound in the layer's proportion. Backward: each weight GEMM twice (input and weight
