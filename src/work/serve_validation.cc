@@ -11,7 +11,15 @@ namespace linkwise::work {
 
 namespace {
 
-constexpr bool kAzureAsync = true;
+// The Azure gists' vLLM (rows below): v0.7.3, the V0 engine. The gists' author lists them in
+// surajssd/llm-k8s benchmark/vllm_upstream/README.md ("Benchmark Results"), whose manifests for
+// exactly these runs (configs/llama-3-3-70b-instruct/one-node-four-gpus: Standard_NC96ads_A100_v4,
+// TP 4, `--distributed-executor-backend mp`; configs/phi-4: TP 1) pin vllm/vllm-openai:v0.7.3
+// (`:latest` before), as does the benchmark runner's image (benchmark/vllm_upstream/k8s/Dockerfile,
+// VLLM_VERSION=0.7.3; the tables are `.buildkite/nightly-benchmarks`' of that release). V0 has no
+// async scheduling (vLLM PR #19970, 2025-06, a V1 feature; default from v0.14): each step is
+// scheduled when the last one ends.
+constexpr bool kAzureAsync = false;
 
 // Each row names its engine's admission against the KV cache. vLLM V1 admits a request when the
 // blocks of its first chunk fit and preempts past the cache (KvAdmission::kPrompt,
@@ -312,7 +320,8 @@ std::vector<ServeCase> serve_validation_cases() {
   // requests/s, bf16. ShareGPT lengths differ request by request; the rows take each run's mean
   // lengths, derived from its own columns: output = output tok/s / req/s, input = (total - output)
   // tok/s / req/s (70B: 214 in / 214 out; Phi-4: 215 in / 98 out, its requests end at EOS). Both
-  // models take those lengths without truncation. The vLLM version is not stated.
+  // models take those lengths without truncation. The gists state no vLLM version: v0.7.3, the
+  // V0 engine (kAzureAsync above).
   const std::string az_cmd =
       "vLLM nightly-benchmark serving test: vllm serve (bf16, TP as named), benchmark_serving "
       "--dataset-name sharegpt --num-prompts 200 --request-rate R (Poisson)";
@@ -331,15 +340,14 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = kAzureAsync;
     r.open = tp == 4
-                 ? "ITL -25%/-1% at TP 4 (-34%/-42% before host-staged rings ran on NCCL's "
-                   "channel count) against -15%/-29% at TP 1 in the same harness: the engine's "
-                   "per-step host time at TP 4 (version not stated); before the channel count the "
-                   "all-reduces between the bridged pairs across the sockets, each hop at its "
-                   "transport's latency, were 4.7 ms of a step, and public small-message figures "
-                   "over PCIe left no room for the ~95 us more each the gap would take; TTFT "
-                   "beyond the API server's 4 ms: the benchmark client's own share"
-                 : "the engine's per-step host time (version not stated); TTFT beyond the API "
-                   "server's 4 ms: the benchmark client's own share";
+                 ? "ITL -30%/-26% at TP 4 (13-18 ms a step) against -14%/-26% (3-7 ms) at TP 1 in "
+                   "the same harness (vLLM v0.7.3, V0 engine): beyond the TP 1 gap ~65 us per "
+                   "all-reduce more than the modelled ~20-30 us over the host-staged path, beyond "
+                   "public small-message figures; V0's driver broadcasts each step's inputs to the "
+                   "workers (vllm-project/vllm issue #5792), host time with no public figure; TTFT "
+                   "beyond the API server's 4 ms: the client's and V0's share, no figure"
+                 : "the V0 engine's per-step host time (vLLM v0.7.3; no public figure per step); "
+                   "TTFT beyond the API server's 4 ms: the client's and V0's share, no figure";
     return r;
   };
   // gpustack/gpustack docs/performance-lab (GPUStack "Performance Lab"): one H100 SXM, vLLM v0.11.0
