@@ -125,7 +125,7 @@ links:
 
 // A PCIe card's NVLink is its bridge, not the SXM board's fabric of the same generation: plain
 // nvlink4 between two H100 NVL was accepted and modelled at the SXM5 rate (12 links x 25 GB/s x
-// 0.8222 = 246.7 GB/s a direction) instead of the bridge's (12 x 25 x 0.388 = 116.4).
+// 0.8222 = 246.7 GB/s a direction) instead of the bridge's (12 x 25 x 0.678 = 203.4).
 TEST(ChassisTest, PcieCardsTakeTheirBridgeNotTheSxmFabric) {
   for (const auto& [part, sxm, bridge] :
        {std::tuple<std::string, std::string, std::string>{"h100-nvl", "nvlink4", "nvlink4-bridge"},

@@ -225,6 +225,11 @@ void ServeModel::Impl::validate() {
   if (opt.requests > 0 && opt.rate > 0)
     throw InputError(
         "--requests describes a closed loop's finite benchmark, not an open loop (--rate)");
+  if (opt.requests > 0 && opt.concurrency > opt.requests)
+    throw InputError(fmt::format(
+        "--requests {} is fewer than the {} clients of --concurrency: a finite benchmark's clients "
+        "send at least one request each",
+        opt.requests, opt.concurrency));
   if (opt.lora_rank < 0)
     throw InputError(fmt::format("--lora-rank must be positive, not {}", opt.lora_rank));
 }
@@ -555,6 +560,16 @@ StepTime ServeModel::Impl::stage_step(int replica, int stage, double D, double c
       t.comm = L * (ar + 2 * a2a);
     } else {
       t.comm = L * 2 * ar;
+    }
+    if (last && head_tokens > 0) {
+      // The LM head is split tp ways over the vocabulary, so every sampled token's logits are
+      // gathered from all ranks once a step: vLLM V1 all-gathers them, every worker runs the
+      // sampler (vllm/model_executor/layers/logits_processor.py `_gather_logits`; PR #9856: "the
+      // logits_processor has an AllGather instead of a Gather"; V0 gathers them to the driver, the
+      // same bytes into one rank), 16-bit logits of the whole vocabulary per sampled token
+      // (TensorRT-LLM's column-parallel LM head gathers its output too: `ColumnLinear(...,
+      // gather_output=True)` in tensorrt_llm/models/llama/model.py). Timed as an all-gather.
+      t.comm += collective(c, comm::Op::kAllGather, head_tokens * m.vocab * 2.0);
     }
   }
   t.total = t.compute + t.memory + t.kernels + t.comm;

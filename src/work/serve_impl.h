@@ -49,7 +49,9 @@ inline constexpr double kKernelGapS = 3e-6;
 // left 4-13 ms of GPU idle per decode step (vllm-project/vllm issue #6854), which multi-step
 // scheduling and asynchronous output processing (issue #6913) and the V1 engine overlap with the
 // GPU's work, leaving the sampled tokens' device-to-host copy and the scheduler's critical path,
-// ~0.5 ms.
+// ~0.5 ms. The same for every version: V0 and V1 before async scheduling (PR #19970) schedule and
+// prepare each step while the GPU waits, a time no public source gives per step (docs/serving.md,
+// "Known gaps": the Azure V0 rows show 3-7 ms at TP 1).
 inline constexpr double kStepOverheadS = 0.5e-3;
 // vLLM's default --gpu-memory-utilization (vllm/engine/arg_utils.py): the engine sizes its KV cache
 // to fill 90% of the GPU's memory and leaves the rest to other processes and fragmentation.

@@ -70,19 +70,56 @@ double percentile(const std::vector<double>& sorted, double q) {
 // `free` is infinite and the sequence cap (fit_replica) does the admitting.
 struct KvBlocks {
   double free = 0;
+  bool bounded = true;  ///< false: admitted for whole lives, nothing to count
   double need(const Request& q, double tokens) const {
     return std::max(0.0, blocks_for(q.held + tokens) - q.blocks);
   }
-  bool fits(const Request& q, double tokens) const { return need(q, tokens) <= free; }
+  bool fits(const Request& q, double tokens) const { return !bounded || need(q, tokens) <= free; }
   void grow(Request& q, double tokens) {
+    if (!bounded) return;
     double n = need(q, tokens);
     free -= n;
     q.blocks += n;
   }
   void release(Request& q) {
+    if (!bounded) return;
     free += q.blocks;
     q.blocks = 0;
   }
+};
+
+// The running requests in the order the engine admitted them. They stay where they were put (a
+// pool whose freed places are reused) and only their order, a list of places, moves: a step that
+// ends the oldest of thousands shifts small indices, not the requests.
+class Running {
+ public:
+  std::size_t size() const { return order_.size(); }
+  bool empty() const { return order_.empty(); }
+  Request& operator[](std::size_t i) { return pool_[order_[i]]; }
+  const Request& operator[](std::size_t i) const { return pool_[order_[i]]; }
+  Request& back() { return pool_[order_.back()]; }
+  void push_back(const Request& q) {
+    if (free_.empty()) {
+      order_.push_back(static_cast<std::uint32_t>(pool_.size()));
+      pool_.push_back(q);
+    } else {
+      order_.push_back(free_.back());
+      free_.pop_back();
+      pool_[order_.back()] = q;
+    }
+  }
+  void pop_back() {
+    free_.push_back(order_.back());
+    order_.pop_back();
+  }
+  /// Compaction after a step: the i-th stays as the kept-th (kept <= i), or leaves.
+  void keep(std::size_t kept, std::size_t i) { order_[kept] = order_[i]; }
+  void leave(std::size_t i) { free_.push_back(order_[i]); }
+  void truncate(std::size_t kept) { order_.resize(kept); }
+
+ private:
+  std::vector<Request> pool_;
+  std::vector<std::uint32_t> order_, free_;
 };
 
 // One replayed run: its clients, the engine's queues and KV cache, the step being scheduled and the
@@ -101,6 +138,7 @@ class Replay {
   void schedule_running();
   void admit_waiting();
   void finish_step();
+  bool fast_forward();
   ReplayResult summary();
 
   const ServeModel::Impl& m_;
@@ -115,7 +153,7 @@ class Replay {
   std::mt19937_64 rng_;
 
   std::deque<Request> waiting_;
-  std::vector<Request> running_;  // in the order the engine admitted them
+  Running running_;  // in the order the engine admitted them
   KvBlocks kv_;
   int sent_ = 0;
 
@@ -176,6 +214,7 @@ Replay::Replay(const ServeModel::Impl& m, const ReplayOptions& o)
     kv_.free = total;
   } else {
     kv_.free = std::numeric_limits<double>::infinity();
+    kv_.bounded = false;
   }
   cap_ = static_cast<std::size_t>(
       std::max(1, by_prompt ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
@@ -344,12 +383,13 @@ void Replay::finish_step() {
       finish_at_.push_back(q.chunk_at);
       last_chunk_ = std::max(last_chunk_, q.chunk_at);
       kv_.release(q);
+      running_.leave(i);
     } else {
-      if (kept != i) running_[kept] = q;
+      if (kept != i) running_.keep(kept, i);
       ++kept;
     }
   }
-  running_.resize(kept);
+  running_.truncate(kept);
   fe_free_ = std::max(fe_free_, t_) + (fe_at - fe_start);  // the queued requests wait for it
   // Each finished request's client sends its next one as its last chunk arrives, while the run
   // lasts.
@@ -358,9 +398,56 @@ void Replay::finish_step() {
     if (sent_ < o_.requests) send(at);
 }
 
+// Runs of decode steps alike in all but their contexts, taken at once: while every running request
+// decodes, none ends, none can be admitted (nothing waits, or the sequence cap is reached) and the
+// front end costs nothing a token, the steps up to the one before the next request ends hold the
+// same sequences, each one token longer than the last. They are timed one by one as the loop would
+// (each step() at its own mean context) and only the requests' tallies are advanced together, so a
+// run of thousands of requests and outputs steps in time proportional to its steps, not to its
+// steps times its batch. Returns whether it advanced.
+bool Replay::fast_forward() {
+  if (running_.empty() || ghosts_ > 0 || fe_detok_ > 0 || fe_chunk_ > 0 || fe_free_ > t_ ||
+      static_cast<double>(running_.size()) > B_)
+    return false;
+  if (!waiting_.empty() && running_.size() < cap_) return false;
+  int steps = std::numeric_limits<int>::max();
+  double ctx = 0, need = 0;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    const Request& q = running_[i];
+    if (q.left > 0) return false;
+    steps = std::min(steps, q.length - q.generated);
+    ctx += opt_.input + q.generated;
+  }
+  const int k = steps - 1;  // the k-th step after these ends a request: stepped as usual
+  if (k < 2) return false;
+  if (kv_.bounded) {
+    for (std::size_t i = 0; i < running_.size(); ++i) need += kv_.need(running_[i], k);
+    if (need > kv_.free) return false;  // a preemption on the way: stepped as usual
+  }
+  const double D = static_cast<double>(running_.size());
+  for (int j = 0; j < k; ++j) {
+    StepTime st = m_.step(D, ctx / D + j, 0, 0);
+    last_start_ = t_;
+    t_ += st.total;
+  }
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    Request& q = running_[i];
+    kv_.grow(q, k);
+    q.held += k;
+    q.generated += k;
+    q.chunks += k;
+    q.chunk_at = t_;
+  }
+  out_ += D * k;
+  r_.steps += k;
+  busy_ = true;
+  return true;
+}
+
 ReplayResult Replay::run() {
   for (int i = 0; i < std::min(o_.concurrency, o_.requests); ++i) send(0);
   while (!waiting_.empty() || !running_.empty()) {
+    if (fast_forward()) continue;
     const bool ahead = opt_.async_scheduling && busy_;
     begin_step(ahead);
     schedule_running();

@@ -178,7 +178,8 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
   // Llama 3.1 70B, TP 4: two all-reduces per layer (after attention, after the MLP) of one token's
   // hidden state, h · 2 bytes = 8192 · 2 = 16,384 bytes: 160 per decoded token. A decode step of D
   // sequences all-reduces D · 16 KiB 160 times, each timed by the collectives model on the same
-  // GPUs.
+  // GPUs. Once a step the sampled tokens' logits are gathered from the four vocabulary shards
+  // (vLLM V1 all-gathers them: every worker samples): D · vocab · 2 = D · 128,256 · 2 bytes.
   auto chassis = topo::load_chassis("inference-appliance");
   ServeOptions o;
   o.tp = 4;
@@ -190,7 +191,10 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
   comm::Communicator c(chassis, chassis.gpus());
   for (double D : {1.0, 8.0}) {
     double ar = c.predict(comm::Op::kAllReduce, D * 16'384).time_s;
-    EXPECT_NEAR(sm.step(D, 1000, 0, 0).comm, 160 * ar, kTight * 160 * ar) << D;
+    double ag = c.predict(comm::Op::kAllGather, D * 128'256 * 2).time_s;
+    EXPECT_NEAR(sm.step(D, 1000, 0, 0).comm, 160 * ar + ag, kTight * (160 * ar + ag)) << D;
+    // The gather is small beside the all-reduces: one collective of ~250 KiB a token.
+    EXPECT_LT(ag, 0.1 * 160 * ar) << D;
   }
   // On PCIe through the host bridges the all-reduces are latency-bound: each costs about the same
   // for 1 and 8 sequences.
@@ -1011,18 +1015,18 @@ TEST(Serve, Rtx4090ThroughputGapIsItsTtftGap) {
   EXPECT_EQ(checked, 5);
 }
 
-TEST(Serve, ReplayAgreesWithTheFormulasOnMaxThroughputRuns) {
-  // The max-throughput rows of docs/VALIDATION.md (every request queued at once, as many running
-  // as the KV cache admits, 1000-3000 requests): the step-by-step replay and the steady state with
-  // its first cohort (closed_loop with `requests`) describe the same run, so their output tokens/s
-  // agree within 5% (the replay's ramp down at the end and its exact contexts are what differ).
-  int checked = 0;
+TEST(Serve, ReplayPacksThePromptsTheFormulasTakeOneAStep) {
+  // The TensorRT-LLM max-throughput rows of docs/VALIDATION.md (every request queued at once, as
+  // many running as the KV cache admits): the steady-state formulas add one waiting prompt a step,
+  // the replay packs the waiting prompts as the scheduler does. With n sequences running at O
+  // output tokens each, n / O requests end a step on average: at 128/128 (n ~ 1000, O = 128) about
+  // eight, so the formulas' one a step caps the rate and the replay, which refills the batch, runs
+  // more than 20% faster. Packing never costs throughput: on every row the replay is at least the
+  // formulas' less its ramp at the start and drain at the end (5%). Hence the validation replays
+  // every such run (run_serve_validation).
+  int checked = 0, short_runs = 0;
   for (const auto& c : serve_validation_cases()) {
-    if (c.options.requests == 0 || c.options.concurrency != c.options.requests) continue;
-    // The Qwen3 0.6B row (512-token prompts, decode steps of ~5 ms) is where the formulas' one
-    // prompt per step caps the rate (docs/serving.md, "Known gaps"): the replay packs the waiting
-    // prompts and gives 28.4k tok/s against the formulas' 21.5k. Its gap is open.
-    if (!c.open.empty()) continue;
+    if (!c.trtllm_bench) continue;
     SCOPED_TRACE(c.name);
     auto chassis = topo::load_chassis(c.chassis);
     ServeModel sm(chassis, find_model(c.model), c.options);
@@ -1031,10 +1035,15 @@ TEST(Serve, ReplayAgreesWithTheFormulasOnMaxThroughputRuns) {
     r.requests = c.options.requests;
     double replay = sm.replay(r).output_tokens_per_s;
     double formula = sm.closed_loop(c.options.concurrency).output_tokens_per_s;
-    EXPECT_NEAR(replay, formula, 0.05 * formula);
+    EXPECT_GT(replay, 0.95 * formula);
+    if (c.options.input == 128 && c.options.output == 128) {
+      EXPECT_GT(replay, 1.2 * formula);
+      ++short_runs;
+    }
     ++checked;
   }
-  EXPECT_GE(checked, 10);
+  EXPECT_GE(checked, 60);
+  EXPECT_EQ(short_runs, 6);
 }
 
 TEST(Serve, ValidationHoldsOnItlAndThroughput) {
@@ -1071,6 +1080,21 @@ TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   EXPECT_GE(pcie_only, 2);
   EXPECT_LE(serve_validation_median(rows, 1), 0.10);
   EXPECT_LE(serve_validation_median(rows, 2), 0.10);
+}
+
+TEST(Serve, AzureRowsRunTheirSourcesEngine) {
+  // The Azure A100 PCIe gists ran vLLM v0.7.3 (the author's manifests pin vllm/vllm-openai:v0.7.3;
+  // docs/VALIDATION.md, "The Azure gists' engine and the TP 4 step"): the V0 engine, which has no
+  // async scheduling, so their rows schedule each step when the last one ends.
+  int azure = 0;
+  for (const auto& c : serve_validation_cases()) {
+    if (c.source.find("surajssd") == std::string::npos) continue;
+    SCOPED_TRACE(c.name);
+    ++azure;
+    EXPECT_FALSE(c.options.async_scheduling);
+    EXPECT_FALSE(c.open.empty());  // the per-step host time and TTFT gaps stay open
+  }
+  EXPECT_EQ(azure, 4);
 }
 
 TEST(Serve, FrontEndQueueHandDerived) {
@@ -1177,7 +1201,6 @@ TEST(Serve, GpusNoReplicaTakes) {
 }
 
 }  // namespace
-}  // namespace linkwise::work
 
 namespace linkwise::work {
 namespace {
@@ -1266,4 +1289,48 @@ TEST(ServeRun, SweepPointsPastTheCacheAreReplayedAsTheSinglePoint) {
 }
 
 }  // namespace
+}  // namespace linkwise::work
+
+TEST(Serve, TrtllmBenchSettingsFromTheDataset) {
+  // trtllm-bench's heuristics (tensorrt_llm/bench/build/tuning.py) for Llama 3.1 405B FP8 at TP 8
+  // on eight 80 GiB GPUs: weights 405e9 B = 377.18 GiB of 640; KV cache 0.90 x 262.82 = 236.54 GiB;
+  // FP8 KV a token 2 x 126 layers x 8 heads x 128 x 1 B = 258048 B = 2.4033e-4 GiB.
+  //  - 128/128: 236.54 / (2.4033e-4 x 256) = 3844.6 requests; batch 256 x ceil(15.02) = 4096;
+  //    tokens 3844.6 x 2 = 7689 -> 512 x ceil(15.02) = 8192, above 128 + 4096.
+  //  - 2048/128: 452.3 requests -> 128 x ceil(3.53) = 512; 452.3 x 17 = 7689 -> 8192.
+  //  - 20000/2000: 44.7 requests -> at least 64; 44.7 x 11 = 492 -> 2048, raised to the prompt
+  //    and the batch, 20000 + 64 = 20064 (whole prompts).
+  const double gib = 1024.0 * 1024 * 1024;
+  auto s = trtllm_bench_settings(80 * gib, 8, 1, 405e9, 258048, 128, 128);
+  EXPECT_NEAR(s.kv_cache_max_requests, 3844.6, 0.1);
+  EXPECT_EQ(s.max_batch_size, 4096);
+  EXPECT_EQ(s.max_num_tokens, 8192);
+  s = trtllm_bench_settings(80 * gib, 8, 1, 405e9, 258048, 2048, 128);
+  EXPECT_NEAR(s.kv_cache_max_requests, 452.3, 0.1);
+  EXPECT_EQ(s.max_batch_size, 512);
+  EXPECT_EQ(s.max_num_tokens, 8192);
+  s = trtllm_bench_settings(80 * gib, 8, 1, 405e9, 258048, 20000, 2000);
+  EXPECT_EQ(s.max_batch_size, 64);
+  EXPECT_EQ(s.max_num_tokens, 20064);
+}
+
+TEST(Serve, ValidationReplaysRunsThatQueueEveryRequestAtOnce) {
+  // The path follows the client: a finite run whose requests are all queued at once
+  // (trtllm-bench throughput; vllm bench serve with as many clients as prompts) is replayed step
+  // by step, and the TensorRT-LLM rows take trtllm-bench's limits, not vLLM's defaults.
+  int at_once = 0;
+  for (const auto& r : run_serve_validation()) {
+    const auto& o = r.c.options;
+    if (o.requests > 0 && o.concurrency >= o.requests) {
+      SCOPED_TRACE(r.c.name);
+      EXPECT_TRUE(r.replayed);
+      ++at_once;
+    }
+  }
+  EXPECT_GE(at_once, 60);
+  int trt = 0;
+  for (const auto& c : serve_validation_cases()) trt += c.trtllm_bench ? 1 : 0;
+  EXPECT_GE(trt, 60);
+}
+
 }  // namespace linkwise::work

@@ -142,6 +142,12 @@ TEST(ServeCli, BadFlags) {
     EXPECT_LT(r.err.size(), 200u) << r.err;
     EXPECT_EQ(r.out, "") << rate;
   }
+  r = run_cli("serve inference-appliance --model llama3.1-8b --concurrency 4 --requests 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--requests 1 is fewer than the 4 clients of --concurrency"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
   r = run_cli("serve inference-appliance --model llama3.1-8b --rate 2 --requests 300");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--requests describes a closed loop's finite benchmark"), std::string::npos)

@@ -29,14 +29,32 @@ struct ServeCase {
   double ttft_median_s = 0, ttft_p99_s = 0;
   /// > 0: the run is replayed engine step by engine step (ServeModel::replay) with outputs that end
   /// at EOS at this mean, capped at options.output, over options.requests requests; its TTFT, ITL,
-  /// E2E and rates stand for the steady state's. A vLLM run that releases every request at once
-  /// past the KV-cache bend is replayed whatever this says (run_serve_validation), every request
-  /// to options.output when this is 0
+  /// E2E and rates stand for the steady state's. A run whose client queues every request at once
+  /// (options.concurrency >= options.requests) is replayed whatever this says
+  /// (run_serve_validation), every request to options.output when this is 0
   double replay_mean_output = 0;
   /// Non-empty: the row's gap is open and this names the suspected mechanism; its errors are
   /// reported (and in the medians) but not bounded by the tests
   std::string open;
+  /// The run is trtllm-bench's throughput command without --max_batch_size/--max_num_tokens: the
+  /// engine's limits are the ones its heuristics choose from the dataset's lengths
+  /// (trtllm_bench_settings), not vLLM's defaults
+  bool trtllm_bench = false;
 };
+
+/// The max_batch_size and max_num_tokens `trtllm-bench throughput` gives the PyTorch backend when
+/// the command names neither (tensorrt_llm/bench/benchmark/utils/general.py get_settings ->
+/// tensorrt_llm/bench/build/tuning.py calc_engine_setting, finetune_setting).
+struct TrtllmBenchSettings {
+  int max_batch_size = 0;
+  int max_num_tokens = 0;
+  double kv_cache_max_requests = 0;  ///< its estimate of the requests the KV cache holds
+};
+/// gpu_memory_bytes per GPU, weight_bytes and kv_bytes_per_token of the whole model, the dataset's
+/// input and output lengths (all alike), whole prompts (no chunked prefill).
+TrtllmBenchSettings trtllm_bench_settings(double gpu_memory_bytes, int tp, int pp,
+                                          double weight_bytes, double kv_bytes_per_token, int input,
+                                          int output);
 
 struct ServeValidationRow {
   ServeCase c;
