@@ -125,6 +125,15 @@ constexpr double kSplitKMinK = 256;
 // ~68% (NVIDIA/cutlass issue #1139), cuBLAS ~40% at 16 x 2752 x 4096 (issue #1176).
 constexpr double kGemmMemoryEfficiency = 0.85;
 
+// fp8 GEMMs reach a smaller share of their (twice as high) peak than 16-bit GEMMs: the figure the
+// serving step uses (work/serve_impl.h, kFp8GemmRelative: DeepGEMM's best dense fp8 GEMM on H100
+// at 71 % of 1979 TFLOP/s, deepseek-ai/DeepGEMM PR #74, against cuBLAS bf16 at 81 % of 989,
+// zzc0721/torch-performance-test-data issue #79). derived: 0.71 / 0.81 = 0.88 of η. Checked on one
+// H200 (data/measured/h200-compute-shapes-2026-12-01, fp8 `_scaled_mm` against the bf16 GEMM of
+// the same shape): fp8 ran 1.48-1.87x the bf16 speed, median 1.80x = 0.90 of the 2x the peaks
+// give; not independent of that run's clock (docs/VALIDATION.md, "Compute by shape").
+constexpr double kFp8GemmShareOfEta = 0.88;
+
 // What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring
 // collectives on 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s
 // bus bandwidth (docs/ VALIDATION.md, nccl-tests issue #149): ~10 GB/s each; NCCL "would use 16
@@ -202,6 +211,11 @@ GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double cou
   t.memory_s = bytes / (gpu.memory_bytes_per_s * kGemmMemoryEfficiency);
   t.launch_s = kLaunchS;
   return t;
+}
+
+GpuSpec weight_gemm_gpu(GpuSpec g) {
+  if (g.fp8 && g.peak_flops > g.half_peak_flops) g.gemm_efficiency *= kFp8GemmShareOfEta;
+  return g;
 }
 
 double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count, double b_bytes) {
@@ -321,7 +335,8 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   *flops += core_flops;
   if (core_only) return core;
   double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
-  double proj = gemm_time(gpu, x.S, qkv_n, x.h) + gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
+  const GpuSpec w = weight_gemm_gpu(gpu);
+  double proj = gemm_time(w, x.S, qkv_n, x.h) + gemm_time(w, x.S, x.h, x.a * x.d / x.t);
   *flops += 2 * x.S * qkv_n * x.h + 2 * x.S * x.h * x.a * x.d / x.t;
   double elementwise = elementwise_time(gpu, x, m.dropout);  // norm, add, dropout
   if (gpu.fp8)
@@ -336,11 +351,12 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
   double up_n = (m.gated_ffn ? 2 : 1) * x.f / x.t;
   double tokens = x.S * m.top_k;
   double per_expert = tokens / x.count;  // tokens each local expert sees (x.count local experts)
-  double t = gemm_time(gpu, per_expert, up_n, x.h, x.count) +
-             gemm_time(gpu, per_expert, x.h, x.f / x.t, x.count);
+  const GpuSpec w = weight_gemm_gpu(gpu);
+  double t = gemm_time(w, per_expert, up_n, x.h, x.count) +
+             gemm_time(w, per_expert, x.h, x.f / x.t, x.count);
   *flops += 2 * tokens * up_n * x.h + 2 * tokens * x.h * x.f / x.t;
   if (m.moe()) {
-    t += gemm_time(gpu, x.S, m.experts, x.h);  // router
+    t += gemm_time(half_precision(gpu), x.S, m.experts, x.h);  // router (a 16-bit linear)
     *flops += 2 * x.S * x.h * m.experts;
   }
   double act_bytes = (m.gated_ffn ? x.act_bytes : x.gelu_bytes) * tokens * x.f / x.t;
@@ -386,12 +402,13 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   c.flops_f = attn_flops + mlp_flops;
   {  // the GEMMs beside the TP collectives, as attention_forward and mlp_forward time them
     double qkv_n = (x.a + 2 * std::max(x.g, x.t)) * x.d / x.t;
-    c.gemm_qkv = gemm_time(gpu, x.S, qkv_n, x.h);
-    c.gemm_proj = gemm_time(gpu, x.S, x.h, x.a * x.d / x.t);
+    const GpuSpec w = weight_gemm_gpu(gpu);
+    c.gemm_qkv = gemm_time(w, x.S, qkv_n, x.h);
+    c.gemm_proj = gemm_time(w, x.S, x.h, x.a * x.d / x.t);
     c.sms = gpu.sms;
     if (!m.moe()) {
-      c.gemm_up = gemm_time(gpu, x.S, (m.gated_ffn ? 2 : 1) * x.f / x.t, x.h);
-      c.gemm_down = gemm_time(gpu, x.S, x.h, x.f / x.t);
+      c.gemm_up = gemm_time(w, x.S, (m.gated_ffn ? 2 : 1) * x.f / x.t, x.h);
+      c.gemm_down = gemm_time(w, x.S, x.h, x.f / x.t);
     }
   }
   // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen
@@ -433,8 +450,15 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.mlp_b += c.mlp_f;
     c.flops_b += c.flops_f;
     c.mem_b += c.mem_f;
-  } else if (job.recompute == Recompute::kSelective && !job.flash_attention) {
+  } else if (job.recompute == Recompute::kSelective) {
+    // Megatron-core's selective recomputation (--recompute-granularity selective, module
+    // core_attn) checkpoints the attention core: its backward runs the core's forward again,
+    // fused or not (megatron/core/transformer/attention.py, checkpoint_core_attention ->
+    // _checkpointed_attention_forward around core_attention, TEDotProductAttention included;
+    // Transformer Engine's DotProductAttention(checkpoint_core_attention=True) does the same). The
+    // fused kernel's backward recomputes the scores inside it as well: both are paid.
     c.attn_b += core_f;
+    c.core_b += core_f;
     c.flops_b += core_flops;
     c.mem_b += core_mem;
   }
@@ -449,13 +473,29 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
 double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
   double S = static_cast<double>(job.seq) * mb / p.cp, V = static_cast<double>(m.vocab) / p.tp;
-  double f = gemm_time(gpu, S, V, m.hidden);
+  // The output layer stays 16-bit in fp8 jobs: Megatron-core's is a tensor_parallel
+  // ColumnParallelLinear, not a Transformer Engine module (megatron/core/models/gpt/gpt_model.py),
+  // so it runs outside fp8_autocast's reach; torchtitan's float8 conversion skips "output"
+  // (filter_fqns).
+  double f = gemm_time(half_precision(gpu), S, V, m.hidden);
   double loss = memory_time(gpu, 10 * S * V);  // logits read, fp32 softmax written and read back
   double b = 2 * f;  // input and weight gradients of the output projection
   if (job.mode == Mode::kLora) b = f;
   if (job.framework == Framework::kHf)
     return hf_eager_head(f + b, m, job, p, gpu.memory_bytes_per_s, kLaunchS);
   return f + b + loss + memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
+}
+
+double fp8_weight_cast_time(double params, const GpuSpec& gpu) {
+  // Transformer Engine casts each linear layer's bf16 weight to fp8 with its transpose (the dgrad
+  // GEMM's operand) in one cast_transpose kernel: read 2 bytes, write 1 + 1. Megatron-core passes
+  // is_first_microbatch to the TE modules (set_is_first_microbatch in the pipeline schedules), so
+  // the cast runs on a step's first micro-batch and later ones reuse it: once a step. (Before that,
+  // every micro-batch cast again: NVIDIA/Megatron-LM issue #629, "about 5%" of a NeMo 7B fp8 step
+  // on the reporter's nsys timeline.) Delayed scaling's amax reductions and scale updates (one
+  // small all-reduce of the amaxes and a multi-tensor update per forward and backward) are a few
+  // tens of microseconds a micro-batch and not counted.
+  return !gpu.fp8 || params <= 0 ? 0 : memory_time(gpu, 4 * params);
 }
 
 double optimizer_time(double params, const GpuSpec& gpu, double bytes_per_param) {

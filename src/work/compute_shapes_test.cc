@@ -48,7 +48,7 @@ struct Row {
 // Rows of every section, grouped for the summary.
 std::vector<Row> compare(const nlohmann::json& j) {
   std::vector<Row> rows;
-  GpuSpec bf16 = h200(Precision::kBf16), fp8 = h200(Precision::kFp8);
+  GpuSpec bf16 = h200(Precision::kBf16), fp8 = weight_gemm_gpu(h200(Precision::kFp8));
   for (const auto& g : j["gemm"]) {
     std::string label = g["label"], pass = g["pass_"];
     double m = g["m"], n = g["n"], k = g["k"];
@@ -253,6 +253,68 @@ TEST(WorkComputeShapes, GemmTimeAtThePowerCappedClock) {
   // A part without the clock figures keeps its architecture's η: A100 0.85.
   auto a = topo::load_chassis("dgx-a100");
   EXPECT_NEAR(gpu_spec(a.node(a.gpus().front()), Precision::kBf16).gemm_efficiency, 0.85, 1e-12);
+}
+
+TEST(WorkComputeShapes, Fp8LinearGemmsAtTheirShareOfEta) {
+  // H100 SXM (dgx-h100) in an fp8 job: the linear layers' GEMMs at the fp8 peak 1978.9 TFLOP/s and
+  // 0.88 of η = 0.85 · 1455 / 1830 = 0.67582: 0.59472.
+  auto c = topo::load_chassis("dgx-h100");
+  const topo::Node& node = c.node(c.gpus().front());
+  GpuSpec fp8 = gpu_spec(node, Precision::kFp8), bf16 = gpu_spec(node, Precision::kBf16);
+  const double eta = 0.85 * 1455 / 1830;
+  EXPECT_NEAR(weight_gemm_gpu(fp8).gemm_efficiency, 0.88 * eta, 1e-12);
+  EXPECT_NEAR(weight_gemm_gpu(bf16).gemm_efficiency, eta, 1e-12);  // 16-bit jobs: unchanged
+  // Llama 2 7B MLP up-projection of one 4096-token sequence, 4096 x 11008 x 4096: 1376 tiles in 11
+  // waves, q = 1376 / 1452 = 0.94766; 3.6938e11 FLOP / (1978.9e12 · 0.59472 · 0.94766 = 1115.3e12)
+  // = 0.3312 ms, + 3 us: 1.77x faster than bf16's 0.5859 ms, not 2x.
+  EXPECT_NEAR(gemm_time(weight_gemm_gpu(fp8), 4096, 11008, 4096),
+              2.0 * 4096 * 11008 * 4096 / (1978.9e12 * 0.88 * eta * 1376 / 1452) + 3e-6, 1e-12);
+  EXPECT_NEAR(gemm_time(weight_gemm_gpu(fp8), 4096, 11008, 4096), 0.3342e-3, 1e-6);
+  // The output layer stays 16-bit (Megatron-core's ColumnParallelLinear): the fp8 job's head takes
+  // what the bf16 job's does.
+  Model m = find_model("llama2-7b");
+  Job j;
+  j.seq = 4096, j.micro_batch = 1, j.global_batch = 8, j.framework = Framework::kMegatron;
+  Plan p;
+  p.micro_batch = 1;
+  j.precision = Precision::kFp8;
+  double head_fp8 = head_compute(m, j, p, fp8);
+  j.precision = Precision::kBf16;
+  EXPECT_NEAR(head_fp8, head_compute(m, j, p, bf16), 1e-12);
+  // Weights cast to fp8 with their transposes once a step: read 2, write 1 + 1 bytes per parameter
+  // at 3.35 TB/s. One Llama 2 7B layer, 202.4M linear parameters: 0.8095 GB, 0.2417 ms, + 3 us; 0
+  // in bf16.
+  const double w = m.layer_params();
+  EXPECT_NEAR(fp8_weight_cast_time(w, fp8), 4 * w / 3.35e12 + 3e-6, 1e-12);
+  EXPECT_NEAR(fp8_weight_cast_time(w, fp8), 0.2447e-3, 1e-6);
+  EXPECT_EQ(fp8_weight_cast_time(w, bf16), 0.0);
+}
+
+TEST(WorkComputeShapes, SelectiveRecomputeRunsTheFusedCoreAgain) {
+  // Megatron-core's selective recomputation checkpoints the attention core, fused or not: the
+  // backward pays one more core forward. Llama 2 7B, one 4096-token sequence on an H100 SXM, bf16,
+  // Transformer Engine's fused attention as the step charges it (the whole 4 · 4096² · 32 · 128 =
+  // 2.7488e11 FLOP at η · 0.75 = 0.50686 of 989.4e12): 0.5481 ms, + 3 us.
+  auto c = topo::load_chassis("dgx-h100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  Model m = find_model("llama2-7b");
+  Job j;
+  j.seq = 4096, j.micro_batch = 1, j.global_batch = 8, j.framework = Framework::kMegatron;
+  j.precision = Precision::kBf16, j.flash_attention = true;
+  Plan p;
+  p.micro_batch = 1;
+  j.recompute = Recompute::kNone;
+  LayerCompute none = layer_compute(m, j, p, g);
+  j.recompute = Recompute::kSelective;
+  LayerCompute sel = layer_compute(m, j, p, g);
+  const double core = 4.0 * 4096 * 4096 * 32 * 128 / (989.4e12 * 0.85 * 1455 / 1830 * 0.75) + 3e-6;
+  EXPECT_NEAR(none.core_f, core, 1e-12);
+  EXPECT_NEAR(none.core_f, 0.5511e-3, 1e-6);
+  EXPECT_NEAR(sel.attn_b - none.attn_b, core, 1e-12);
+  EXPECT_NEAR(sel.core_b - none.core_b, core, 1e-12);
+  EXPECT_NEAR(sel.flops_b - none.flops_b, 4.0 * 4096 * 4096 * 32 * 128, 1.0);
+  EXPECT_NEAR(sel.attn_f, none.attn_f, 1e-15);  // the forward is the same
+  EXPECT_NEAR(sel.mlp_b, none.mlp_b, 1e-15);
 }
 
 }  // namespace

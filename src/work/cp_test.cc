@@ -74,8 +74,11 @@ TEST(WorkCp, RingKvBytesPerLayerPerStepByHand) {
     EXPECT_EQ(it.coll.op, comm::Op::kSendRecv);
     EXPECT_DOUBLE_EQ(it.beside_s, lc.core_f / 4);
   }
+  // The backward's steps carry K,V and dK,dV (2 x 4 MiB) and, under the default selective
+  // recomputation, the recomputed forward's K,V again (4 MiB): 12 MiB beside core_b, which holds
+  // the recomputed core forward too.
   for (const auto& it : b) {
-    EXPECT_DOUBLE_EQ(it.coll.bytes, 8388608.0);
+    EXPECT_DOUBLE_EQ(it.coll.bytes, 12582912.0);
     EXPECT_DOUBLE_EQ(it.beside_s, lc.core_b / 4);
   }
   // The critical path still holds the layer's whole compute: the ring's blocks plus the rest.
@@ -93,10 +96,11 @@ TEST(WorkCp, RingKvBytesPerLayerPerStepByHand) {
 TEST(WorkCp, ExposedRingTimeWhenComputeIsShorterThanTheTransfer) {
   // Llama 3 8B, seq 1024, cp=8 on the PCIe server (tp=1, dp=1), global batch 2 (2 micro-batches of
   // 1). Each GPU holds 128 tokens; a ring step sends 2 · 128 · 8 · 128 · 2 = 524,288 bytes of K,V
-  // (1,048,576 with dK,dV in the backward) around all 8 GPUs, over the PCIe switches and the socket
-  // link, while its block of attention is 128 queries x 128 keys (a few microseconds). Exposed per
-  // layer: 7 · max(0, t(B) - core_f/8) forward + 7 · max(0, t(2B) - core_b/8) backward, times 32
-  // layers and 2 micro-batches; t the send/recv ring of the 8 GPUs alone (comm::predict).
+  // (1,572,864 in the backward: dK,dV, and K,V again for the default selective recomputation's
+  // core forward) around all 8 GPUs, over the PCIe switches and the socket link, while its block
+  // of attention is 128 queries x 128 keys (a few microseconds). Exposed per layer: 7 · max(0,
+  // t(B) - core_f/8) forward + 7 · max(0, t(3B) - core_b/8) backward, times 32 layers and 2
+  // micro-batches; t the send/recv ring of the 8 GPUs alone (comm::predict).
   auto c = topo::load_chassis("pcie-8gpu-gen4");
   Job j;
   j.seq = 1024, j.global_batch = 2;
@@ -106,7 +110,7 @@ TEST(WorkCp, ExposedRingTimeWhenComputeIsShorterThanTheTransfer) {
   ASSERT_DOUBLE_EQ(cp_ring_bytes(sm.model(), sm.job(), p), B);
   auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
   const double tf = comm::predict(c, comm::Op::kSendRecv, c.gpus(), B).time_s;
-  const double tb = comm::predict(c, comm::Op::kSendRecv, c.gpus(), 2 * B).time_s;
+  const double tb = comm::predict(c, comm::Op::kSendRecv, c.gpus(), 3 * B).time_s;
   ASSERT_GT(tf, lc.core_f / 8);
   ASSERT_GT(tb, lc.core_b / 8);
   const double exposed = 2 * 32 * 7 * ((tf - lc.core_f / 8) + (tb - lc.core_b / 8));

@@ -249,7 +249,8 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
           ? 0
           : optimizer_time(sh.stage_trainable / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu(),
                            framework_traits(job, p).optimizer_bytes_per_param);
-  b.compute_s = mm * (comp_f + comp_b) + b.optimizer_s;
+  b.compute_s =
+      mm * (comp_f + comp_b) + b.optimizer_s + fp8_weight_cast_time(L * sh.layer_weights, sm.gpu());
   b.tp_s = mm * L * (r.tp_f + r.tp_b);
   b.ep_s = mm * L * (r.ep_f + r.ep_b);
   b.cp_s = mm * L * (r.cp_f + r.cp_b);

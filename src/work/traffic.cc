@@ -142,7 +142,9 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   half(t.backward, mlp_b, "mlp backward", true, lc.gemm_down, rs_back(lc.gemm_up, {"up"}),
        !async_tp);
   half(t.backward, attn_b, "attention backward", false, lc.gemm_proj,
-       rs_back(lc.gemm_qkv, {"q", "k", "v"}), !async_tp, lc.core_b, 2 * ring_kv);
+       rs_back(lc.gemm_qkv, {"q", "k", "v"}), !async_tp, lc.core_b,
+       // selective recomputation runs the core's forward ring again before its backward ring
+       (job.recompute == Recompute::kSelective ? 3 : 2) * ring_kv);
 
   const bool lora = job.mode == Mode::kLora;
   const double G = sh.layer_trainable;  // one layer's gradients on this GPU

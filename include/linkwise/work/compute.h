@@ -81,6 +81,10 @@ struct GemmTime {
 /// element of the k x n operand (a layer's weight: 2 in 16 bits, 1 in fp8, ~0.52 in int4).
 GemmTime gemm_parts(const GpuSpec& gpu, double m, double n, double k, double count = 1,
                     double b_bytes = 2);
+/// The GPU as a training step's linear layers see it: in fp8 jobs (Transformer Engine's fp8
+/// GEMMs) η times 0.88, the share of their twice-as-high peak fp8 GEMMs reach against 16-bit ones
+/// (work/compute.cc); unchanged otherwise.
+GpuSpec weight_gemm_gpu(GpuSpec gpu);
 /// Seconds for a (batched) GEMM: gemm_parts(...).total().
 double gemm_time(const GpuSpec& gpu, double m, double n, double k, double count = 1,
                  double b_bytes = 2);
@@ -113,7 +117,8 @@ struct LayerCompute {
   double gemm_qkv = 0, gemm_proj = 0, gemm_up = 0, gemm_down = 0;
   int sms = 0;  ///< the GPU's SMs, which overlap kernels on SMs take from the GEMMs beside them
   /// The attention core (fused attention) forward and backward, seconds, part of attn_f and
-  /// attn_b: context parallelism runs it as cp ring steps, each beside one K,V transfer.
+  /// attn_b: context parallelism runs it as cp ring steps, each beside one K,V transfer. core_b
+  /// holds selective recomputation's second core forward too.
   double core_f = 0, core_b = 0;
   double forward() const { return attn_f + mlp_f; }
   double backward() const { return attn_b + mlp_b; }
@@ -137,6 +142,10 @@ double comm_kernel_slowdown(const GpuSpec& gpu, double busbw_Bps, double mem_fra
 /// NCCL channels (SMs) a collective of bus bandwidth `busbw_Bps` runs on (see
 /// comm_kernel_slowdown).
 int nccl_channels(double busbw_Bps);
+
+/// Seconds a step spends casting the linear layers' weights to fp8 with their transposes (4 bytes
+/// per parameter at HBM speed, once a step: Megatron-core's fp8 weight cache); 0 unless gpu.fp8.
+double fp8_weight_cast_time(double linear_params_local, const GpuSpec& gpu);
 
 /// The optimizer step on the GPU (AdamW, memory-bound: `bytes_per_param` moved per trainable
 /// parameter it holds; 28 for a fused AdamW, the framework's figure in FrameworkTraits).
