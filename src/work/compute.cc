@@ -125,14 +125,7 @@ constexpr double kSplitKMinK = 256;
 // ~68% (NVIDIA/cutlass issue #1139), cuBLAS ~40% at 16 x 2752 x 4096 (issue #1176).
 constexpr double kGemmMemoryEfficiency = 0.85;
 
-// fp8 GEMMs reach a smaller share of their (twice as high) peak than 16-bit GEMMs: the figure the
-// serving step uses (work/serve_impl.h, kFp8GemmRelative: DeepGEMM's best dense fp8 GEMM on H100
-// at 71 % of 1979 TFLOP/s, deepseek-ai/DeepGEMM PR #74, against cuBLAS bf16 at 81 % of 989,
-// zzc0721/torch-performance-test-data issue #79). derived: 0.71 / 0.81 = 0.88 of η. Checked on one
-// H200 (data/measured/h200-compute-shapes-2026-12-01, fp8 `_scaled_mm` against the bf16 GEMM of
-// the same shape): fp8 ran 1.48-1.87x the bf16 speed, median 1.80x = 0.90 of the 2x the peaks
-// give; not independent of that run's clock (docs/VALIDATION.md, "Compute by shape").
-constexpr double kFp8GemmShareOfEta = 0.88;
+// kFp8GemmShareOfEta (linkwise/work/compute.h): fp8 GEMMs at 0.88 of the 16-bit efficiency.
 
 // What one NCCL channel (one CTA on one SM) moves. derived: HGX A100 runs its NVSwitch ring
 // collectives on 24 channels (NCCL INFO "Channel 23/24", nccl-tests issue #100) at ~230-235 GB/s

@@ -328,7 +328,7 @@ void ServeModel::Impl::place() {
   // The GPU as the step's GEMMs see it (stage_step): the weight matmuls at the weights' peak and
   // the burst η (times the FP8 figure on FP8 tensor cores), the LM head at the 16-bit peak.
   gemm_gpu = gpu;
-  gemm_gpu.gemm_efficiency = gpu.burst_gemm_efficiency * (fp8_matmuls ? kFp8GemmRelative : 1.0);
+  gemm_gpu.gemm_efficiency = gpu.burst_gemm_efficiency * (fp8_matmuls ? kFp8GemmShareOfEta : 1.0);
   head_gpu = gpu;
   head_gpu.peak_flops = attention_peak_flops;
   head_gpu.gemm_efficiency = gpu.burst_gemm_efficiency;

@@ -22,12 +22,6 @@ inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 // a handful of rows a little less (NVIDIA CUTLASS and FlashInfer decode kernels report 80-90% of
 // peak); 0.85.
 inline constexpr double kMemoryEfficiency = 0.85;
-// FP8 GEMMs reach a smaller share of their (twice as high) peak than 16-bit GEMMs of theirs: on
-// Hopper the best dense FP8 GEMM of DeepGEMM reaches 1404 of 1979 TFLOP/s (71%;
-// deepseek-ai/DeepGEMM pull request #74, "Normal GEMMs for dense models", 4096x7168x16384 before
-// its tile change) where bf16 cuBLAS reaches 797.5 of 989 (81%; zzc0721/torch-performance-test-data
-// issue #79, H100 80GB HBM3, 8192^3). derived: 0.71 / 0.81 = 0.88 of the GPU's GEMM efficiency.
-inline constexpr double kFp8GemmRelative = 0.88;
 // Fused attention runs at this fraction of the GEMM efficiency (FlashAttention-2 forward: 50-73% of
 // A100 peak against ~85% for large GEMMs, Dao 2023 section 4.1; the same figure as
 // work/compute.cc).

@@ -71,6 +71,17 @@ bool has_fused_attention(const topo::Node& gpu);
 /// when the GPU has no tensor cores for it ("a100-sxm has no FP8 tensor cores").
 GpuSpec gpu_spec(const topo::Node& gpu, Precision precision);
 
+// fp8 GEMMs reach a smaller share of their (twice as high) peak than 16-bit GEMMs: on Hopper the
+// best dense fp8 GEMM of DeepGEMM reaches 1404 of 1979 TFLOP/s (71 %; deepseek-ai/DeepGEMM PR #74,
+// "Normal GEMMs for dense models", 4096x7168x16384) where bf16 cuBLAS reaches 797.5 of 989 (81 %;
+// zzc0721/torch-performance-test-data issue #79, H100 80GB HBM3, 8192^3). derived: 0.71 / 0.81 =
+// 0.88 of the GPU's GEMM efficiency η. Used by the training step's linear layers and the serving
+// step alike. Checked on one H200 (data/measured/h200-compute-shapes-2026-12-01, fp8 `_scaled_mm`
+// against the bf16 GEMM of the same shape): fp8 ran 1.48-1.87x the bf16 speed, median 1.80x = 0.90
+// of the 2x the peaks give; not independent of that run's clock (docs/VALIDATION.md, "Compute by
+// shape").
+inline constexpr double kFp8GemmShareOfEta = 0.88;
+
 /// A GEMM's time in parts: its tensor-core side, its memory side, its launch (seconds).
 struct GemmTime {
   double compute_s = 0, memory_s = 0, launch_s = 0;
