@@ -340,7 +340,12 @@ ServeResult serve_prediction(const topo::Chassis& chassis, const Model& model,
   const double steps =
       static_cast<double>(so.requests) *
       (so.output + std::ceil((1 - so.prefix_hit) * so.input / sm.max_batched_tokens()));
-  if (whole && steps > kMaxReplaySteps) {
+  if (whole && so.kv_offload) {  // the replay keeps the KV cache on the GPUs (ServeModel::replay)
+    r.notes.push_back(
+        "the replay of a finite run leaves KV offload out: the point is the steady state, not the "
+        "run's ramp and drain (docs/serving.md, \"Replay\")");
+    whole = false;
+  } else if (whole && steps > kMaxReplaySteps) {
     r.notes.push_back(fmt::format(
         "a run of {} requests would replay {:.2g} request-steps, more than {:.0e}: the point is "
         "the steady state, not the run's ramp and drain (docs/serving.md, \"Replay\")",

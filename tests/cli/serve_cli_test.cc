@@ -336,6 +336,12 @@ TEST(ServeCli, AtOnceRunIsReplayed) {
   EXPECT_EQ(t["replicas"], 2);
   EXPECT_EQ(t["replayed"], true);
   EXPECT_NEAR(t["output_tokens_per_s"].get<double>(), 2 * x, 0.1 * 2 * x);
+  // The replay keeps the KV cache on the GPUs: with --kv-offload the point stays the steady state
+  // and a note says why.
+  auto off = run_cli(cmd + " --gpus 0 --kv-offload");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.out.find("replayed step by step"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find("leaves KV offload out"), std::string::npos) << off.out;
 }
 
 TEST(ServeCli, Validation) {
