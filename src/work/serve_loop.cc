@@ -373,8 +373,10 @@ void ServeModel::Impl::describe(ServeResult* r) const {
                                        : (burst_arrivals() ? "; burst arrivals (clients in phase)"
                                                            : "; poisson arrivals"));
   if (opt.requests > 0)
-    r->engine +=
-        fmt::format("; a run of {} requests, the first cohort's wait averaged in", opt.requests);
+    r->engine += opt.concurrency >= opt.requests
+                     ? fmt::format("; a run of {} requests, all queued at once", opt.requests)
+                     : fmt::format("; a run of {} requests, the first cohort's wait averaged in",
+                                   opt.requests);
   if (opt.async_scheduling) r->engine += "; async scheduling (a step scheduled ahead)";
   r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
                            detail::front_end_latency_s(opt.front_end) * 1e3);

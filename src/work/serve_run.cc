@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -203,15 +204,16 @@ void take_replayed(const ServePoint& replayed, ServePoint* p) {
 
 }  // namespace
 
-void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r) {
+void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r, bool answer) {
   // vLLM V1 admits by prompt and preempts past the KV cache; a closed loop with burst arrivals
   // (fixed lengths, clients in step) past the burst fit runs a state the steady-state formulas do
   // not describe (docs/serving.md, "Memory and admission"): replay it engine step by engine step,
   // the answer and every sweep point past the cache alike.
   const int n = std::max(1, so.concurrency);
-  auto x = replay_point(sm, so, n, r->replicas, r->arrivals, &r->notes);
+  std::optional<PastKv> x;
+  if (answer) x = replay_point(sm, so, n, r->replicas, r->arrivals, &r->notes);
   for (ServePoint& p : r->sweep) {
-    if (p.concurrency == n) {  // the answer's own point: replayed (or not) above
+    if (p.concurrency == n) {  // the answer's own point: replayed (or not) above, or the caller's
       if (x) take_replayed(x->point, &p);
     } else if (auto y = replay_point(sm, so, p.concurrency, r->replicas, r->arrivals, &r->notes)) {
       take_replayed(y->point, &p);
@@ -230,6 +232,129 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
       so.requests > 0
           ? fmt::format(" in a run of {} requests", so.requests)
           : fmt::format(" over {} lives a client after {} of warm-up", kSteadyLives, kSteadyLives));
+}
+
+bool queued_at_once(const ServeOptions& o) {
+  return o.rate <= 0 && o.requests > 0 && o.concurrency >= o.requests;
+}
+
+ServeOptions engine_limits(const topo::Chassis& chassis, const Model& model, ServeOptions o) {
+  if (o.front_end != FrontEnd::kOffline || !queued_at_once(o) || o.max_seqs > 0 ||
+      o.max_batched_tokens > 0)
+    return o;
+  // The engine's limits as trtllm-bench sets them from the dataset (trtllm_bench_settings): the
+  // GPU's memory and the KV cache's bytes a token as the model has them, each GPU holding at least
+  // one KV head.
+  const ServeModel probe(chassis, model, o);
+  const double kv_heads = std::max(model.kv_heads, o.tp);
+  const auto s = trtllm_bench_settings(
+      probe.memory().capacity, o.tp, o.pp, model.total_params() * bytes_per_value(o.precision),
+      probe.memory().kv_bytes_per_token_model / model.kv_heads * kv_heads, o.input, o.output);
+  o.max_seqs = s.max_batch_size;
+  o.max_batched_tokens = s.max_num_tokens;
+  return o;
+}
+
+namespace {
+
+// A finite run replayed whole (queued at once, or requests that end at EOS): its requests spread
+// evenly over the replicas (`extra` replicas take one more), each replica's clients capped at its
+// requests; the replicas run side by side, so the box's rates add theirs and its means weigh
+// theirs by requests (ITL by gaps between tokens).
+void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_output,
+                   ServeResult* r) {
+  const int reps = std::max(1, r->replicas);
+  const int base = so.requests / reps, extra = so.requests % reps;
+  const int clients = std::max(1, so.concurrency);
+  double tok_s = 0, req_s = 0, requests = 0, ttft = 0, e2e = 0, itl = 0, gaps = 0;
+  long preemptions = 0;
+  ReplayResult one;  // the replicas' run when they all run the same requests
+  for (int k = 0; k < 2; ++k) {
+    const int n = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
+    if (n < 1 || count < 1) continue;
+    ReplayOptions ro;
+    ro.requests = n;
+    ro.concurrency = reps == 1 ? clients : std::min(clients, n);
+    ro.mean_output = mean_output;
+    one = sm.replay(ro);
+    const double g = n * std::max(0.0, one.mean_output - 1);
+    tok_s += count * one.output_tokens_per_s;
+    req_s += count * one.requests_per_s;
+    requests += count * n;
+    ttft += count * n * one.ttft_mean_s;
+    e2e += count * n * one.e2e_mean_s;
+    itl += count * g * one.itl_mean_s;
+    gaps += count * g;
+    preemptions += count * one.preemptions;
+  }
+  ServePoint& p = r->point;
+  if (reps == 1) {  // the replay's own figures
+    p.ttft_s = one.ttft_mean_s;
+    p.itl_s = one.itl_mean_s;
+    p.e2e_s = one.e2e_mean_s;
+  } else {
+    p.ttft_s = ttft / requests;
+    p.itl_s = gaps > 0 ? itl / gaps : 0;
+    p.e2e_s = e2e / requests;
+  }
+  p.output_tokens_per_s = tok_s;
+  p.requests_per_s = req_s;
+  p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : 0;
+  p.queue_s = 0;  // the wait for a slot is in the replay's TTFT, not told apart
+  r->preemptions = preemptions;
+  if (extra == 0 || base == 0) {
+    r->ttft_median_s = one.ttft_median_s;
+    r->ttft_p99_s = one.ttft_p99_s;
+  }
+  for (ServePoint& q : r->sweep)
+    if (q.concurrency == p.concurrency) take_replayed(p, &q);
+  r->replayed =
+      queued_at_once(so)
+          ? fmt::format("replayed step by step: all {} requests queued at once", so.requests)
+          : fmt::format(
+                "replayed step by step: {} requests from {} clients, ending at EOS at a "
+                "mean of {:.0f} output tokens",
+                so.requests, clients, mean_output);
+  if (reps > 1) r->replayed += fmt::format(", spread over {} replicas", reps);
+  if (so.kv_admission == KvAdmission::kPrompt)
+    r->replayed += fmt::format(" ({} preemptions)", preemptions);
+}
+
+}  // namespace
+
+ServeResult serve_prediction(const topo::Chassis& chassis, const Model& model,
+                             const ServeOptions& options, const std::vector<int>& sweep,
+                             double mean_output) {
+  const ServeOptions so = engine_limits(chassis, model, options);
+  ServeModel sm(chassis, model, so);
+  ServeResult r = sm.result();
+  if (!sweep.empty()) sm.sweep(sweep, &r);
+  // A client that queues every request of a finite run at once never reaches the steady state the
+  // formulas describe: the engine starts with the whole run waiting, packs the waiting prompts into
+  // its steps as its scheduler does, and drains at the end. The replay steps through exactly that,
+  // whatever the admission (docs/serving.md, "Replay"); so does it through requests that end at
+  // EOS. Sweep points stay the steady state (or vLLM's replay past the KV cache).
+  bool whole = queued_at_once(so) || (mean_output > 0 && so.requests > 0);
+  // What the replay would step (as replay_point counts it): beyond kMaxReplaySteps the point keeps
+  // the steady state, and says so.
+  const double steps =
+      static_cast<double>(so.requests) *
+      (so.output + std::ceil((1 - so.prefix_hit) * so.input / sm.max_batched_tokens()));
+  if (whole && so.kv_offload) {  // the replay keeps the KV cache on the GPUs (ServeModel::replay)
+    r.notes.push_back(
+        "the replay of a finite run leaves KV offload out: the point is the steady state, not the "
+        "run's ramp and drain (docs/serving.md, \"Replay\")");
+    whole = false;
+  } else if (whole && steps > kMaxReplaySteps) {
+    r.notes.push_back(fmt::format(
+        "a run of {} requests would replay {:.2g} request-steps, more than {:.0e}: the point is "
+        "the steady state, not the run's ramp and drain (docs/serving.md, \"Replay\")",
+        so.requests, steps, kMaxReplaySteps));
+    whole = false;
+  }
+  replay_past_kv(sm, so, &r, !whole);
+  if (whole) replay_finite(sm, so, mean_output, &r);
+  return r;
 }
 
 ServeRun run_serve(const ServeRunOptions& o) {
@@ -266,11 +391,7 @@ ServeRun run_serve(const ServeRunOptions& o, const topo::Chassis& chassis) {
   auto model = find_model(o.model);
   std::vector<int> points = o.sweep.empty() ? std::vector<int>{} : sweep_concurrencies(o.sweep_max);
   run.sweep = !points.empty();
-  const ServeOptions so = make_serve_options(o);
-  ServeModel sm(chassis, model, so);
-  run.result = sm.result();
-  if (!points.empty()) sm.sweep(points, &run.result);
-  replay_past_kv(sm, so, &run.result);
+  run.result = serve_prediction(chassis, model, make_serve_options(o), points);
   if (auto links = topo::link_rates_note(chassis); !links.empty())
     run.result.notes.push_back(links);
   return run;

@@ -1334,3 +1334,73 @@ TEST(Serve, ValidationReplaysRunsThatQueueEveryRequestAtOnce) {
 }
 
 }  // namespace linkwise::work
+
+namespace linkwise::work {
+namespace {
+
+TEST(ServeRun, OneRuleChoosesTheReplayAndTheEngineLimits) {
+  // A run is queued at once when its client holds as many clients as requests (closed loop only).
+  ServeOptions o;
+  o.requests = 3000;
+  o.concurrency = 3000;
+  EXPECT_TRUE(queued_at_once(o));
+  o.concurrency = 2999;
+  EXPECT_FALSE(queued_at_once(o));
+  o.requests = 0;  // the steady state
+  EXPECT_FALSE(queued_at_once(o));
+  // Each trtllm-bench validation row (offline front end, queued at once, neither limit given)
+  // gets its limits from engine_limits.
+  int checked = 0;
+  for (const auto& c : serve_validation_cases()) {
+    if (!c.trtllm_bench) continue;
+    SCOPED_TRACE(c.name);
+    auto chassis = topo::load_chassis(c.chassis);
+    const Model model = find_model(c.model);
+    const ServeOptions e = engine_limits(chassis, model, c.options);
+    EXPECT_GT(e.max_seqs, 0);
+    EXPECT_GT(e.max_batched_tokens, 0);
+    // The vLLM front end, or a limit given, leaves the options as they are.
+    ServeOptions v = c.options;
+    v.front_end = FrontEnd::kVllmApiServer;
+    EXPECT_EQ(engine_limits(chassis, model, v).max_seqs, 0);
+    ServeOptions g = c.options;
+    g.max_seqs = 7;
+    EXPECT_EQ(engine_limits(chassis, model, g).max_batched_tokens, 0);
+    ++checked;
+  }
+  EXPECT_GE(checked, 60);
+}
+
+TEST(ServeRun, AtOnceRunIsTheReplayOfItsRequests) {
+  // Qwen3 0.6B on one H100, 512/128, 500 requests queued at once (the validation's max-throughput
+  // row): the answer is ServeModel::replay of those 500 requests, figure for figure, and the
+  // result says so; the same run with one client fewer is not queued at once and keeps the steady
+  // state (not past the KV cache: 500 x 640 tokens fit).
+  auto chassis = topo::load_chassis("dgx-h100");
+  const Model model = find_model("qwen3-0.6b");
+  ServeOptions o;
+  o.gpus = {"GPU0"};
+  o.replicas = 1;
+  o.input = 512;
+  o.output = 128;
+  o.requests = 500;
+  o.concurrency = 500;
+  o.kv_admission = KvAdmission::kPrompt;
+  const ServeResult r = serve_prediction(chassis, model, o);
+  ReplayOptions ro;
+  ro.concurrency = 500;
+  ro.requests = 500;
+  const ReplayResult rep = ServeModel(chassis, model, o).replay(ro);
+  EXPECT_EQ(r.replayed, "replayed step by step: all 500 requests queued at once (0 preemptions)");
+  EXPECT_DOUBLE_EQ(r.point.output_tokens_per_s, rep.output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(r.point.ttft_s, rep.ttft_mean_s);
+  EXPECT_DOUBLE_EQ(r.ttft_p99_s, rep.ttft_p99_s);
+  o.concurrency = 499;
+  const ServeResult s = serve_prediction(chassis, model, o);
+  EXPECT_TRUE(s.replayed.empty());
+  EXPECT_DOUBLE_EQ(s.point.output_tokens_per_s,
+                   ServeModel(chassis, model, o).closed_loop(499).output_tokens_per_s);
+}
+
+}  // namespace
+}  // namespace linkwise::work

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "linkwise/topo/chassis.h"
+#include "linkwise/work/serve_run.h"
 
 namespace linkwise::work {
 
@@ -695,55 +696,18 @@ std::vector<ServeValidationRow> run_serve_validation() {
   std::vector<ServeValidationRow> rows;
   for (auto& c : serve_validation_cases()) {
     auto chassis = topo::load_chassis(c.chassis);
-    const Model model = find_model(c.model);
-    if (c.trtllm_bench) {
-      // The engine's limits as trtllm-bench sets them from the dataset (trtllm_bench_settings):
-      // the GPU's memory and the KV cache's bytes a token as the model has them, each GPU holding
-      // at least one KV head.
-      const ServeModel probe(chassis, model, c.options);
-      const double kv_heads = std::max(model.kv_heads, c.options.tp);
-      const auto s =
-          trtllm_bench_settings(probe.memory().capacity, c.options.tp, c.options.pp,
-                                model.total_params() * bytes_per_value(c.options.precision),
-                                probe.memory().kv_bytes_per_token_model / model.kv_heads * kv_heads,
-                                c.options.input, c.options.output);
-      c.options.max_seqs = s.max_batch_size;
-      c.options.max_batched_tokens = s.max_num_tokens;
-    }
-    ServeModel sm(chassis, model, c.options);
+    // The call `linkwise serve` makes (serve_prediction): a run whose client queues every request
+    // at once is replayed step by step whatever its admission, with trtllm-bench's own limits
+    // through the offline front end (engine_limits); a row whose requests end at EOS
+    // (replay_mean_output) is replayed at that mean; vLLM V1 past the KV cache as the CLI does.
+    const ServeResult res =
+        serve_prediction(chassis, find_model(c.model), c.options, {}, c.replay_mean_output);
     ServeValidationRow r;
-    r.predicted =
-        c.options.rate > 0 ? sm.open_loop(c.options.rate) : sm.closed_loop(c.options.concurrency);
-    // A vLLM run that releases every request at once past the KV-cache bend (more requests than
-    // the cache holds for their whole lives, or than the sequence cap) admits them by prompt and
-    // preempts and recomputes as they grow in step; only the replay steps through that
-    // (docs/serving.md, "Memory and admission"), so such a run is replayed, every request to its
-    // mean output.
-    const ServeOptions& o = c.options;
-    // A client that queues every request of a finite run at once (trtllm-bench throughput,
-    // `vllm bench serve` with as many clients as prompts) never reaches the steady state the
-    // formulas describe: the engine starts with the whole run waiting and packs the waiting
-    // prompts into its steps as its scheduler does, and drains at the end. The replay steps
-    // through exactly that, so such a run is replayed whatever its admission (docs/serving.md,
-    // "Replay").
-    const bool at_once = o.requests > 0 && o.concurrency >= o.requests;
-    if (c.replay_mean_output > 0 || at_once) {
-      ReplayOptions ro;
-      ro.concurrency = c.options.concurrency;
-      ro.requests = c.options.requests;
-      ro.mean_output = c.replay_mean_output;
-      auto rep = sm.replay(ro);
-      r.replayed = true;
-      r.preemptions = rep.preemptions;
-      r.ttft_median_s = rep.ttft_median_s;
-      r.ttft_p99_s = rep.ttft_p99_s;
-      r.predicted.ttft_s = rep.ttft_mean_s;
-      r.predicted.itl_s = rep.itl_mean_s;
-      r.predicted.e2e_s = rep.e2e_mean_s;
-      r.predicted.output_tokens_per_s = rep.output_tokens_per_s;
-      r.predicted.requests_per_s = rep.requests_per_s;
-      r.predicted.tokens_per_s_per_user = rep.itl_mean_s > 0 ? 1 / rep.itl_mean_s : 0;
-    }
+    r.predicted = res.point;
+    r.replayed = !res.replayed.empty();
+    r.preemptions = res.preemptions;
+    r.ttft_median_s = res.ttft_median_s;
+    r.ttft_p99_s = res.ttft_p99_s;
     r.ttft_error = err(r.predicted.ttft_s, c.ttft_s);
     r.itl_error = err(r.predicted.itl_s, c.itl_s);
     r.throughput_error = err(r.predicted.output_tokens_per_s, c.output_tokens_per_s);

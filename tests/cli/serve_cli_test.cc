@@ -294,6 +294,56 @@ TEST(ServeCli, PromptAdmissionPastTheCacheSaysItWasReplayed) {
   EXPECT_EQ(o["replayed"], false);
 }
 
+TEST(ServeCli, AtOnceRunIsReplayed) {
+  // trtllm-bench throughput's run: 3000 requests of 1000/1000 queued at once on one H100 through
+  // the offline front end, whole prompts. The steady state does not describe it (the engine starts
+  // with the whole run waiting, packs the waiting prompts, drains at the end), so the CLI replays
+  // it step by step with trtllm-bench's own limits, as `serve --validation` does for that row.
+  // Fixed lengths: every request ends its 1000 tokens, so output tok/s = 1000 x req/s, and the
+  // mean E2E is the mean TTFT plus 999 mean ITLs (both exact but for rounding: 1e-6).
+  const std::string cmd =
+      "serve dgx-h100 --model llama3.1-8b --precision fp8 --input 1000 --output 1000 "
+      "--front-end offline --no-chunked-prefill --requests 3000 --concurrency 3000";
+  auto text = run_cli(cmd + " --gpus 0"), one = run_cli(cmd + " --gpus 0 --json"),
+       two = run_cli(cmd + " --gpus 0,1 --json");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(text.out.find("\nreplayed step by step: all 3000 requests queued at once\n"),
+            std::string::npos)
+      << text.out;
+  auto j = nlohmann::json::parse(one.out);
+  EXPECT_EQ(j["replayed"], true);
+  for (const char* k : {"ttft_s", "itl_s", "e2e_s", "output_tokens_per_s", "requests_per_s"})
+    EXPECT_GT(j[k].get<double>(), 0) << k;
+  const double x = j["output_tokens_per_s"].get<double>();
+  EXPECT_NEAR(x, 1000 * j["requests_per_s"].get<double>(), 1e-6 * x);
+  const double e2e = j["e2e_s"].get<double>();
+  EXPECT_NEAR(e2e, j["ttft_s"].get<double>() + 999 * j["itl_s"].get<double>(), 1e-6 * e2e);
+  EXPECT_LT(j["ttft_s"].get<double>(), e2e);
+  // The validation's row (TensorRT-LLM Llama 3.1 8B fp8 TP1 H100, 1000/1000): the same figure.
+  auto v = nlohmann::json::parse(run_cli("serve --validation --json").out);
+  bool found = false;
+  for (const auto& row : v)
+    if (row["case"] == "TensorRT-LLM Llama 3.1 8B fp8 TP1 H100, 1000/1000, max throughput") {
+      found = true;
+      EXPECT_DOUBLE_EQ(row["predicted"]["output_tokens_per_s"].get<double>(), x);
+    }
+  EXPECT_TRUE(found);
+  // Two replicas run 1500 requests each side by side: about twice one GPU's rate (each replica's
+  // run is half as long, so its ramp and drain weigh more: within 10%).
+  auto t = nlohmann::json::parse(two.out);
+  EXPECT_EQ(t["replicas"], 2);
+  EXPECT_EQ(t["replayed"], true);
+  EXPECT_NEAR(t["output_tokens_per_s"].get<double>(), 2 * x, 0.1 * 2 * x);
+  // The replay keeps the KV cache on the GPUs: with --kv-offload the point stays the steady state
+  // and a note says why.
+  auto off = run_cli(cmd + " --gpus 0 --kv-offload");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.out.find("replayed step by step"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find("leaves KV offload out"), std::string::npos) << off.out;
+}
+
 TEST(ServeCli, Validation) {
   auto r = run_cli("serve --validation --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -214,6 +214,9 @@ struct ServeResult {
   /// arrivals admitted by prompt past the KV cache): this line says so, with its preemptions
   std::string replayed;
   long preemptions = 0;  ///< the replay's preemptions (all replicas), when replayed
+  /// the replay's median and P99 TTFT (ReplayResult) when a run queued at once was replayed with
+  /// every replica running the same requests; 0 otherwise
+  double ttft_median_s = 0, ttft_p99_s = 0;
 };
 
 /// A finite closed-loop benchmark replayed one engine step at a time (docs/serving.md, "Replay").

@@ -41,12 +41,37 @@ struct ServeRun {
   ServeResult result;                    ///< not validation
 };
 
+/// A finite closed-loop run whose client queues every request at once (requests > 0 and
+/// concurrency >= requests: trtllm-bench throughput, `vllm bench serve` with as many clients as
+/// prompts): the engine starts with the whole run waiting and drains at the end, a run the
+/// steady-state formulas do not describe, so serve_prediction replays it step by step.
+bool queued_at_once(const ServeOptions& options);
+
+/// The options as the engine runs them: a run queued at once through the offline front end
+/// (FrontEnd::kOffline, trtllm-bench throughput) that names neither max_seqs nor
+/// max_batched_tokens takes trtllm-bench's own limits (trtllm_bench_settings) from the GPU's
+/// memory, the weights and the KV cache's bytes a token; other options come back as they are.
+ServeOptions engine_limits(const topo::Chassis& chassis, const Model& model, ServeOptions options);
+
+/// The one serving prediction behind `linkwise serve` and `serve --validation`: the engine's
+/// limits (engine_limits), the options' point (and the sweep, each point the steady state), then
+/// the replay where the steady state does not hold. A run queued at once (queued_at_once), or a
+/// finite run with `mean_output` > 0 (requests that end at EOS at that mean, capped at the
+/// output; ReplayOptions::mean_output), has its point replayed step by step over its requests,
+/// spread over the replicas, and ServeResult::replayed says so; otherwise vLLM V1 past the KV cache
+/// is replayed as replay_past_kv says.
+ServeResult serve_prediction(const topo::Chassis& chassis, const Model& model,
+                             const ServeOptions& options, const std::vector<int>& sweep = {},
+                             double mean_output = 0);
+
 /// vLLM V1 past the KV cache: a closed loop with burst arrivals admitted by prompt
 /// (KvAdmission::kPrompt) past the burst fit (ServeModel::burst_past_kv) has its point replayed
 /// engine step by engine step (ServeModel::replay), a finite run of `requests` as it is or else the
 /// steady state between warm-up and drain, and `r` says so (ServeResult::replayed); otherwise `r`
 /// stays as it is.
-void replay_past_kv(const ServeModel& sm, const ServeOptions& options, ServeResult* r);
+/// With `answer` false the options' own point is left to the caller (sweep points only).
+void replay_past_kv(const ServeModel& sm, const ServeOptions& options, ServeResult* r,
+                    bool answer = true);
 
 /// `linkwise serve`'s options: flags, help, ranges and Python keywords (util/option_spec.h).
 const std::vector<OptionSpec<ServeRunOptions>>& serve_options();

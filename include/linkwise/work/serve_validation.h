@@ -3,9 +3,9 @@
 //
 // Each case names the machine (a preset, and the GPUs used), the model, the deployment (tp,
 // precision), the load (concurrency, input and output tokens) and what was measured (TTFT, ITL,
-// output tokens/s); run_serve_validation() predicts the same with work::serve() and reports the
-// error. Nothing is fitted per case. docs/VALIDATION.md holds the table `linkwise serve
-// --validation` prints.
+// output tokens/s); run_serve_validation() predicts the same with work::serve_prediction() (the
+// call `linkwise serve` makes) and reports the error. Nothing is fitted per case.
+// docs/VALIDATION.md holds the table `linkwise serve --validation` prints.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -31,14 +31,16 @@ struct ServeCase {
   /// at EOS at this mean, capped at options.output, over options.requests requests; its TTFT, ITL,
   /// E2E and rates stand for the steady state's. A run whose client queues every request at once
   /// (options.concurrency >= options.requests) is replayed whatever this says
-  /// (run_serve_validation), every request to options.output when this is 0
+  /// (work::queued_at_once, serve_prediction), every request to options.output when this is 0
   double replay_mean_output = 0;
   /// Non-empty: the row's gap is open and this names the suspected mechanism; its errors are
   /// reported (and in the medians) but not bounded by the tests
   std::string open;
   /// The run is trtllm-bench's throughput command without --max_batch_size/--max_num_tokens: the
   /// engine's limits are the ones its heuristics choose from the dataset's lengths
-  /// (trtllm_bench_settings), not vLLM's defaults
+  /// (trtllm_bench_settings), not vLLM's defaults. serve_prediction applies them by its own rule
+  /// (work::engine_limits: the offline front end, queued at once, neither limit given), which
+  /// every such row meets (test ServeRun.OneRuleChoosesTheReplayAndTheEngineLimits)
   bool trtllm_bench = false;
 };
 
