@@ -21,6 +21,8 @@ nlohmann::json point_json(const work::ServePoint& p) {
   return {{"concurrency", p.concurrency},
           {"rate", p.rate},
           {"running_per_replica", p.running},
+          {"running_peak_per_replica", p.running_peak},
+          {"steady_running_per_replica", p.steady_running},
           {"ttft_s", p.ttft_s},
           {"itl_s", p.itl_s},
           {"e2e_s", p.e2e_s},
@@ -121,7 +123,11 @@ std::string serve_text(const work::ServeResult& r) {
   t.row({"output tokens/s per user", fmt::format("{:.1f}", p.tokens_per_s_per_user)});
   t.row({"output tokens/s per box", fmt::format("{:.0f}", p.output_tokens_per_s)});
   t.row({"requests/s", fmt::format("{:.3f}", p.requests_per_s)});
-  t.row({"sequences batched per replica", fmt::format("{:.1f}", p.running)});
+  if (p.running_peak > 0)  // what the replay that gave the figures above ran
+    t.row({"batched per replica, replayed",
+           fmt::format("{:.1f} sequences mean, {:.0f} peak", p.running, p.running_peak)});
+  else
+    t.row({"sequences batched per replica", fmt::format("{:.1f}", p.running)});
   o << t.render() << "\n";
   Table mt;
   mt.header({"memory per GPU", "GiB"});
@@ -139,7 +145,11 @@ std::string serve_text(const work::ServeResult& r) {
       m.kv_bytes_per_token_model / 1024, m.kv_bytes_per_token / 1024, r.max_concurrency_fit);
   const auto& s = p.decode;
   Table st;
-  st.header({"mean engine step", "ms", "share"});
+  // A replayed point keeps the steady state's mean step (and bound): say at which batch.
+  st.header({p.running_peak > 0 ? fmt::format("mean engine step (steady state at {:.1f} sequences)",
+                                              p.steady_running)
+                                : std::string("mean engine step"),
+             "ms", "share"});
   auto row = [&](const char* name, double v) {
     if (v > 0) st.row({name, ms(v), pct(v / s.total)});
   };

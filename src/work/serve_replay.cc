@@ -160,6 +160,7 @@ class Replay {
   // The step being scheduled: chosen at `decided_`, its decode and prompt tokens and their mean
   // contexts, what each running request runs in it.
   double decided_ = 0, budget_ = 0, D_ = 0, ctx_d_ = 0, C_ = 0, ctx_p_ = 0;
+  int prefills_ = 0;  // sequences running a chunk of their prompt in this step
   bool preempted_ = false;
   std::vector<double> take_;
   std::vector<char> decoding_;
@@ -252,6 +253,7 @@ void Replay::send(double at) {
 void Replay::begin_step(bool ahead) {
   decided_ = ahead ? last_start_ : t_;  // when this step's work is chosen
   D_ = ctx_d_ = C_ = ctx_p_ = 0;
+  prefills_ = 0;
   if (ahead && ghosts_ > 0) {
     D_ += ghosts_;
     ctx_d_ += ghost_ctx_;
@@ -273,6 +275,7 @@ void Replay::schedule(std::size_t i, double tokens, bool decode) {
     ctx_d_ += opt_.input + q.generated;
   } else {
     take_[i] = tokens;
+    ++prefills_;
     C_ += tokens;
     ctx_p_ += tokens * (hit_prefix_ + (q.prompt - q.left) + tokens / 2);
   }
@@ -429,7 +432,10 @@ bool Replay::fast_forward() {
     StepTime st = m_.step(D, ctx / D + j, 0, 0);
     last_start_ = t_;
     t_ += st.total;
+    r_.busy_s += st.total;
+    r_.batch_seq_s += D * st.total;
   }
+  r_.batch_peak = std::max(r_.batch_peak, static_cast<int>(running_.size()));
   for (std::size_t i = 0; i < running_.size(); ++i) {
     Request& q = running_[i];
     kv_.grow(q, k);
@@ -466,6 +472,10 @@ ReplayResult Replay::run() {
     t_ += st.total;
     busy_ = true;
     ++r_.steps;
+    const double seqs = D_ + prefills_;  // the ghosts of the last step hold their slots (D_)
+    r_.busy_s += st.total;
+    r_.batch_seq_s += seqs * st.total;
+    r_.batch_peak = std::max(r_.batch_peak, static_cast<int>(seqs));
     finish_step();
   }
   return summary();

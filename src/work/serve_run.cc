@@ -86,6 +86,7 @@ constexpr double kMaxReplaySteps = 5e7;
 
 struct Replayed {
   double tokens = 0, duration = 0, requests = 0, ttft_sum = 0, e2e_sum = 0, itl_sum = 0, gaps = 0;
+  double batch_seq_s = 0, busy_s = 0, batch_peak = 0;  // ReplayResult's
   long preemptions = 0;
 };
 
@@ -103,6 +104,9 @@ Replayed replay_run(const ServeModel& sm, int clients, int requests, int output)
   x.gaps = static_cast<double>(requests) * (output - 1);
   x.itl_sum = r.itl_mean_s * x.gaps;
   x.preemptions = r.preemptions;
+  x.batch_seq_s = r.batch_seq_s;
+  x.busy_s = r.busy_s;
+  x.batch_peak = r.batch_peak;
   return x;
 }
 
@@ -121,6 +125,9 @@ Replayed replay_replica(const ServeModel& sm, int clients, int requests, int out
   d.itl_sum = b.itl_sum - a.itl_sum;
   d.gaps = b.gaps - a.gaps;
   d.preemptions = b.preemptions - a.preemptions;
+  d.batch_seq_s = b.batch_seq_s - a.batch_seq_s;
+  d.busy_s = b.busy_s - a.busy_s;
+  d.batch_peak = b.batch_peak;  // the longer run's, the warm-up's peak included
   return d;
 }
 
@@ -132,12 +139,16 @@ struct PastKv {
   ServePoint point;
   long preemptions = 0;
 };
+// Whether n clients run past the KV cache as vLLM V1 does: a closed loop of burst arrivals
+// admitted by prompt, past the burst fit.
+bool past_kv(const ServeModel& sm, const ServeOptions& so, int n, const std::string& arrivals) {
+  return so.kv_admission == KvAdmission::kPrompt && so.rate <= 0 && arrivals == "burst" &&
+         !so.kv_offload && sm.burst_past_kv(std::max(1, n));
+}
 std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so, int n, int reps,
                                    const std::string& arrivals, std::vector<std::string>* notes) {
   n = std::max(1, n);
-  if (so.kv_admission != KvAdmission::kPrompt || so.rate > 0 || arrivals != "burst" ||
-      so.kv_offload || !sm.burst_past_kv(n))
-    return std::nullopt;
+  if (!past_kv(sm, so, n, arrivals)) return std::nullopt;
   // What the replays would step: each request its output tokens and its prompt's chunks (the
   // recomputes of preempted requests come on top).
   const double per_request =
@@ -156,6 +167,7 @@ std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so,
   const int req_base = so.requests / reps, req_extra = so.requests % reps;
   Replayed box;
   double tok_s = 0, req_s = 0;  // replicas run side by side: the box's rates add theirs
+  double batch = 0, peak = 0;   // Σ over replicas of their mean batch; the most of any
   for (int k = 0; k < 2; ++k) {
     const int clients = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
     if (clients < 1 || count < 1) continue;
@@ -170,6 +182,8 @@ std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so,
     box.itl_sum += count * x.itl_sum;
     box.gaps += count * x.gaps;
     box.preemptions += count * x.preemptions;
+    if (x.busy_s > 0) batch += count * x.batch_seq_s / x.busy_s;
+    peak = std::max(peak, x.batch_peak);
     if (x.duration > 0) {
       tok_s += count * x.tokens / x.duration;
       req_s += count * x.requests / x.duration;
@@ -184,14 +198,17 @@ std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so,
   p.itl_s = box.gaps > 0 ? box.itl_sum / box.gaps : 0;
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : so.output / p.e2e_s;
   p.queue_s = 0;
-  p.running = static_cast<double>(n) / reps;
+  p.running = batch / reps;
+  p.running_peak = peak;
   out.preemptions = box.preemptions;
   return out;
 }
 
 // The replayed figures over the steady state's: what a replay measures replaces, the rest (the
-// mean step, link share, bound) stays.
+// mean step, link share, bound) stays, and so the steady state's batch it describes.
 void take_replayed(const ServePoint& replayed, ServePoint* p) {
+  p->steady_running = p->running;
+  p->running_peak = replayed.running_peak;
   p->output_tokens_per_s = replayed.output_tokens_per_s;
   p->requests_per_s = replayed.requests_per_s;
   p->ttft_s = replayed.ttft_s;
@@ -268,7 +285,8 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
   const int clients = std::max(1, so.concurrency);
   double tok_s = 0, req_s = 0, requests = 0, ttft = 0, e2e = 0, itl = 0, gaps = 0;
   long preemptions = 0;
-  ReplayResult one;  // the replicas' run when they all run the same requests
+  double batch = 0, peak = 0;  // Σ over replicas of their mean batch; the most of any
+  ReplayResult one;            // the replicas' run when they all run the same requests
   for (int k = 0; k < 2; ++k) {
     const int n = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
     if (n < 1 || count < 1) continue;
@@ -286,6 +304,8 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
     itl += count * g * one.itl_mean_s;
     gaps += count * g;
     preemptions += count * one.preemptions;
+    if (one.busy_s > 0) batch += count * one.batch_seq_s / one.busy_s;
+    peak = std::max(peak, static_cast<double>(one.batch_peak));
   }
   ServePoint& p = r->point;
   if (reps == 1) {  // the replay's own figures
@@ -301,6 +321,9 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
   p.requests_per_s = req_s;
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : 0;
   p.queue_s = 0;  // the wait for a slot is in the replay's TTFT, not told apart
+  p.steady_running = p.running;
+  p.running = batch / reps;
+  p.running_peak = peak;
   r->preemptions = preemptions;
   if (extra == 0 || base == 0) {
     r->ttft_median_s = one.ttft_median_s;
@@ -346,11 +369,18 @@ ServeResult serve_prediction(const topo::Chassis& chassis, const Model& model,
         "run's ramp and drain (docs/serving.md, \"Replay\")");
     whole = false;
   } else if (whole && steps > kMaxReplaySteps) {
+    // One note: the replay past the KV cache (replay_point) would step the same run, so the
+    // answer's point is left to the steady state here, once.
     r.notes.push_back(fmt::format(
         "a run of {} requests would replay {:.2g} request-steps, more than {:.0e}: the point is "
-        "the steady state, not the run's ramp and drain (docs/serving.md, \"Replay\")",
-        so.requests, steps, kMaxReplaySteps));
-    whole = false;
+        "the steady state, not the run's ramp and drain{} (docs/serving.md, \"Replay\")",
+        so.requests, steps, kMaxReplaySteps,
+        past_kv(sm, so, so.concurrency, r.arrivals)
+            ? ", and past the KV cache, where vLLM V1 admits by prompt and preempts, it leaves "
+              "the preempted sequences out and understates throughput"
+            : ""));
+    replay_past_kv(sm, so, &r, false);
+    return r;
   }
   replay_past_kv(sm, so, &r, !whole);
   if (whole) replay_finite(sm, so, mean_output, &r);

@@ -734,6 +734,11 @@ TEST(Serve, ReplayOfACohortThatFitsOneStep) {
   // Each request's two gaps after its first token are the two decode steps; it ends with the run.
   EXPECT_NEAR(res.itl_mean_s, (d - t1) / 2, kTight * d);
   EXPECT_NEAR(res.e2e_mean_s, d, kTight * d);
+  // The batch it ran: both sequences in each of the three steps (the prompts' step too), the
+  // engine busy throughout: busy d, sequences x time 2d, peak 2.
+  EXPECT_NEAR(res.busy_s, d, kTight * d);
+  EXPECT_NEAR(res.batch_seq_s, 2 * d, kTight * d);
+  EXPECT_EQ(res.batch_peak, 2);
 }
 
 TEST(Serve, ReplayOfRequestsThatEndAtEos) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "cli/cli_runner.h"
 
@@ -287,9 +288,23 @@ TEST(ServeCli, PromptAdmissionPastTheCacheSaysItWasReplayed) {
                           "251 preemptions in a run of 800"),
             std::string::npos)
       << vllm.out;
-  EXPECT_NE(vllm.out.find("output tokens/s per box             798"), std::string::npos)
+  EXPECT_TRUE(std::regex_search(vllm.out, std::regex("\noutput tokens/s per box +798\n")))
       << vllm.out;
+  // The batch shown is the replay's, not the steady state's 15: the 20 clients less those waiting
+  // after a preemption, time-weighted (18.9), at most the 20 clients in one step; the mean step
+  // says it is the steady state's at 15.
+  EXPECT_NE(vllm.out.find("batched per replica, replayed  18.9 sequences mean, 20 peak"),
+            std::string::npos)
+      << vllm.out;
+  EXPECT_NE(vllm.out.find("mean engine step (steady state at 15.0 sequences)"), std::string::npos)
+      << vllm.out;
+  auto vj = nlohmann::json::parse(run_cli(cmd + " --json").out);
+  EXPECT_NEAR(vj["running_per_replica"].get<double>(), 18.9, 0.05);
+  EXPECT_EQ(vj["running_peak_per_replica"].get<double>(), 20);
+  EXPECT_EQ(vj["steady_running_per_replica"].get<double>(), 15);
   auto o = nlohmann::json::parse(offline.out);
+  EXPECT_EQ(o["running_peak_per_replica"].get<double>(), 0);  // not replayed
+  EXPECT_EQ(o["steady_running_per_replica"].get<double>(), 0);
   EXPECT_EQ(o["kv_admission"], "whole-life");
   EXPECT_EQ(o["replayed"], false);
 }
@@ -321,6 +336,12 @@ TEST(ServeCli, AtOnceRunIsReplayed) {
   const double e2e = j["e2e_s"].get<double>();
   EXPECT_NEAR(e2e, j["ttft_s"].get<double>() + 999 * j["itl_s"].get<double>(), 1e-6 * e2e);
   EXPECT_LT(j["ttft_s"].get<double>(), e2e);
+  // The batch the replay ran: whole-life admission keeps it within the 503 sequences that fit, and
+  // the ramp and drain bring the mean below its peak.
+  EXPECT_EQ(j["max_concurrency_fit"], 503);
+  EXPECT_EQ(j["running_peak_per_replica"].get<double>(), 503);
+  EXPECT_GT(j["running_per_replica"].get<double>(), 400);
+  EXPECT_LT(j["running_per_replica"].get<double>(), 503);
   // The validation's row (TensorRT-LLM Llama 3.1 8B fp8 TP1 H100, 1000/1000): the same figure.
   auto v = nlohmann::json::parse(run_cli("serve --validation --json").out);
   bool found = false;
@@ -342,6 +363,22 @@ TEST(ServeCli, AtOnceRunIsReplayed) {
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_EQ(off.out.find("replayed step by step"), std::string::npos) << off.out;
   EXPECT_NE(off.out.find("leaves KV offload out"), std::string::npos) << off.out;
+}
+
+TEST(ServeCli, AtOnceRunTooLongToReplaySaysSoOnce) {
+  // 30000 requests of 100 in / 2000 out queued at once behind vLLM's API server: 30000 x (2000 +
+  // 1 chunk) = 6.0e7 request-steps, past the 5e7 a point replays, so the point is the steady state;
+  // its 30000 clients are also past the KV cache (15 fit), which one note says with the rest.
+  auto r = run_cli(
+      "serve workstation-rtx4090 --model qwen3-8b --input 100 --output 2000 --concurrency 30000 "
+      "--requests 30000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["replayed"], false);
+  ASSERT_EQ(j["notes"].size(), 1u) << j["notes"].dump();
+  const std::string note = j["notes"][0];
+  EXPECT_NE(note.find("would replay 6e+07 request-steps"), std::string::npos) << note;
+  EXPECT_NE(note.find("past the KV cache"), std::string::npos) << note;
 }
 
 TEST(ServeCli, Validation) {

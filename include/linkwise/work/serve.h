@@ -163,7 +163,10 @@ struct StepTime {
 struct ServePoint {
   int concurrency = 0;  ///< clients (closed loop) or the sequences in flight (open loop)
   double rate = 0;      ///< offered requests/s (open loop), else 0
-  double running = 0;   ///< sequences batched per replica
+  double running = 0;   ///< sequences batched per replica (replayed: the replay's mean)
+  /// Replayed points only (else 0): the most sequences one engine step of the replay ran on a
+  /// replica, and the steady state's batch that `decode` and `bound` still describe
+  double running_peak = 0, steady_running = 0;
   double ttft_s = 0, itl_s = 0, e2e_s = 0, queue_s = 0;
   double output_tokens_per_s = 0, tokens_per_s_per_user = 0, requests_per_s = 0;
   double comm_fraction = 0;  ///< share of a decode step on links
@@ -238,6 +241,11 @@ struct ReplayResult {
   double output_tokens_per_s = 0, requests_per_s = 0;  ///< totals over the run's duration
   double duration_s = 0, mean_output = 0;
   long steps = 0;
+  /// Sequences an engine step runs (decoding, or a chunk of their prompt): Σ sequences x step time
+  /// over the steps, Σ step time (the engine busy), and the most in one step. The mean batch is
+  /// their ratio.
+  double batch_seq_s = 0, busy_s = 0;
+  int batch_peak = 0;
   long preemptions = 0;   ///< preemptions to free KV cache (KvAdmission::kPrompt); one request
                           ///< can be preempted many times
   long first_tokens = 0;  ///< TTFT samples: one a request, a recomputed one's not counted again
