@@ -33,6 +33,21 @@ ServeOptions one_gpu() {
   return o;
 }
 
+// NIM's Llama 3.3 70B fp8 runs: TP 2 on two H100 SXM, 5000 + 500 tokens, whole prompts a step
+// (no chunked prefill), no async scheduling; the caller picks the front end.
+ServeOptions nim_70b_tp2_5000_500(FrontEnd front_end) {
+  ServeOptions o;
+  o.tp = 2;
+  o.gpus = {"GPU0", "GPU1"};
+  o.precision = NumberFormat::kFp8;
+  o.input = 5000;
+  o.output = 500;
+  o.chunked_prefill = false;
+  o.async_scheduling = false;
+  o.front_end = front_end;
+  return o;
+}
+
 TEST(Serve, DecodeStepOfAMemoryBoundModelOnOneGpu) {
   // Llama 3.1 8B, bf16, one H100 SXM (3.35 TB/s), one sequence at context 1. Weights read per step:
   //   attention per layer h·(a·d + 2·g·d) + a·d·h = 4096·(4096 + 2048) + 4096² = 41,943,040
@@ -379,16 +394,8 @@ TEST(Serve, BurstTrainWithoutChunking) {
   // With async scheduling the engine had also chosen the step after that one before the request
   // came back: the wait doubles, TTFT = 2 ((1/5) t_decode + (4/5) t_train) + t_train.
   auto chassis = topo::load_chassis("dgx-h100");
-  ServeOptions o;
-  o.tp = 2;
-  o.gpus = {"GPU0", "GPU1"};
-  o.precision = NumberFormat::kFp8;
-  o.input = 5000;
-  o.output = 500;
+  ServeOptions o = nim_70b_tp2_5000_500(FrontEnd::kOffline);  // the engine alone
   o.concurrency = 5;
-  o.chunked_prefill = false;
-  o.async_scheduling = false;
-  o.front_end = FrontEnd::kOffline;  // the engine alone
   ServeModel sm(chassis, find_model("llama3.1-70b"), o);
   double ctx_d = 5000 + 250;
   double train = sm.step(4, ctx_d, 5000, 2500).total, dec = sm.step(5, ctx_d, 0, 0).total;
@@ -410,15 +417,7 @@ TEST(Serve, TrainFollowersAbsorbTheFrontEndsTime) {
   // the 14 ms also fit in. So TTFT is the engine's alone, to the rounding of a slightly different
   // steady state (the clients' cycle, hence the decoding count D, is the same).
   auto chassis = topo::load_chassis("dgx-h100");
-  ServeOptions o;
-  o.tp = 2;
-  o.gpus = {"GPU0", "GPU1"};
-  o.precision = NumberFormat::kFp8;
-  o.input = 5000;
-  o.output = 500;
-  o.chunked_prefill = false;
-  o.async_scheduling = false;
-  o.front_end = FrontEnd::kOffline;
+  ServeOptions o = nim_70b_tp2_5000_500(FrontEnd::kOffline);
   ServeModel offline(chassis, find_model("llama3.1-70b"), o);
   o.front_end = FrontEnd::kVllmApiServer;
   ServeModel vllm(chassis, find_model("llama3.1-70b"), o);
@@ -440,15 +439,7 @@ TEST(Serve, PastTheKvCacheTtftIsTheClientsCycleLessTheDecode) {
   // 1% in X or in ITL moves it by (N / X) / TTFT = 5.7% or (O - 1) * ITL / TTFT = 4.7%
   // (docs/VALIDATION.md, "Serving": the row's +20% is -1.1% of throughput and -1.8% of ITL).
   auto chassis = topo::load_chassis("dgx-h100");
-  ServeOptions o;
-  o.tp = 2;
-  o.gpus = {"GPU0", "GPU1"};
-  o.precision = NumberFormat::kFp8;
-  o.input = 5000;
-  o.output = 500;
-  o.chunked_prefill = false;
-  o.async_scheduling = false;
-  o.front_end = FrontEnd::kNim;
+  ServeOptions o = nim_70b_tp2_5000_500(FrontEnd::kNim);
   o.kv_admission = KvAdmission::kWholeLife;
   ServeModel sm(chassis, find_model("llama3.1-70b"), o);
   EXPECT_EQ(sm.max_concurrency_fit(),
