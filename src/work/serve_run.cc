@@ -90,18 +90,16 @@ struct Replayed {
   long preemptions = 0;
 };
 
-Replayed replay_run(const ServeModel& sm, int clients, int requests, int output) {
-  ReplayOptions ro;
-  ro.concurrency = clients;
-  ro.requests = requests;
-  ReplayResult r = sm.replay(ro);
+// A replay of `requests` as sums, its requests `output` tokens long (a mean, where they end at
+// EOS).
+Replayed replayed_sums(const ReplayResult& r, int requests, double output) {
   Replayed x;
   x.requests = requests;
   x.tokens = r.output_tokens_per_s * r.duration_s;
   x.duration = r.duration_s;
   x.ttft_sum = r.ttft_mean_s * requests;
   x.e2e_sum = r.e2e_mean_s * requests;
-  x.gaps = static_cast<double>(requests) * (output - 1);
+  x.gaps = static_cast<double>(requests) * std::max(0.0, output - 1);
   x.itl_sum = r.itl_mean_s * x.gaps;
   x.preemptions = r.preemptions;
   x.batch_seq_s = r.batch_seq_s;
@@ -109,6 +107,48 @@ Replayed replay_run(const ServeModel& sm, int clients, int requests, int output)
   x.batch_peak = r.batch_peak;
   return x;
 }
+
+Replayed replay_run(const ServeModel& sm, int clients, int requests, int output) {
+  ReplayOptions ro;
+  ro.concurrency = clients;
+  ro.requests = requests;
+  return replayed_sums(sm.replay(ro), requests, output);
+}
+
+// Replicas run side by side: the box's rates add theirs, its means weigh theirs by requests (ITL
+// by the gaps between tokens), its batch is the replicas' mean batches over `reps` and its peak
+// the most of any.
+struct BoxReplay {
+  Replayed sum;
+  double tok_s = 0, req_s = 0, batch = 0, peak = 0;
+  /// Adds `count` replicas that each ran `x`.
+  void add(const Replayed& x, int count) {
+    sum.requests += count * x.requests;
+    sum.ttft_sum += count * x.ttft_sum;
+    sum.e2e_sum += count * x.e2e_sum;
+    sum.itl_sum += count * x.itl_sum;
+    sum.gaps += count * x.gaps;
+    sum.preemptions += count * x.preemptions;
+    if (x.busy_s > 0) batch += count * x.batch_seq_s / x.busy_s;
+    peak = std::max(peak, x.batch_peak);
+    if (x.duration > 0) {
+      tok_s += count * x.tokens / x.duration;
+      req_s += count * x.requests / x.duration;
+    }
+  }
+  /// The box's latencies, rates and batch into `p` (the wait for a slot is in the replay's TTFT,
+  /// not told apart); the caller sets tokens a second a user.
+  void fill(ServePoint* p, int reps) const {
+    p->output_tokens_per_s = tok_s;
+    p->requests_per_s = req_s;
+    p->ttft_s = sum.ttft_sum / sum.requests;
+    p->e2e_s = sum.e2e_sum / sum.requests;
+    p->itl_s = sum.gaps > 0 ? sum.itl_sum / sum.gaps : 0;
+    p->queue_s = 0;
+    p->running = batch / reps;
+    p->running_peak = peak;
+  }
+};
 
 // One replica of `clients`: the finite run of `requests` (> 0) as it is, or else the steady
 // state, the run of 2k lives a client less that of k.
@@ -165,9 +205,7 @@ std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so,
   // The clients spread evenly over the replicas: `extra` replicas take one more.
   const int base = n / reps, extra = n % reps;
   const int req_base = so.requests / reps, req_extra = so.requests % reps;
-  Replayed box;
-  double tok_s = 0, req_s = 0;  // replicas run side by side: the box's rates add theirs
-  double batch = 0, peak = 0;   // Σ over replicas of their mean batch; the most of any
+  BoxReplay box;
   for (int k = 0; k < 2; ++k) {
     const int clients = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
     if (clients < 1 || count < 1) continue;
@@ -175,32 +213,13 @@ std::optional<PastKv> replay_point(const ServeModel& sm, const ServeOptions& so,
     int replica_requests = 0;
     if (so.requests > 0)
       replica_requests = std::max(clients, req_base + (k == 0 && req_extra > 0 ? 1 : 0));
-    Replayed x = replay_replica(sm, clients, replica_requests, so.output);
-    box.requests += count * x.requests;
-    box.ttft_sum += count * x.ttft_sum;
-    box.e2e_sum += count * x.e2e_sum;
-    box.itl_sum += count * x.itl_sum;
-    box.gaps += count * x.gaps;
-    box.preemptions += count * x.preemptions;
-    if (x.busy_s > 0) batch += count * x.batch_seq_s / x.busy_s;
-    peak = std::max(peak, x.batch_peak);
-    if (x.duration > 0) {
-      tok_s += count * x.tokens / x.duration;
-      req_s += count * x.requests / x.duration;
-    }
+    box.add(replay_replica(sm, clients, replica_requests, so.output), count);
   }
   PastKv out;
   ServePoint& p = out.point;
-  p.output_tokens_per_s = tok_s;
-  p.requests_per_s = req_s;
-  p.ttft_s = box.ttft_sum / box.requests;
-  p.e2e_s = box.e2e_sum / box.requests;
-  p.itl_s = box.gaps > 0 ? box.itl_sum / box.gaps : 0;
+  box.fill(&p, reps);
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : so.output / p.e2e_s;
-  p.queue_s = 0;
-  p.running = batch / reps;
-  p.running_peak = peak;
-  out.preemptions = box.preemptions;
+  out.preemptions = box.sum.preemptions;
   return out;
 }
 
@@ -283,10 +302,8 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
   const int reps = std::max(1, r->replicas);
   const int base = so.requests / reps, extra = so.requests % reps;
   const int clients = std::max(1, so.concurrency);
-  double tok_s = 0, req_s = 0, requests = 0, ttft = 0, e2e = 0, itl = 0, gaps = 0;
-  long preemptions = 0;
-  double batch = 0, peak = 0;  // Σ over replicas of their mean batch; the most of any
-  ReplayResult one;            // the replicas' run when they all run the same requests
+  BoxReplay box;
+  ReplayResult one;  // the replicas' run when they all run the same requests
   for (int k = 0; k < 2; ++k) {
     const int n = base + (k == 0 ? 1 : 0), count = k == 0 ? extra : reps - extra;
     if (n < 1 || count < 1) continue;
@@ -295,36 +312,20 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
     ro.concurrency = reps == 1 ? clients : std::min(clients, n);
     ro.mean_output = mean_output;
     one = sm.replay(ro);
-    const double g = n * std::max(0.0, one.mean_output - 1);
-    tok_s += count * one.output_tokens_per_s;
-    req_s += count * one.requests_per_s;
-    requests += count * n;
-    ttft += count * n * one.ttft_mean_s;
-    e2e += count * n * one.e2e_mean_s;
-    itl += count * g * one.itl_mean_s;
-    gaps += count * g;
-    preemptions += count * one.preemptions;
-    if (one.busy_s > 0) batch += count * one.batch_seq_s / one.busy_s;
-    peak = std::max(peak, static_cast<double>(one.batch_peak));
+    box.add(replayed_sums(one, n, one.mean_output), count);
   }
   ServePoint& p = r->point;
-  if (reps == 1) {  // the replay's own figures
+  p.steady_running = p.running;
+  box.fill(&p, reps);
+  if (reps == 1) {  // the replay's own figures, not their sums divided again
+    p.output_tokens_per_s = one.output_tokens_per_s;
+    p.requests_per_s = one.requests_per_s;
     p.ttft_s = one.ttft_mean_s;
     p.itl_s = one.itl_mean_s;
     p.e2e_s = one.e2e_mean_s;
-  } else {
-    p.ttft_s = ttft / requests;
-    p.itl_s = gaps > 0 ? itl / gaps : 0;
-    p.e2e_s = e2e / requests;
   }
-  p.output_tokens_per_s = tok_s;
-  p.requests_per_s = req_s;
   p.tokens_per_s_per_user = p.itl_s > 0 ? 1 / p.itl_s : 0;
-  p.queue_s = 0;  // the wait for a slot is in the replay's TTFT, not told apart
-  p.steady_running = p.running;
-  p.running = batch / reps;
-  p.running_peak = peak;
-  r->preemptions = preemptions;
+  r->preemptions = box.sum.preemptions;
   if (extra == 0 || base == 0) {
     r->ttft_median_s = one.ttft_median_s;
     r->ttft_p99_s = one.ttft_p99_s;
@@ -340,7 +341,7 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
                 so.requests, clients, mean_output);
   if (reps > 1) r->replayed += fmt::format(", spread over {} replicas", reps);
   if (so.kv_admission == KvAdmission::kPrompt)
-    r->replayed += fmt::format(" ({} preemptions)", preemptions);
+    r->replayed += fmt::format(" ({} preemptions)", box.sum.preemptions);
 }
 
 }  // namespace
