@@ -52,22 +52,43 @@ int fit_one(const std::vector<NcclLinkLoad>& loads, double s) {
   return std::max(c, 0);
 }
 
-// Channels that fit at speed s: a of the first order and, where reverse loads are given, b of the
-// reverse order in what the a channels leave (the most a + b over a >= 1: NCCL's first channel
-// takes the first order, its PCI order).
+// Channels that fit at speed s: a of the first order and, where reverse (or further) loads are
+// given, as many of the reverse order, then of each further order in turn, as what the earlier
+// channels leave carries (the most in all over a >= 1: NCCL's first channel takes the first order,
+// its PCI order).
 int fit(const std::vector<NcclLinkLoad>& loads, double s) {
   const int one = fit_one(loads, s);
   bool reverse = false;
-  for (const auto& l : loads) reverse = reverse || l.reverse_load > 0;
-  if (!reverse) return one;
+  std::size_t others = 0;
+  for (const auto& l : loads) {
+    reverse = reverse || l.reverse_load > 0;
+    others = std::max(others, l.other_loads.size());
+  }
+  if (!reverse && others == 0) return one;
+  // Channels of an order whose loads `load_of` gives that fit in what `used` leaves; adds them.
+  std::vector<double> used(loads.size());
+  auto take = [&](auto load_of, int room) {
+    int c = room;
+    for (std::size_t k = 0; k < loads.size(); ++k) {
+      const double x = load_of(loads[k]);
+      if (x > 0)
+        c = std::min(
+            c, static_cast<int>(std::floor((loads[k].width_GBps - used[k]) / (x * s) + 1e-6)));
+    }
+    c = std::max(c, 0);
+    for (std::size_t k = 0; k < loads.size(); ++k) used[k] += c * s * load_of(loads[k]);
+    return c;
+  };
   int best = one;
   for (int a = 1; a <= one; ++a) {
-    int b = kGraphMaxChannels;
-    for (const auto& l : loads)
-      if (l.reverse_load > 0)
-        b = std::min(b, static_cast<int>(std::floor(
-                            (l.width_GBps - a * s * l.load) / (l.reverse_load * s) + 1e-6)));
-    best = std::max(best, std::min(kGraphMaxChannels, a + std::max(b, 0)));
+    std::fill(used.begin(), used.end(), 0.0);
+    int total = take([](const NcclLinkLoad& l) { return l.load; }, a);
+    total += take([](const NcclLinkLoad& l) { return l.reverse_load; }, kGraphMaxChannels - total);
+    for (std::size_t o = 0; o < others; ++o)
+      total += take(
+          [o](const NcclLinkLoad& l) { return o < l.other_loads.size() ? l.other_loads[o] : 0.0; },
+          kGraphMaxChannels - total);
+    best = std::max(best, std::min(kGraphMaxChannels, total));
   }
   return best;
 }
@@ -133,12 +154,20 @@ detail::NcclSpeeds speeds_of_arch(const std::string& arch) {
                              : detail::NcclSpeeds::kPreHopper;
 }
 
+// NCCL's figure for a PCIe link the host does not report, GB/s per direction (below).
+constexpr double kUnreportedPciGBps = 12.0;
+
 // NCCL's width of one link direction, GB/s (nccl_channels.h): its technology's nccl_bw_GBps
 // (data/catalog.yaml) per lane or link, or for the whole link between two CPUs.
 double nccl_width(const topo::Link& l) {
   const auto& t = *l.tech;
   switch (t.family) {
     case hw::LinkFamily::kPcie:
+      // A link the host does not report (a VM: link_speed "", link_width 0 in NCCL's topology):
+      // NCCL takes width 0 as x16 and an unknown speed as its fallback code, 60 (src/graph/topo.cc,
+      // ncclTopoAddPci and kvDictPciGen's default): 16 x 60 / 80 = 12 GB/s.
+      if (!l.reported) return kUnreportedPciGBps;
+      return l.width * t.nccl_bw_GBps.value;
     case hw::LinkFamily::kNvlink:
       return l.width * t.nccl_bw_GBps.value;
     case hw::LinkFamily::kSocket:
@@ -176,32 +205,98 @@ void Communicator::Impl::count_nccl_channels() {
     return cpu >= 0 && chassis->node(cpu).part->vendor == "Intel";
   };
   const auto& order = rings[0].order;
+  // Crossings per channel of hop h (from GPU `from`) on each link direction r (2 x link + 0 for
+  // a->b, 1 for b->a), added to load[r] and, where `reverse` is given, to reverse[r ^ 1]: the
+  // reverse order's hop from order[i+1] to order[i] crosses the same links the other way with the
+  // same load (an Intel PHB hop joins two GPUs of one CPU either way; a network hop enters and
+  // leaves the boxes by the same NICs).
+  auto add_hop = [&](const detail::Route& h, int from, std::vector<double>& load,
+                     std::vector<double>* reverse) {
+    const double overhead = intel_phb(h, from) ? 1.2 : 1.0;  // INTEL_P2P_OVERHEAD
+    for (std::size_t j = 0; j < h.res.size(); ++j) {
+      const int r = h.res[j];
+      if (r >= 2 * L) continue;
+      const auto fam = links[r / 2].family();
+      const double x = fam == hw::LinkFamily::kNvlink ? h.coeff[j]
+                       : fam == hw::LinkFamily::kPcie ? overhead
+                                                      : 1.0;
+      load[r] += x;
+      if (reverse) (*reverse)[r ^ 1] += x;
+    }
+  };
+  // Further orders NCCL's search can give channels on one host (sameChannels 0: any next GPU per
+  // channel, src/graph/search.cc ncclTopoSearchRec): the first ring's islands, the runs of ranks
+  // its hops not staged through host memory join, in every other cyclic order and direction
+  // (docs/collectives.md, "Channels through host memory"). Two to four islands; per order, its
+  // crossings per link direction.
+  std::vector<std::vector<double>> other_orders;
+  if (groups.size() == 1) {
+    const int n = static_cast<int>(order.size());
+    std::vector<int> shm;  // hops staged through host memory, in ring order
+    for (int i = 0; i < n; ++i)
+      if (hops[static_cast<std::size_t>(i)].kind == detail::HopKind::kHost) shm.push_back(i);
+    const int k = static_cast<int>(shm.size());
+    if (k >= 2 && k <= 4) {
+      std::vector<std::vector<int>> islands;  // island j: order[shm[j-1]+1 .. shm[j]], cyclically
+      for (int j = 0; j < k; ++j) {
+        std::vector<int> isl;
+        for (int i = (shm[(j + k - 1) % k] + 1) % n;; i = (i + 1) % n) {
+          isl.push_back(order[i]);
+          if (i == shm[j]) break;
+        }
+        islands.push_back(std::move(isl));
+      }
+      // Each directed cycle once, written from its smallest node: the first order and its reverse
+      // are searched already.
+      auto canonical = [](std::vector<int> c) {
+        std::rotate(c.begin(), std::min_element(c.begin(), c.end()), c.end());
+        return c;
+      };
+      std::vector<std::vector<int>> seen = {canonical(order),
+                                            canonical({order.rbegin(), order.rend()})};
+      std::vector<int> perm(k - 1);
+      for (int j = 0; j < k - 1; ++j) perm[j] = j + 1;
+      do {
+        for (int dirs = 0; dirs < (1 << k); ++dirs) {
+          std::vector<int> cyc;
+          for (int j = 0; j < k; ++j) {
+            const auto& isl = islands[j == 0 ? 0 : perm[j - 1]];
+            const int which = j == 0 ? 0 : perm[j - 1];
+            if (dirs >> which & 1)
+              cyc.insert(cyc.end(), isl.rbegin(), isl.rend());
+            else
+              cyc.insert(cyc.end(), isl.begin(), isl.end());
+          }
+          auto c = canonical(cyc);
+          if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+          seen.push_back(c);
+          std::vector<double> load(2 * L, 0.0);
+          for (int i = 0; i < n; ++i)
+            add_hop(router->route_full(cyc[i], cyc[(i + 1) % n]), cyc[i], load, nullptr);
+          other_orders.push_back(std::move(load));
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+  }
   // The search over the first ring's hops that `take` keeps: per link direction, crossings per
   // channel; the widest path among them (system->maxBw).
   auto search = [&](auto take, bool inter) {
-    // Per link direction r (2 x link + 0 for a->b, 1 for b->a): crossings per channel of the ring's
-    // order, and of the reverse order, whose hop from order[i+1] to order[i] crosses the same
-    // links the other way (r ^ 1) with the same load (an Intel PHB hop joins two GPUs of one CPU
-    // either way; a network hop enters and leaves the boxes by the same NICs).
+    // Per link direction: crossings per channel of the ring's order, of the reverse order and, on
+    // one host, of the further orders above.
     std::vector<double> load(2 * L, 0.0), reverse(2 * L, 0.0);
-    for (std::size_t i = 0; i < hops.size(); ++i) {
-      const auto& h = hops[i];
-      if (!take(h)) continue;
-      const double overhead = intel_phb(h, order[i]) ? 1.2 : 1.0;  // INTEL_P2P_OVERHEAD
-      for (std::size_t j = 0; j < h.res.size(); ++j) {
-        const int r = h.res[j];
-        if (r >= 2 * L) continue;
-        const auto fam = links[r / 2].family();
-        const double x = fam == hw::LinkFamily::kNvlink ? h.coeff[j]
-                         : fam == hw::LinkFamily::kPcie ? overhead
-                                                        : 1.0;
-        load[r] += x;
-        reverse[r ^ 1] += x;
-      }
-    }
+    for (std::size_t i = 0; i < hops.size(); ++i)
+      if (take(hops[i])) add_hop(hops[i], order[i], load, &reverse);
+    const bool others = !inter && !other_orders.empty();
     std::vector<detail::NcclLinkLoad> loads;
-    for (int r = 0; r < 2 * L; ++r)
-      if (load[r] > 0 || reverse[r] > 0) loads.push_back({width_of(r), load[r], reverse[r]});
+    for (int r = 0; r < 2 * L; ++r) {
+      bool used = load[r] > 0 || reverse[r] > 0;
+      for (const auto& o : other_orders) used = used || (others && o[r] > 0);
+      if (!used) continue;
+      detail::NcclLinkLoad l{width_of(r), load[r], reverse[r], {}};
+      if (others)
+        for (const auto& o : other_orders) l.other_loads.push_back(o[r]);
+      loads.push_back(std::move(l));
+    }
     // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over
     // the ring's own hops (NVLink peers: their links out of the sender; the others: the narrowest
     // link direction on the way), which holds the widest pair on the machines of

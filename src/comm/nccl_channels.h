@@ -8,8 +8,11 @@
 // takes k·s of its NCCL width (followPath; on Intel hosts a PHB path takes 6/5 of s on its PCIe
 // links, INTEL_P2P_OVERHEAD in src/graph/topo.h). It keeps the graph of greatest c·s and steps down
 // while the next speed is above 0.49 of the kept graph's; then raises s while c still fits (pass
-// 2). A graph at 25 GB/s or more is duplicated (c doubled, s halved), except, above compute
-// capability 8.0, one under 50 GB/s with more than four channels (ncclTopoDupChannels).
+// 2). Each channel may take its own order (sameChannels 0): the caller lists the orders searched
+// (the ring's, its reverse and, on one host, the orders that keep its islands together: the
+// communicator side in nccl_channels.cc). A graph at 25 GB/s or more is duplicated (c doubled, s
+// halved), except, above compute capability 8.0, one under 50 GB/s with more than four channels
+// (ncclTopoDupChannels).
 // ncclTopoPostset (src/graph/connect.cc) then doubles the channels again, and NCCL_MIN_NCHANNELS /
 // NCCL_MAX_NCHANNELS clamp the result (copies of the same rings).
 //
@@ -32,6 +35,9 @@ struct NcclLinkLoad {
   double width_GBps = 0;    ///< NCCL's figure for the link, per direction
   double load = 0;          ///< crossings per channel (x 6/5 on PCIe of Intel PHB paths)
   double reverse_load = 0;  ///< the same for a channel of the reverse ring order (0: not searched)
+  /// The same for a channel of each further order searched (all links of one search list the same
+  /// orders; empty: none).
+  std::vector<double> other_loads;
 };
 
 struct NcclRingGraph {
@@ -51,7 +57,10 @@ struct NcclRingGraph {
 /// search over every next GPU, src/graph/search.cc ncclTopoSearchRec); the reverse order crosses
 /// every hop's links the other way, so it adds channels where the first order leaves the other
 /// direction of its binding links free (a link direction carries load x s x a + reverse_load x s x
-/// b for a channels of the first order and b of the reverse). Other orders are not searched.
+/// b for a channels of the first order and b of the reverse). Where `other_loads` are given,
+/// channels of those orders as well, each order in turn taking as many channels as what the
+/// earlier ones left carries (the most channels over every count of the first order, at least
+/// one: NCCL's first channel takes the first order, its PCI order).
 NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
                                NcclSpeeds speeds, bool inter = false);
 

@@ -181,6 +181,57 @@ TEST(CommNcclChannels, ReverseOrderTakesTheFreeDirections) {
   EXPECT_EQ(detail::nccl_ring_search(shared, 240, NcclSpeeds::kPreHopper).channels, 1);
 }
 
+TEST(CommNcclChannels, IslandOrdersTakeTheFreeHostLinks) {
+  // Four Hopper GPUs in two NVLink pairs (0,1 and 2,3; 12 links x 20.6 = 247.2), each on its own
+  // NUMA node, every pair of CPUs joined at AMD_BW 16 (the H100 NVL VM of docs/VALIDATION.md row
+  // 29). NCCL's search may give each channel its own order (sameChannels 0); besides ring 0 1 2 3
+  // and its reverse, the orders that keep each pair together are 0 1 3 2 and 0 2 3 1 (the second
+  // pair, resp. the first, the other way round). Their SHM hops cross CPU links the first two
+  // leave idle (1->3, 2->0; 0->2, 3->1). Per link direction {width, 0123, 0321, {0132, 0231}}:
+  auto up = [](double w, double a, double b, double c, double d) {
+    return NcclLinkLoad{w, a, b, {c, d}};
+  };
+  auto loads = [&](double pcie) {
+    return std::vector<NcclLinkLoad>{
+        up(pcie, 0, 1, 0, 1),  up(pcie, 1, 0, 1, 0),  up(pcie, 0, 1, 1, 0),  // GPU 0-2 up
+        up(pcie, 1, 0, 0, 1),  up(pcie, 1, 0, 1, 0),  up(pcie, 0, 1, 0, 1),  // GPU 3 up, 0-1 down
+        up(pcie, 1, 0, 0, 1),  up(pcie, 0, 1, 1, 0),                         // GPU 2-3 down
+        up(16, 1, 0, 0, 0),    up(16, 1, 0, 0, 0),    up(16, 0, 1, 0, 0),    // CPU 1->2, 3->0, 0->3
+        up(16, 0, 1, 0, 0),    up(16, 0, 0, 1, 0),    up(16, 0, 0, 1, 0),    // 2->1, 1->3, 2->0
+        up(16, 0, 0, 0, 1),    up(16, 0, 0, 0, 1),                           // 0->2, 3->1
+        up(247.2, 1, 0, 1, 0), up(247.2, 0, 1, 0, 1),                        // NVLink 0->1, 1->0
+        up(247.2, 1, 0, 0, 1), up(247.2, 0, 1, 1, 0)};                       // 2->3, 3->2
+  };
+  // Gen5 links as NCCL counts them (48): sm90 speeds from 60 (widest path 247.2); 60 to 20 fit
+  // none (the CPU links, 16); 15: one of each of the four orders (the CPU links one channel each,
+  // every GPU link direction two, 30 of 48): 60, kept; 12 and 11 four, less; 6 / 15 < 0.49
+  // stops. Four at 15 (< 25: not duplicated), eight after ncclTopoPostset.
+  auto g = detail::nccl_ring_search(loads(48), 247.2, NcclSpeeds::kHopper);
+  EXPECT_EQ(g.channels, 4);
+  EXPECT_DOUBLE_EQ(g.speed_GBps, 15);
+  EXPECT_EQ(detail::nccl_ring_channels(g, 0, 32), 8);
+  // Links the VM does not report (NCCL's fallback, 12): 15 fits none; 12 one of the first order
+  // and one of the reverse (24, kept); the others find GPU 1's, resp. GPU 0's, way up full; 11
+  // two (22); 6 four (24, not more); 3 / 12 < 0.49 stops. Two at 12, four after ncclTopoPostset:
+  // the A100 VM's count (ReverseOrderTakesTheFreeDirections).
+  auto hidden = detail::nccl_ring_search(loads(12), 247.2, NcclSpeeds::kHopper);
+  EXPECT_EQ(hidden.channels, 2);
+  EXPECT_DOUBLE_EQ(hidden.speed_GBps, 12);
+  // Without the further orders (the search as it was): one of each order at 15.
+  auto two = loads(48);
+  for (auto& l : two) l.other_loads.clear();
+  EXPECT_EQ(detail::nccl_ring_search(two, 247.2, NcclSpeeds::kHopper).channels, 2);
+  // On the machines themselves: the H100 NVL VM (links reported) eight, the A100 VM (links not
+  // reported, Azure's topology file) four.
+  for (auto [file, want] : {std::pair{"azure-h100-nvl-4gpu-pairs.yaml", 8},
+                            std::pair{"azure-nc96ads-a100-v4.yaml", 4}}) {
+    SCOPED_TRACE(file);
+    auto c = topo::load_chassis(std::string(LINKWISE_SOURCE_DIR) + "/examples/validation/" + file);
+    Communicator comm(c, c.gpus());
+    EXPECT_EQ(comm.predict(Op::kAllReduce, 64.0 * 1024 * 1024).channels, want);
+  }
+}
+
 TEST(CommNcclChannels, BridgedPairChannelCounts) {
   // Two GPUs joined only by an NVLink bridge: each channel crosses it once each way, c <= W / s.
   // 12 links at 20.6 (247.2), sm90 array: 60 fits 4 (240, kept); 50 four, 40 six, 30 eight, 24
@@ -189,13 +240,18 @@ TEST(CommNcclChannels, BridgedPairChannelCounts) {
   // stops; 40 is under 50 with more than four channels, so on compute capability 9.0 not
   // duplicated (ncclTopoDupChannels): 12; on 8.0 (20 a link, 240: 6 at 40) duplicated: 24, the
   // count of an A100 pair. nccl issue 1161's H100 PCIe pair logs 24 channels: neither reading
-  // gives it for a Hopper pair (docs/VALIDATION.md, "Rows 25-29").
+  // gives it for a Hopper pair under Hopper's rules; under the pre-Hopper rules (a release whose
+  // search duplicates every graph at 25 GB/s or more) 12 links give 24, 8 links (160: 40 fits
+  // four, 30 five, 20 eight: 160, not more; four at 40) 16, 4 links (80: two at 40) 8, so the count
+  // reads as 12 links (docs/VALIDATION.md, "Rows 1-2").
   auto pair = [](double w) { return std::vector<NcclLinkLoad>{{w, 1, 1}, {w, 1, 1}}; };
   auto chans = [&](double w, NcclSpeeds s) {
     return detail::nccl_ring_channels(detail::nccl_ring_search(pair(w), w, s), 0, 32);
   };
   EXPECT_EQ(chans(12 * 20.6, NcclSpeeds::kHopper), 16);
   EXPECT_EQ(chans(12 * 20.0, NcclSpeeds::kPreHopper), 24);
+  EXPECT_EQ(chans(8 * 20.0, NcclSpeeds::kPreHopper), 16);
+  EXPECT_EQ(chans(4 * 20.0, NcclSpeeds::kPreHopper), 8);
   // A Hopper graph at 40 with six channels stays six (not duplicated).
   std::vector<NcclLinkLoad> six = {{240, 1, 1}, {240, 1, 1}};
   auto g = detail::nccl_ring_search(six, 45, NcclSpeeds::kHopper);

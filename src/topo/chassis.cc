@@ -414,6 +414,11 @@ struct Builder {
     l.root_complex = ls.root_complex.value_or(-1);
     l.trained_gen = ls.trained_gen.value_or(0);
     l.trained_width = ls.trained_width.value_or(0);
+    l.reported = ls.reported.value_or(1) != 0;
+    if (!l.reported && t.family != hw::LinkFamily::kPcie)
+      throw InputError(
+          fmt::format("'reported: 0' is for PCIe links (how a VM shows its devices), not {}", t.id),
+          ls.where);
     if (l.trained_gen < 0 || l.trained_gen > 64)
       throw InputError(fmt::format("trained_gen {} is not a PCIe generation", l.trained_gen),
                        ls.where);

@@ -239,6 +239,29 @@ TEST(ChassisTest, LineAndEffectiveRates) {
   EXPECT_NEAR(c.link(2).effective_bytes_per_s() / 1e9, 225.0, 1e-6);
 }
 
+TEST(ChassisTest, UnreportedPcieLinks) {
+  // `reported: 0` marks a PCIe link the host (a VM) does not report to the guest; it keeps its
+  // line rate, survives the round trip, and is refused on other links and for other values.
+  const std::string links = "links:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie5, width: 16, ";
+  auto c =
+      build_chassis(parse_chassis_spec(std::string(kHead) + links + "reported: 0}\n", "box.yaml"));
+  for (const auto& l : c.links()) {
+    EXPECT_FALSE(l.reported);
+    EXPECT_DOUBLE_EQ(l.line_bytes_per_s(), l.tech->line_bytes_per_s(16));
+  }
+  auto again = build_chassis(parse_chassis_spec(chassis_spec_to_yaml(c.spec()), "again.yaml"));
+  EXPECT_FALSE(again.links()[0].reported);
+  auto plain = build_chassis(parse_chassis_spec(std::string(kHead) + links + "}\n", "box.yaml"));
+  EXPECT_TRUE(plain.links()[0].reported);
+  EXPECT_EQ(build_error(std::string(kHead) + links + "reported: 2}\n"),
+            "box.yaml:5:65: 'reported' must be 0 or 1, not 2");
+  EXPECT_EQ(build_error(std::string(kHead) +
+                        "links:\n  - {a: \"gpu{0..1}\", b: cpu0, tech: pcie5, width: 16}\n"
+                        "  - {a: gpu0, b: gpu1, tech: nvlink4, links: 4, reported: 0}\n"),
+            "box.yaml:6:5: 'reported: 0' is for PCIe links (how a VM shows its devices), not "
+            "nvlink4");
+}
+
 TEST(ChassisTest, NeitherPresetNorFile) {
   try {
     load_chassis("dgx-h10");

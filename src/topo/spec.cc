@@ -174,7 +174,7 @@ NodeSpec parse_node(const YAML::Node& n, const std::string& file) {
 LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   check_keys(n,
              {"a", "b", "tech", "width", "links", "match", "trace_mm", "material", "efficiency",
-              "root_complex", "trained_gen", "trained_width", "connectors", "vias"},
+              "root_complex", "trained_gen", "trained_width", "connectors", "vias", "reported"},
              file, "a link");
   LinkSpec s;
   s.where = location_of(n, file);
@@ -218,6 +218,12 @@ LinkSpec parse_link(const YAML::Node& n, const std::string& file) {
   if (n["root_complex"]) s.root_complex = as_int(n["root_complex"], file, "root_complex");
   if (n["trained_gen"]) s.trained_gen = as_int(n["trained_gen"], file, "trained_gen");
   if (n["trained_width"]) s.trained_width = as_int(n["trained_width"], file, "trained_width");
+  if (n["reported"]) {
+    s.reported = as_int(n["reported"], file, "reported");
+    if (*s.reported != 0 && *s.reported != 1)
+      throw InputError(fmt::format("'reported' must be 0 or 1, not {}", *s.reported),
+                       location_of(n["reported"], file));
+  }
   return s;
 }
 
@@ -485,6 +491,7 @@ std::string chassis_spec_to_yaml(const ChassisSpec& spec) {
     if (l.trained_width) out << YAML::Key << "trained_width" << YAML::Value << *l.trained_width;
     if (l.connectors) out << YAML::Key << "connectors" << YAML::Value << l.connectors;
     if (l.vias) out << YAML::Key << "vias" << YAML::Value << l.vias;
+    if (l.reported) out << YAML::Key << "reported" << YAML::Value << *l.reported;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;

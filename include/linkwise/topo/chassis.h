@@ -59,6 +59,9 @@ struct Link {
   int root_complex = -1;  ///< host bridge number on the CPU side, or -1 (each link its own)
   int trained_gen = 0;    ///< generation the link trained at (probe), 0 = as designed
   int trained_width = 0;  ///< width the link trained at (probe), 0 = as designed
+  /// False where the host (a VM) does not report the link's speed and width to the guest: NCCL
+  /// then counts it at its fallback figure (src/comm/nccl_channels.cc). PCIe links only.
+  bool reported = true;
   /// True when the rates below are the trained link's (trained_gen/trained_width recorded below the
   /// design, chassis built LinkRates::kAsBuilt): line rate of the trained generation at the trained
   /// width, and that generation's efficiency unless the file gives one.

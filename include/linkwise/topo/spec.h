@@ -53,6 +53,9 @@ struct LinkSpec {
       root_complex{};  ///< links from one CPU with the same number share a host bridge
   std::optional<int> trained_gen{};    ///< probe: generation the link trained at, when below `tech`
   std::optional<int> trained_width{};  ///< probe: width the link trained at, when below `width`
+  /// 0: the host (a VM) does not report the link's speed and width to the guest (NCCL's topology
+  /// shows link_speed "" and link_width 0); 1 (the default): it does. PCIe links only.
+  std::optional<int> reported{};
   int connectors = 0;  ///< connectors the channel crosses (CEM slot, MCIO), for channel loss
   int vias = 0;        ///< via transitions beyond the two package breakouts, for channel loss
   SourceLocation where{};
