@@ -822,6 +822,11 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   c.rates_ = rates;
   if (rates == LinkRates::kAsBuilt) apply_trained_rates(spec, catalog, c.links_);
   c.incident_.assign(c.nodes_.size(), {});
+  {
+    std::vector<int> degree(c.nodes_.size(), 0);  // one block per node, of its own size
+    for (const auto& l : c.links_) ++degree[l.a], ++degree[l.b];
+    for (std::size_t v = 0; v < degree.size(); ++v) c.incident_[v].reserve(degree[v]);
+  }
   for (const auto& l : c.links_) {
     c.incident_[l.a].push_back(l.index);
     c.incident_[l.b].push_back(l.index);
