@@ -40,6 +40,13 @@ void MaxMinSolver::clear() {
   rate_.clear();
 }
 
+void MaxMinSolver::reserve(std::size_t flows, std::size_t entries) {
+  start_.reserve(flows + 1);
+  cap_.reserve(flows);
+  route_.reserve(entries);
+  coeff_.reserve(entries);
+}
+
 int MaxMinSolver::add_flow(std::span<const int> route, double cap) {
   for (int r : route)
     if (r < 0 || r >= static_cast<int>(capacity_.size()))
@@ -87,7 +94,7 @@ void MaxMinSolver::build_index() {
   res_start_.assign(U + 1, 0);
   for (int r : route_) ++res_start_[slot_[r] + 1];
   for (int u = 0; u < U; ++u) res_start_[u + 1] += res_start_[u];
-  res_flows_.assign(route_.size(), 0);
+  res_flows_.resize(route_.size());  // every entry is written below
   {
     auto& fill = fill_;
     fill.assign(res_start_.begin(), res_start_.end() - 1);
