@@ -37,13 +37,21 @@ void use_large_heap_pages() {
   void* probe = std::malloc(size);
   asm volatile("" : : "r"(probe) : "memory");  // kept: the compiler may not drop the pair
   auto* after = static_cast<char*>(sbrk(0));
+  std::uintptr_t lo = 0, hi = 0;
   if (probe && before != reinterpret_cast<char*>(-1) && after > before) {
     const auto touched = reinterpret_cast<std::uintptr_t>(probe) + size + 64;  // the top's header
-    const auto lo = (touched + kHuge - 1) & ~(kHuge - 1);
-    const auto hi = reinterpret_cast<std::uintptr_t>(after) & ~(kHuge - 1);
-    if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+    lo = (touched + kHuge - 1) & ~(kHuge - 1);
+    hi = reinterpret_cast<std::uintptr_t>(after) & ~(kHuge - 1);
+    if (hi <= lo || madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE) != 0) hi = lo = 0;
   }
-  std::free(probe);
+  std::free(probe);  // back into the top, which starts where it did
+  // The heap below `lo` is never handed out: one block, never freed and never written, fills it
+  // (address space only), so that every later block lies in the advised range.
+  static void* below_advice = nullptr;
+  if (hi > lo) {
+    below_advice = std::malloc(lo - reinterpret_cast<std::uintptr_t>(probe) - 64);
+    asm volatile("" : : "r"(below_advice) : "memory");
+  }
 #endif
 #endif
 }
