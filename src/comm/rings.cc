@@ -311,7 +311,7 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
   for (int i = 0; i < n; ++i) {
     ring.order.push_back(ranks[order[i]]);
     if (n <= 16 || i < 2 || i == n - 1) names.push_back(chassis->display_name(ranks[order[i]]));
-    ring.hops.push_back(hops[i].res);
+    ring.hops.emplace_back(hops[i].res.begin(), hops[i].res.end());
     const bool intra =
         chassis->node(ranks[order[i]]).box == chassis->node(ranks[order[(i + 1) % n]]).box;
     if (hops[i].kind != detail::HopKind::kNvlink && intra) intra_nvlink = false;

@@ -183,7 +183,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
   Route r;
   r.kind = kind(a, b);
   auto single = [&](double bottleneck) {
-    r.res = path_;
+    r.res.assign(path_.begin(), path_.end());
     r.coeff.assign(path_.size(), 1.0);
     r.bytes_per_s = bottleneck;
   };
@@ -242,7 +242,7 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       if (mem < 0) break;
       double up = widest(a, cpu, kFamPcie | kFamSocket, false, residual);
       if (path_.empty()) break;
-      r.res = path_;
+      r.res.assign(path_.begin(), path_.end());
       r.res.push_back(mem);
       const std::size_t up_hops = path_.size();
       double down = widest(cpu, b, kFamPcie, false, residual);
@@ -372,7 +372,7 @@ void Router::net_within_box(int a, int b, const std::vector<double>& residual, R
   if (best < 0) return;
   double up = widest(a, best, kFamPcie | kFamSocket, false, residual);
   if (path_.empty()) return;
-  r.res = path_;
+  r.res.assign(path_.begin(), path_.end());
   double down = widest(best, b, kFamPcie | kFamSocket, false, residual);
   if (path_.empty()) {
     r.res.clear();

@@ -20,6 +20,7 @@
 // pass: switches, retimers, CPUs and (between boxes) NICs.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -35,9 +36,15 @@ namespace linkwise::comm::detail {
 
 enum class HopKind { kNvlink, kPcie, kHost, kNet };
 
+/// A route's entries, up to 8 of them in place: a hop striped over four NVSwitches names 8 link
+/// directions, a hop between boxes 6 to 8 (GPU, PCIe switch, NIC, network and back), so the
+/// thousands of hops of the rings on a large machine are stored without a heap block each.
+template <class T>
+using RouteVec = boost::container::small_vector<T, 8>;
+
 struct Route {
-  std::vector<int> res;       ///< resource ids
-  std::vector<double> coeff;  ///< share of the hop's bytes on each resource
+  RouteVec<int> res;       ///< resource ids
+  RouteVec<double> coeff;  ///< share of the hop's bytes on each resource
   HopKind kind = HopKind::kNvlink;
   double bytes_per_s = 0;  ///< what this route alone can carry on the residual it was found on
   bool found() const { return !res.empty(); }

@@ -169,6 +169,9 @@ class Run {
 
   void solve() {
     solver_.clear();
+    std::size_t entries = 0;
+    for (const auto& a : active_) entries += a.spec->route.size();
+    solver_.reserve(active_.size(), entries);
     for (const auto& a : active_) {
       if (a.spec->coeff.empty())
         solver_.add_flow(a.spec->route, a.spec->rate_cap);

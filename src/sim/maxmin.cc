@@ -40,6 +40,13 @@ void MaxMinSolver::clear() {
   rate_.clear();
 }
 
+void MaxMinSolver::reserve(std::size_t flows, std::size_t entries) {
+  start_.reserve(flows + 1);
+  cap_.reserve(flows);
+  route_.reserve(entries);
+  coeff_.reserve(entries);
+}
+
 int MaxMinSolver::add_flow(std::span<const int> route, double cap) {
   for (int r : route)
     if (r < 0 || r >= static_cast<int>(capacity_.size()))
@@ -72,13 +79,22 @@ void MaxMinSolver::build_index() {
   if (slot_.size() != capacity_.size()) slot_.assign(capacity_.size(), -1);
   for (int r : route_)
     if (slot_[r] < 0) slot_[r] = 0, used_.push_back(r);
-  std::sort(used_.begin(), used_.end());
+  // Ascending: sorted when few resources are used, else read off the marks in one pass over them
+  // all (a schedule on a large machine names tens of thousands, where sorting cost more).
+  const std::size_t R = slot_.size();
+  if (used_.size() * 16 < R) {
+    std::sort(used_.begin(), used_.end());
+  } else {
+    used_.clear();
+    for (std::size_t r = 0; r < R; ++r)
+      if (slot_[r] == 0) used_.push_back(static_cast<int>(r));
+  }
   const int U = static_cast<int>(used_.size());
   for (int u = 0; u < U; ++u) slot_[used_[u]] = u;
   res_start_.assign(U + 1, 0);
   for (int r : route_) ++res_start_[slot_[r] + 1];
   for (int u = 0; u < U; ++u) res_start_[u + 1] += res_start_[u];
-  res_flows_.assign(route_.size(), 0);
+  res_flows_.resize(route_.size());  // every entry is written below
   {
     auto& fill = fill_;
     fill.assign(res_start_.begin(), res_start_.end() - 1);

@@ -25,8 +25,24 @@ double Node::fig(const std::string& field, double fallback) const {
 }
 
 int Chassis::find(const std::string& name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? -1 : it->second;
+  if (auto it = network_by_name_.find(name); it != network_by_name_.end()) return it->second;
+  std::string_view id = name;
+  int box = 0;
+  if (boxes_ > 1) {
+    // "b<box>/<id>", the box written as build_chassis() writes it: digits, no leading zero.
+    const std::size_t slash = name.find('/');
+    if (name.size() < 3 || name[0] != 'b' || slash == std::string::npos || slash < 2 || slash > 5 ||
+        (name[1] == '0' && slash > 2))
+      return -1;
+    for (std::size_t i = 1; i < slash; ++i) {
+      if (name[i] < '0' || name[i] > '9') return -1;
+      box = box * 10 + (name[i] - '0');
+    }
+    if (box >= boxes_) return -1;
+    id = id.substr(slash + 1);
+  }
+  auto it = place_of_id_.find(std::string(id));
+  return it == place_of_id_.end() ? -1 : box * per_box_ + it->second;
 }
 
 std::vector<int> Chassis::nodes_of_kind(NodeKind kind) const {
@@ -94,7 +110,7 @@ struct Builder {
                       limits::kMaxExpandedNames),
           where);
   }
-  std::unordered_map<std::string, int>& by_name;
+  std::unordered_map<std::string, int>& network_by_name;
   std::map<std::string, const hw::Part*> own;  // parts the file defines (spec.parts)
 
   /// A part by id: the file's own first, then the catalog's (which throws with suggestions).
@@ -264,7 +280,6 @@ struct Builder {
       const NodeKind kind = *hw::part_kind_from_string(ns->kind);
       typed.emplace_back(kind, &part(ns->part, kind));
     }
-    by_name.reserve(expanded.size() * static_cast<std::size_t>(boxes) + boxes + 1);
     for (int box = 0; box < boxes; ++box) {
       int cpu_i = 0;
       if (box > 0) {
@@ -282,7 +297,6 @@ struct Builder {
             n.numa = cpu_numa[cpu_i++] + box * 1000;
           else if (ns->numa)
             n.numa = *ns->numa + box * 1000;
-          by_name.emplace(n.name, n.index);
         }
         continue;
       }
@@ -314,7 +328,6 @@ struct Builder {
         n.zone = ns->zone;
         n.slot = ns->slot;
         n.where = ns->where;
-        by_name[n.name] = n.index;
         nodes.push_back(std::move(n));
       }
     }
@@ -532,7 +545,7 @@ struct Builder {
       n.kind = NodeKind::kNetSwitch;
       n.part = sw;
       n.box = box;
-      by_name[n.name] = n.index;
+      network_by_name[n.name] = n.index;
       nodes.push_back(n);
       return n.index;
     };
@@ -817,16 +830,23 @@ Chassis build_chassis(const ChassisSpec& spec, const hw::Catalog& catalog, int b
   if (c.boxes_ < 1 || c.boxes_ > kMaxBoxes)
     throw InputError(fmt::format("number of boxes must be 1 to {}, not {}", kMaxBoxes, c.boxes_),
                      spec.network.where);
-  Builder b{spec, catalog, c, c.nodes_, c.links_, {}, c.by_name_, {}};
+  Builder b{spec, catalog, c, c.nodes_, c.links_, {}, c.network_by_name_, {}};
   c.own_parts_ = std::make_shared<std::deque<hw::Part>>();
   b.add_parts(*c.own_parts_);
   b.add_nodes(c.boxes_);
   b.add_links(c.boxes_);
   b.add_network(c.boxes_);
+  c.per_box_ = b.per_box;
+  c.place_of_id_ = b.local_pos;  // a box's ids (find())
   b.check_budgets();
   c.rates_ = rates;
   if (rates == LinkRates::kAsBuilt) apply_trained_rates(spec, catalog, c.links_);
   c.incident_.assign(c.nodes_.size(), {});
+  {
+    std::vector<int> degree(c.nodes_.size(), 0);  // one block per node, of its own size
+    for (const auto& l : c.links_) ++degree[l.a], ++degree[l.b];
+    for (std::size_t v = 0; v < degree.size(); ++v) c.incident_[v].reserve(degree[v]);
+  }
   for (const auto& l : c.links_) {
     c.incident_[l.a].push_back(l.index);
     c.incident_[l.b].push_back(l.index);

@@ -393,5 +393,29 @@ TEST(ChassisPartsTest, BadPartsNameTheLineAndTheValue) {
   EXPECT_NE(with("part: my-gpu", "part: my-gpx").find("my-gpx"), std::string::npos);
 }
 
+// find() reads "b<box>/<id>" against one box's ids: every node's own name finds it, at one box and
+// several (with and without the network's leaf switches), and nothing else does.
+TEST(ChassisTest, FindByNameAtOneBoxAndSeveral) {
+  auto spec = load_spec("dgx-h100");
+  for (int boxes : {1, 3, 12}) {
+    for (double over : {1.0, 2.0}) {
+      spec.network.oversubscription = over;
+      Chassis c = build_chassis(spec, hw::Catalog::builtin(), boxes);
+      for (const auto& n : c.nodes()) EXPECT_EQ(c.find(n.name), n.index) << n.name;
+      EXPECT_EQ(c.find(""), -1);
+      EXPECT_EQ(c.find("gpu99"), -1);
+      if (boxes == 1) {
+        EXPECT_EQ(c.find("b0/gpu0"), -1);
+        continue;
+      }
+      EXPECT_EQ(c.find("gpu0"), -1);
+      EXPECT_EQ(c.find("b" + std::to_string(boxes) + "/gpu0"), -1);
+      for (const char* bad :
+           {"b01/gpu0", "b/gpu0", "bx/gpu0", "b1gpu0", "b1/", "c1/gpu0", "b-1/gpu0"})
+        EXPECT_EQ(c.find(bad), -1) << bad;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace linkwise::topo

@@ -26,17 +26,32 @@ void use_large_heap_pages() {
     return;
 #if defined(MADV_HUGEPAGE)
   // Grow the heap now, then mark the grown part: the kernel backs what is touched there with 2 MiB
-  // pages (one fault instead of 512).
+  // pages (one fault instead of 512). The probe is just larger than the free top of the heap, so
+  // that it makes the heap grow; malloc writes the new top's header right after it, so that page
+  // is touched before the advice: a 2 MiB range holding a touched page keeps 4 KiB pages for
+  // good, and the advised range starts at the first boundary past the header. (A 2 MiB probe put
+  // the first 2-4 MiB of the heap, which the first allocations use, on 4 KiB pages.)
+  const std::size_t top = mallinfo2().keepcost;  // the free top chunk, bytes
+  const std::size_t size = top + 4096;
   auto* before = static_cast<char*>(sbrk(0));
-  void* probe = std::malloc(kHuge);
+  void* probe = std::malloc(size);
   asm volatile("" : : "r"(probe) : "memory");  // kept: the compiler may not drop the pair
   auto* after = static_cast<char*>(sbrk(0));
-  if (before != reinterpret_cast<char*>(-1) && after > before) {
-    const auto lo = (reinterpret_cast<std::uintptr_t>(before) + kHuge - 1) & ~(kHuge - 1);
-    const auto hi = reinterpret_cast<std::uintptr_t>(after) & ~(kHuge - 1);
-    if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+  std::uintptr_t lo = 0, hi = 0;
+  if (probe && before != reinterpret_cast<char*>(-1) && after > before) {
+    const auto touched = reinterpret_cast<std::uintptr_t>(probe) + size + 64;  // the top's header
+    lo = (touched + kHuge - 1) & ~(kHuge - 1);
+    hi = reinterpret_cast<std::uintptr_t>(after) & ~(kHuge - 1);
+    if (hi <= lo || madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE) != 0) hi = lo = 0;
   }
-  std::free(probe);
+  std::free(probe);  // back into the top, which starts where it did
+  // The heap below `lo` is never handed out: one block, never freed and never written, fills it
+  // (address space only), so that every later block lies in the advised range.
+  static void* below_advice = nullptr;
+  if (hi > lo) {
+    below_advice = std::malloc(lo - reinterpret_cast<std::uintptr_t>(probe) - 64);
+    asm volatile("" : : "r"(below_advice) : "memory");
+  }
 #endif
 #endif
 }

@@ -47,6 +47,9 @@ class MaxMinSolver {
 
   /// Removes every flow; keeps capacities.
   void clear();
+  /// Room for `flows` flows naming `entries` route entries in all (no reallocation while they are
+  /// added).
+  void reserve(std::size_t flows, std::size_t entries);
   /// Adds a flow over `route` (resource ids, repeats count), capped at `cap` bytes/s. Returns its
   /// id.
   int add_flow(std::span<const int> route, double cap = kUnlimited);

@@ -153,7 +153,12 @@ class Chassis {
   std::vector<std::vector<int>> incident_;
   std::vector<int> gpus_;
   std::vector<int> display_index_;  ///< per node: index among nodes of its kind
-  std::unordered_map<std::string, int> by_name_;
+  /// Names, for find(): box b's node at place k is named "b<b>/<id>" (plain "<id>" with one box)
+  /// and has index b·per_box_ + k, so one table of the ids of a box serves every box; the network's
+  /// switches (after all boxes' nodes) are looked up by their whole names.
+  std::unordered_map<std::string, int> place_of_id_;
+  std::unordered_map<std::string, int> network_by_name_;
+  int per_box_ = 0;
   std::shared_ptr<std::deque<hw::Part>>
       own_parts_;  ///< parts the file defined; nodes point into it
 };
