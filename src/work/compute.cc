@@ -407,6 +407,33 @@ double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dim
 
 }  // namespace
 
+// Context parallelism's ring (Transformer Engine's AttnFuncWithCP, which Megatron-core and NeMo
+// run; NVIDIA/TransformerEngine transformer_engine/pytorch/attention.py, 2024 releases): each of
+// the cp steps is a separate attention call on this GPU's queries against one K,V chunk, and its
+// partial output is merged into the running one by its log-sum-exp (flash_attn_fwd_out_correction:
+// out += out_per_step · exp(lse_per_step - lse), 16-bit: read the step's output, read and write the
+// running one, 6 bytes an element); the backward adds each step's dq and dK,dV into the running
+// gradients the same way (dq.add_(dq_), dkv.add_(dkv_): 6 bytes an element). With load-balanced
+// causal chunks (two chunks a GPU, chunk i and 2·cp-1-i), step 0 is this GPU's own diagonal block
+// (all its queries and keys), and each later step covers either all its queries against the
+// first half of the arriving keys or the second half of its queries against all of them: on
+// average over the ranks 3/4 of the queries and 3/4 of the K,V a step. Not counted: the per-step
+// log-sum-exp update (one value a query row and head, 1/d of the output) and the contiguous copies
+// of the half chunks.
+RingMergeBytes cp_ring_merge_bytes(const Model& m, const Job& job, const Plan& p) {
+  RingMergeBytes r;
+  if (p.cp <= 1 || !job.flash_attention) return r;
+  const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  const double S = static_cast<double>(job.seq) * mb / p.cp, d = hd(m);
+  const double q_elems = S * m.heads / p.tp * d;
+  const double kv_elems = 2 * S * std::max(static_cast<double>(m.kv_heads), 1.0 * p.tp) / p.tp * d;
+  const double steps = 1 + 0.75 * (p.cp - 1);  // the diagonal step whole, the others 3/4
+  constexpr double kMergeBytes = 6;            // read the partial, read and write the running
+  r.forward = kMergeBytes * q_elems * steps;
+  r.backward = kMergeBytes * (q_elems + kv_elems) * steps;
+  return r;
+}
+
 LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
   // Context parallelism: each GPU holds seq/cp of every sequence's tokens (its GEMMs see S/cp
@@ -467,6 +494,13 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   c.flops_b = wfactor * (attn_flops - core_flops + mlp_flops) +
               (job.flash_attention ? kFlashBackwardFlops : 2.0) * core_flops;
   c.mem_b = 2 * c.mem_f;  // element-wise backward moves twice the forward bytes (header note)
+  if (p.cp > 1 && job.flash_attention) {  // the ring's merges, one kernel launch a step
+    const RingMergeBytes ring = cp_ring_merge_bytes(m, job, p);
+    const double f = memory_time(gpu, ring.forward) + (p.cp - 1) * kLaunchS,
+                 b = memory_time(gpu, ring.backward) + (p.cp - 1) * kLaunchS;
+    c.attn_f += f, c.mem_f += f;
+    c.attn_b += b, c.mem_b += b;
+  }
   if (lora && job.base_weights == BaseWeights::kNf4) {
     // QLoRA dequantizes each frozen NF4 weight to bf16 before its GEMM, in the forward and again
     // for the input gradient (Dettmers et al. 2023, section 3): read 0.52 bytes, write 2, per

@@ -189,6 +189,14 @@ struct LayerCompute {
 LayerCompute layer_compute(const Model& model, const Job& job, const Plan& plan,
                            const GpuSpec& gpu);
 
+/// Bytes the context-parallel ring moves outside its attention kernels in one layer for one
+/// micro-batch on one GPU, forward and backward: merging each ring step's partial result into the
+/// running one (0 without context parallelism or without fused attention). See compute.cc.
+struct RingMergeBytes {
+  double forward = 0, backward = 0;
+};
+RingMergeBytes cp_ring_merge_bytes(const Model& model, const Job& job, const Plan& plan);
+
 /// Output projection and loss (last stage) plus embedding (first stage), forward + backward,
 /// seconds.
 double head_compute(const Model& model, const Job& job, const Plan& plan, const GpuSpec& gpu);
