@@ -577,10 +577,11 @@ double fp8_weight_cast_time(double params, const GpuSpec& gpu) {
   return !gpu.fp8 || params <= 0 ? 0 : memory_time(gpu, 4 * params);
 }
 
-double optimizer_time(double params, const GpuSpec& gpu, double bytes_per_param) {
+double optimizer_time(double params, const GpuSpec& gpu, double bytes_per_param, double share) {
   // A fused AdamW reads fp32 master, m, v and the bf16 gradient, writes master, m, v and the bf16
-  // weight: 28 bytes; frameworks that step in eager PyTorch move more (FrameworkTraits).
-  return params <= 0 ? 0 : memory_time(gpu, bytes_per_param * params);
+  // weight: 28 bytes; frameworks that step in eager PyTorch move more, and PyTorch's optimizer
+  // kernels stream them below the peak (FrameworkTraits).
+  return params <= 0 || share <= 0 ? 0 : memory_time(gpu, bytes_per_param * params / share);
 }
 
 double model_flops_per_token(const Model& m, const Job& job) {

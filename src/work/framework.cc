@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "linkwise/work/compute.h"
 #include "linkwise/work/memory.h"
 
 namespace linkwise::work {
@@ -68,6 +69,15 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       // max_norm 1.0): FSDP's clip_grad_norm_ reads every local gradient for the norm (4) and
       // scales it in place (8): 12. derived: 80 + 12 = 92.
       t.optimizer_bytes_per_param = 92;
+      // Those bytes stream at the element-wise kernel's share of the peak: torch.optim's foreach
+      // and fused AdamW and Composer's per-tensor ops are PyTorch element-wise kernels
+      // (TensorIterator, or multi_tensor_apply over chunks of the tensor lists:
+      // aten/src/ATen/native/cuda/ ForeachBinaryOpList.cu, FusedAdamWKernel.cu), each a pass over
+      // HBM like the eager add the share is measured on (compute.h). Checked against the optimizer
+      // phase of the H200 training steps (data/measured/h200-train-steps-2026-12-01, fused AdamW,
+      // 28 bytes per parameter): Qwen3 0.6B 4.8 ms and Llama 3.2 3B 26.0 ms are 3.48 and 3.46 TB/s,
+      // 0.72 of the 4.8 TB/s peak, the add's share (not a source: those steps are validation rows).
+      t.optimizer_share = eager_kernel_share(EagerKernel::kElementwise);
       if (job.framework == Framework::kHf) {
         // Hugging Face Trainer through accelerate: DDP at zero=0 (25 MiB buckets, overlapped),
         // FSDP1 (FullyShardedDataParallelPlugin, fsdp_version 1 by default) for zero 2 and 3, with

@@ -71,6 +71,20 @@ TEST(WorkHfStack, SmallLayersWaitForTheHost) {
   EXPECT_GT(layer_compute(m, big, one_gpu(8), g).forward(), 2 * 566e-6);
 }
 
+TEST(WorkHfStack, FusedAdamWStreamsAtTheElementWiseShare) {
+  // torch.optim.AdamW(fused=True) over Qwen3 0.6B's 596,049,920 fp32 parameters (tied embedding
+  // counted once): 28 bytes each (read weight, gradient, two moments; write three) at PyTorch's
+  // element-wise share of the H200's 4.8 TB/s, 3,478 / 4,800: 28 · 596,049,920 / 3.478e12 =
+  // 4.799 ms, plus one 3 us launch: 4.80 ms. (The measured step's optimizer phase was 4.8 ms,
+  // data/measured/h200-train-steps-2026-12-01; at the peak it would be 3.48 ms.)
+  auto c = topo::load_chassis("hgx-h200", 1);
+  const Job j = hf_job(Mode::kFullFinetune, 2048, 8);
+  EXPECT_NEAR(framework_traits(j, one_gpu(8)).optimizer_share, 3478.0 / 4800, 1e-12);
+  StepModel sm(c, find_model("qwen3-0.6b"), j);
+  EXPECT_NEAR(sm.estimate(one_gpu(8)).breakdown.optimizer_s, 28 * 596049920.0 / 3.478e12 + 3e-6,
+              1e-6);
+}
+
 TEST(WorkHfStack, EachEagerKernelAtItsKindsShare) {
   // The shares (H200, compute-shapes.json "eager", of 4,800 GB/s): add 3,478 GB/s (element-wise:
   // 0.7246), GeLU 2,395 (activation: 0.4990).

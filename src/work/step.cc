@@ -244,11 +244,11 @@ StepResult compose(StepModel::Impl& impl, const StepModel& sm, const Job& job, c
   double t_f = comp_f + L * (r.tp_f + r.cp_f + r.ep_f + r.zero_f + cont_f) + r.fill_f;
   double t_b = comp_b + L * (r.tp_b + r.cp_b + r.ep_b + r.zero_b + cont_b) + r.fill_b;
   Breakdown& b = out.breakdown;
-  b.optimizer_s =
-      job.offload_optimizer
-          ? 0
-          : optimizer_time(sh.stage_trainable / (p.zero >= 1 ? p.shard_size() : 1), sm.gpu(),
-                           framework_traits(job, p).optimizer_bytes_per_param);
+  const FrameworkTraits fw = framework_traits(job, p);
+  b.optimizer_s = job.offload_optimizer
+                      ? 0
+                      : optimizer_time(sh.stage_trainable / (p.zero >= 1 ? p.shard_size() : 1),
+                                       sm.gpu(), fw.optimizer_bytes_per_param, fw.optimizer_share);
   b.compute_s =
       mm * (comp_f + comp_b) + b.optimizer_s + fp8_weight_cast_time(L * sh.layer_weights, sm.gpu());
   b.tp_s = mm * L * (r.tp_f + r.tp_b);

@@ -384,8 +384,10 @@ TEST(WorkStep, EagerOptimizerOfThePyTorchFrameworks) {
   // per fp32 parameter, plus 12 for clipping by norm: 92, against a fused AdamW's 28. Llama 2 7B,
   // dp=8, ZeRO-3: each GPU steps 1/8 of every parameter: the 32 layers' 202,383,360 each, the
   // embedding and the untied LM head (32,000 x 4,096 each) and the final norm (4,096):
-  // 6,738,415,616 / 8 = 842,301,952; on an A100 80GB (2.039 TB/s): 92 · 842,301,952 / 2.039e12 =
-  // 38.0 ms under fsdp1, 28 · ... = 11.6 ms under megatron (each + one 3 us launch).
+  // 6,738,415,616 / 8 = 842,301,952; on an A100 80GB (2.039 TB/s) PyTorch's optimizer kernels
+  // stream at the element-wise share, 3,478 / 4,800 = 0.7246 of the peak: 92 · 842,301,952 /
+  // (0.7246 · 2.039e12) = 52.4 ms under fsdp1; Megatron's fused Adam at the peak, 28 · 842,301,952
+  // / 2.039e12 = 11.6 ms (each + one 3 us launch).
   auto c = topo::load_chassis("dgx-a100");
   Job j;
   j.seq = 2048, j.global_batch = 16, j.recompute = Recompute::kNone;
@@ -398,10 +400,12 @@ TEST(WorkStep, EagerOptimizerOfThePyTorchFrameworks) {
   };
   StepModel sm(c, find_model("llama2-7b"), j);
   const double bw = sm.gpu().memory_bytes_per_s;
-  EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 92 * local / bw + 3e-6, 1e-9);
-  EXPECT_NEAR(optimizer_s(Framework::kFsdp), 92 * local / bw + 3e-6, 1e-9);
+  const double share = 3478.0 / 4800;
+  EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 92 * local / (share * bw) + 3e-6, 1e-9);
+  EXPECT_NEAR(optimizer_s(Framework::kFsdp), 92 * local / (share * bw) + 3e-6, 1e-9);
   EXPECT_NEAR(optimizer_s(Framework::kMegatron), 28 * local / bw + 3e-6, 1e-9);
-  EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 0.0380, 0.0005);
+  EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 0.0524, 0.0005);
+  EXPECT_NEAR(optimizer_s(Framework::kMegatron), 0.0116, 0.0002);
 }
 
 TEST(WorkStep, GradientsReducedInHalfPrecisionSkipTheCast) {

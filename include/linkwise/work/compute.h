@@ -219,9 +219,10 @@ int nccl_channels(double busbw_Bps);
 double fp8_weight_cast_time(double linear_params_local, const GpuSpec& gpu);
 
 /// The optimizer step on the GPU (AdamW, memory-bound: `bytes_per_param` moved per trainable
-/// parameter it holds; 28 for a fused AdamW, the framework's figure in FrameworkTraits).
+/// parameter it holds, at `share` of the HBM peak; 28 bytes for a fused AdamW, the framework's
+/// figures in FrameworkTraits).
 double optimizer_time(double trainable_params_local, const GpuSpec& gpu,
-                      double bytes_per_param = 28);
+                      double bytes_per_param = 28, double share = 1);
 
 /// FLOPs of one training step of the whole job per token, as MFU counts them (Chowdhery et al.
 /// 2022, appendix B): 3 x forward for full training; LoRA: forward, input gradients (1 x the weight

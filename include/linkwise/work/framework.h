@@ -92,6 +92,11 @@ struct FrameworkTraits {
   /// HBM bytes the optimizer step moves per trainable parameter it holds, gradient clipping
   /// included: a fused AdamW on fp32 master weights, 28; eager PyTorch AdamW, 92 (framework.cc).
   double optimizer_bytes_per_param = 28;
+  /// Share of the HBM peak the optimizer step's kernels stream those bytes at: PyTorch's own
+  /// optimizers (torch.optim fused and foreach AdamW, Composer's per-tensor ops) run PyTorch's
+  /// element-wise kernels, eager_kernel_share(kElementwise); 1 (the peak) for the fused Adam of
+  /// Megatron-LM (Apex / Transformer Engine) and DeepSpeed, which no measurement here times.
+  double optimizer_share = 1;
   /// Gradient bucket of zero 0-2 in parameters; 0 = one bucket holding every gradient of the stage.
   double bucket_params = 0;
   /// zero 0-2: gradients reduced every micro-batch (DeepSpeed stage 2, FSDP SHARD_GRAD_OP), not
