@@ -861,6 +861,44 @@ TEST(Serve, ReplayByPromptOfPromptsThatFillTheCache) {
   EXPECT_THROW(huge(), InputError);
 }
 
+TEST(Serve, PreemptedRequestFindsItsFirstBlocksCached) {
+  // vLLM V1 with prefix caching (on by default) frees a preempted request's blocks to the tail of
+  // the free queue, its last block first, and they keep their hashes until taken; admitted again it
+  // finds its first blocks cached and computes only the rest. Two requests of P = 16h prompt
+  // tokens and 64 outputs, released together into N blocks of 16 tokens with N - 2h = 2 free (or
+  // 3) after both prompts run in one step (a 32768-token budget), no front end, no async
+  // scheduling. Hand derivation, N - 2h = 2: the first decode step takes a block each (h + 1 each,
+  // none free); at the 17th (the KV of token P + 17) A needs block h + 2 and none is free, so B,
+  // the latest admitted, is preempted with P + 16 tokens computed: h + 1 full blocks, all cached.
+  // A takes its blocks h + 2, h + 3, h + 4 (P + 63 tokens at its end) from the queue's head, B's
+  // last three, and B, whose rest needs two blocks more than the free ones it does not hold, waits
+  // until A ends. Admitted again B finds h - 2 blocks cached and computes (P + 17) - 16(h - 2) =
+  // 49 tokens, where a recompute of all would be P + 17. With 3 free: A's block h + 2 is the free
+  // one, it takes two of B's, and B computes (P + 17) - 16(h - 1) = 33. Prompt tokens computed:
+  // 2P + 49 (or 33), one preemption, 64 tokens each.
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.output = 64;
+  o.kv_admission = KvAdmission::kPrompt;
+  o.front_end = FrontEnd::kOffline;
+  o.async_scheduling = false;
+  o.max_batched_tokens = 32768;
+  const double K = ServeModel(chassis, find_model("qwen3-8b"), o).memory().kv_tokens;
+  const int N = static_cast<int>(std::floor(K / 16));
+  const int h = (N - 2) / 2, spare = N - 2 * h;
+  ASSERT_TRUE(spare == 2 || spare == 3) << N;
+  ASSERT_LE(2 * 16 * h, 32768) << N;  // both prompts in one step
+  o.input = 16 * h;
+  ReplayOptions ro;
+  ro.concurrency = 2;
+  ro.requests = 2;
+  ReplayResult r = ServeModel(chassis, find_model("qwen3-8b"), o).replay(ro);
+  EXPECT_EQ(r.preemptions, 1);
+  EXPECT_EQ(r.first_tokens, 2);
+  EXPECT_DOUBLE_EQ(r.mean_output, 64);
+  EXPECT_DOUBLE_EQ(r.prompt_tokens, 2.0 * o.input + (spare == 2 ? 49 : 33));
+}
+
 TEST(Serve, ReplayRefusesOnlyARequestWhoseBlocksExceedTheCache) {
   // The cache holds N = floor(K / 16) blocks of 16 tokens. A request computes the KV of at most
   // input + output - 1 tokens (its last token is sampled, never fed back), so input = 16·N - 64 + 1
