@@ -99,6 +99,9 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   const double fe_req = detail::front_end_request_cpu_s(opt);
   const double fe_lat = detail::front_end_latency_s(opt.front_end);
   auto ready = [&](int k) { return fe_lat + (k + 1) * fe_req; };
+  // vLLM V0's async output processing: a step's first tokens leave during the next step, once it
+  // is scheduled and launched (ServeOptions::async_output_processing).
+  const double defer = opt.async_output_processing ? step(1, ctx_d, 0, 0).overhead : 0;
   double t = 0, sum = 0, left = P;  // `left`: tokens of the first waiting prompt still to run
   int done = 0;
   while (done < n) {
@@ -135,7 +138,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
       left = P;
     }
     t += step(decoding, ctx_d, tokens, ctx_p).total + offload;
-    sum += finished * t;
+    sum += finished * (t + defer);
     done += finished;
   }
   return sum / n;
@@ -225,6 +228,9 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
                              ? detail::front_end_burst_wait_s(n, fe_req)
                              : detail::front_end_poisson_wait_s(others, fe_req, fe_u);
   if (!train) e.ttft += fe_lat + fe_req + fe_wait;
+  // vLLM V0's async output processing: a step's tokens leave the engine during the next step,
+  // once it is scheduled and launched (its host time), the first token as every later one.
+  if (opt.async_output_processing) e.ttft += dec.overhead;
   e.e2e = e.ttft + (O - 1) * tau;
   // The ITL a streaming client measures, per chunk: the other streams' requests hold the loop
   // while the engine steps on, and tokens ready meanwhile leave merged.
@@ -378,6 +384,8 @@ void ServeModel::Impl::describe(ServeResult* r) const {
                      : fmt::format("; a run of {} requests, the first cohort's wait averaged in",
                                    opt.requests);
   if (opt.async_scheduling) r->engine += "; async scheduling (a step scheduled ahead)";
+  if (opt.async_output_processing)
+    r->engine += "; V0 async output processing (a step's tokens leave during the next step)";
   r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
                            detail::front_end_latency_s(opt.front_end) * 1e3);
   if (double cpu = detail::front_end_request_cpu_s(opt); cpu > 0)

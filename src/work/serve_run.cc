@@ -49,6 +49,7 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.max_seqs = o.max_seqs;
   s.chunked_prefill = !o.no_chunked_prefill;
   s.async_scheduling = !o.no_async_scheduling;
+  s.async_output_processing = o.async_output_proc;
   s.requests = o.requests;
   if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
   // The admission follows the engine behind the front end unless given: vLLM's API server fronts
@@ -487,6 +488,9 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
       {"--no-async-scheduling", at<&S::no_async_scheduling>,
        "The engine schedules each step when the last one ends (vLLM before v0.14); by default "
        "it schedules a step ahead while the GPU runs"},
+      {"--async-output-proc", at<&S::async_output_proc>,
+       "vLLM V0's async output processing: each step's tokens leave during the next step, once "
+       "it is scheduled and launched (V0's default); V1 sends them at the end of their step"},
       Spec{"--requests", at<&S::requests>, "Closed loop: a finite benchmark of this many requests"}
           .range(1, 1 << 30),
       {"--sweep", at<&S::sweep>,

@@ -21,6 +21,14 @@ namespace {
 // async scheduling (vLLM PR #19970, 2025-06, a V1 feature; default from v0.14): each step is
 // scheduled when the last one ends.
 constexpr bool kAzureAsync = false;
+// V0's async output processing, on by default there (EngineArgs `disable_async_output_proc`
+// False; ModelConfig.verify_async_output_proc turns it off only with pipeline parallelism,
+// `--enforce-eager`, Ray SPMD workers or speculative decoding, none of which these runs use):
+// vllm/engine/llm_engine.py `step` hands the model runner `async_callback`, which the runner calls
+// once the next step's forward is launched (vllm/worker/model_runner.py, before sampling), and
+// `_process_model_outputs` passes the outputs to MQLLMEngine's socket callback
+// (vllm/engine/multiprocessing/engine.py: `use_async_sockets` is `use_async_output_proc`).
+constexpr bool kAzureAsyncOutput = true;
 
 // Each row names its engine's admission against the KV cache. vLLM V1 admits a request when the
 // blocks of its first chunk fit and preempts past the cache (KvAdmission::kPrompt,
@@ -378,15 +386,21 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.rate = rate;
     r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = kAzureAsync;
-    r.open = tp == 4
-                 ? "ITL -30%/-26% at TP 4 (13-18 ms a step) against -14%/-26% (3-7 ms) at TP 1 in "
-                   "the same harness (vLLM v0.7.3, V0 engine): beyond the TP 1 gap ~65 us per "
-                   "all-reduce more than the modelled ~20-30 us over the host-staged path, beyond "
-                   "public small-message figures; V0's driver broadcasts each step's inputs to the "
-                   "workers (vllm-project/vllm issue #5792), host time with no public figure; TTFT "
-                   "beyond the API server's 4 ms: the client's and V0's share, no figure"
-                 : "the V0 engine's per-step host time (vLLM v0.7.3; no public figure per step); "
-                   "TTFT beyond the API server's 4 ms: the client's and V0's share, no figure";
+    r.options.async_output_processing = kAzureAsyncOutput;
+    r.open =
+        tp == 4
+            ? "ITL -30%/-26% at TP 4 (13-18 ms a step) against -14%/-26% (3-7 ms) at TP 1 in "
+              "the same harness (vLLM v0.7.3, V0 engine): beyond the TP 1 gap ~65 us per "
+              "all-reduce more than the modelled ~20-30 us over the host-staged path, beyond "
+              "public small-message figures; V0's driver broadcasts each step's inputs to the "
+              "workers (vllm-project/vllm issue #5792), host time with no public figure; TTFT "
+              "beyond the API server's 4 ms and V0's outputs sent during the next step (its "
+              "host time, 0.5 ms): V0's host time per step, counted twice on the first "
+              "token, and the client's share, no figure"
+            : "the V0 engine's per-step host time (vLLM v0.7.3; no public figure per step); "
+              "TTFT beyond the API server's 4 ms and V0's outputs sent during the next step (its "
+              "host time, 0.5 ms): V0's host time per step, counted twice on the first "
+              "token, and the client's share, no figure";
     return r;
   };
   // gpustack/gpustack docs/performance-lab (GPUStack "Performance Lab"): one H100 SXM, vLLM v0.11.0

@@ -233,6 +233,24 @@ TEST(ServeCli, BurstArrivalsWaitForTheCohort) {
   EXPECT_EQ(b["chunked_prefill"], true);
 }
 
+TEST(ServeCli, V0AsyncOutputProcessingDelaysEachTokenByTheNextStepsHostTime) {
+  // --async-output-proc (vLLM V0's default): a step's tokens leave during the next step, once it
+  // is scheduled and launched, so TTFT grows by the engine's host time a step (0.5 ms) and the
+  // engine line says so.
+  std::string cmd =
+      "serve dgx-h100 --model llama3.1-8b --gpus 0 --rate 4 --no-async-scheduling --json";
+  auto v1 = run_cli(cmd), v0 = run_cli(cmd + " --async-output-proc");
+  ASSERT_EQ(v1.exit_code, 0) << v1.err;
+  ASSERT_EQ(v0.exit_code, 0) << v0.err;
+  auto a = nlohmann::json::parse(v1.out), b = nlohmann::json::parse(v0.out);
+  EXPECT_NEAR(b["ttft_s"].get<double>() - a["ttft_s"].get<double>(), 0.5e-3, 1e-6);
+  auto text = run_cli(
+      "serve dgx-h100 --model llama3.1-8b --gpus 0 --rate 4 --no-async-scheduling "
+      "--async-output-proc");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("V0 async output processing"), std::string::npos) << text.out;
+}
+
 TEST(ServeCli, AsyncSchedulingIsTheDefaultAndCanBeTurnedOff) {
   // Independent arrivals at a busy engine: with a step scheduled ahead (vLLM's default since
   // v0.14) each prompt also waits for that step, so TTFT is longer by about a step (the ITL);

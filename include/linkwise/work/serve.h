@@ -129,6 +129,13 @@ struct ServeOptions {
   /// the engine is busy joins the step after the one already scheduled; false: each step is
   /// scheduled when the one before it ends (vLLM before v0.14, `--no-async-scheduling`)
   bool async_scheduling = true;
+  /// true: vLLM V0's async output processing (on by default in V0 with CUDA graphs; off with
+  /// `--disable-async-output-proc`, `--enforce-eager` or pipeline parallelism): a step's sampled
+  /// tokens are turned into outputs and sent to the API server during the next step, once that
+  /// step is scheduled and launched, so every token leaves the engine the next step's host time
+  /// later (docs/serving.md, "The first token's way out"); false: at the end of its own step
+  /// (vLLM V1, TensorRT-LLM)
+  bool async_output_processing = false;
   /// > 0: a finite closed-loop benchmark of this many requests (`vllm bench serve --num-prompts`):
   /// its clients all send their first request at once, and the reported means average that first
   /// cohort in; 0: the steady state only
