@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Request {
   double blocks = 0;       ///< KV-cache blocks allocated to it
   double chunk_at = -1;    ///< when its latest streamed chunk leaves the front end
   int chunks = 0;          ///< streamed chunks so far (tokens ready together leave as one)
+  // After a preemption: where its freed blocks end in the free queue (KvBlocks) and how many of
+  // them were full, and so cached; 0 when it holds none there.
+  double cache_end = 0, cache_full = 0;
 };
 
 // vLLM's KV-cache block: 16 tokens, CacheConfig's default block_size on CUDA
@@ -68,23 +72,76 @@ double percentile(const std::vector<double>& sorted, double q) {
 // allocation is all or nothing (vllm/v1/core/kv_cache_manager.py `allocate_slots` returns None
 // when the new blocks exceed the free ones). Admitted for whole lives the replay never runs out:
 // `free` is infinite and the sequence cap (fit_replica) does the admitting.
+//
+// The free blocks form vLLM's free queue (vllm/v1/core/block_pool.py, FreeKVCacheBlockQueue): new
+// blocks are taken from its head, freed ones appended at its tail, a request's in reverse order
+// ("Free blocks in reverse order so that the tail blocks are freed first",
+// vllm/v1/core/single_type_kv_cache_manager.py `free`), and a freed full block keeps its hash until
+// it is taken again. With prefix caching on (vLLM V1's default) a preempted request that is
+// admitted again finds its first blocks still cached, as many as no one has taken since: the queue
+// is kept as positions, each freeing a range [start, end) keyed by its end, so a preempted
+// request's range, eaten from its front (its last blocks first), leaves its first blocks intact.
 struct KvBlocks {
   double free = 0;
-  bool bounded = true;  ///< false: admitted for whole lives, nothing to count
+  bool bounded = true;             ///< false: admitted for whole lives, nothing to count
+  std::map<double, double> queue;  ///< the free queue as position ranges: end -> start
+  double tail = 0;                 ///< the position the next freed block takes
+  void init(double total) {
+    free = tail = total;
+    if (total > 0) queue[total] = 0;
+  }
   double need(const Request& q, double tokens) const {
     return std::max(0.0, blocks_for(q.held + tokens) - q.blocks);
   }
   bool fits(const Request& q, double tokens) const { return !bounded || need(q, tokens) <= free; }
+  void take(double n) {  // n blocks from the queue's head
+    while (n > 0 && !queue.empty()) {
+      auto it = queue.begin();
+      const double len = it->first - it->second;
+      if (len <= n) {
+        n -= len;
+        queue.erase(it);
+      } else {
+        it->second += n;
+        n = 0;
+      }
+    }
+  }
   void grow(Request& q, double tokens) {
     if (!bounded) return;
     double n = need(q, tokens);
     free -= n;
     q.blocks += n;
+    take(n);
   }
-  void release(Request& q) {
-    if (!bounded) return;
+  /// Frees q's blocks to the queue's tail; returns where they end.
+  double release(Request& q) {
+    if (!bounded) return 0;
     free += q.blocks;
+    if (q.blocks > 0) queue[tail + q.blocks] = tail;
+    tail += q.blocks;
     q.blocks = 0;
+    return tail;
+  }
+  /// A preempted request's cached blocks still in the queue, at most `cap`: its first ones, those
+  /// of its range no one has taken.
+  double cached(const Request& q, double cap) const {
+    if (!bounded || q.cache_end <= 0) return 0;
+    auto it = queue.find(q.cache_end);
+    if (it == queue.end()) return 0;
+    return std::max(0.0, std::min({q.cache_full, it->first - it->second, cap}));
+  }
+  /// Takes n of them back (the last n positions of its range) for the request.
+  void reclaim(Request& q, double n) {
+    auto it = queue.find(q.cache_end);
+    if (n > 0 && it != queue.end()) {
+      const double start = it->second, end = it->first;
+      queue.erase(it);
+      if (end - n > start) queue[end - n] = start;
+      free -= n;
+      q.blocks += n;
+    }
+    q.cache_end = q.cache_full = 0;
   }
 };
 
@@ -212,7 +269,7 @@ Replay::Replay(const ServeModel::Impl& m, const ReplayOptions& o)
           "replay: one request of {} + {} tokens needs {:.0f} KV-cache blocks of {:.0f} "
           "tokens, more than the {:.0f} the cache holds",
           opt_.input, O_, blocks_for(P_ + O_ - 1), kBlockTokens, total));
-    kv_.free = total;
+    kv_.init(total);
   } else {
     kv_.free = std::numeric_limits<double>::infinity();
     kv_.bounded = false;
@@ -277,6 +334,7 @@ void Replay::schedule(std::size_t i, double tokens, bool decode) {
     take_[i] = tokens;
     ++prefills_;
     C_ += tokens;
+    r_.prompt_tokens += tokens;
     ctx_p_ += tokens * (hit_prefix_ + (q.prompt - q.left) + tokens / 2);
   }
 }
@@ -289,7 +347,8 @@ void Replay::preempt_latest() {
   running_.pop_back();
   take_.pop_back();
   decoding_.pop_back();
-  kv_.release(q);
+  q.cache_full = std::floor(q.held / kBlockTokens);  // its full blocks keep their hashes
+  q.cache_end = kv_.release(q);
   q.left = q.prompt = P_ + q.generated;
   q.held = 0;
   q.ready = decided_;
@@ -319,14 +378,28 @@ void Replay::schedule_running() {
 // Waiting requests first come first served, while the budget, the sequence cap and the cache allow
 // and nothing was preempted in this step (vLLM admits none then): with chunked prefill the last
 // one's prompt is chunked to the budget; without, whole prompts that fit, but at least one a step.
-// A request is admitted when the blocks of what it runs now fit.
+// A request is admitted when the blocks of what it runs now fit. A preempted one first finds its
+// own first blocks still cached (KvBlocks::cached; vllm/v1/core/sched/scheduler.py asks
+// `get_computed_blocks` for a request with nothing computed, and a hit stops one token short of
+// all its tokens) and computes only the rest; the cached blocks leave the free ones as it is
+// admitted (`allocate_slots` counts them against the free blocks).
 void Replay::admit_waiting() {
   while (!waiting_.empty() && waiting_.front().ready <= decided_ && budget_ > 0 &&
          running_.size() < cap_ && !preempted_) {
-    const Request& next = waiting_.front();
+    Request next = waiting_.front();
+    const double hit = kv_.cached(next, std::floor((next.prompt - 1) / kBlockTokens));
+    if (hit > 0) {  // as it would run with its cached blocks
+      next.held = hit * kBlockTokens;
+      next.left = next.prompt - next.held;
+      next.blocks = hit;
+    }
     if (!opt_.chunked_prefill && next.left > budget_ && C_ > 0) break;
     const double n = opt_.chunked_prefill ? std::min(next.left, budget_) : next.left;
-    if (!kv_.fits(next, n)) break;
+    if (kv_.bounded && kv_.need(next, n) > kv_.free - hit) break;
+    if (next.cache_end > 0) {
+      next.blocks = 0;
+      kv_.reclaim(next, hit);
+    }
     running_.push_back(next);
     waiting_.pop_front();
     take_.push_back(0);

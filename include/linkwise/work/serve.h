@@ -256,6 +256,9 @@ struct ReplayResult {
   long preemptions = 0;   ///< preemptions to free KV cache (KvAdmission::kPrompt); one request
                           ///< can be preempted many times
   long first_tokens = 0;  ///< TTFT samples: one a request, a recomputed one's not counted again
+  /// Prompt tokens the engine computed: every prompt, and a preempted request's prompt and output
+  /// again beyond its blocks still cached when it is admitted again (KvAdmission::kPrompt)
+  double prompt_tokens = 0;
 };
 
 /// A serving deployment on a chassis. Construction checks the options (InputError naming the flag:
