@@ -439,5 +439,26 @@ TEST(CommValidationPcie, Rtx4090SwitchPairsTwoSocketsInContainers) {
   EXPECT_GT(sockets, 3.85e9);
 }
 
+TEST(CommValidationPcie, Rtx5090WithP2pDriverOnTwoTurinSockets) {
+  // aikitoria/open-gpu-kernel-modules README.md (commit 08dc3455): eight RTX 5090 with peer access
+  // enabled by the patched driver (P2P connectivity 1 between every pair, 55.6-56.6 GB/s P2P
+  // writes one way), plus an RTX PRO 6000, on two EPYC 9575F; `NCCL_P2P_LEVEL=SYS all_reduce_perf
+  // -b 8 -e 128M -f 2 -g 8` on the eight RTX 5090 (NCCL 2.29.7): busbw 43.86 GB/s at 128 MiB
+  // (45.70 at 32 MiB, 45.42 at 64 MiB). Independent; the layout (pairs of root ports under one host
+  // bridge, read from the bus ids) and the xGMI count (three: five x16 GPUs on the second socket
+  // need 80 lanes) are inferred (file header). Every hop is P2P, written by the SMs in 128 B
+  // payloads, and the ring loads each GPU link both ways: 63.0 GB/s x16 Gen5 x 0.9045 (pcie5
+  // efficiency) x 0.9211 x 0.894 = 46.93 GB/s a direction, 46.12 after the latency at 128 MiB
+  // (+5.2 %); the xGMI hops (two of the ring's, one each way, 3 x 64 x 0.70 GB/s) do not bind.
+  auto c = machine("rtx5090-p2p-driver-8gpu-turin-2s.yaml");
+  CommOptions o;
+  o.p2p_level = "SYS";
+  const double p = busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 128.0 * 1024 * 1024, o);
+  EXPECT_NEAR(p, 43.86e9, 43.86e9 * kTarget);
+  EXPECT_NEAR(p, 46.12e9, 46.12e9 * kRecorded);
+  const double hand = 63.015e9 * 0.9045 * kSmWrite * 0.894;
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 8 * kGiB, o), hand, hand * 2e-3);
+}
+
 }  // namespace
 }  // namespace linkwise::comm
