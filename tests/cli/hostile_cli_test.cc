@@ -264,5 +264,45 @@ TEST(HostileCliTest, DuplicateKeysAreErrors) {
   EXPECT_NE(r.err.find("duplicate key 'part'"), std::string::npos) << r.err;
 }
 
+// A PCIe link's `reported` (0: the host does not report it to the guest, 1: default) is 0 or 1 on
+// a PCIe link: other values, other types and other link families exit 2 with the place.
+TEST(HostileCliTest, ReportedIsZeroOrOneOnPcieLinks) {
+  std::string dir = temp_dir();
+  auto with = [&](const std::string& name, const std::string& value) {
+    return run_cli("topo " + write(dir, name,
+                                   box("",
+                                       "  - {a: cpu0, b: gpu0, tech: pcie5, width: 16}\n"
+                                       "  - {a: cpu0, b: gpu1, tech: pcie5, width: 16, "
+                                       "reported: " +
+                                           value + "}\n")));
+  };
+  const std::string at = ".yaml:8:58: 'reported' must be ";
+  struct Bad {
+    std::string name, value, message;
+  } bad[] = {{"two", "2", "0 or 1, not 2"},
+             {"neg", "-1", "0 or 1, not -1"},
+             {"big", "1e9", "0 or 1, not 1000000000"},
+             {"huge", "1e300", "a whole number, not '1e300'"},
+             {"half", "0.5", "a whole number, not '0.5'"},
+             {"bool", "true", "a number, not 'true'"},
+             {"list", "[0]", "a number, not 'a list'"},
+             {"none", "~", "a number, not 'nothing'"}};
+  for (const auto& b : bad) {
+    auto r = with(b.name + ".yaml", b.value);
+    EXPECT_EQ(r.exit_code, 2) << b.value;
+    EXPECT_EQ(r.err, "linkwise: error: " + dir + "/" + b.name + at + b.message + "\n");
+  }
+  auto ok = with("zero.yaml", "0");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  auto nv = run_cli("topo " +
+                    write(dir, "nv.yaml",
+                          box("", kLinks + "  - {a: gpu0, b: gpu1, tech: nvlink4-bridge, links: 4, "
+                                           "reported: 0}\n")));
+  EXPECT_EQ(nv.exit_code, 2);
+  EXPECT_EQ(nv.err, "linkwise: error: " + dir +
+                        "/nv.yaml:9:5: 'reported: 0' is for PCIe links (how a VM shows its "
+                        "devices), not nvlink4-bridge\n");
+}
+
 }  // namespace
 }  // namespace linkwise::testing
