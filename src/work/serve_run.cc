@@ -64,6 +64,25 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
     s.chat_endpoint = true;
   else if (o.endpoint != "completions")
     throw InputError(fmt::format("--endpoint must be chat or completions, not '{}'", o.endpoint));
+  // Async output processing is vLLM V0's: V0 schedules each step when the last one ends (async
+  // scheduling is V1's), admits by prompt, and turns it off with pipeline parallelism
+  // (ModelConfig.verify_async_output_proc); TensorRT-LLM (whole-life admission) has none.
+  if (s.async_output_processing) {
+    if (s.async_scheduling)
+      throw InputError(
+          "--async-output-proc is vLLM V0's, which schedules each step when the last one ends: "
+          "give --no-async-scheduling with it");
+    if (s.pp > 1)
+      throw InputError(fmt::format(
+          "--async-output-proc: vLLM V0 turns async output processing off with pipeline "
+          "parallelism (--pp {})",
+          s.pp));
+    if (s.kv_admission == KvAdmission::kWholeLife)
+      throw InputError(
+          "--async-output-proc is vLLM V0's, which admits by prompt; whole-life admission "
+          "(--kv-admission whole-life, the default with --front-end offline or nim) is "
+          "TensorRT-LLM's");
+  }
   return s;
 }
 

@@ -251,6 +251,28 @@ TEST(ServeCli, V0AsyncOutputProcessingDelaysEachTokenByTheNextStepsHostTime) {
   EXPECT_NE(text.out.find("V0 async output processing"), std::string::npos) << text.out;
 }
 
+TEST(ServeCli, V0AsyncOutputProcessingOnlyWithV0sEngine) {
+  // --async-output-proc is vLLM V0's: V0 has no async scheduling, turns it off with pipeline
+  // parallelism and admits by prompt (whole-life admission is TensorRT-LLM's): exit 2 otherwise.
+  std::string cmd = "serve dgx-h100 --model llama3.1-8b --rate 4 --async-output-proc";
+  struct Bad {
+    std::string flags, message;
+  } bad[] = {{"", "give --no-async-scheduling with it"},
+             {" --no-async-scheduling --tp 1 --pp 2 --gpus 0,1", "pipeline parallelism (--pp 2)"},
+             {" --no-async-scheduling --front-end offline", "is TensorRT-LLM's"},
+             {" --no-async-scheduling --front-end nim", "is TensorRT-LLM's"},
+             {" --no-async-scheduling --kv-admission whole-life", "is TensorRT-LLM's"}};
+  for (const auto& b : bad) {
+    auto r = run_cli(cmd + b.flags);
+    EXPECT_EQ(r.exit_code, 2) << b.flags << ": " << r.err;
+    EXPECT_NE(r.err.find(b.message), std::string::npos) << b.flags << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  auto offline_v0 =
+      run_cli(cmd + " --gpus 0 --no-async-scheduling --front-end offline --kv-admission prompt");
+  EXPECT_EQ(offline_v0.exit_code, 0) << offline_v0.err;
+}
+
 TEST(ServeCli, AsyncSchedulingIsTheDefaultAndCanBeTurnedOff) {
   // Independent arrivals at a busy engine: with a step scheduled ahead (vLLM's default since
   // v0.14) each prompt also waits for that step, so TTFT is longer by about a step (the ITL);
