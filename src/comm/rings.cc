@@ -306,12 +306,16 @@ double Communicator::Impl::add_ring(const std::vector<int>& order, std::vector<d
   Ring ring;
   ring.bytes_per_s = rate;
   ring.order.reserve(n);
-  ring.hops.reserve(n);
+  ring.hop_end.reserve(n);
+  std::size_t entries = 0;
+  for (const auto& h : hops) entries += h.res.size();
+  ring.hop_res.reserve(entries);
   std::vector<std::string> names;  // all of them up to 16 ranks, else the first two and the last
   for (int i = 0; i < n; ++i) {
     ring.order.push_back(ranks[order[i]]);
     if (n <= 16 || i < 2 || i == n - 1) names.push_back(chassis->display_name(ranks[order[i]]));
-    ring.hops.emplace_back(hops[i].res.begin(), hops[i].res.end());
+    ring.hop_res.insert(ring.hop_res.end(), hops[i].res.begin(), hops[i].res.end());
+    ring.hop_end.push_back(ring.hop_res.size());
     const bool intra =
         chassis->node(ranks[order[i]]).box == chassis->node(ranks[order[(i + 1) % n]]).box;
     if (hops[i].kind != detail::HopKind::kNvlink && intra) intra_nvlink = false;

@@ -41,8 +41,8 @@ links:
 std::map<int, double> ring_loads(const Communicator& comm) {
   std::map<int, double> load;
   for (const auto& r : comm.rings())
-    for (const auto& hop : r.hops)
-      for (int res : hop) load[res] += r.bytes_per_s;
+    for (std::size_t i = 0; i < r.hop_end.size(); ++i)
+      for (int res : r.hop(i)) load[res] += r.bytes_per_s;
   return load;
 }
 

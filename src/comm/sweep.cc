@@ -233,7 +233,7 @@ SweepResult predict_sweep(const SweepRequest& o, const topo::Chassis& chassis) {
   r.bound = comm.bound(r.op);
   r.rings.reserve(comm.rings().size());
   for (const auto& ring : comm.rings())
-    r.rings.push_back({ring.order, ring.bytes_per_s, {}, ring.str});
+    r.rings.push_back({ring.order, ring.bytes_per_s, {}, {}, ring.str});
   Progress progress("collective: predicting sizes", sizes.size());
   for (std::uint64_t s : sizes) {
     SweepRow row;

@@ -17,7 +17,7 @@ comm::SweepResult two_sizes() {
   r.unit = 4;
   r.bound.busbw_Bps = 100e9;
   r.bound.cut = "GPU0 | others";
-  r.rings.push_back({{}, 50e9, {}, "GPU0 GPU1 GPU2 GPU3"});
+  r.rings.push_back({{}, 50e9, {}, {}, "GPU0 GPU1 GPU2 GPU3"});
   for (std::uint64_t b : {1024u, 2048u}) {
     comm::SweepRow row;
     row.bytes = b;

@@ -30,7 +30,9 @@
 //   fmt::print("{} {:.0f} GB/s\n", to_string(p.algorithm), p.busbw_Bps / 1e9);
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -99,10 +101,18 @@ struct Bound {
 
 /// A ring found by the channel search: the rank order and the rate it got when found.
 struct Ring {
-  std::vector<int> order;              ///< GPU node indices, in ring order
-  double bytes_per_s = 0;              ///< per-hop rate this ring got in the search
-  std::vector<std::vector<int>> hops;  ///< per hop i -> i+1: resource ids
-  std::string str;                     ///< "GPU0 GPU1 ... GPU7 (via nvsw0)"
+  std::vector<int> order;  ///< GPU node indices, in ring order
+  double bytes_per_s = 0;  ///< per-hop rate this ring got in the search
+  /// Per hop i -> i+1 its resource ids: hop_res[hop_end[i - 1] .. hop_end[i]) (from 0 for hop 0),
+  /// one block for the ring's hops rather than one a hop.
+  std::vector<int> hop_res;
+  std::vector<std::size_t> hop_end;
+  /// Hop i's resource ids.
+  std::span<const int> hop(std::size_t i) const {
+    const std::size_t begin = i == 0 ? 0 : hop_end[i - 1];
+    return {hop_res.data() + begin, hop_end[i] - begin};
+  }
+  std::string str;  ///< "GPU0 GPU1 ... GPU7 (via nvsw0)"
 };
 
 struct CommOptions {
