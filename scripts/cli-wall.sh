@@ -11,6 +11,15 @@ ROUNDS=${1:-5}
 [ $# -gt 0 ] && shift
 [ $# -eq 0 ] && set -- ./build/linkwise
 CMD=${CMD:-collective dgx-h100 --nodes 128 -b 1G -e 1G}
+case $ROUNDS in
+  '' | 0 | *[!0-9]*) echo "cli-wall.sh: ROUNDS must be a whole number from 1, not '$ROUNDS'" >&2; exit 2 ;;
+esac
+for bin in "$@"; do
+  if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then
+    echo "cli-wall.sh: '$bin' is not an executable file" >&2
+    exit 2
+  fi
+done
 command -v perf >/dev/null || { echo "cli-wall.sh needs perf (apt-get install linux-perf)" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
