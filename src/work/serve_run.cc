@@ -104,6 +104,11 @@ constexpr int kSteadyLives = 16;
 // state, and says so.
 constexpr double kMaxReplaySteps = 5e7;
 
+// The replay sends each token at the end of its own step (ServeModel::replay has no V0 async
+// output processing), so a replayed answer says so when --async-output-proc is on.
+constexpr const char* kReplayWithoutAsyncOutput =
+    "; the replay leaves V0 async output processing out (each token leaves at the end of its step)";
+
 struct Replayed {
   double tokens = 0, duration = 0, requests = 0, ttft_sum = 0, e2e_sum = 0, itl_sum = 0, gaps = 0;
   double batch_seq_s = 0, busy_s = 0, batch_peak = 0;  // ReplayResult's
@@ -288,6 +293,7 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
       so.requests > 0
           ? fmt::format(" in a run of {} requests", so.requests)
           : fmt::format(" over {} lives a client after {} of warm-up", kSteadyLives, kSteadyLives));
+  if (so.async_output_processing) r->replayed += kReplayWithoutAsyncOutput;
 }
 
 bool queued_at_once(const ServeOptions& o) {
@@ -362,6 +368,7 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
   if (reps > 1) r->replayed += fmt::format(", spread over {} replicas", reps);
   if (so.kv_admission == KvAdmission::kPrompt)
     r->replayed += fmt::format(" ({} preemptions)", box.sum.preemptions);
+  if (so.async_output_processing) r->replayed += kReplayWithoutAsyncOutput;
 }
 
 }  // namespace

@@ -271,6 +271,15 @@ TEST(ServeCli, V0AsyncOutputProcessingOnlyWithV0sEngine) {
   auto offline_v0 =
       run_cli(cmd + " --gpus 0 --no-async-scheduling --front-end offline --kv-admission prompt");
   EXPECT_EQ(offline_v0.exit_code, 0) << offline_v0.err;
+  // The step-by-step replay has no V0 async output processing: a replayed answer says so.
+  auto replayed = run_cli(
+      "serve dgx-h100 --model llama3.1-8b --gpus 0 --async-output-proc --no-async-scheduling "
+      "--input 1000 --output 1000 --requests 300 --concurrency 300");
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_NE(std::regex_replace(replayed.out, std::regex("\\s+"), " ")
+                .find("the replay leaves V0 async output processing out"),
+            std::string::npos)
+      << replayed.out;
 }
 
 TEST(ServeCli, AsyncSchedulingIsTheDefaultAndCanBeTurnedOff) {
