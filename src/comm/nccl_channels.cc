@@ -260,8 +260,8 @@ void Communicator::Impl::count_nccl_channels() {
         for (int dirs = 0; dirs < (1 << k); ++dirs) {
           std::vector<int> cyc;
           for (int j = 0; j < k; ++j) {
-            const auto& isl = islands[j == 0 ? 0 : perm[j - 1]];
             const int which = j == 0 ? 0 : perm[j - 1];
+            const auto& isl = islands[which];
             if (dirs >> which & 1)
               cyc.insert(cyc.end(), isl.rbegin(), isl.rend());
             else

@@ -93,7 +93,11 @@ struct KvBlocks {
   double need(const Request& q, double tokens) const {
     return std::max(0.0, blocks_for(q.held + tokens) - q.blocks);
   }
-  bool fits(const Request& q, double tokens) const { return !bounded || need(q, tokens) <= free; }
+  /// Whether what q runs next fits, `cached` of the free blocks being its own cached ones (they
+  /// leave the free blocks as it is admitted).
+  bool fits(const Request& q, double tokens, double cached = 0) const {
+    return !bounded || need(q, tokens) <= free - cached;
+  }
   void take(double n) {  // n blocks from the queue's head
     while (n > 0 && !queue.empty()) {
       auto it = queue.begin();
@@ -395,7 +399,7 @@ void Replay::admit_waiting() {
     }
     if (!opt_.chunked_prefill && next.left > budget_ && C_ > 0) break;
     const double n = opt_.chunked_prefill ? std::min(next.left, budget_) : next.left;
-    if (kv_.bounded && kv_.need(next, n) > kv_.free - hit) break;
+    if (!kv_.fits(next, n, hit)) break;
     if (next.cache_end > 0) {
       next.blocks = 0;
       kv_.reclaim(next, hit);
