@@ -122,10 +122,10 @@ EngineFigures engine_figures(double gpu_memory_bytes, const std::string& part) {
   return e;
 }
 
-double front_end_latency_s(FrontEnd f) {
-  switch (f) {
+double front_end_latency_s(const ServeOptions& o) {
+  switch (o.front_end) {
     case FrontEnd::kVllmApiServer:
-      return kVllmApiServerLatencyS;
+      return kVllmApiServerLatencyS + o.tokenizer_batch_wait_s;
     case FrontEnd::kOffline:
     case FrontEnd::kNim:
       break;

@@ -65,6 +65,19 @@ inline constexpr double kRuntimeBytes = 1.5 * kGiB;
 // latency". 4 ms, a latency per request (no CPU time of the server's one process: that is below).
 inline constexpr double kVllmApiServerLatencyS = 4e-3;
 
+// The batch window of the API server's tokenizer, in the vLLM releases that tokenize through
+// AsyncMicrobatchTokenizer (vllm-project/vllm PR #19334, "microbatch tokenization", 2025-06; the
+// class in vllm/utils/async_utils.py): a request's prompt waits in a queue, and the batcher that
+// takes it waits until `batch_wait_timeout_s` (0.002) has passed since the first prompt of the
+// batch, or until 32 prompts are there, before it tokenizes them together. At the loads the
+// validation rows run, far from 32 prompts in 2 ms, the first prompt of a batch waits the whole
+// window, a later one the rest of it: taken as the whole window, an upper bound (PR #44172: "adds
+// about 2ms of frontend latency for low-concurrency" workloads; it proposed
+// `--tokenizer-batch-wait-timeout-s`, closed). PR #45759 (2026-06) removed the class: releases
+// after it tokenize in the renderer's thread pool with no wait. The option that takes it:
+// ServeOptions::tokenizer_batch_wait_s (`--tokenizer-batch-wait`), 0 by default.
+inline constexpr double kVllmTokenizerBatchWaitS = 2e-3;
+
 // The API server is one Python process (vLLM RFC #12705: "the API server runs in a single process,
 // utilizing a single CPU"; docs/design/arch_overview.md, "V1 Process Architecture"; PR #17546 adds
 // `--api-server-count` to run several) whose asyncio loop does each request's input processing and
@@ -104,9 +117,10 @@ inline constexpr double kVllmApiServerChunkS = 30e-6;
 
 namespace detail {
 /// The front end's latency per request before the first token, beyond its CPU time (seconds):
-/// vLLM's API server kVllmApiServerLatencyS; an offline engine none; NIM's front end none (no
-/// public figure).
-double front_end_latency_s(FrontEnd f);
+/// vLLM's API server kVllmApiServerLatencyS and its tokenizer's batch wait
+/// (ServeOptions::tokenizer_batch_wait_s); an offline engine none; NIM's front end none (no public
+/// figure).
+double front_end_latency_s(const ServeOptions& o);
 /// The front end's CPU time per request on its one process before the request reaches the engine
 /// (seconds): vLLM's API server kVllmTokenizeCpuS a prompt token, and kVllmChatRequestCpuS more on
 /// the chat endpoint; offline and NIM none. (work/serve_front.cc)

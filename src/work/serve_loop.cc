@@ -97,7 +97,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   // The front end passes the cohort's requests one at a time (work/serve_front.cc): the k-th
   // (k = 0 .. n-1) reaches the engine after k + 1 requests' CPU time and the front end's latency.
   const double fe_req = detail::front_end_request_cpu_s(opt);
-  const double fe_lat = detail::front_end_latency_s(opt.front_end);
+  const double fe_lat = detail::front_end_latency_s(opt);
   auto ready = [&](int k) { return fe_lat + (k + 1) * fe_req; };
   // vLLM V0's async output processing: a step's first tokens leave during the next step, once it
   // is scheduled and launched (ServeOptions::async_output_processing).
@@ -203,7 +203,7 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   e.tau = tau;
   e.D = D;
   // The front end's latency (its CPU time a request, fe_req, above).
-  const double fe_lat = detail::front_end_latency_s(opt.front_end);
+  const double fe_lat = detail::front_end_latency_s(opt);
   const double together_budget = std::max(1.0, B - std::round(std::min(D, std::max(0.0, n - 1))));
   // A phase-locked closed loop whose cohort does not fit one step runs as a train, where each
   // request's front-end time passes while it waits for the step ahead (burst_ttft).
@@ -387,7 +387,10 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   if (opt.async_output_processing)
     r->engine += "; V0 async output processing (a step's tokens leave during the next step)";
   r->engine += fmt::format("; front end: {}, {:.0f} ms a request", to_string(opt.front_end),
-                           detail::front_end_latency_s(opt.front_end) * 1e3);
+                           detail::front_end_latency_s(opt) * 1e3);
+  if (opt.front_end == FrontEnd::kVllmApiServer && opt.tokenizer_batch_wait_s > 0)
+    r->engine += fmt::format(" ({:.1f} ms of it the tokenizer's batch wait)",
+                             opt.tokenizer_batch_wait_s * 1e3);
   if (double cpu = detail::front_end_request_cpu_s(opt); cpu > 0)
     r->engine += fmt::format(" and {:.1f} ms of its one process's CPU ({} endpoint), queued",
                              cpu * 1e3, opt.chat_endpoint ? "chat" : "completions");

@@ -286,7 +286,7 @@ Replay::Replay(const ServeModel::Impl& m, const ReplayOptions& o)
   // order they come and every streamed token's and chunk's, as a FIFO queue; its latency (HTTP, the
   // hop to the engine and back) all taken on the way in. A request reaches the engine when its own
   // processing is done, plus that latency.
-  front_ = detail::front_end_latency_s(opt_.front_end);
+  front_ = detail::front_end_latency_s(opt_);
   fe_req_ = detail::front_end_request_cpu_s(opt_);
   fe_detok_ = detail::front_end_token_cpu_s(opt_.front_end);
   fe_chunk_ = detail::front_end_chunk_cpu_s(opt_.front_end);

@@ -64,6 +64,12 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
     s.chat_endpoint = true;
   else if (o.endpoint != "completions")
     throw InputError(fmt::format("--endpoint must be chat or completions, not '{}'", o.endpoint));
+  // The tokenizer's batch window is a wait on vLLM's API server (AsyncMicrobatchTokenizer).
+  s.tokenizer_batch_wait_s = o.tokenizer_batch_wait;
+  if (s.tokenizer_batch_wait_s > 0 && s.front_end != FrontEnd::kVllmApiServer)
+    throw InputError(fmt::format(
+        "--tokenizer-batch-wait {} is a wait on vLLM's API server; --front-end {} has none",
+        s.tokenizer_batch_wait_s, o.front_end));
   // Async output processing is vLLM V0's: V0 schedules each step when the last one ends (async
   // scheduling is V1's), admits by prompt, and turns it off with pipeline parallelism
   // (ModelConfig.verify_async_output_proc); TensorRT-LLM (whole-life admission) has none.
@@ -517,6 +523,11 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
       {"--async-output-proc", at<&S::async_output_proc>,
        "vLLM V0's async output processing: each step's tokens leave during the next step, once "
        "it is scheduled and launched (V0's default); V1 sends them at the end of their step"},
+      Spec{"--tokenizer-batch-wait", at<&S::tokenizer_batch_wait>,
+           "Seconds vLLM's API server waits to batch a prompt with others before tokenizing it "
+           "(0.002 in the releases with AsyncMicrobatchTokenizer, vLLM PR #19334 until #45759; "
+           "default 0)"}
+          .range(0.0, 10.0),
       Spec{"--requests", at<&S::requests>, "Closed loop: a finite benchmark of this many requests"}
           .range(1, 1 << 30),
       {"--sweep", at<&S::sweep>,

@@ -682,6 +682,46 @@ TEST(Serve, FrontEndAddsItsTimeToTtftAndE2e) {
   }
 }
 
+TEST(Serve, TokenizerBatchWaitIsALatencyOfTheApiServer) {
+  // vLLM's AsyncMicrobatchTokenizer (vllm-project/vllm PR #19334) holds a lone prompt for its whole
+  // batch window, w = kVllmTokenizerBatchWaitS = 2 ms, before tokenizing it. One client on an idle
+  // engine: the request reaches the engine w later, so TTFT grows by w exactly (the same
+  // arithmetic: kExact) and E2E by w up to the mean step's mix of prompt and decode steps, which
+  // the longer cycle moves by ~1e-6 of a step (the bound of FrontEndAddsItsTimeToTtftAndE2e, 2e-3
+  // of w); ITL stays the engine's. A replayed run of 3 one-token requests: each TTFT and E2E is
+  // f + c + w + step + k (ReplayOfOneTokenRequestsIsOnePromptStepEach's derivation with the
+  // latency f + w), w more than without. Other front ends have no such wait.
+  constexpr double kExact = 1e-9;  // s: only rounding
+  const double w = kVllmTokenizerBatchWaitS;
+  EXPECT_DOUBLE_EQ(w, 2e-3);  // batch_wait_timeout_s = 0.002 (vllm/utils/async_utils.py)
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  ServePoint base = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
+  o.tokenizer_batch_wait_s = w;
+  EXPECT_NEAR(detail::front_end_latency_s(o), kVllmApiServerLatencyS + w, kExact);
+  ServePoint waited = ServeModel(chassis, find_model("llama3.1-8b"), o).closed_loop(1);
+  EXPECT_NEAR(waited.ttft_s - base.ttft_s, w, kExact);
+  EXPECT_NEAR(waited.e2e_s - base.e2e_s, w, 2e-3 * w);
+  EXPECT_NEAR(waited.itl_s, base.itl_s, 1e-4 * base.itl_s);
+  EXPECT_LT(waited.requests_per_s, base.requests_per_s);
+  // The replay: one client, three one-token requests.
+  o.output = 1;
+  ReplayOptions r;
+  r.concurrency = 1;
+  r.requests = 3;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  auto res = sm.replay(r);
+  double t = sm.step(0, 0, 128, 64).total + kVllmApiServerLatencyS + w + 128 * kVllmTokenizeCpuS +
+             kVllmApiServerDetokS + kVllmApiServerChunkS;
+  EXPECT_NEAR(res.ttft_mean_s, t, kTight * t);
+  EXPECT_NEAR(res.e2e_mean_s, t, kTight * t);
+  // Offline (the engine in-process) and NIM: no API server, no wait.
+  o.front_end = FrontEnd::kOffline;
+  EXPECT_EQ(detail::front_end_latency_s(o), 0);
+  o.front_end = FrontEnd::kNim;
+  EXPECT_EQ(detail::front_end_latency_s(o), 0);
+}
+
 TEST(Serve, AsyncSchedulingDelaysARequestThatReachesABusyEngine) {
   // Two clients, three requests of 128 prompt tokens and 2 output tokens, a 128-token budget
   // (the engine alone). Without async scheduling: step 1 runs request 1's prompt (s1); step 2 its

@@ -7,6 +7,7 @@
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/work/serve_run.h"
+#include "work/serve_impl.h"
 
 namespace linkwise::work {
 
@@ -310,6 +311,9 @@ std::vector<ServeCase> serve_validation_cases() {
     }
     // vLLM 0.19.0: async scheduling on (its default since v0.14.0, PR #27614).
     r.options.async_scheduling = true;
+    // and the API server's tokenizer batch window (AsyncMicrobatchTokenizer, PR #19334, until PR
+    // #45759 removed it; work/serve_impl.h).
+    r.options.tokenizer_batch_wait_s = kVllmTokenizerBatchWaitS;
     r.open =
         kvc_open +
         (rate > 0 ? "; the engine's ITL holds"
@@ -430,6 +434,9 @@ std::vector<ServeCase> serve_validation_cases() {
     if (workload == "ShareGPT") r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = false;  // vLLM v0.11.0
     r.options.chat_endpoint = true;      // --backend openai-chat --endpoint /v1/chat/completions
+    // v0.11.0 tokenizes through AsyncMicrobatchTokenizer (vLLM PR #19334; removed by PR #45759):
+    // its 2 ms batch window before the request reaches the engine (work/serve_impl.h).
+    r.options.tokenizer_batch_wait_s = kVllmTokenizerBatchWaitS;
     return r;
   };
   const std::string q8_cmd =

@@ -195,6 +195,58 @@ TEST(ServeCli, FrontEndAddsItsTimeBeforeTheFirstToken) {
       << bad.err;
 }
 
+// Text output with its wrapped lines joined: each line break and the indent after it as one space.
+std::string unwrapped(const std::string& out) {
+  std::string flat;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] != '\n') {
+      flat += out[i];
+      continue;
+    }
+    while (i + 1 < out.size() && out[i + 1] == ' ') ++i;
+    flat += ' ';
+  }
+  return flat;
+}
+
+// --tokenizer-batch-wait: vLLM's AsyncMicrobatchTokenizer (vllm-project/vllm PR #19334) holds a
+// lone prompt for its 2 ms batch window before tokenizing it. One user on an idle engine: TTFT is
+// 2 ms later exactly (kExact, only rounding), E2E 2 ms later but for the step-mix trace of the
+// longer cycle (FrontEndAddsItsTimeBeforeTheFirstToken's bound, kMixS). A wait with another front
+// end, or a negative one, exits 2.
+TEST(ServeCli, TokenizerBatchWaitAddsItsWindowBeforeTheFirstToken) {
+  auto json_of = [](const std::string& extra) {
+    auto r = run_cli(
+        "serve inference-appliance --model llama3.1-8b --input 1024 --output 128 --concurrency 1 "
+        "--json" +
+        extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const double kExact = 1e-9;  // s
+  const double kMixS = 50e-6;  // s
+  auto base = json_of(""), waited = json_of(" --tokenizer-batch-wait 0.002");
+  EXPECT_NEAR(waited["ttft_s"].get<double>() - base["ttft_s"].get<double>(), 2e-3, kExact);
+  EXPECT_NEAR(waited["e2e_s"].get<double>() - base["e2e_s"].get<double>(), 2e-3, kMixS);
+  auto text = run_cli(
+      "serve inference-appliance --model llama3.1-8b --concurrency 1 --tokenizer-batch-wait 0.002");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(unwrapped(text.out).find("2.0 ms of it the tokenizer's batch wait"), std::string::npos)
+      << text.out;
+  auto offline = run_cli(
+      "serve inference-appliance --model llama3.1-8b --front-end offline --tokenizer-batch-wait "
+      "0.002");
+  EXPECT_EQ(offline.exit_code, 2);
+  EXPECT_NE(offline.err.find("--tokenizer-batch-wait 0.002 is a wait on vLLM's API server; "
+                             "--front-end offline has none"),
+            std::string::npos)
+      << offline.err;
+  auto negative =
+      run_cli("serve inference-appliance --model llama3.1-8b --tokenizer-batch-wait -1");
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--tokenizer-batch-wait"), std::string::npos) << negative.err;
+}
+
 TEST(ServeCli, FiniteBenchmarkAveragesItsFirstCohortIn) {
   // 48 clients of 256-token prompts start together: their 12288 prompt tokens wait at once,
   // several 2048-token steps, where the steady state's prompt waits for one. Over 300 requests the

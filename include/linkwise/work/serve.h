@@ -148,6 +148,11 @@ struct ServeOptions {
   bool chat_endpoint = false;
   /// how the engine admits requests against its KV cache (KvAdmission)
   KvAdmission kv_admission = KvAdmission::kWholeLife;
+  /// > 0: vLLM's API server waits this long (seconds) to batch each prompt with others before
+  /// tokenizing it (AsyncMicrobatchTokenizer, 2 ms, in the releases between vLLM PRs #19334 and
+  /// #45759; work/serve_impl.h kVllmTokenizerBatchWaitS), a latency before the request reaches the
+  /// engine, in TTFT and E2E; 0: no wait (later releases, and every other front end)
+  double tokenizer_batch_wait_s = 0;
 };
 
 /// Memory of one GPU, bytes.

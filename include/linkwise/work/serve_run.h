@@ -33,6 +33,7 @@ struct ServeRunOptions {
   std::string kv_admission;  ///< whole-life or prompt; "": prompt with the vllm front end, else
                              ///< whole-life (ServeOptions::kv_admission)
   int requests = 0;  ///< > 0: a finite benchmark of this many requests (ServeOptions::requests)
+  double tokenizer_batch_wait = 0;  ///< seconds (ServeOptions::tokenizer_batch_wait_s)
 };
 
 struct ServeRun {
