@@ -60,7 +60,10 @@ double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d, 
                                     double fe) const {
   const double B = engine.max_batched_tokens;
   double decoding = std::min(D, std::max(0.0, n - 1));
-  double c = std::max(1.0, B - std::round(decoding));
+  // vLLM V0's prompt-only steps (ServeOptions::prompt_only_steps): the train's steps hold prompts
+  // alone, the decodes waiting.
+  const double beside = opt.prompt_only_steps ? 0 : decoding;
+  double c = std::max(1.0, B - std::round(beside));
   const double offload = offload_time(n, ctx_d);
   const double ahead = opt.async_scheduling ? 1 : 0;
   if (n * P <= c) return step(0, ctx_d, n * P, ctx_p).total + offload;
@@ -68,7 +71,7 @@ double ServeModel::Impl::burst_ttft(double n, double P, double D, double ctx_d, 
   // prompt's first to its last token.
   double per_step = std::max(1.0, std::floor(c / P));
   double t_train =
-      step(decoding, ctx_d, opt.chunked_prefill ? c : per_step * P, ctx_p).total + offload;
+      step(beside, ctx_d, opt.chunked_prefill ? c : per_step * P, ctx_p).total + offload;
   double own = opt.chunked_prefill ? std::ceil(P / c) : 1;
   // The first step's prompts come back during a decode step (the train of the cycle before has
   // ended), the others during the train step of the prompts ahead of them.
@@ -106,7 +109,10 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
   int done = 0;
   while (done < n) {
     // Prompts done decode beside the train (a one-token request ends with its prompt).
-    double decoding = opt.output > 1 ? done : 0, budget = std::max(1.0, B - decoding), tokens = 0;
+    double decoding = opt.output > 1 ? done : 0, tokens = 0;
+    // vLLM V0's prompt-only steps: a step with prompts holds no decodes.
+    const double beside = opt.prompt_only_steps ? 0 : decoding;
+    double budget = std::max(1.0, B - beside);
     if (left >= P && ready(done) > t) {
       // The next prompt is still in the front end: the engine decodes the prompts done meanwhile,
       // or idles until it is through.
@@ -117,7 +123,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
     // loop runs at most about one step per prompt whatever the budget.
     if (opt.chunked_prefill && left > budget) {
       double alike = std::ceil(left / budget) - 1;
-      t += alike * (step(decoding, ctx_d, budget, ctx_p).total + offload);
+      t += alike * (step(beside, ctx_d, budget, ctx_p).total + offload);
       left -= alike * budget;
     }
     int finished = 0;
@@ -137,7 +143,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
       ++finished;
       left = P;
     }
-    t += step(decoding, ctx_d, tokens, ctx_p).total + offload;
+    t += step(tokens > 0 ? beside : decoding, ctx_d, tokens, ctx_p).total + offload;
     sum += finished * (t + defer);
     done += finished;
   }
@@ -165,11 +171,17 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   const double fe_req = detail::front_end_request_cpu_s(opt);
   const double fe_u = X * (fe_req + O * detail::front_end_token_cpu_s(opt.front_end));
   if (fe_u >= 1) return e;  // infeasible
-  double tau = 0, D = 0, t_pf = 0, k = 1;
+  // Requests per second of the other clients (all of an open loop's): their prompts are the ones
+  // that stretch a sequence's inter-token gaps (its own prompt step yields its first token, no
+  // gap), and the ones it waits behind at the front end.
+  const double X_o = opt.rate > 0 ? X : (n > 0 ? X * std::max(0.0, n - 1) / n : 0);
+  // tau: the engine's mean step; gap: the mean gap between one sequence's tokens.
+  double tau = 0, gap = 0, D = 0, t_pf = 0, k = 1;
   StepTime pf, dec;
   for (int it = 0; it < 100; ++it) {
-    D = O > 1 ? std::min(n, X * (O - 1) * tau) : 0;
-    double others = n > 1 ? D * (n - 1) / n : 0;  // sequences decoding beside a prompt
+    D = O > 1 ? std::min(n, X * (O - 1) * gap) : 0;
+    // Sequences decoding beside a prompt: none in vLLM V0's prompt-only steps.
+    double others = n > 1 && !opt.prompt_only_steps ? D * (n - 1) / n : 0;
     // The prompt in chunks of the budget left beside the decoding sequences, the last one shorter.
     // Without chunked prefill the prompt runs whole in one step.
     double left = opt.chunked_prefill ? std::max(1.0, B - std::round(others)) : P;
@@ -194,9 +206,16 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
     t_pf = k * pf.total;
     e.rho = X * t_pf;
     if (e.rho >= 1) return e;  // infeasible
-    double next = 1 / ((1 - e.rho) / dec.total + X * k);
-    bool done = std::abs(next - tau) <= 1e-9 * next;
-    tau = next;
+    tau = 1 / ((1 - e.rho) / dec.total + X * k);
+    // One sequence's gaps: the decode steps and the other clients' prompt steps of its decode
+    // phase, X_o·k a second taking rho_o of the time. Beside the decodes, each prompt step is a
+    // gap of its own (a token for every decoding sequence); in V0's prompt-only steps the decodes
+    // wait through them, a gap longer.
+    const double rho_o = X_o * t_pf;
+    double next =
+        opt.prompt_only_steps ? dec.total / (1 - rho_o) : 1 / ((1 - rho_o) / dec.total + X_o * k);
+    bool done = std::abs(next - gap) <= 1e-9 * next;
+    gap = next;
     if (done) break;
   }
   e.feasible = true;
@@ -223,18 +242,17 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   // request's own CPU time on its process and the wait for the work ahead of it there: the whole
   // cohort's requests at once when a phase-locked closed loop's clients come back together (its
   // prompts fit one step, burst_ttft), else independent arrivals of the other clients.
-  const double others = opt.rate > 0 ? X : (n > 0 ? X * std::max(0.0, n - 1) / n : 0);
   const double fe_wait = burst && n > 1 && !train
                              ? detail::front_end_burst_wait_s(n, fe_req)
-                             : detail::front_end_poisson_wait_s(others, fe_req, fe_u);
+                             : detail::front_end_poisson_wait_s(X_o, fe_req, fe_u);
   if (!train) e.ttft += fe_lat + fe_req + fe_wait;
   // vLLM V0's async output processing: a step's tokens leave the engine during the next step,
   // once it is scheduled and launched (its host time), the first token as every later one.
   if (opt.async_output_processing) e.ttft += dec.overhead;
-  e.e2e = e.ttft + (O - 1) * tau;
+  e.e2e = e.ttft + (O - 1) * gap;
   // The ITL a streaming client measures, per chunk: the other streams' requests hold the loop
   // while the engine steps on, and tokens ready meanwhile leave merged.
-  e.itl = detail::front_end_chunk_itl_s(tau, fe_req, others);
+  e.itl = detail::front_end_chunk_itl_s(gap, fe_req, X_o);
   // The mean step: prompt steps are X·k·tau of all steps, decode steps the rest.
   double w = std::min(1.0, X * k * tau);
   StepTime& m = e.mean;
@@ -373,7 +391,9 @@ void ServeModel::Impl::describe(ServeResult* r) const {
   r->weights_format = to_string(opt.precision);
   r->kv_format = to_string(opt.kv_precision);
   r->engine = fmt::format("continuous batching, {} of {} tokens per step, at most {} sequences{}",
-                          opt.chunked_prefill ? "chunked prefill" : "whole prompts",
+                          opt.chunked_prefill     ? "chunked prefill"
+                          : opt.prompt_only_steps ? "prompt-only steps (decodes wait, vLLM V0)"
+                                                  : "whole prompts",
                           engine.max_batched_tokens, engine.max_seqs,
                           opt.rate > 0 ? "; poisson arrivals"
                                        : (burst_arrivals() ? "; burst arrivals (clients in phase)"

@@ -50,6 +50,11 @@ ServeOptions make_serve_options(const ServeRunOptions& o) {
   s.chunked_prefill = !o.no_chunked_prefill;
   s.async_scheduling = !o.no_async_scheduling;
   s.async_output_processing = o.async_output_proc;
+  s.prompt_only_steps = o.prompt_only_steps;
+  if (s.prompt_only_steps && s.chunked_prefill)
+    throw InputError(
+        "--prompt-only-steps is vLLM V0's scheduling without chunked prefill: give "
+        "--no-chunked-prefill with it");
   s.requests = o.requests;
   if (!o.front_end.empty()) s.front_end = parse_front_end(o.front_end, "--front-end");
   // The admission follows the engine behind the front end unless given: vLLM's API server fronts
@@ -114,6 +119,9 @@ constexpr double kMaxReplaySteps = 5e7;
 // output processing), so a replayed answer says so when --async-output-proc is on.
 constexpr const char* kReplayWithoutAsyncOutput =
     "; the replay leaves V0 async output processing out (each token leaves at the end of its step)";
+// Nor has it V0's prompt-only steps: its steps run prompts beside the decodes, as V1's do.
+constexpr const char* kReplayWithoutPromptOnly =
+    "; the replay runs prompts beside the decodes (V1's steps), not V0's prompt-only steps";
 
 struct Replayed {
   double tokens = 0, duration = 0, requests = 0, ttft_sum = 0, e2e_sum = 0, itl_sum = 0, gaps = 0;
@@ -300,6 +308,7 @@ void replay_past_kv(const ServeModel& sm, const ServeOptions& so, ServeResult* r
           ? fmt::format(" in a run of {} requests", so.requests)
           : fmt::format(" over {} lives a client after {} of warm-up", kSteadyLives, kSteadyLives));
   if (so.async_output_processing) r->replayed += kReplayWithoutAsyncOutput;
+  if (so.prompt_only_steps) r->replayed += kReplayWithoutPromptOnly;
 }
 
 bool queued_at_once(const ServeOptions& o) {
@@ -375,6 +384,7 @@ void replay_finite(const ServeModel& sm, const ServeOptions& so, double mean_out
   if (so.kv_admission == KvAdmission::kPrompt)
     r->replayed += fmt::format(" ({} preemptions)", box.sum.preemptions);
   if (so.async_output_processing) r->replayed += kReplayWithoutAsyncOutput;
+  if (so.prompt_only_steps) r->replayed += kReplayWithoutPromptOnly;
 }
 
 }  // namespace
@@ -528,6 +538,9 @@ const std::vector<OptionSpec<ServeRunOptions>>& serve_options() {
            "(0.002 in the releases with AsyncMicrobatchTokenizer, vLLM PR #19334 until #45759; "
            "default 0)"}
           .range(0.0, 10.0),
+      {"--prompt-only-steps", at<&S::prompt_only_steps>,
+       "vLLM V0 without chunked prefill: a step with prompts runs prompts only, the decodes wait "
+       "(needs --no-chunked-prefill); V1 and TensorRT-LLM run prompts beside the decodes"},
       Spec{"--requests", at<&S::requests>, "Closed loop: a finite benchmark of this many requests"}
           .range(1, 1 << 30),
       {"--sweep", at<&S::sweep>,

@@ -722,6 +722,50 @@ TEST(Serve, TokenizerBatchWaitIsALatencyOfTheApiServer) {
   EXPECT_EQ(detail::front_end_latency_s(o), 0);
 }
 
+TEST(Serve, ItlExcludesTheSequencesOwnPrompt) {
+  // A sequence's inter-token gaps start at its first token, which its own (last) prompt step
+  // yields: only the other clients' prompts fall between them. Llama 3.1 8B on one H100, 128-token
+  // prompts and outputs, the engine alone (offline: no chunk merging), poisson arrivals; mean
+  // context of a decoding sequence c_d = 128 + 128/2 = 192, of a prompt token 64.
+  //  - One client: every gap is a decode step of its one sequence, ITL = step(1, 192, 0, 0); its
+  //    prompt step is in TTFT alone.
+  //  - Two clients, X requests/s in all: the other's prompts come at X/2, one step each (128
+  //    tokens, within the budget) with the D/2 sequences decoding beside it, t_p = step(D/2, 192,
+  //    128, 64), rho_o = X/2 · t_p; each is a gap of its own (a token for every decoding sequence):
+  //    ITL = 1 / ((1 - rho_o) / t_dec + X/2), t_dec = step(D, 192, 0, 0), D = X · 127 · ITL
+  //    (Little's law over the decode phase).
+  //  - vLLM V0's prompt-only steps (prompt_only_steps, chunked prefill off): the prompt step holds
+  //    no decodes, t_p = step(0, 192, 128, 64), and the decodes wait through it: ITL = t_dec / (1 -
+  //    rho_o).
+  // kTight: the solver's fixed points converge to 1e-9; the rest is the same arithmetic.
+  auto chassis = topo::load_chassis("dgx-h100");
+  ServeOptions o = one_gpu();
+  o.front_end = FrontEnd::kOffline;
+  o.arrivals = Arrivals::kPoisson;
+  ServeModel sm(chassis, find_model("llama3.1-8b"), o);
+  const double t1 = sm.step(1, 192, 0, 0).total;
+  EXPECT_NEAR(sm.closed_loop(1).itl_s, t1, kTight * t1);
+  ServePoint two = sm.closed_loop(2);
+  double X = two.requests_per_s, itl = two.itl_s, D = X * 127 * itl;
+  double t_dec = sm.step(D, 192, 0, 0).total, t_p = sm.step(D / 2, 192, 128, 64).total;
+  double want = 1 / ((1 - X / 2 * t_p) / t_dec + X / 2);
+  EXPECT_NEAR(itl, want, kTight * want);
+  EXPECT_GT(itl, t1);  // the other client's prompts stretch the gaps
+  o.chunked_prefill = false;
+  o.prompt_only_steps = true;
+  ServeModel v0(chassis, find_model("llama3.1-8b"), o);
+  EXPECT_NEAR(v0.closed_loop(1).itl_s, t1, kTight * t1);  // no other prompts: the same
+  ServePoint two_v0 = v0.closed_loop(2);
+  X = two_v0.requests_per_s;
+  itl = two_v0.itl_s;
+  D = X * 127 * itl;
+  t_dec = v0.step(D, 192, 0, 0).total;
+  t_p = v0.step(0, 192, 128, 64).total;
+  want = t_dec / (1 - X / 2 * t_p);
+  EXPECT_NEAR(itl, want, kTight * want);
+  EXPECT_GT(itl, two.itl_s);  // the decodes wait through the prompt steps
+}
+
 TEST(Serve, AsyncSchedulingDelaysARequestThatReachesABusyEngine) {
   // Two clients, three requests of 128 prompt tokens and 2 output tokens, a 128-token budget
   // (the engine alone). Without async scheduling: step 1 runs request 1's prompt (s1); step 2 its
@@ -1221,6 +1265,12 @@ TEST(Serve, AzureRowsRunTheirSourcesEngine) {
     ++azure;
     EXPECT_FALSE(c.options.async_scheduling);
     EXPECT_FALSE(c.open.empty());  // the per-step host time and TTFT gaps stay open
+    // V0 chunks prompts by default only above 32K positions (vllm/engine/arg_utils.py,
+    // use_long_context): Phi-4 (16384) runs _schedule_default's prompt-only steps, Llama 3.3 70B
+    // (131072) chunked prefill beside the decodes.
+    const bool phi = c.model == "phi-4";
+    EXPECT_EQ(c.options.prompt_only_steps, phi);
+    EXPECT_EQ(c.options.chunked_prefill, !phi);
   }
   EXPECT_EQ(azure, 4);
 }

@@ -30,6 +30,13 @@ constexpr bool kAzureAsync = false;
 // `_process_model_outputs` passes the outputs to MQLLMEngine's socket callback
 // (vllm/engine/multiprocessing/engine.py: `use_async_sockets` is `use_async_output_proc`).
 constexpr bool kAzureAsyncOutput = true;
+// V0 turns chunked prefill on by default only for models whose max_model_len exceeds 32K
+// (vllm/engine/arg_utils.py, EngineArgs.create_engine_config: `use_long_context = max_model_len >
+// 32 * 1024`, then enable_chunked_prefill = True on CUDA without sliding window, speculative
+// decoding, LoRA or prompt adapters; otherwise False, and the server logs "Chunked prefill is
+// enabled by default for models with max_model_len > 32K"). Without it V0 schedules with
+// `_schedule_default` (vllm/core/scheduler.py): a step that admits prompts runs prompts only.
+constexpr int kV0ChunkedPrefillAboveTokens = 32 * 1024;
 
 // Each row names its engine's admission against the KV cache. vLLM V1 admits a request when the
 // blocks of its first chunk fit and preempts past the cache (KvAdmission::kPrompt,
@@ -391,6 +398,12 @@ std::vector<ServeCase> serve_validation_cases() {
     r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = kAzureAsync;
     r.options.async_output_processing = kAzureAsyncOutput;
+    // Phi-4 (16384 positions) runs without chunked prefill there, Llama 3.3 70B (131072) with it.
+    const Model m = find_model(model);
+    if ((m.max_context > 0 ? m.max_context : m.seq) <= kV0ChunkedPrefillAboveTokens) {
+      r.options.chunked_prefill = false;
+      r.options.prompt_only_steps = true;
+    }
     r.open =
         tp == 4
             ? "ITL -30%/-26% at TP 4 (13-18 ms a step) against -14%/-26% (3-7 ms) at TP 1 in "

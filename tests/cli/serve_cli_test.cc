@@ -247,6 +247,42 @@ TEST(ServeCli, TokenizerBatchWaitAddsItsWindowBeforeTheFirstToken) {
   EXPECT_NE(negative.err.find("--tokenizer-batch-wait"), std::string::npos) << negative.err;
 }
 
+// --prompt-only-steps (vLLM V0 without chunked prefill, `_schedule_default`): a step with prompts
+// runs prompts only. One user: no other prompt falls between its tokens, so its figures are those
+// of whole prompts beside the decodes, exactly (kRel: only rounding). Eight users: the decodes wait
+// through the others' prompt steps, so ITL is longer. It needs --no-chunked-prefill (exit 2).
+TEST(ServeCli, PromptOnlyStepsHoldTheDecodes) {
+  auto json_of = [](const std::string& extra) {
+    auto r = run_cli(
+        "serve inference-appliance --model llama3.1-8b --input 1024 --output 128 --arrivals "
+        "poisson --no-chunked-prefill --no-async-scheduling --json" +
+        extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const double kRel = 1e-9;
+  auto mixed1 = json_of(" --concurrency 1"),
+       only1 = json_of(" --concurrency 1 --prompt-only-steps");
+  for (const char* k : {"ttft_s", "itl_s", "output_tokens_per_s"})
+    EXPECT_NEAR(only1[k].get<double>() / mixed1[k].get<double>(), 1.0, kRel) << k;
+  auto mixed8 = json_of(" --concurrency 8"),
+       only8 = json_of(" --concurrency 8 --prompt-only-steps");
+  EXPECT_GT(only8["itl_s"].get<double>(), mixed8["itl_s"].get<double>());
+  auto text = run_cli(
+      "serve inference-appliance --model llama3.1-8b --concurrency 8 --no-chunked-prefill "
+      "--prompt-only-steps");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(unwrapped(text.out).find("prompt-only steps (decodes wait, vLLM V0)"),
+            std::string::npos)
+      << text.out;
+  auto bad = run_cli("serve inference-appliance --model llama3.1-8b --prompt-only-steps");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--prompt-only-steps is vLLM V0's scheduling without chunked prefill: "
+                         "give --no-chunked-prefill with it"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST(ServeCli, FiniteBenchmarkAveragesItsFirstCohortIn) {
   // 48 clients of 256-token prompts start together: their 12288 prompt tokens wait at once,
   // several 2048-token steps, where the steady state's prompt waits for one. Over 300 requests the

@@ -136,6 +136,11 @@ struct ServeOptions {
   /// later (docs/serving.md, "The first token's way out"); false: at the end of its own step
   /// (vLLM V1, TensorRT-LLM)
   bool async_output_processing = false;
+  /// true: vLLM V0's scheduling without chunked prefill (vllm/core/scheduler.py,
+  /// `_schedule_default`: "Don't schedule decodes if prefills are scheduled"): a step that runs
+  /// prompts runs prompts only and the decoding sequences wait (with chunked_prefill false);
+  /// false: prompts share their step with the decodes (vLLM V1, TensorRT-LLM)
+  bool prompt_only_steps = false;
   /// > 0: a finite closed-loop benchmark of this many requests (`vllm bench serve --num-prompts`):
   /// its clients all send their first request at once, and the reported means average that first
   /// cohort in; 0: the steady state only

@@ -30,6 +30,7 @@ struct ServeRunOptions {
   bool expert_parallel = false, kv_offload = false, validation = false, no_chunked_prefill = false;
   bool no_async_scheduling = false;  ///< ServeOptions::async_scheduling off
   bool async_output_proc = false;    ///< ServeOptions::async_output_processing on (vLLM V0)
+  bool prompt_only_steps = false;    ///< ServeOptions::prompt_only_steps on (vLLM V0)
   std::string kv_admission;  ///< whole-life or prompt; "": prompt with the vllm front end, else
                              ///< whole-life (ServeOptions::kv_admission)
   int requests = 0;  ///< > 0: a finite benchmark of this many requests (ServeOptions::requests)
