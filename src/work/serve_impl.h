@@ -213,8 +213,11 @@ struct ServeModel::Impl {
     StepTime mean;
   };
   /// burst: the n clients of a closed loop arrive phase-locked (ServeOptions::arrivals).
-  Eval evaluate(double X, double n, bool burst) const;
-  Eval closed(double n, double* X, bool burst) const;
+  /// open: the requests arrive independently of the sequences in flight (an open loop, whatever
+  /// ServeOptions::rate says), so all X of them, not the other clients' X·(n-1)/n, stretch a
+  /// sequence's gaps and queue ahead of it at the front end.
+  Eval evaluate(double X, double n, bool burst, bool open = false) const;
+  Eval closed(double n, double* X, bool burst, bool open = false) const;
   bool burst_arrivals() const;
   double burst_ttft(double n, double P, double D, double ctx_d, double ctx_p, double fe) const;
   double first_cohort_ttft(double n) const;

@@ -155,7 +155,7 @@ double ServeModel::Impl::first_cohort_ttft(double n_in) const {
 // over the decode phase), rho = X·k·t_prompt the share of time in prompt steps. Iterated from below
 // it rises to the least fixed point; rho >= 1 means prompts arrive faster than the engine takes
 // them.
-ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst) const {
+ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst, bool open) const {
   const double P = std::max(1.0, std::round(opt.input * (1 - opt.prefix_hit)));
   const double O = opt.output;
   const double B = engine.max_batched_tokens;
@@ -174,7 +174,7 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
   // Requests per second of the other clients (all of an open loop's): their prompts are the ones
   // that stretch a sequence's inter-token gaps (its own prompt step yields its first token, no
   // gap), and the ones it waits behind at the front end.
-  const double X_o = opt.rate > 0 ? X : (n > 0 ? X * std::max(0.0, n - 1) / n : 0);
+  const double X_o = open || opt.rate > 0 ? X : (n > 0 ? X * std::max(0.0, n - 1) / n : 0);
   // tau: the engine's mean step; gap: the mean gap between one sequence's tokens.
   double tau = 0, gap = 0, D = 0, t_pf = 0, k = 1;
   StepTime pf, dec;
@@ -271,14 +271,15 @@ ServeModel::Impl::Eval ServeModel::Impl::evaluate(double X, double n, bool burst
 
 // Closed loop: the X with X · e2e(X) = n (Little's law over the admitted sequences), by bisection;
 // X · e2e(X) rises with X.
-ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out, bool burst) const {
-  Eval e0 = evaluate(0, n, burst);
+ServeModel::Impl::Eval ServeModel::Impl::closed(double n, double* X_out, bool burst,
+                                                bool open) const {
+  Eval e0 = evaluate(0, n, burst, open);
   double lo = 0, hi = n / e0.e2e;
   Eval best = e0;
   double X = 0;
   for (int it = 0; it < 60; ++it) {
     double mid = 0.5 * (lo + hi);
-    Eval e = evaluate(mid, n, burst);
+    Eval e = evaluate(mid, n, burst, open);
     if (e.feasible && mid * e.e2e <= n) {
       lo = mid;
       best = e;
@@ -309,7 +310,7 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
     X = rate;
     n = 1;
     for (int it = 0; it < 100; ++it) {
-      e = evaluate(X, n, false);
+      e = evaluate(X, n, false, true);
       double next = e.feasible ? X * e.e2e : 2 * cap;
       if (next > cap) {
         overloaded = true;
@@ -321,7 +322,7 @@ ServePoint ServeModel::Impl::solve(double clients, double rate) const {
     }
     if (overloaded) {  // the box runs full: as many sequences as it admits, the rest queue
       n = cap;
-      e = closed(n, &X, false);  // arrivals of an open loop stay independent
+      e = closed(n, &X, false, true);  // arrivals of an open loop stay independent
     }
   }
   ServePoint p;

@@ -34,9 +34,11 @@
 // step.
 //
 // Closed loop (N clients, each sends its next request when the last ends) and open loop (R
-// requests/s) are solved as a steady state: throughput X, decoding sequences D = X·(O-1)·τ, prompt
-// tokens per step C = X·P·τ, step time τ = step(D, C), TTFT = prefill steps · step(D, chunk) +
-// queueing, E2E = TTFT + (O-1)·τ, and Little's law n = X·E2E closes the loop (docs/serving.md).
+// requests/s) are solved as a steady state: throughput X, the engine's mean step τ over decode
+// steps and prompt steps (X·k a second), a sequence's gap (ITL) over decode steps and the other
+// clients' prompt steps only (X·(n-1)/n a second: its own prompt yields its first token),
+// decoding sequences D = X·(O-1)·ITL, TTFT = prefill steps · step(D, chunk) + queueing,
+// E2E = TTFT + (O-1)·ITL, and Little's law n = X·E2E closes the loop (docs/serving.md).
 //
 //   auto chassis = linkwise::topo::load_chassis("inference-appliance");
 //   linkwise::work::ServeOptions o;
