@@ -234,18 +234,22 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
     case HopKind::kHost: {
       if (leaves_gpu_.empty()) host_tables();
       if (sm_coeff_.empty()) sm_table();
-      // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
-      // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when
-      // the receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
-      int cpu = chassis_.node(b).cpu;
+      // SHM (src/transport/shm.cc): the buffer is in the host memory of the receiver's CPU
+      // (NCCL_SHM_LOCALITY=2, SHM_RECV_SIDE, the default) or of the sender's (1, SHM_SEND_SIDE:
+      // shmSendSetup and shmRecvSetup size the buffer into the segment of that side, and both
+      // connectors point conn.buffs there). Either way the sender's SMs write it and the
+      // receiver's SMs read it; the socket link, where the two GPUs hang off different CPUs,
+      // carries the sender's writes (2) or the receiver's reads (1).
+      const bool at_sender = options_.shm_locality == 1;
+      int cpu = chassis_.node(at_sender ? a : b).cpu;
       int mem = cpu >= 0 ? res_.memory(cpu) : -1;
       if (mem < 0) break;
-      double up = widest(a, cpu, kFamPcie | kFamSocket, false, residual);
+      double up = widest(a, cpu, at_sender ? kFamPcie : kFamPcie | kFamSocket, false, residual);
       if (path_.empty()) break;
       r.res.assign(path_.begin(), path_.end());
       r.res.push_back(mem);
       const std::size_t up_hops = path_.size();
-      double down = widest(cpu, b, kFamPcie, false, residual);
+      double down = widest(cpu, b, at_sender ? kFamPcie | kFamSocket : kFamPcie, false, residual);
       if (path_.empty()) {
         r.res.clear();
         break;
