@@ -1,9 +1,12 @@
 #include "router.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <queue>
+#include <string>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -373,7 +376,26 @@ void Router::net_within_box(int a, int b, const std::vector<double>& residual, R
     if (n.first > near.first || (n.first == near.first && n.second < near.second && n.first > 0))
       near = n, best = v;
   }
-  if (best < 0) return;
+  if (best < 0) {
+    // NCCL's NET transport needs a network device (InfiniBand, or an IP interface for its socket
+    // transport: NCCL's environment documentation, NCCL_SHM_DISABLE); the box has none to route
+    // through, so the pair has no transport this model can time.
+    std::string no_p2p;
+    if (options_.p2p_disable)
+      no_p2p = "NCCL_P2P_DISABLE=1";
+    else if (chassis_.node(a).fig("peer_access", 1) <= 0.5 ||
+             chassis_.node(b).fig("peer_access", 1) <= 0.5)
+      no_p2p = "no peer access (peer_access: 0)";
+    else
+      no_p2p = options_.p2p_level.empty()
+                   ? "their path beyond NCCL's default P2P level"
+                   : "their path beyond NCCL_P2P_LEVEL=" + options_.p2p_level;
+    throw InputError(fmt::format(
+        "{} and {}: with {} and NCCL_SHM_DISABLE=1 NCCL would need its NET transport between "
+        "them, and their box has no NIC for it (add the host's NIC to the chassis file, or allow "
+        "P2P or SHM)",
+        chassis_.display_name(a), chassis_.display_name(b), no_p2p));
+  }
   double up = widest(a, best, kFamPcie | kFamSocket, false, residual);
   if (path_.empty()) return;
   r.res.assign(path_.begin(), path_.end());

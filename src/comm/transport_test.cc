@@ -153,6 +153,33 @@ TEST(CommTransport, ChassisFileShmLocality) {
   }
 }
 
+TEST(CommTransport, NoP2pNoShmAndNoNicIsAnError) {
+  // With P2P and SHM both off NCCL falls back to its NET transport between GPUs of one host
+  // (src/transport.cc: p2p, shm, net in that order), which needs a network device: NCCL's
+  // environment documentation (NCCL_SHM_DISABLE) says NCCL then uses the network, InfiniBand or
+  // IP sockets. kFourP2pOff has no NIC: every pair is left without a transport to time.
+  auto c = topo::build_chassis(topo::parse_chassis_spec(kFourP2pOff, "box.yaml"));
+  auto msg = [&](const std::vector<std::string>& cli) {
+    try {
+      Communicator comm(c, {}, nccl_options(c, cli));
+      comm.predict(Op::kAllReduce, 1 << 30);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string off = msg({"NCCL_SHM_DISABLE=1"});
+  EXPECT_NE(off.find("NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1"), std::string::npos) << off;
+  EXPECT_NE(off.find("NET transport"), std::string::npos) << off;
+  EXPECT_NE(off.find("no NIC"), std::string::npos) << off;
+  // P2P back on (PIX, within NCCL's default level): no NET, no error; the same with SHM alone.
+  EXPECT_EQ(msg({"NCCL_SHM_DISABLE=1,NCCL_P2P_DISABLE=0"}), "no error");
+  EXPECT_EQ(msg({}), "no error");
+  // P2P allowed but not reaching the pair (NCCL_P2P_LEVEL=LOC): the message names that instead.
+  const std::string loc = msg({"NCCL_P2P_DISABLE=0,NCCL_P2P_LEVEL=LOC,NCCL_SHM_DISABLE=1"});
+  EXPECT_NE(loc.find("beyond NCCL_P2P_LEVEL=LOC and NCCL_SHM_DISABLE=1"), std::string::npos) << loc;
+}
+
 TEST(CommTransport, SmWritesOverPcieCarry128BytePayloads) {
   // NCCL's P2P and SHM transports write with the SMs: 128 B per TLP against the copy engines' 256 B
   // (NVIDIA, nccl-tests issue 149), 24 B of overhead each (4 DW header, LCRC, framing):
