@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
@@ -188,7 +190,7 @@ links:
 )";
 
 TEST(CommPredict, PeerToPeerLessPairGoesThroughHostMemory) {
-  // sendrecv on 2 ranks: 0->1 and 1->0 at once. Each is staged in its sender's memory (written,
+  // sendrecv on 2 ranks: 0->1 and 1->0 at once. Each is staged in its receiver's memory (written,
   // then read: 2 x the rate) of 20 GB/s, so each runs at 10 GB/s; PCIe (25.0) and UPI (32 x 0.7
   // = 22.4) are wider. busbw = algbw = 10 GB/s.
   auto c = from_yaml(kTwoSockets);
@@ -206,6 +208,55 @@ TEST(CommPredict, PeerToPeerLessPairGoesThroughHostMemory) {
   const double pcie = 16 * 1.9692307692e9 * 0.7935 * kSmWrite * kDuplex;
   EXPECT_NEAR(kGiB / (q.time_s - q.latency_s), pcie, pcie * kExact);
   EXPECT_LT(pcie, 22.4e9);
+}
+
+// Two sockets as above, one CPU's memory narrow (20 GB/s), the other's wide (200 GB/s).
+const char* kTwoSocketsUnevenMemory = R"(
+name: two-sockets-uneven-memory
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-8480c, overrides: {memory_bytes_per_s: 20.0e+9}}
+  - {id: cpu1, kind: cpu, part: xeon-8480c, overrides: {memory_bytes_per_s: 200.0e+9}}
+  - {id: "gpu{0..1}", kind: gpu, part: a100-pcie}
+links:
+  - {a: cpu0, b: cpu1, tech: upi-16, width: 1}
+  - {a: "gpu{0..1}", b: "cpu{0..1}", tech: pcie4, width: 16}
+)";
+
+TEST(CommPredict, ShmLocalityPutsTheBufferWithTheSenderOrTheReceiver) {
+  // NCCL's SHM transport (src/transport/shm.cc) puts an SHM hop's host buffer with the receiver
+  // (NCCL_SHM_LOCALITY=2, the default) or with the sender (1); the sender's SMs write it, the
+  // receiver's SMs read it, and the memory it lives in carries both (2 x the rate). A direct
+  // broadcast from gpu0 to gpu1 (one flow, one direction: no duplex loss) crosses gpu0's x16 Gen4
+  // link up in SM writes (25.0 x 0.9211 = 23.03 GB/s), UPI (32 x 0.7 = 22.4 GB/s) and gpu1's link
+  // down (25.0 GB/s, under the A100's 25.13 GB/s of host reads) either way:
+  //   locality 2: cpu1's memory, 200 / 2 = 100 GB/s: UPI binds, 22.4 GB/s;
+  //   locality 1: cpu0's memory, 20 / 2 = 10 GB/s: memory binds, 10 GB/s.
+  // From gpu1 to gpu0 the memories swap: 10 GB/s at the receiver, 22.4 at the sender.
+  auto c = from_yaml(kTwoSocketsUnevenMemory);
+  const int g0 = c.find("gpu0"), g1 = c.find("gpu1");
+  auto rate = [&](std::vector<int> ranks, int locality) {
+    Communicator comm(c, ranks, CommOptions{.shm_locality = locality});
+    auto p = comm.predict(Op::kBroadcast, kGiB, Algo::kDirect);
+    return kGiB / (p.time_s - p.latency_s);
+  };
+  EXPECT_NEAR(rate({g0, g1}, 2), 22.4e9, 22.4e9 * kExact);
+  EXPECT_NEAR(rate({g0, g1}, 1), 10e9, 10e9 * kExact);
+  EXPECT_NEAR(rate({g1, g0}, 2), 10e9, 10e9 * kExact);
+  EXPECT_NEAR(rate({g1, g0}, 1), 22.4e9, 22.4e9 * kExact);
+  // The flow's route names the memory of the CPU the buffer lives with, once, coefficient 2.
+  for (int locality : {1, 2}) {
+    Communicator comm(c, {g0, g1}, CommOptions{.shm_locality = locality});
+    auto s = comm.schedule(Op::kBroadcast, kGiB, Algo::kDirect);
+    ASSERT_EQ(s.phases.size(), 1u);
+    ASSERT_EQ(s.phases[0].flows.size(), 1u);
+    const auto& f = s.phases[0].flows[0];
+    const int mem = comm.resources().memory(c.find(locality == 1 ? "cpu0" : "cpu1"));
+    const int other = comm.resources().memory(c.find(locality == 1 ? "cpu1" : "cpu0"));
+    auto at = std::find(f.route.begin(), f.route.end(), mem);
+    ASSERT_NE(at, f.route.end()) << "locality " << locality;
+    EXPECT_EQ(f.coeff[static_cast<std::size_t>(at - f.route.begin())], 2.0);
+    EXPECT_EQ(std::find(f.route.begin(), f.route.end(), other), f.route.end());
+  }
 }
 
 TEST(CommPredict, NvlsFollowsTheInSwitchTrafficModel) {

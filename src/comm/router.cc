@@ -1,9 +1,12 @@
 #include "router.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <queue>
+#include <string>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -234,18 +237,22 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
     case HopKind::kHost: {
       if (leaves_gpu_.empty()) host_tables();
       if (sm_coeff_.empty()) sm_table();
-      // SHM (src/transport/shm.cc): the buffer is in the receiver's host memory (NCCL_SHM_LOCALITY
-      // default: receiver side); the sender's SMs write it over PCIe, and over the socket link when
-      // the receiver hangs off another CPU; the receiver's SMs read it over its own PCIe path.
-      int cpu = chassis_.node(b).cpu;
+      // SHM (src/transport/shm.cc): the buffer is in the host memory of the receiver's CPU
+      // (NCCL_SHM_LOCALITY=2, SHM_RECV_SIDE, the default) or of the sender's (1, SHM_SEND_SIDE:
+      // shmSendSetup and shmRecvSetup size the buffer into the segment of that side, and both
+      // connectors point conn.buffs there). Either way the sender's SMs write it and the
+      // receiver's SMs read it; the socket link, where the two GPUs hang off different CPUs,
+      // carries the sender's writes (2) or the receiver's reads (1).
+      const bool at_sender = options_.shm_locality == 1;
+      int cpu = chassis_.node(at_sender ? a : b).cpu;
       int mem = cpu >= 0 ? res_.memory(cpu) : -1;
       if (mem < 0) break;
-      double up = widest(a, cpu, kFamPcie | kFamSocket, false, residual);
+      double up = widest(a, cpu, at_sender ? kFamPcie : kFamPcie | kFamSocket, false, residual);
       if (path_.empty()) break;
       r.res.assign(path_.begin(), path_.end());
       r.res.push_back(mem);
       const std::size_t up_hops = path_.size();
-      double down = widest(cpu, b, kFamPcie, false, residual);
+      double down = widest(cpu, b, at_sender ? kFamPcie | kFamSocket : kFamPcie, false, residual);
       if (path_.empty()) {
         r.res.clear();
         break;
@@ -369,7 +376,26 @@ void Router::net_within_box(int a, int b, const std::vector<double>& residual, R
     if (n.first > near.first || (n.first == near.first && n.second < near.second && n.first > 0))
       near = n, best = v;
   }
-  if (best < 0) return;
+  if (best < 0) {
+    // NCCL's NET transport needs a network device (InfiniBand, or an IP interface for its socket
+    // transport: NCCL's environment documentation, NCCL_SHM_DISABLE); the box has none to route
+    // through, so the pair has no transport this model can time.
+    std::string no_p2p;
+    if (options_.p2p_disable)
+      no_p2p = "NCCL_P2P_DISABLE=1";
+    else if (chassis_.node(a).fig("peer_access", 1) <= 0.5 ||
+             chassis_.node(b).fig("peer_access", 1) <= 0.5)
+      no_p2p = "no peer access (peer_access: 0)";
+    else
+      no_p2p = options_.p2p_level.empty()
+                   ? "their path beyond NCCL's default P2P level"
+                   : "their path beyond NCCL_P2P_LEVEL=" + options_.p2p_level;
+    throw InputError(fmt::format(
+        "{} and {}: with {} and NCCL_SHM_DISABLE=1 NCCL would need its NET transport between "
+        "them, and their box has no NIC for it (add the host's NIC to the chassis file, or allow "
+        "P2P or SHM)",
+        chassis_.display_name(a), chassis_.display_name(b), no_p2p));
+  }
   double up = widest(a, best, kFamPcie | kFamSocket, false, residual);
   if (path_.empty()) return;
   r.res.assign(path_.begin(), path_.end());

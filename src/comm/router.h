@@ -6,8 +6,10 @@
 //     links).
 //   The transport follows NCCL's rules (transport_rules.h, linkwise/comm/transport.h):
 //   P2P over PCIe: the widest PCIe path, GPU to GPU.
-//   SHM: staged through the receiver's CPU memory: GPU a -> (socket link) -> b's CPU (written to
-//     memory), memory read, CPU -> GPU b; the memory resource counts twice (coefficient 2).
+//   SHM: staged through the receiver's CPU memory (NCCL_SHM_LOCALITY=2, the default): GPU a ->
+//     (socket link) -> b's CPU (written to memory), memory read, CPU -> GPU b; or the sender's
+//     (NCCL_SHM_LOCALITY=1): GPU a -> a's CPU (written), memory read, (socket link) -> GPU b; the
+//     memory resource counts twice (coefficient 2).
 //   What the SMs write over PCIe (P2P, and SHM up to host memory) travels in 128 B payloads: each
 //     PCIe link direction it crosses carries 1 / sm_write_share() link bytes per byte
 //     (coefficient, transport_rules.h).

@@ -143,6 +143,14 @@ void apply_nccl_setting(CommOptions& o, const std::string& raw_name, const std::
         if (chosen[i]) o.protocols.push_back(protos[i].second);
       if (o.protocols.empty()) bad(where, name, value, "leaves no protocol");
     }
+  } else if (name == "NCCL_SHM_LOCALITY") {
+    // src/transport/shm.cc: SHM_SEND_SIDE 1, SHM_RECV_SIDE 2 (the default). NCCL warns and keeps 2
+    // for any other value ("Ignoring SHM locality"); here it is refused, as a value NCCL does not
+    // take.
+    if (value != "1" && value != "2")
+      bad(where, name, value,
+          "must be 1 (the sender's side) or 2 (the receiver's side, NCCL's default)");
+    o.shm_locality = value == "1" ? 1 : 2;
   } else if (name == "NCCL_MAX_NCHANNELS") {
     o.max_channels = parse_channels(where, name, value);
   } else if (name == "NCCL_MIN_NCHANNELS") {
@@ -150,8 +158,8 @@ void apply_nccl_setting(CommOptions& o, const std::string& raw_name, const std::
   } else {
     throw InputError(fmt::format(
         "{}: unknown NCCL setting '{}' (value '{}'); known: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
-        "NCCL_SHM_DISABLE, NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, "
-        "NCCL_MAX_NCHANNELS",
+        "NCCL_SHM_DISABLE, NCCL_SHM_LOCALITY, NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, "
+        "NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS",
         where, name, value));
   }
 }
@@ -192,7 +200,7 @@ const char* nccl_settings_help() {
   return "NCCL_P2P_LEVEL=LOC|NVL|PIX|PXB|PHB|NODE|SYS, NCCL_P2P_DISABLE=0|1, NCCL_SHM_DISABLE=0|1, "
          "NCCL_NVLS_ENABLE=0|1, NCCL_ALGO=ring+tree+nvls (or ^x), NCCL_PROTO=LL+LL128+Simple (or "
          "^x), "
-         "NCCL_MIN_NCHANNELS=n, NCCL_MAX_NCHANNELS=n";
+         "NCCL_MIN_NCHANNELS=n, NCCL_MAX_NCHANNELS=n, NCCL_SHM_LOCALITY=1|2";
 }
 
 }  // namespace linkwise::comm

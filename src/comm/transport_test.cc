@@ -85,6 +85,18 @@ TEST(CommTransport, SettingsByNcclNames) {
   EXPECT_EQ(msg("NCCL_PROTO=LL129"),
             "--nccl: NCCL_PROTO=LL129: 'LL129' is not a protocol NCCL has (LL, LL128, Simple)");
   EXPECT_EQ(msg("P2P_LEVEL"), "--nccl: 'P2P_LEVEL' is not NAME=VALUE (e.g. NCCL_P2P_LEVEL=PHB)");
+  // NCCL_SHM_LOCALITY: 1 (SHM_SEND_SIDE) or 2 (SHM_RECV_SIDE, the default), src/transport/shm.cc.
+  EXPECT_EQ(CommOptions{}.shm_locality, 2);
+  apply_nccl_settings(o, "NCCL_SHM_LOCALITY=1", "--nccl");
+  EXPECT_EQ(o.shm_locality, 1);
+  apply_nccl_settings(o, "NCCL_SHM_LOCALITY=2", "--nccl");
+  EXPECT_EQ(o.shm_locality, 2);
+  EXPECT_EQ(msg("NCCL_SHM_LOCALITY=3"),
+            "--nccl: NCCL_SHM_LOCALITY=3: must be 1 (the sender's side) or 2 (the receiver's "
+            "side, NCCL's default)");
+  EXPECT_EQ(msg("NCCL_SHM_LOCALITY=sender"),
+            "--nccl: NCCL_SHM_LOCALITY=sender: must be 1 (the sender's side) or 2 (the "
+            "receiver's side, NCCL's default)");
   EXPECT_NE(msg("NCCL_IB_HCA=mlx5_0").find("unknown NCCL setting 'NCCL_IB_HCA'"),
             std::string::npos);
 }
@@ -122,6 +134,50 @@ TEST(CommTransport, ChassisFileSettingsAndCommandLine) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "box.yaml:12:3: NCCL_SHM_DISABLE=maybe: must be 0 or 1");
   }
+}
+
+TEST(CommTransport, ChassisFileShmLocality) {
+  std::string text = std::string(kFourP2pOff) + "  NCCL_SHM_LOCALITY: 1\n";
+  auto c = topo::build_chassis(topo::parse_chassis_spec(text, "box.yaml"));
+  EXPECT_EQ(nccl_options(c).shm_locality, 1);
+  EXPECT_EQ(nccl_options(c, {"NCCL_SHM_LOCALITY=2"}).shm_locality, 2);  // the command line wins
+  std::string bad = std::string(kFourP2pOff) + "  NCCL_SHM_LOCALITY: 0\n";
+  auto c2 = topo::build_chassis(topo::parse_chassis_spec(bad, "box.yaml"));
+  try {
+    nccl_options(c2);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "box.yaml:12:3: NCCL_SHM_LOCALITY=0: must be 1 (the sender's side) or 2 (the "
+                 "receiver's side, NCCL's default)");
+  }
+}
+
+TEST(CommTransport, NoP2pNoShmAndNoNicIsAnError) {
+  // With P2P and SHM both off NCCL falls back to its NET transport between GPUs of one host
+  // (src/transport.cc: p2p, shm, net in that order), which needs a network device: NCCL's
+  // environment documentation (NCCL_SHM_DISABLE) says NCCL then uses the network, InfiniBand or
+  // IP sockets. kFourP2pOff has no NIC: every pair is left without a transport to time.
+  auto c = topo::build_chassis(topo::parse_chassis_spec(kFourP2pOff, "box.yaml"));
+  auto msg = [&](const std::vector<std::string>& cli) {
+    try {
+      Communicator comm(c, {}, nccl_options(c, cli));
+      comm.predict(Op::kAllReduce, 1 << 30);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string off = msg({"NCCL_SHM_DISABLE=1"});
+  EXPECT_NE(off.find("NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1"), std::string::npos) << off;
+  EXPECT_NE(off.find("NET transport"), std::string::npos) << off;
+  EXPECT_NE(off.find("no NIC"), std::string::npos) << off;
+  // P2P back on (PIX, within NCCL's default level): no NET, no error; the same with SHM alone.
+  EXPECT_EQ(msg({"NCCL_SHM_DISABLE=1,NCCL_P2P_DISABLE=0"}), "no error");
+  EXPECT_EQ(msg({}), "no error");
+  // P2P allowed but not reaching the pair (NCCL_P2P_LEVEL=LOC): the message names that instead.
+  const std::string loc = msg({"NCCL_P2P_DISABLE=0,NCCL_P2P_LEVEL=LOC,NCCL_SHM_DISABLE=1"});
+  EXPECT_NE(loc.find("beyond NCCL_P2P_LEVEL=LOC and NCCL_SHM_DISABLE=1"), std::string::npos) << loc;
 }
 
 TEST(CommTransport, SmWritesOverPcieCarry128BytePayloads) {

@@ -129,6 +129,9 @@ struct CommOptions {
   std::vector<Protocol> protocols;  ///< NCCL_PROTO: protocols allowed (empty = all)
   /// NCCL_MIN_NCHANNELS: the least channels a host-staged ring runs with (0 = NCCL's own count).
   int min_channels = 0;
+  /// NCCL_SHM_LOCALITY: where an SHM hop's host buffer lives, 1 with the sender, 2 with the
+  /// receiver (NCCL's default; src/transport/shm.cc, SHM_SEND_SIDE / SHM_RECV_SIDE).
+  int shm_locality = 2;
 };
 
 /// What every communicator over one chassis needs and may share: the chassis' resource table and

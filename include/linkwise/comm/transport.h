@@ -7,9 +7,8 @@
 //        GPUs without peer access -- GeForce cards, or a host whose IOMMU/ACS blocks it -- never
 //        use P2P); NCCL_P2P_DISABLE=1 turns it off (NVLink pairs included).
 //   SHM  otherwise, between GPUs of one host (src/transport/shm.cc): the sender's SMs write into a
-//   host
-//        buffer that lives with the receiver (NCCL_SHM_LOCALITY default 2, receiver side), the
-//        receiver's SMs read it; NCCL_SHM_DISABLE=1 turns it off.
+//        host buffer that lives with the receiver (NCCL_SHM_LOCALITY=2, the default) or with the
+//        sender (1), the receiver's SMs read it; NCCL_SHM_DISABLE=1 turns it off.
 //   NET  between hosts, or when neither P2P nor SHM may be used: through a NIC (GPUDirect RDMA).
 //
 //   linkwise::comm::CommOptions o;
@@ -31,9 +30,9 @@ enum class Transport { kP2pNvlink, kP2pPcie, kShm, kNet };
 const char* to_string(Transport t);  ///< "P2P/NVLink", "P2P/PCIe", "SHM", "NET"
 
 /// Applies one NCCL setting by its environment name (NCCL_P2P_LEVEL, NCCL_P2P_DISABLE,
-/// NCCL_SHM_DISABLE, NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS,
-/// NCCL_MAX_NCHANNELS). An unknown name or a value NCCL does not take throws InputError naming
-/// `where` (a flag or file:line), the setting and the value.
+/// NCCL_SHM_DISABLE, NCCL_SHM_LOCALITY, NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO,
+/// NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS). An unknown name or a value NCCL does not take throws
+/// InputError naming `where` (a flag or file:line), the setting and the value.
 void apply_nccl_setting(CommOptions& options, const std::string& name, const std::string& value,
                         const std::string& where);
 /// A comma-separated list of NAME=VALUE, each applied as apply_nccl_setting() does. NCCL_ALGO and
