@@ -336,8 +336,9 @@ bool fa2_on_hopper(const Job& job, const GpuSpec& gpu) {
 // context parallelism), each a kernel of its own on this GPU's S = s / cp tokens of each sequence.
 // Every step computes 2c² scores of the chunk size c = s / 2cp (framework.cc): the S²/2 of a
 // causal kernel of S queries on S keys, charged as that kernel, fused_attention_time of the
-// whole S x S matrix with its tail at S keys (the steps of half the queries on all 2S keys carry
-// less tail per score: an upper bound there). cp steps of S²/2 are s·S/2: half the whole matrix.
+// whole S x S matrix with its tail at S keys (the steps of half the queries on all S arriving keys
+// carry less tail per score: an upper bound there). cp steps of S²/2 are s·S/2: half the whole
+// matrix.
 double causal_core_time(const GpuSpec& gpu, bool fa2, const Dims& x, bool backward) {
   const double keys = x.s / x.cp;  // this GPU's tokens of one sequence
   const double step_full = 4 * x.S * keys * x.a / x.t * x.d;
@@ -372,9 +373,9 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
     core_flops /= 2;  // executed (the hardware FLOPs); model FLOPs count the whole matrix
   } else if (job.flash_attention) {
     // The PyTorch and DeepSpeed stacks: the whole s x s score matrix at the rates below, twice
-    // what the causal kernel runs; charged causal, their rows fall 15-20 % fast (MPT 13B on 8
-    // A100s, AutoModel's 70B LoRA on two boxes): a cost of theirs not found yet, which this
-    // charge stands in for (docs/VALIDATION.md "Compute by shape").
+    // what the causal kernel runs; charged causal, two of their rows leave the 15 % bound (MPT 13B
+    // on 8 A100s +17.7 %, AutoModel's 70B LoRA on two boxes +19.8 %): a cost of theirs not found
+    // yet, which this charge stands in for (docs/VALIDATION.md "Compute by shape").
     double eff = fa2_on_hopper(job, gpu) ? kFa2OnHopper : gpu.gemm_efficiency * kFlashFactor;
     core = core_flops / (half_precision(gpu).peak_flops * eff) + kLaunchS;
   } else {
