@@ -278,7 +278,8 @@ ValidationCase hf_h200(const std::string& id, bool lora, int seq, int mb, double
 // NVTE_FUSED_ATTN: 0 ("Disable cudnn FA until we've tested it more") in the env_vars of every job
 // (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/config.yaml, at the commit whose
 // `container:` is nvcr.io/nvidia/nemo:24.03.01.framework), so Transformer Engine falls back to
-// flash-attn, Ampere-style kernels on the H100.
+// flash-attn, Ampere-style kernels on the H100. The page names the container, not the launch: the
+// launcher's defaults are taken as the runs'.
 ValidationCase nemo_long_seq(int seq_k, int tp, int pp, int dp, int cp, double tflops) {
   ValidationCase c;
   const int gpus = tp * pp * dp * cp;
