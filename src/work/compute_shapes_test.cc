@@ -226,6 +226,48 @@ TEST(WorkComputeShapes, ContextParallelRingMergesOfOneLayer) {
   EXPECT_EQ(cp_ring_merge_bytes(m, j, p).backward, 0);
 }
 
+TEST(WorkComputeShapes, MegatronChargesTheCausalKernelOfEachRingStep) {
+  // Llama 2 7B, one 131072-token sequence, cp 4, tp 4, bf16 on an H100 SXM (989.4 TFLOP/s, η =
+  // 0.85 · 1455 / 1830 = 0.67582): this GPU holds S = 32768 tokens (chunks i and 7 - i of 16384)
+  // and 8 heads of 128. Transformer Engine's ring runs 4 steps; each computes 2c² = 2 · 16384² =
+  // S²/2 scores a head (step 0 the causal diagonal block, the others a half block), charged as a
+  // causal kernel of S queries on S keys: unmasked forward 4 · 32768² · 8 · 128 = 4.3980e12 FLOP,
+  // causal half 2.1990e12. All 4 steps: 8.7961e12, half the rank's whole 4 · 32768 · 131072 · 8 ·
+  // 128 = 1.7592e13.
+  auto c = topo::load_chassis("dgx-h100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  Model m = find_model("llama2-7b");
+  Job j;
+  j.seq = 131072, j.micro_batch = 1, j.global_batch = 8, j.framework = Framework::kMegatron;
+  j.precision = Precision::kBf16, j.recompute = Recompute::kNone;
+  Plan p;
+  p.tp = 4, p.cp = 4, p.micro_batch = 1;
+  const double S = 32768, step = 4 * S * S * 8 * 128, eta = 0.85 * 1455 / 1830;
+  constexpr double kTol = 1e-12;  // seconds: the same arithmetic in a different order
+  // Megatron's default on Hopper, cuDNN: forward 0.96 η · 989.4e12 = 641.9e12 FLOP/s, tail 547
+  // keys: 2.1990e12 · (1 + 547 / 32768) / 641.9e12 + 3 us = 3.486 ms a step, 13.944 ms the ring.
+  // Backward 2.5x the FLOPs at 0.84 η (561.7e12), tail 718: 10.005 ms a step, 40.021 ms.
+  LayerCompute cu = layer_compute(m, j, p, g);
+  EXPECT_NEAR(cu.core_f, 4 * (step / 2 * (1 + 547 / S) / (989.4e12 * 0.96 * eta) + 3e-6), kTol);
+  EXPECT_NEAR(cu.core_f, 13.944e-3, 1e-6);
+  EXPECT_NEAR(cu.core_b, 4 * (2.5 * step / 2 * (1 + 718 / S) / (989.4e12 * 0.84 * eta) + 3e-6),
+              kTol);
+  EXPECT_NEAR(cu.core_b, 40.021e-3, 1e-6);
+  // --attention flash (FlashAttention-2): 0.34 · 989.4e12 = 336.4e12, tail 518: 6.643 ms a step,
+  // 26.573 ms; backward 0.33 (326.5e12), tail 846: 17.275 ms a step, 69.102 ms.
+  j.cudnn_attention = Switch::kOff;
+  LayerCompute fa = layer_compute(m, j, p, g);
+  EXPECT_NEAR(fa.core_f, 4 * (step / 2 * (1 + 518 / S) / (989.4e12 * 0.34) + 3e-6), kTol);
+  EXPECT_NEAR(fa.core_f, 26.573e-3, 1e-6);
+  EXPECT_NEAR(fa.core_b, 69.102e-3, 1e-6);
+  // The executed FLOPs count the causal half; the whole-matrix charge the other stacks keep would
+  // be 1.7592e13 at η · 0.75 = 0.5069 of the peak: 35.08 ms (and 2.5x backward).
+  j.framework = Framework::kFsdp;
+  LayerCompute whole = layer_compute(m, j, p, g);
+  EXPECT_NEAR(whole.core_f, 4 * S * 131072 * 8 * 128 / (989.4e12 * 0.34) + 3e-6, kTol);
+  EXPECT_NEAR(fa.flops_f + fa.flops_b + 3.5 * 4 * step / 2, whole.flops_f + whole.flops_b, 1e3);
+}
+
 TEST(WorkComputeShapes, EagerElementWiseOfOneLayerAtMeasuredShares) {
   // Llama 2 7B (h 4096, f 11008, gated MLP, RMSNorm, no dropout), one 2048-token sequence on one
   // H200 (4.8 TB/s), tp 1: S·h = 2048 · 4096 = 8,388,608 elements in each block.
@@ -321,8 +363,9 @@ TEST(WorkComputeShapes, Fp8LinearGemmsAtTheirShareOfEta) {
 TEST(WorkComputeShapes, SelectiveRecomputeRunsTheFusedCoreAgain) {
   // Megatron-core's selective recomputation checkpoints the attention core, fused or not: the
   // backward pays one more core forward. Llama 2 7B, one 4096-token sequence on an H100 SXM, bf16,
-  // Transformer Engine's fused attention as the step charges it (the whole 4 · 4096² · 32 · 128 =
-  // 2.7488e11 FLOP at η · 0.75 = 0.50686 of 989.4e12): 0.5481 ms, + 3 us.
+  // Transformer Engine's fused attention as the step charges it (cuDNN's causal kernel: half of the
+  // whole 4 · 4096² · 32 · 128 = 2.7488e11 FLOP at 0.96 η = 641.9e12 FLOP/s, tail 547 keys):
+  // 1.3744e11 · (1 + 547 / 4096) / 641.9e12 = 0.2426 ms, + 3 us.
   auto c = topo::load_chassis("dgx-h100");
   GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
   Model m = find_model("llama2-7b");
@@ -335,12 +378,14 @@ TEST(WorkComputeShapes, SelectiveRecomputeRunsTheFusedCoreAgain) {
   LayerCompute none = layer_compute(m, j, p, g);
   j.recompute = Recompute::kSelective;
   LayerCompute sel = layer_compute(m, j, p, g);
-  const double core = 4.0 * 4096 * 4096 * 32 * 128 / (989.4e12 * 0.85 * 1455 / 1830 * 0.75) + 3e-6;
+  const double core =
+      2.0 * 4096 * 4096 * 32 * 128 * (1 + 547.0 / 4096) / (989.4e12 * 0.96 * 0.85 * 1455 / 1830) +
+      3e-6;
   EXPECT_NEAR(none.core_f, core, 1e-12);
-  EXPECT_NEAR(none.core_f, 0.5511e-3, 1e-6);
+  EXPECT_NEAR(none.core_f, 0.2456e-3, 1e-6);
   EXPECT_NEAR(sel.attn_b - none.attn_b, core, 1e-12);
   EXPECT_NEAR(sel.core_b - none.core_b, core, 1e-12);
-  EXPECT_NEAR(sel.flops_b - none.flops_b, 4.0 * 4096 * 4096 * 32 * 128, 1.0);
+  EXPECT_NEAR(sel.flops_b - none.flops_b, 2.0 * 4096 * 4096 * 32 * 128, 1.0);
   EXPECT_NEAR(sel.attn_f, none.attn_f, 1e-15);  // the forward is the same
   EXPECT_NEAR(sel.mlp_b, none.mlp_b, 1e-15);
 }

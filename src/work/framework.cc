@@ -43,6 +43,15 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
           p.zero >= 3;  // DDP: overlap_grad_reduce = False; Megatron-FSDP overlaps its collectives
       t.grad_bytes = half ? 2 : 4;
       t.fused_elementwise = true;
+      // Causal attention as its kernels run it. Megatron-core's GPT layers pass the causal mask to
+      // Transformer Engine's DotProductAttention, whose FlashAttention-2 and cuDNN kernels skip the
+      // tiles above the diagonal (Dao 2023, "FlashAttention-2", section 3.1.1). Under context
+      // parallelism TE's ring (AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention.py)
+      // holds chunks i and 2cp-1-i on rank i and runs, per step, the causal diagonal block (step
+      // 0), all queries against the first half of the arriving K,V (step i <= rank) or the second
+      // half of the queries against all of it (i > rank): 2c² scores of chunk size c every step,
+      // cp · 2c² in all, half of the rank's 2c x 2cp·c whole matrix.
+      t.causal_attention = true;
       break;
     case Framework::kFsdp:
     case Framework::kFsdp1:
@@ -221,6 +230,10 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       break;
   }
   if (job.grad_overlap != Switch::kDefault) t.grad_overlap = job.grad_overlap == Switch::kOn;
+  // --attention cudnn|flash: the kernel the container selected (Transformer Engine:
+  // NVTE_FUSED_ATTN, NVTE_FLASH_ATTN; PyTorch: the SDPA backend).
+  if (job.cudnn_attention != Switch::kDefault)
+    t.hopper_attention = job.cudnn_attention == Switch::kOn;
   if (fp32_given) t.grad_bytes = 4;
   if (half_given) t.grad_bytes = 2;
   // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts

@@ -7,6 +7,7 @@
 #include "linkwise/work/compute.h"
 #include "linkwise/work/memory.h"
 #include "linkwise/work/plan.h"
+#include "linkwise/work/step.h"
 
 namespace linkwise::work {
 namespace {
@@ -56,6 +57,26 @@ TEST(WorkModel, Gpt3ForwardFlopsIncludeAttention) {
   auto m = find_model("gpt3-175b");
   EXPECT_NEAR(m.attention_core_flops_per_token(2048), 100663296.0, 1);
   EXPECT_NEAR(m.forward_flops_per_token(2048), 358814318592.0, 358814318592.0 * kExact);
+}
+
+TEST(WorkModel, ModelFlopsCountTheWholeScoreMatrix) {
+  // Model FLOPs per token (the long-sequence rows' metric): forward, and backward twice the
+  // forward, 3 x 2 FLOPs a weight of each layer's 4h² + 3hf (h = 4096, f = 11008): 6 ·
+  // 202,375,168 = 1,214,251,008; the score matrix and its product with V counted whole, 3 · 4·s·h
+  // = 12 · 131072 · 4096 = 6,442,450,944, though the causal kernels run half of it; x32 layers =
+  // 245,014,462,464; the output layer 6·h·V = 6 · 4096 · 32000 = 786,432,000: 245,800,894,464.
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.seq = 131072, j.framework = Framework::kMegatron, j.recompute = Recompute::kNone;
+  EXPECT_NEAR(model_flops_per_token(m, j), 245800894464.0, 245800894464.0 * kExact);
+  // The step reports those FLOPs per GPU-second, whatever the kernels run (Megatron's causal ring
+  // steps here: cp 4 on 16 H100s).
+  j.precision = Precision::kBf16, j.global_batch = 4, j.micro_batch = 1;
+  auto c = topo::load_chassis("dgx-h100", 2);
+  StepModel sm(c, m, j);
+  StepResult r = sm.simulate(parse_plan("tp=4,dp=1,cp=4,zero=1,mb=1"));
+  EXPECT_NEAR(r.model_tflops_per_gpu * 1e12 * r.step_time_s * 16, 245800894464.0 * 4 * 131072,
+              245800894464.0 * 4 * 131072 * 1e-9);
 }
 
 TEST(WorkModel, MixtralActiveParameters) {

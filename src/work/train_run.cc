@@ -49,6 +49,7 @@ Job make_train_job(const TrainOptions& o) {
   j.fused_elementwise = parse_switch(o.elementwise, "--elementwise", "fused", "eager");
   j.tp_overlap = parse_switch(o.tp_overlap, "--tp-overlap", "on", "off");
   j.grad_fp32 = parse_switch(o.grad_reduce, "--grad-reduce", "fp32", "half");
+  j.cudnn_attention = parse_switch(o.attention, "--attention", "cudnn", "flash");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -168,6 +169,10 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
       {"--grad-reduce", at<&T::grad_reduce>,
        "fp32 or half: gradients reduced in fp32 or in the job's 16-bit type (FSDP reduce_dtype, "
        "Megatron --accumulate-allreduce-grads-in-fp32; default: the framework's)"},
+      {"--attention", at<&T::attention>,
+       "cudnn or flash: the fused attention kernel on Hopper, cuDNN's (Transformer Engine's "
+       "default on sm90) or FlashAttention-2 (NVTE_FUSED_ATTN=0, PyTorch SDPA flash; default: the "
+       "framework's)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

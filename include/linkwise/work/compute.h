@@ -22,10 +22,12 @@
 //   bytes  2·(m·k + k·n + m·n)·count at 2 bytes per element (the roofline's memory side; the k x n
 //       operand, a layer's weight, at its own bytes per element), at η_mem = 0.85 of W
 //
-// Fused attention (FlashAttention-2, Dao 2023) is charged in the step at its whole 4·s²·a·d/t
-// FLOPs at η · kFlashFactor (FlashAttention-2 on Hopper: 0.34 of peak) forward and 2.5x those
-// FLOPs (it recomputes the scores) backward; the causal kernel as it runs, per backend, is
-// fused_attention_time (held against the measured H200 kernels, not yet in the step). Without it,
+// Fused attention (FlashAttention-2, Dao 2023) under Megatron-core is charged as its causal
+// kernels run (FrameworkTraits::causal_attention): fused_attention_time, per backend (cuDNN or
+// FlashAttention-2 on Hopper, --attention), once per context-parallel ring step, each step on s /
+// cp keys. The other stacks keep the whole 4·s²·a·d/t FLOPs at η · kFlashFactor (FlashAttention-2
+// on Hopper: 0.34 of peak) forward and 2.5x those FLOPs (it recomputes the scores) backward, a
+// charge that stands in for a cost of theirs not found yet (docs/VALIDATION.md). Without it,
 // the scores are two batched GEMMs and the softmax / dropout read and write the b·a/t·s² score
 // matrix. Element-wise work (norms, residual adds, activation function, dropout) moves bytes: each
 // op reads its inputs and writes its output once (16-bit), backward moves twice the forward bytes.

@@ -112,6 +112,12 @@ struct FrameworkTraits {
   /// class), or FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend), which runs
   /// Ampere-style MMA instructions on Hopper.
   bool hopper_attention = true;
+  /// The fused attention core charged as the causal kernel runs it (the tiles above the diagonal
+  /// skipped: half the score matrix), per context-parallel ring step: Megatron-core (Transformer
+  /// Engine's DotProductAttention, causal mask; its ring's load-balanced steps). The PyTorch and
+  /// DeepSpeed stacks keep the whole s x s matrix at the whole-matrix rate, which stands in for a
+  /// cost of theirs not found yet (docs/VALIDATION.md, "Compute by shape").
+  bool causal_attention = false;
   /// ZeRO-3 collectives the compute waits for: every all-gather synchronizes the device first, so
   /// none runs beside the compute (DeepSpeed 0.3).
   bool zero3_blocking = false;

@@ -85,6 +85,12 @@ struct Job {
   /// MixedPrecision.reduce_dtype, Megatron's --accumulate-allreduce-grads-in-fp32, DeepSpeed's
   /// communication_data_type; framework default.
   Switch grad_fp32 = Switch::kDefault;
+  /// The fused attention kernel on Hopper (--attention): cuDNN's (kOn: Transformer Engine's
+  /// FusedAttention, PyTorch SDPA's cudnn backend) or FlashAttention-2 (kOff: the flash-attn
+  /// package, SDPA's flash backend; Transformer Engine with NVTE_FUSED_ATTN=0); framework default
+  /// (FrameworkTraits::hopper_attention). Other architectures run FlashAttention-2's rate either
+  /// way.
+  Switch cudnn_attention = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.
