@@ -266,8 +266,8 @@ ValidationCase hf_h200(const std::string& id, bool lora, int seq, int mb, double
 // "LLAMA2-7B (FP8)": NeMo 24.03.01 container, DGX-H100): Llama 2 7B pre-training in fp8 with
 // context parallelism (Megatron-core, Transformer Engine's ring attention), the table's TP, PP, DP
 // and CP. Metric: the table's TFLOPS per GPU, NeMo's model FLOPs (nemo/collections/common/parts/
-// perf_metrics_utils.py, llama2: per token and layer 6·(8h² + 6hf) + 12·s·h with attention
-// counted whole, plus 6hV per token: model_flops_per_token's count). Neither the batch nor
+// perf_metrics_utils.py, llama2: per token and layer h²·(12 + 12·g/a) + 18hf + 12·s·h, i.e.
+// 6·(4h² + 3hf) + 12·s·h for Llama 2 7B (32 query groups of 32 heads), with attention counted whole, plus 6hV per token: model_flops_per_token's count). Neither the batch nor
 // recomputation is in the table: the companion B200 table of the same page keeps 4,194,304 tokens
 // per global batch at every length, taken here (with pp=1 it sets only how often the gradient
 // all-reduce and the optimizer run); no activation checkpointing (NeMo's default); micro-batch 1;
