@@ -267,19 +267,20 @@ ValidationCase hf_h200(const std::string& id, bool lora, int seq, int mb, double
 // context parallelism (Megatron-core, Transformer Engine's ring attention), the table's TP, PP, DP
 // and CP. Metric: the table's TFLOPS per GPU, NeMo's model FLOPs (nemo/collections/common/parts/
 // perf_metrics_utils.py, llama2: per token and layer h²·(12 + 12·g/a) + 18hf + 12·s·h, i.e.
-// 6·(4h² + 3hf) + 12·s·h for Llama 2 7B (32 query groups of 32 heads), with attention counted whole, plus 6hV per token: model_flops_per_token's count). Neither the batch nor
-// recomputation is in the table: the companion B200 table of the same page keeps 4,194,304 tokens
-// per global batch at every length, taken here (with pp=1 it sets only how often the gradient
-// all-reduce and the optimizer run); no activation checkpointing (NeMo's default); micro-batch 1;
-// distributed optimizer (NeMo's default: zero=1 over dp·cp).
-// The table's rows of 4K-16K run without CP (its "With-CP" columns give CP 1 and the plan); at 8K
-// with PP 2 the batch also sets the pipeline bubble: 128 micro-batches per pipeline, under 1 %.
-// Attention: FlashAttention-2 (--attention flash). The launcher of that container sets
-// NVTE_FUSED_ATTN: 0 ("Disable cudnn FA until we've tested it more") in the env_vars of every job
-// (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/config.yaml, at the commit whose
-// `container:` is nvcr.io/nvidia/nemo:24.03.01.framework), so Transformer Engine falls back to
-// flash-attn, Ampere-style kernels on the H100. The page names the container, not the launch: the
-// launcher's defaults are taken as the runs'.
+// 6·(4h² + 3hf) + 12·s·h for Llama 2 7B (32 query groups of 32 heads), with attention counted
+// whole, plus 6hV per token: model_flops_per_token's count). Neither the batch nor recomputation is
+// in the table: the companion B200 table of the same page keeps 4,194,304 tokens per global batch
+// at every length, taken here (with pp=1 it sets only how often the gradient all-reduce and the
+// optimizer run); no activation checkpointing (NeMo's default); micro-batch 1; distributed
+// optimizer (NeMo's default: zero=1 over dp·cp). The table's rows of 4K-16K run without CP (its
+// "With-CP" columns give CP 1 and the plan); at 8K with PP 2 the batch also sets the pipeline
+// bubble: 128 micro-batches per pipeline, under 1 %. Attention: FlashAttention-2 (--attention
+// flash). The launcher of that container sets NVTE_FUSED_ATTN: 0 ("Disable cudnn FA until we've
+// tested it more") in the env_vars of every job (NVIDIA/NeMo-Framework-Launcher
+// launcher_scripts/conf/config.yaml, at the commit whose `container:` is
+// nvcr.io/nvidia/nemo:24.03.01.framework), so Transformer Engine falls back to flash-attn,
+// Ampere-style kernels on the H100. The page names the container, not the launch: the launcher's
+// defaults are taken as the runs'.
 ValidationCase nemo_long_seq(int seq_k, int tp, int pp, int dp, int cp, double tflops) {
   ValidationCase c;
   const int gpus = tp * pp * dp * cp;
