@@ -77,6 +77,12 @@ void add_options(CLI::App& sub, const std::vector<OptionSpec<S>>& specs, S& targ
 /// --json, and the output file option (`names`, "-o,--output" unless the command uses -o itself).
 void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
                            const std::string& names = "-o,--output");
+/// Applies the `nccl:` settings of `chassis` (a preset or a file; nothing when empty) as
+/// `collective` does (comm::nccl_options), for the commands that read the chassis without applying
+/// them: a setting NCCL does not have or a value it does not take exits 2 with file:line and the
+/// value.
+void check_nccl_settings(const std::string& chassis);
+
 /// The names of the options given on the command line ("CHASSIS" for a positional).
 std::vector<std::string> given_options(const CLI::App& sub);
 
