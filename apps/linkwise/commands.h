@@ -44,6 +44,20 @@ CLI::Option* add_option(CLI::App& sub, const OptionSpec<S>& spec, S& target) {
       return sub.add_flag(spec.flags, value, spec.help);
     } else {
       CLI::Option* o = sub.add_option(spec.flags, value, spec.help);
+      if constexpr (std::is_same_v<T, int> || std::is_same_v<T, double>) {
+        // Not a number at all ("abc", or "1.5" for a count): said so before CLI::Range would call
+        // it "not in range".
+        o->check(CLI::Validator(
+            [](std::string& s) {
+              T x{};
+              return CLI::detail::lexical_cast(s, x)
+                         ? std::string()
+                         : std::string(std::is_same_v<T, int> ? "must be a whole number, not '"
+                                                              : "must be a number, not '") +
+                               s + "'";
+            },
+            ""));  // no description: --help shows the type and range as before
+      }
       if constexpr (std::is_same_v<T, int>) {
         if (spec.lo < spec.hi) o->check(CLI::Range(int(spec.lo), int(spec.hi)));
       } else if constexpr (std::is_same_v<T, double>) {

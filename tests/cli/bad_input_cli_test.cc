@@ -247,6 +247,19 @@ TEST(BadInputCli, ABadFlagValueNamesTheFlag) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--concurrency: Value 0 not in range 1 to 1048576"), std::string::npos)
       << r.err;
+  // Not a number at all used to read "Value abc not in range 1 to 1048576".
+  r = run_cli("serve dgx-h100 --model llama3.1-8b --concurrency abc");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("linkwise: --concurrency: must be a whole number, not 'abc'\n", 0), 0u)
+      << r.err;
+  r = run_cli("serve dgx-h100 --model llama3.1-8b --concurrency 1.5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("linkwise: --concurrency: must be a whole number, not '1.5'\n", 0), 0u)
+      << r.err;
+  r = run_cli("serve dgx-h100 --model llama3.1-8b --prefix-cache half");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("linkwise: --prefix-cache: must be a number, not 'half'\n", 0), 0u)
+      << r.err;
   expect_refused(run_cli("collective dgx-h100 -b 1X"),
                  "bad -b/--minbytes '1X': unknown suffix (use K, M, G or T)");
   expect_refused(run_cli("serve dgx-h100 --model llama3.1-8b --precision fp4"),
