@@ -9,6 +9,7 @@ Handler setup_draw(CLI::App& sub) {
   const bool html = sub.get_name() == "report";
   add_options(sub, report::report_options(html), *o);
   return [o, html] {
+    check_nccl_settings(o->chassis);
     if (!o->job.empty()) o->train = train_job_options(o->job, o->chassis, o->nodes);
     report::write_report(*o, html);
     return 0;

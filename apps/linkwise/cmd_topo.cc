@@ -1,5 +1,7 @@
 // linkwise presets | catalog | topo
 #include "commands.h"
+#include "linkwise/comm/predict.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/hw/catalog.h"
 #include "linkwise/report/catalog_report.h"
 #include "linkwise/report/topo_report.h"
@@ -55,6 +57,7 @@ Handler setup_topo(CLI::App& sub) {
   add_option(sub, topo::as_designed_option(at<&F::as_designed>), *o);
   return [o] {
     auto chassis = topo::load_chassis(o->chassis, o->nodes, topo::link_rates(o->as_designed));
+    comm::nccl_options(chassis);  // the file's nccl: settings checked (exit 2 on a bad one)
     if (o->dot) {
       emit(report::topo_dot(chassis), o->output);
       return 0;

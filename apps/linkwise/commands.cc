@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "linkwise/comm/predict.h"
+#include "linkwise/comm/transport.h"
+#include "linkwise/topo/chassis.h"
 #include "linkwise/util/text.h"
 
 namespace linkwise::cli {
@@ -63,6 +66,10 @@ void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
                            const std::string& names) {
   sub.add_flag("--json", json, "Print as JSON");
   sub.add_option(names, output, "Write to this file (atomically) instead of standard output");
+}
+
+void check_nccl_settings(const std::string& chassis) {
+  if (!chassis.empty()) comm::nccl_options(topo::load_chassis(chassis));
 }
 
 std::vector<std::string> given_options(const CLI::App& sub) {

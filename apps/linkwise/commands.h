@@ -44,6 +44,20 @@ CLI::Option* add_option(CLI::App& sub, const OptionSpec<S>& spec, S& target) {
       return sub.add_flag(spec.flags, value, spec.help);
     } else {
       CLI::Option* o = sub.add_option(spec.flags, value, spec.help);
+      if constexpr (std::is_same_v<T, int> || std::is_same_v<T, double>) {
+        // Not a number at all ("abc", or "1.5" for a count): said so before CLI::Range would call
+        // it "not in range".
+        o->check(CLI::Validator(
+            [](std::string& s) {
+              T x{};
+              return CLI::detail::lexical_cast(s, x)
+                         ? std::string()
+                         : std::string(std::is_same_v<T, int> ? "must be a whole number, not '"
+                                                              : "must be a number, not '") +
+                               s + "'";
+            },
+            ""));  // no description: --help shows the type and range as before
+      }
       if constexpr (std::is_same_v<T, int>) {
         if (spec.lo < spec.hi) o->check(CLI::Range(int(spec.lo), int(spec.hi)));
       } else if constexpr (std::is_same_v<T, double>) {
@@ -77,6 +91,12 @@ void add_options(CLI::App& sub, const std::vector<OptionSpec<S>>& specs, S& targ
 /// --json, and the output file option (`names`, "-o,--output" unless the command uses -o itself).
 void add_json_output_flags(CLI::App& sub, bool& json, std::string& output,
                            const std::string& names = "-o,--output");
+/// Applies the `nccl:` settings of `chassis` (a preset or a file; nothing when empty) as
+/// `collective` does (comm::nccl_options), for the commands that read the chassis without applying
+/// them: a setting NCCL does not have or a value it does not take exits 2 with file:line and the
+/// value.
+void check_nccl_settings(const std::string& chassis);
+
 /// The names of the options given on the command line ("CHASSIS" for a positional).
 std::vector<std::string> given_options(const CLI::App& sub);
 

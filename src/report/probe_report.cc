@@ -190,7 +190,7 @@ std::string probe_output(const probe::ProbeRun& run, bool json) {
     out = json ? probe_json(run.machine, run.discovery).dump(2) + "\n"
                : probe_text(run.machine, run.discovery);
   }
-  if (!json) out += nccl_synthetic_note(run.synthetic);
+  if (!json) out += fit_width(nccl_synthetic_note(run.synthetic));
   return out;
 }
 

@@ -889,7 +889,10 @@ ChassisSpec load_spec(const std::string& preset_or_path) {
   if (!std::filesystem::is_regular_file(preset_or_path, ec))
     if (const auto* f = linkwise::detail::find_embedded(preset_or_path))
       return parse_chassis_spec(std::string(f->contents), std::string(f->path));
-  if (std::filesystem::is_regular_file(preset_or_path, ec))
+  // A file; something there that is not a regular file (a directory, a FIFO) or a name written as a
+  // path (a '/' or a .yaml/.yml ending) that is not there is read too, and read_file says what is
+  // wrong (exit 2).
+  if (std::filesystem::exists(preset_or_path, ec) || detail::looks_like_path(preset_or_path))
     return load_chassis_spec_file(preset_or_path);
   std::vector<std::string> ids;
   for (const auto& p : presets()) ids.push_back(p.id);

@@ -17,4 +17,9 @@ const std::vector<EmbeddedFile>& embedded_files();
 /// The embedded file at `path`, or nullptr.
 const EmbeddedFile* find_embedded(std::string_view path);
 
+/// Whether a name given for a preset or a file (a chassis, a model) is written as a file path: it
+/// holds a '/' or ends in .yaml or .yml, as no preset id does; a missing one is then reported as a
+/// missing file (util/text.cc).
+bool looks_like_path(std::string_view name);
+
 }  // namespace linkwise::detail

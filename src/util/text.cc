@@ -314,6 +314,13 @@ const EmbeddedFile* find_embedded(std::string_view path) {
     if (f.path == path) return &f;
   return nullptr;
 }
+
+bool looks_like_path(std::string_view name) {
+  auto ends = [&](std::string_view sfx) {
+    return name.size() > sfx.size() && name.substr(name.size() - sfx.size()) == sfx;
+  };
+  return name.find('/') != std::string_view::npos || ends(".yaml") || ends(".yml");
+}
 }  // namespace detail
 
 }  // namespace linkwise

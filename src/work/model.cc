@@ -158,7 +158,9 @@ Model find_model(const std::string& id_or_path) {
   if (const auto* f = detail::find_embedded("data/models/" + id_or_path + ".yaml"))
     return parse_model(std::string(f->contents), std::string(f->path));
   std::error_code ec;
-  if (std::filesystem::is_regular_file(id_or_path, ec))
+  // A file; something there that is not a regular file (a directory, a FIFO) or a name written as a
+  // path that is not there is read too, and read_file says what is wrong (exit 2).
+  if (std::filesystem::exists(id_or_path, ec) || detail::looks_like_path(id_or_path))
     return parse_model(read_file(id_or_path), id_or_path);
   std::vector<std::string> ids;
   for (const auto& m : model_presets()) ids.push_back(m.id);
