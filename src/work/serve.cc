@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
 #include "linkwise/work/compute.h"
@@ -409,14 +410,16 @@ void ServeModel::Impl::size_memory() {
 }
 
 void ServeModel::Impl::build_comms() {
+  // The chassis file's `nccl:` settings, as the engine's NCCL communicators run them.
+  const comm::CommOptions nccl = comm::nccl_options(chassis);
   for (const auto& g : groups) {
     Replica r;
     for (int s = 0; s < opt.pp; ++s) {
       std::vector<int> ranks(g.begin() + s * opt.tp, g.begin() + (s + 1) * opt.tp);
-      if (opt.tp > 1) r.tp.push_back(std::make_unique<comm::Communicator>(chassis, ranks));
+      if (opt.tp > 1) r.tp.push_back(std::make_unique<comm::Communicator>(chassis, ranks, nccl));
       if (s + 1 < opt.pp)
         r.pp.push_back(std::make_unique<comm::Communicator>(
-            chassis, std::vector<int>{g[s * opt.tp], g[(s + 1) * opt.tp]}));
+            chassis, std::vector<int>{g[s * opt.tp], g[(s + 1) * opt.tp]}, nccl));
     }
     reps.push_back(std::move(r));
   }

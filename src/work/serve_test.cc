@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
@@ -216,6 +217,45 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
   // for 1 and 8 sequences.
   EXPECT_LT(sm.step(8, 1000, 0, 0).comm, 2 * sm.step(1, 1000, 0, 0).comm);
   EXPECT_FALSE(r.comm_link.empty());
+}
+
+// Four A100 PCIe cards behind one PCIe switch, with the chassis file's `nccl:` list (appended).
+constexpr const char* kFourA100Switch = R"(
+name: four-a100-switch
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
+  - {id: sw0, kind: pcie_switch, part: pex88096}
+  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
+links:
+  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
+  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
+)";
+
+TEST(Serve, ChassisNcclSettingsReachTheTpAllReduces) {
+  // The chassis file's `nccl:` settings are the ones the engine's NCCL runs: with
+  // NCCL_P2P_DISABLE=1 the TP all-reduces stage through host memory (up through the switch's one
+  // uplink and back), as `linkwise collective` predicts them for that file. A decode step of one
+  // sequence on Llama 3.1 70B, TP 4: 160 all-reduces of 16,384 bytes and the logits' all-gather of
+  // 128,256 · 2 bytes (Serve.AllReducesPerDecodedTokenUnderTp), each timed with the file's options.
+  auto on = topo::build_chassis(topo::parse_chassis_spec(kFourA100Switch, "box.yaml"));
+  auto off = topo::build_chassis(topo::parse_chassis_spec(
+      std::string(kFourA100Switch) + "nccl:\n  NCCL_P2P_DISABLE: 1\n", "box.yaml"));
+  ServeOptions o;
+  o.tp = 4;
+  o.concurrency = 1;
+  const Model m = find_model("llama3.1-70b");
+  double comm_s[2];
+  int i = 0;
+  for (const topo::Chassis* c : {&on, &off}) {
+    comm::Communicator nccl(*c, c->gpus(), comm::nccl_options(*c));
+    const double by_hand = 160 * nccl.predict(comm::Op::kAllReduce, 16'384).time_s +
+                           nccl.predict(comm::Op::kAllGather, 128'256 * 2).time_s;
+    comm_s[i] = ServeModel(*c, m, o).step(1, 1000, 0, 0).comm;
+    EXPECT_NEAR(comm_s[i], by_hand, kTight * by_hand) << i;
+    ++i;
+  }
+  // Host-staged, each all-reduce pays SHM's latency instead of P2P's: the step's links take longer.
+  EXPECT_GT(comm_s[1], comm_s[0]);
 }
 
 TEST(Serve, PipelineStagesAndTheirSends) {

@@ -14,12 +14,13 @@ namespace linkwise::work {
 
 using comm::Op;
 
-StepModel::Impl::Impl(const topo::Chassis& c) : chassis(c), routing(c), res(routing.resources()) {}
+StepModel::Impl::Impl(const topo::Chassis& c)
+    : chassis(c), routing(c), res(routing.resources()), nccl(comm::nccl_options(c)) {}
 
 const comm::Communicator& StepModel::Impl::comm(const std::vector<int>& nodes) {
   auto it = comms.find(nodes);
   if (it == comms.end())
-    it = comms.emplace(nodes, std::make_unique<comm::Communicator>(routing, nodes)).first;
+    it = comms.emplace(nodes, std::make_unique<comm::Communicator>(routing, nodes, nccl)).first;
   return *it->second;
 }
 

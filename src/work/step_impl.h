@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/sim/resources.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/paths.h"
@@ -67,6 +68,9 @@ struct StepModel::Impl {
   const topo::Chassis& chassis;
   comm::ChassisRouting routing;      ///< resource table and graph every communicator shares
   const sim::ChassisResources& res;  ///< routing's
+  /// The NCCL settings of the chassis file's `nccl:` list (comm::nccl_options), as every
+  /// communicator of the step runs them.
+  comm::CommOptions nccl;
   /// Paths to host memory (offload), built on first use.
   topo::PathFinder& finder() {
     if (!finder_) finder_ = std::make_unique<topo::PathFinder>(chassis, topo::Rate::kEffective);

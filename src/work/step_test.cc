@@ -5,6 +5,7 @@
 #include <map>
 
 #include "linkwise/comm/predict.h"
+#include "linkwise/comm/transport.h"
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
@@ -93,6 +94,41 @@ TEST(WorkStep, HopperGemmsRunInTwoWavesBesideTheGathers) {
   EXPECT_LT(a, 2 * r.lc.gemm_qkv);
   EXPECT_NEAR(r.slow_f, r.lc.gemm_qkv, 1e-12);
   EXPECT_GT(r.slow_f, 2 * comm_kernel_slowdown(sm.gpu(), bw, 0) * a);
+}
+
+TEST(WorkStep, ChassisNcclSettingsReachTheStepsCollectives) {
+  // Four A100 PCIe cards behind one PCIe switch; the same box with NCCL_P2P_DISABLE=1 in its file's
+  // `nccl:` list stages every hop through host memory (up the switch's one x16 uplink and back), as
+  // `linkwise collective` predicts for it. Llama 3 8B LoRA, tp=4 (sequence parallel: an all-gather
+  // and a reduce-scatter of the layer's activations, forward and backward): the step's exposed TP
+  // time is the time of those collectives, so it grows with the file's setting, and each of them
+  // is what the communicator with the file's options predicts.
+  const char* box = R"(
+name: four-a100-switch
+nodes:
+  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
+  - {id: sw0, kind: pcie_switch, part: pex88096}
+  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
+links:
+  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
+  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
+)";
+  auto on = topo::build_chassis(topo::parse_chassis_spec(box, "box.yaml"));
+  auto off = topo::build_chassis(
+      topo::parse_chassis_spec(std::string(box) + "nccl:\n  NCCL_P2P_DISABLE: 1\n", "box.yaml"));
+  Job j;
+  j.mode = Mode::kLora, j.seq = 2048, j.global_batch = 4;
+  Plan p = parse_plan("tp=4,mb=1");
+  StepModel a(on, find_model("llama3-8b"), j), b(off, find_model("llama3-8b"), j);
+  const double tp_on = a.estimate(p).breakdown.tp_s, tp_off = b.estimate(p).breakdown.tp_s;
+  ASSERT_GT(tp_on, 0);
+  EXPECT_GT(tp_off, 1.5 * tp_on);  // 4 host-staged hops share one uplink both ways
+  // One of the layer's all-gathers (2 · 2048 · 4096 bytes of bf16 activations), as the step
+  // times it and as the file's communicator predicts it.
+  const double bytes = 2.0 * 2048 * 4096;
+  comm::Communicator staged(off, off.gpus(), comm::nccl_options(off));
+  EXPECT_NEAR(b.impl()->timed(off.gpus(), comm::Op::kAllGather, bytes).first,
+              staged.predict(comm::Op::kAllGather, bytes).time_s, 1e-12);
 }
 
 TEST(WorkStep, Zero3TrafficAndItsExposedPartByHand) {
