@@ -30,8 +30,9 @@ std::pair<double, double> StepModel::Impl::timed(const std::vector<int>& nodes, 
   auto key = std::make_tuple(nodes, static_cast<int>(op), bytes);
   auto it = times.find(key);
   if (it != times.end()) return it->second;
-  auto pr = comm(nodes).predict(op, bytes);
-  return times.emplace(key, std::make_pair(pr.time_s, pr.busbw_Bps)).first->second;
+  const double pieces = message_pieces(bytes);
+  auto pr = comm(nodes).predict(op, bytes / pieces);
+  return times.emplace(key, std::make_pair(pieces * pr.time_s, pr.busbw_Bps)).first->second;
 }
 
 void contention_periods(StepModel::Impl& impl, const StepTraffic& t, const Placement& pl,

@@ -2,6 +2,7 @@
 // (engine runs).
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -62,6 +63,16 @@ struct Shape {
   /// in full training, the embedding, final norm and LM head it holds (LoRA trains adapters only)
   double stage_trainable = 0;
 };
+
+/// The collectives model takes messages up to 2^40 bytes (nccl-tests' range). A step's one
+/// collective is larger only on a plan that cannot fit (the gradients of a 405B model, 1.6 TB,
+/// all-reduced at dp without sharding), which the train command reports as not fitting beside its
+/// timing: such a collective runs as this many back-to-back pieces of at most 2^40 bytes, at that
+/// size bandwidth-bound.
+inline double message_pieces(double bytes) {
+  constexpr double kMaxMessageBytes = 1099511627776.0;
+  return bytes > kMaxMessageBytes ? std::ceil(bytes / kMaxMessageBytes) : 1.0;
+}
 
 struct StepModel::Impl {
   explicit Impl(const topo::Chassis& c);

@@ -22,8 +22,12 @@ struct Builder {
   int coll(const std::vector<int>& nodes, Op op, double bytes, const std::string& kind,
            std::vector<int> deps) {
     if (nodes.size() < 2 || bytes <= 0) return -1;
-    int first = g.size();
-    int id = comm::add_schedule(g, impl.comm(nodes).schedule(op, bytes), deps, {}, kind);
+    int first = g.size(), id = -1;
+    const double pieces = message_pieces(bytes);
+    for (int k = 0; k < pieces; ++k) {
+      id = comm::add_schedule(g, impl.comm(nodes).schedule(op, bytes / pieces), deps, {}, kind);
+      deps = {id};
+    }
     for (int t = first; t < g.size(); ++t) g.task(t).tag = kind;
     return id;
   }

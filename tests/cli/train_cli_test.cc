@@ -365,6 +365,19 @@ TEST(TrainCli, FixedPlanThatDoesNotFit) {
             "of 80.0 GiB\n");
 }
 
+TEST(TrainCli, FixedPlanFarTooLargeStillReportsThatItDoesNotFit) {
+  // Llama 3 405B at dp=8 without sharding: its gradients, 405.9e9 · 4 bytes = 1.6 TB, are one
+  // all-reduce, above the collectives model's 2^40-byte range. The step times it in two pieces of
+  // 0.8 TB and the command reports the plan as not fitting (6554.9 GiB per GPU of 80), as for any
+  // other plan too large, instead of an error about a message size the user never gave.
+  auto r = run_cli("train dgx-h100 --model llama3-405b --plan dp=8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("DOES NOT FIT"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err,
+            "linkwise: error: plan tp=1,pp=1,dp=8,zero=0 does not fit: it needs 6554.9 GiB per GPU "
+            "of 80.0 GiB\n");
+}
+
 TEST(TrainCli, BadFlags) {
   auto r = run_cli("train dgx-h100 --model llama3-7b");
   EXPECT_EQ(r.exit_code, 2);
