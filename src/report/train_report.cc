@@ -182,7 +182,13 @@ std::string header_text(const work::TrainSetup& s) {
                                 work::to_string(j.precision), j.seq, j.global_batch,
                                 static_cast<double>(j.global_batch) * j.seq / 1e6);
   if (!open("recompute")) job += fmt::format(", recompute {}", work::to_string(j.recompute));
-  if (j.flash_attention) job += ", fused attention";
+  if (j.flash_attention) {
+    job += ", fused attention";
+    // --attention given: the kernel it picked (on Hopper; elsewhere FlashAttention-2's rate either
+    // way, work::Job::cudnn_attention)
+    if (j.cudnn_attention != work::Switch::kDefault)
+      job += j.cudnn_attention == work::Switch::kOn ? " (cuDNN)" : " (FlashAttention-2)";
+  }
   if (j.offload_optimizer && !open("optimizer offload")) job += ", optimizer offloaded to CPU";
   if (!open("framework")) job += fmt::format(", {}", work::to_string(j.framework));
   if (!s.searched.empty())

@@ -378,6 +378,20 @@ TEST(TrainCli, FixedPlanFarTooLargeStillReportsThatItDoesNotFit) {
             "of 80.0 GiB\n");
 }
 
+TEST(TrainCli, AttentionGivenIsNamedOnTheJobLine) {
+  // --attention flash|cudnn picks the fused kernel; the job line names the one asked for, and
+  // leaves the framework's default unnamed as before.
+  auto r = run_cli("train dgx-h100 --model llama2-7b --mode lora --plan dp=8 --attention flash");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fused attention (FlashAttention-2)"), std::string::npos) << r.out;
+  r = run_cli("train dgx-h100 --model llama2-7b --mode lora --plan dp=8 --attention cudnn");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fused attention (cuDNN)"), std::string::npos) << r.out;
+  r = run_cli("train dgx-h100 --model llama2-7b --mode lora --plan dp=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("fused attention ("), std::string::npos) << r.out;
+}
+
 TEST(TrainCli, BadFlags) {
   auto r = run_cli("train dgx-h100 --model llama3-7b");
   EXPECT_EQ(r.exit_code, 2);
