@@ -56,9 +56,10 @@ int fit_one(const std::vector<NcclLinkLoad>& loads, double s) {
 // crossings per channel) where above 0. The reverse order first (where any reverse load is given),
 // then each further order in turn. Built once per search: the speeds' fits read them.
 struct Orders {
-  std::vector<std::vector<std::pair<std::size_t, double>>> crossings;
-  std::vector<std::pair<std::size_t, double>> first;  // the first order's, likewise
-  std::vector<double> dense;  // crossings[o]'s as a row of loads.size(), rows in order
+  std::vector<std::pair<std::size_t, double>> first;  // the first order's
+  std::vector<std::pair<std::size_t, double>> all;    // order o's: all[start[o]] to all[start[o+1]]
+  std::vector<std::size_t> start;                     // empty: no order after the first
+  std::vector<double> dense;  // order o's crossings as a row of loads.size(), rows in order
 };
 
 Orders orders_of(const std::vector<NcclLinkLoad>& loads) {
@@ -69,22 +70,25 @@ Orders orders_of(const std::vector<NcclLinkLoad>& loads) {
     reverse = reverse || l.reverse_load > 0;
     others = std::max(others, l.other_loads.size());
   }
+  for (std::size_t k = 0; k < loads.size(); ++k)
+    if (loads[k].load > 0) o.first.emplace_back(k, loads[k].load);
   if (!reverse && others == 0) return o;
-  o.crossings.resize(1 + others);
-  o.dense.assign((1 + others) * loads.size(), 0.0);
-  for (std::size_t k = 0; k < loads.size(); ++k) {
-    const auto& l = loads[k];
-    if (l.load > 0) o.first.emplace_back(k, l.load);
-    if (l.reverse_load > 0) {
-      o.crossings[0].emplace_back(k, l.reverse_load);
-      o.dense[k] = l.reverse_load;
-    }
-    for (std::size_t j = 0; j < l.other_loads.size(); ++j)
-      if (l.other_loads[j] > 0) {
-        o.crossings[1 + j].emplace_back(k, l.other_loads[j]);
-        o.dense[(1 + j) * loads.size() + k] = l.other_loads[j];
+  const std::size_t n = loads.size();
+  o.dense.assign((1 + others) * n, 0.0);
+  for (std::size_t j = 0; j <= others; ++j) {
+    o.start.push_back(o.all.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& l = loads[k];
+      const double x = j == 0                         ? l.reverse_load
+                       : j - 1 < l.other_loads.size() ? l.other_loads[j - 1]
+                                                      : 0.0;
+      if (x > 0) {
+        o.all.emplace_back(k, x);
+        o.dense[j * n + k] = x;
       }
+    }
   }
+  o.start.push_back(o.all.size());
   return o;
 }
 
@@ -94,7 +98,7 @@ Orders orders_of(const std::vector<NcclLinkLoad>& loads) {
 // its PCI order). `orders`: orders_of(loads).
 int fit(const std::vector<NcclLinkLoad>& loads, const Orders& orders, double s) {
   const int one = fit_one(loads, s);
-  if (orders.crossings.empty()) return one;
+  if (orders.start.empty()) return one;
   // Channels of an order crossing `x` that fit in what `used` leaves, at most `room`; adds them.
   // An order that crosses nothing takes all the room; none (room 0) leaves `used` as it is. The
   // count is a minimum over the order's link directions, so the scan stops at the first that fits
@@ -106,7 +110,7 @@ int fit(const std::vector<NcclLinkLoad>& loads, const Orders& orders, double s) 
   auto fits_on = [&](std::size_t k, double v) {
     return static_cast<int>(std::floor((loads[k].width_GBps - used[k]) / (v * s) + 1e-6));
   };
-  auto take = [&](const std::vector<std::pair<std::size_t, double>>& x, const double* dense,
+  auto take = [&](std::span<const std::pair<std::size_t, double>> x, const double* dense,
                   int room) {
     if (room <= 0) return 0;
     if (dense && full < loads.size() && dense[full] > 0 && fits_on(full, dense[full]) <= 0)
@@ -126,9 +130,9 @@ int fit(const std::vector<NcclLinkLoad>& loads, const Orders& orders, double s) 
   for (int a = 1; a <= one && best < kGraphMaxChannels; ++a) {
     std::fill(used.begin(), used.end(), 0.0);
     int total = take(orders.first, nullptr, a);
-    for (std::size_t o = 0; o < orders.crossings.size(); ++o)
-      total += take(orders.crossings[o], orders.dense.data() + o * loads.size(),
-                    kGraphMaxChannels - total);
+    for (std::size_t o = 0; o + 1 < orders.start.size(); ++o)
+      total += take({orders.all.data() + orders.start[o], orders.all.data() + orders.start[o + 1]},
+                    orders.dense.data() + o * loads.size(), kGraphMaxChannels - total);
     best = std::max(best, std::min(kGraphMaxChannels, total));
   }
   return best;
@@ -321,16 +325,19 @@ void Communicator::Impl::count_nccl_channels() {
       // direction, per channel) in route order, as add_hop adds them; each pair routed once.
       std::vector<int> place(chassis->nodes().size(), -1);
       for (int i = 0; i < n; ++i) place[static_cast<std::size_t>(order[i])] = i;
-      std::vector<std::vector<std::pair<int, double>>> crossings(static_cast<std::size_t>(n * n));
-      std::vector<char> routed(static_cast<std::size_t>(n * n), 0);
-      auto crossings_of = [&](int a, int b) -> const std::vector<std::pair<int, double>>& {
-        const auto p = static_cast<std::size_t>(place[a] * n + place[b]);
-        if (!routed[p]) {
-          routed[p] = 1;
-          const auto& h = router->route_full(a, b);
-          hop_crossings(h, a, [&](int r, double x) { crossings[p].emplace_back(r, x); });
+      std::vector<std::pair<int, double>> crossings;  // every routed pair's, one after the other
+      // Per pair: where its crossings start and end in `crossings`; -1: not routed yet.
+      std::vector<std::pair<int, int>> at_pair(static_cast<std::size_t>(n * n), {-1, -1});
+      auto crossings_of = [&](int a, int b) {
+        auto& [lo, hi] = at_pair[static_cast<std::size_t>(place[a] * n + place[b])];
+        if (lo < 0) {
+          lo = static_cast<int>(crossings.size());
+          hop_crossings(router->route_full(a, b), a,
+                        [&](int r, double x) { crossings.emplace_back(r, x); });
+          hi = static_cast<int>(crossings.size());
         }
-        return crossings[p];
+        return std::span<const std::pair<int, double>>(crossings.data() + lo,
+                                                       crossings.data() + hi);
       };
       std::vector<int> perm(k - 1);
       for (int j = 0; j < k - 1; ++j) perm[j] = j + 1;
