@@ -287,8 +287,8 @@ void Communicator::Impl::count_nccl_channels() {
   // leaves that direction under one more channel's load at that speed (the fit's 1e-6 allowance of
   // a channel is far above the rounding of the sums), and nothing frees load in between. Turning
   // an island round may cross the same links (a switch's uplink carries one channel in and one out
-  // either way): on pcie-8gpu-gen4 64 of the 94 further orders differ (Intel PHB hops load their
-  // PCIe links 6/5 one way only), on two bridged pairs fewer.
+  // either way); on pcie-8gpu-gen4 63 of the 94 further orders differ (Intel PHB hops load their
+  // PCIe links 6/5 one way only).
   std::vector<double> other_orders;  // m orders' rows of 2L crossings, one after the other
   std::size_t m = 0;
   if (groups.size() == 1) {
