@@ -52,42 +52,87 @@ int fit_one(const std::vector<NcclLinkLoad>& loads, double s) {
   return std::max(c, 0);
 }
 
-// Channels that fit at speed s: a of the first order and, where reverse (or further) loads are
-// given, as many of the reverse order, then of each further order in turn, as what the earlier
-// channels leave carries (the most in all over a >= 1: NCCL's first channel takes the first order,
-// its PCI order).
-int fit(const std::vector<NcclLinkLoad>& loads, double s) {
-  const int one = fit_one(loads, s);
+// The orders after the first, each as the link directions it crosses: (index into the loads,
+// crossings per channel) where above 0. The reverse order first (where any reverse load is given),
+// then each further order in turn. Built once per search: the speeds' fits read them.
+struct Orders {
+  std::vector<std::pair<std::size_t, double>> first;  // the first order's
+  std::vector<std::pair<std::size_t, double>> all;    // order o's: all[start[o]] to all[start[o+1]]
+  std::vector<std::size_t> start;                     // empty: no order after the first
+  std::vector<double> dense;  // order o's crossings as a row of loads.size(), rows in order
+};
+
+Orders orders_of(const std::vector<NcclLinkLoad>& loads) {
+  Orders o;
   bool reverse = false;
   std::size_t others = 0;
   for (const auto& l : loads) {
     reverse = reverse || l.reverse_load > 0;
     others = std::max(others, l.other_loads.size());
   }
-  if (!reverse && others == 0) return one;
-  // Channels of an order whose loads `load_of` gives that fit in what `used` leaves; adds them.
-  std::vector<double> used(loads.size());
-  auto take = [&](auto load_of, int room) {
-    int c = room;
-    for (std::size_t k = 0; k < loads.size(); ++k) {
-      const double x = load_of(loads[k]);
-      if (x > 0)
-        c = std::min(
-            c, static_cast<int>(std::floor((loads[k].width_GBps - used[k]) / (x * s) + 1e-6)));
+  for (std::size_t k = 0; k < loads.size(); ++k)
+    if (loads[k].load > 0) o.first.emplace_back(k, loads[k].load);
+  if (!reverse && others == 0) return o;
+  const std::size_t n = loads.size();
+  o.dense.assign((1 + others) * n, 0.0);
+  for (std::size_t j = 0; j <= others; ++j) {
+    o.start.push_back(o.all.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& l = loads[k];
+      const double x = j == 0                         ? l.reverse_load
+                       : j - 1 < l.other_loads.size() ? l.other_loads[j - 1]
+                                                      : 0.0;
+      if (x > 0) {
+        o.all.emplace_back(k, x);
+        o.dense[j * n + k] = x;
+      }
     }
-    c = std::max(c, 0);
-    for (std::size_t k = 0; k < loads.size(); ++k) used[k] += c * s * load_of(loads[k]);
+  }
+  o.start.push_back(o.all.size());
+  return o;
+}
+
+// Channels that fit at speed s: a of the first order and, where reverse (or further) loads are
+// given, as many of the reverse order, then of each further order in turn, as what the earlier
+// channels leave carries (the most in all over a >= 1: NCCL's first channel takes the first order,
+// its PCI order). `orders`: orders_of(loads).
+int fit(const std::vector<NcclLinkLoad>& loads, const Orders& orders, double s) {
+  const int one = fit_one(loads, s);
+  if (orders.start.empty()) return one;
+  // Channels of an order crossing `x` that fit in what `used` leaves, at most `room`; adds them.
+  // An order that crosses nothing takes all the room; none (room 0) leaves `used` as it is. The
+  // count is a minimum over the order's link directions, so the scan stops at the first that fits
+  // none, and starts with the direction that stopped the last scan (`full`, a dense row per
+  // order in `orders.dense`): once the first orders have filled a link, each later order crossing
+  // it is turned away in one test.
+  std::vector<double> used(loads.size());
+  std::size_t full = loads.size();
+  auto fits_on = [&](std::size_t k, double v) {
+    return static_cast<int>(std::floor((loads[k].width_GBps - used[k]) / (v * s) + 1e-6));
+  };
+  auto take = [&](std::span<const std::pair<std::size_t, double>> x, const double* dense,
+                  int room) {
+    if (room <= 0) return 0;
+    if (dense && full < loads.size() && dense[full] > 0 && fits_on(full, dense[full]) <= 0)
+      return 0;
+    int c = room;
+    for (const auto& [k, v] : x) {
+      c = std::min(c, fits_on(k, v));
+      if (c <= 0) {
+        full = k;
+        return 0;
+      }
+    }
+    for (const auto& [k, v] : x) used[k] += c * s * v;
     return c;
   };
   int best = one;
-  for (int a = 1; a <= one; ++a) {
+  for (int a = 1; a <= one && best < kGraphMaxChannels; ++a) {
     std::fill(used.begin(), used.end(), 0.0);
-    int total = take([](const NcclLinkLoad& l) { return l.load; }, a);
-    total += take([](const NcclLinkLoad& l) { return l.reverse_load; }, kGraphMaxChannels - total);
-    for (std::size_t o = 0; o < others; ++o)
-      total += take(
-          [o](const NcclLinkLoad& l) { return o < l.other_loads.size() ? l.other_loads[o] : 0.0; },
-          kGraphMaxChannels - total);
+    int total = take(orders.first, nullptr, a);
+    for (std::size_t o = 0; o + 1 < orders.start.size(); ++o)
+      total += take({orders.all.data() + orders.start[o], orders.all.data() + orders.start[o + 1]},
+                    orders.dense.data() + o * loads.size(), kGraphMaxChannels - total);
     best = std::max(best, std::min(kGraphMaxChannels, total));
   }
   return best;
@@ -101,10 +146,11 @@ NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double ma
   const int n = static_cast<int>(sp.size());
   int i = 0;
   while (i < n - 1 && sp[i] > max_width_GBps) ++i;
+  const Orders orders = orders_of(loads);
   NcclRingGraph best;
   // Pass 1: step the speed down while the next is above 0.49 of the kept graph's.
   for (;;) {
-    const int c = fit(loads, sp[i]);
+    const int c = fit(loads, orders, sp[i]);
     if (c >= 1 && c * sp[i] > best.channels * best.speed_GBps) best = {c, sp[i]};
     if (best.channels == kGraphMaxChannels && best.speed_GBps == max_width_GBps) break;
     if (i < n - 1 && (best.channels == 0 || sp[i + 1] / best.speed_GBps > 0.49))
@@ -116,7 +162,7 @@ NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double ma
   // Pass 2: a higher speed at the same channel count.
   i = 0;
   while (i < n - 1 && sp[i] > best.speed_GBps) ++i;
-  while (i > 0 && fit(loads, sp[i - 1]) >= best.channels) best.speed_GBps = sp[--i];
+  while (i > 0 && fit(loads, orders, sp[i - 1]) >= best.channels) best.speed_GBps = sp[--i];
   // Duplication of fast graphs (ncclTopoDupChannels: bw >= 25 GB/s; on compute capability above
   // 8.0 not below 50 GB/s with more than four channels; the Hopper and Blackwell arrays here, the
   // pre-Hopper array standing for 8.0 and older).
@@ -210,26 +256,41 @@ void Communicator::Impl::count_nccl_channels() {
   // reverse order's hop from order[i+1] to order[i] crosses the same links the other way with the
   // same load (an Intel PHB hop joins two GPUs of one CPU either way; a network hop enters and
   // leaves the boxes by the same NICs).
-  auto add_hop = [&](const detail::Route& h, int from, std::vector<double>& load,
-                     std::vector<double>* reverse) {
+  // hop_crossings calls `add(r, x)` for each link direction r and its crossings x, in route order.
+  auto hop_crossings = [&](const detail::Route& h, int from, auto add) {
     const double overhead = intel_phb(h, from) ? 1.2 : 1.0;  // INTEL_P2P_OVERHEAD
     for (std::size_t j = 0; j < h.res.size(); ++j) {
       const int r = h.res[j];
       if (r >= 2 * L) continue;
       const auto fam = links[r / 2].family();
-      const double x = fam == hw::LinkFamily::kNvlink ? h.coeff[j]
-                       : fam == hw::LinkFamily::kPcie ? overhead
-                                                      : 1.0;
+      add(r, fam == hw::LinkFamily::kNvlink ? h.coeff[j]
+             : fam == hw::LinkFamily::kPcie ? overhead
+                                            : 1.0);
+    }
+  };
+  auto add_hop = [&](const detail::Route& h, int from, std::vector<double>& load,
+                     std::vector<double>* reverse) {
+    hop_crossings(h, from, [&](int r, double x) {
       load[r] += x;
       if (reverse) (*reverse)[r ^ 1] += x;
-    }
+    });
   };
   // Further orders NCCL's search can give channels on one host (sameChannels 0: any next GPU per
   // channel, src/graph/search.cc ncclTopoSearchRec): the first ring's islands, the runs of ranks
   // its hops not staged through host memory join, in every other cyclic order and direction
   // (docs/collectives.md, "Channels through host memory"). Two to four islands; per order, its
   // crossings per link direction.
-  std::vector<std::vector<double>> other_orders;
+  //
+  // An order whose crossings equal an earlier further order's is left out: the search gives it no
+  // channel. The earlier one took what fits (nccl_ring_search's fit): either all the room left
+  // (then none is left for any later order) or as many as its binding link direction carries, which
+  // leaves that direction under one more channel's load at that speed (the fit's 1e-6 allowance of
+  // a channel is far above the rounding of the sums), and nothing frees load in between. Turning
+  // an island round may cross the same links (a switch's uplink carries one channel in and one out
+  // either way); on pcie-8gpu-gen4 63 of the 94 further orders differ (Intel PHB hops load their
+  // PCIe links 6/5 one way only).
+  std::vector<double> other_orders;  // m orders' rows of 2L crossings, one after the other
+  std::size_t m = 0;
   if (groups.size() == 1) {
     const int n = static_cast<int>(order.size());
     std::vector<int> shm;  // hops staged through host memory, in ring order
@@ -246,19 +307,44 @@ void Communicator::Impl::count_nccl_channels() {
         }
         islands.push_back(std::move(isl));
       }
-      // Each directed cycle once, written from its smallest node: the first order and its reverse
-      // are searched already.
-      auto canonical = [](std::vector<int> c) {
+      // The first order and its reverse are searched already: a cycle written from its smallest
+      // node as either is left out. (A cycle met twice, as where an island of one rank is turned
+      // round, crosses the same links: the second is left out below.)
+      auto canonical = [](std::vector<int>& c) {
         std::rotate(c.begin(), std::min_element(c.begin(), c.end()), c.end());
-        return c;
       };
-      std::vector<std::vector<int>> seen = {canonical(order),
-                                            canonical({order.rbegin(), order.rend()})};
+      std::vector<int> first(order), back(order.rbegin(), order.rend()), cyc, key;
+      canonical(first);
+      canonical(back);
+      const auto row_len = static_cast<std::size_t>(2 * L);
+      std::vector<double> load(row_len);
+      std::vector<std::size_t> sorted;  // the rows kept, in lexicographic order of their crossings
+      auto row = [&](std::size_t o) {
+        return other_orders.begin() + static_cast<long>(o * row_len);
+      };
+      // Per hop from GPU a to GPU b (n x n by place in the first order): its crossings, (link
+      // direction, per channel) in route order, as add_hop adds them; each pair routed once.
+      std::vector<int> place(chassis->nodes().size(), -1);
+      for (int i = 0; i < n; ++i) place[static_cast<std::size_t>(order[i])] = i;
+      std::vector<std::pair<int, double>> crossings;  // every routed pair's, one after the other
+      // Per pair: where its crossings start and end in `crossings`; -1: not routed yet.
+      std::vector<std::pair<int, int>> at_pair(static_cast<std::size_t>(n * n), {-1, -1});
+      auto crossings_of = [&](int a, int b) {
+        auto& [lo, hi] = at_pair[static_cast<std::size_t>(place[a] * n + place[b])];
+        if (lo < 0) {
+          lo = static_cast<int>(crossings.size());
+          hop_crossings(router->route_full(a, b), a,
+                        [&](int r, double x) { crossings.emplace_back(r, x); });
+          hi = static_cast<int>(crossings.size());
+        }
+        return std::span<const std::pair<int, double>>(crossings.data() + lo,
+                                                       crossings.data() + hi);
+      };
       std::vector<int> perm(k - 1);
       for (int j = 0; j < k - 1; ++j) perm[j] = j + 1;
       do {
         for (int dirs = 0; dirs < (1 << k); ++dirs) {
-          std::vector<int> cyc;
+          cyc.clear();
           for (int j = 0; j < k; ++j) {
             const int which = j == 0 ? 0 : perm[j - 1];
             const auto& isl = islands[which];
@@ -267,13 +353,19 @@ void Communicator::Impl::count_nccl_channels() {
             else
               cyc.insert(cyc.end(), isl.begin(), isl.end());
           }
-          auto c = canonical(cyc);
-          if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
-          seen.push_back(c);
-          std::vector<double> load(2 * L, 0.0);
+          key = cyc;
+          canonical(key);
+          if (key == first || key == back) continue;
+          std::fill(load.begin(), load.end(), 0.0);
           for (int i = 0; i < n; ++i)
-            add_hop(router->route_full(cyc[i], cyc[(i + 1) % n]), cyc[i], load, nullptr);
-          other_orders.push_back(std::move(load));
+            for (const auto& [r, x] : crossings_of(cyc[i], cyc[(i + 1) % n])) load[r] += x;
+          auto at = std::lower_bound(
+              sorted.begin(), sorted.end(), load, [&](std::size_t o, const std::vector<double>& x) {
+                return std::lexicographical_compare(row(o), row(o + 1), x.begin(), x.end());
+              });
+          if (at != sorted.end() && std::equal(row(*at), row(*at + 1), load.begin())) continue;
+          sorted.insert(at, m++);
+          other_orders.insert(other_orders.end(), load.begin(), load.end());
         }
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
@@ -286,15 +378,20 @@ void Communicator::Impl::count_nccl_channels() {
     std::vector<double> load(2 * L, 0.0), reverse(2 * L, 0.0);
     for (std::size_t i = 0; i < hops.size(); ++i)
       if (take(hops[i])) add_hop(hops[i], order[i], load, &reverse);
-    const bool others = !inter && !other_orders.empty();
+    const bool others = !inter && m > 0;
+    auto other = [&](std::size_t o, int r) {
+      return other_orders[o * static_cast<std::size_t>(2 * L) + static_cast<std::size_t>(r)];
+    };
     std::vector<detail::NcclLinkLoad> loads;
     for (int r = 0; r < 2 * L; ++r) {
       bool used = load[r] > 0 || reverse[r] > 0;
-      for (const auto& o : other_orders) used = used || (others && o[r] > 0);
+      for (std::size_t o = 0; o < m; ++o) used = used || (others && other(o, r) > 0);
       if (!used) continue;
       detail::NcclLinkLoad l{width_of(r), load[r], reverse[r], {}};
-      if (others)
-        for (const auto& o : other_orders) l.other_loads.push_back(o[r]);
+      if (others) {
+        l.other_loads.resize(m);
+        for (std::size_t o = 0; o < m; ++o) l.other_loads[o] = other(o, r);
+      }
       loads.push_back(std::move(l));
     }
     // The widest GPU-to-GPU path (system->maxBw): NCCL takes it over every pair of ranks; here over

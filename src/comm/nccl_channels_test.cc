@@ -232,6 +232,35 @@ TEST(CommNcclChannels, IslandOrdersTakeTheFreeHostLinks) {
   }
 }
 
+TEST(CommNcclChannels, AnOrderSearchedAgainTakesNoChannel) {
+  // The communicator leaves out a further order whose crossings equal an earlier one's
+  // (nccl_channels.cc); the search gives such a repeat nothing. The loads of
+  // IslandOrdersTakeTheFreeHostLinks with 0132 and 0231 listed twice: at 15 (Gen5, 48) the four
+  // orders take one channel each, and 0132's CPU links 1->3 and 2->0 then carry 15 of 16, 0231's
+  // 0->2 and 3->1 likewise: 1 left, under one channel's 15, so the repeats fit none, and at every
+  // other speed the first copy leaves its binding link direction as full. The same four channels
+  // at 15; with the unreported links (12) the same two at 12.
+  auto up = [](double w, double a, double b, double c, double d) {
+    return NcclLinkLoad{w, a, b, {c, d, c, d}};
+  };
+  for (double pcie : {48.0, 12.0}) {
+    SCOPED_TRACE(pcie);
+    std::vector<NcclLinkLoad> loads = {
+        up(pcie, 0, 1, 0, 1),  up(pcie, 1, 0, 1, 0),  up(pcie, 0, 1, 1, 0),  up(pcie, 1, 0, 0, 1),
+        up(pcie, 1, 0, 1, 0),  up(pcie, 0, 1, 0, 1),  up(pcie, 1, 0, 0, 1),  up(pcie, 0, 1, 1, 0),
+        up(16, 1, 0, 0, 0),    up(16, 1, 0, 0, 0),    up(16, 0, 1, 0, 0),    up(16, 0, 1, 0, 0),
+        up(16, 0, 0, 1, 0),    up(16, 0, 0, 1, 0),    up(16, 0, 0, 0, 1),    up(16, 0, 0, 0, 1),
+        up(247.2, 1, 0, 1, 0), up(247.2, 0, 1, 0, 1), up(247.2, 1, 0, 0, 1), up(247.2, 0, 1, 1, 0)};
+    auto twice = detail::nccl_ring_search(loads, 247.2, NcclSpeeds::kHopper);
+    for (auto& l : loads) l.other_loads.resize(2);
+    auto once = detail::nccl_ring_search(loads, 247.2, NcclSpeeds::kHopper);
+    EXPECT_EQ(twice.channels, once.channels);
+    EXPECT_DOUBLE_EQ(twice.speed_GBps, once.speed_GBps);
+    EXPECT_EQ(once.channels, pcie == 48 ? 4 : 2);
+    EXPECT_DOUBLE_EQ(once.speed_GBps, pcie == 48 ? 15 : 12);
+  }
+}
+
 TEST(CommNcclChannels, BridgedPairChannelCounts) {
   // Two GPUs joined only by an NVLink bridge: each channel crosses it once each way, c <= W / s.
   // 12 links at 20.6 (247.2), sm90 array: 60 fits 4 (240, kept); 50 four, 40 six, 30 eight, 24
