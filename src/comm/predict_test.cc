@@ -9,6 +9,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
+#include "topo/testing/four_under_switch.h"
 
 namespace linkwise::comm {
 namespace {
@@ -29,17 +30,7 @@ topo::Chassis from_yaml(const std::string& text) {
   return topo::build_chassis(topo::parse_chassis_spec(text, "test.yaml"));
 }
 
-// Four A100 PCIe under one Gen4 switch: peer-to-peer (PIX), every GPU link x16.
-const char* kFourUnderSwitch = R"(
-name: four-under-switch
-nodes:
-  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
-  - {id: sw0, kind: pcie_switch, part: pex88096}
-  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
-links:
-  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
-  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
-)";
+using topo::testing::kFourUnderSwitch;  // four A100 PCIe under one Gen4 switch (PIX)
 
 TEST(CommPredict, RingAllReduceOnUniformRingIsTheClosedForm) {
   // Ring 0-1-2-3 through the switch: each GPU link carries one hop out and one in, so the ring runs

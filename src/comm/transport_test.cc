@@ -8,6 +8,7 @@
 #include "linkwise/topo/chassis.h"
 #include "linkwise/topo/spec.h"
 #include "linkwise/util/error.h"
+#include "topo/testing/four_under_switch.h"
 #include "transport_rules.h"
 
 namespace linkwise::comm {
@@ -101,18 +102,9 @@ TEST(CommTransport, SettingsByNcclNames) {
             std::string::npos);
 }
 
-const char* kFourP2pOff = R"(
-name: four-p2p-off
-nodes:
-  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
-  - {id: sw0, kind: pcie_switch, part: pex88096}
-  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
-links:
-  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
-  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
-nccl:
-  NCCL_P2P_DISABLE: 1
-)";
+// Four A100 PCIe under one Gen4 switch with P2P off in the file (its `nccl:` list on lines 10-11).
+const std::string kFourP2pOff =
+    std::string(topo::testing::kFourUnderSwitch) + "nccl:\n  NCCL_P2P_DISABLE: 1\n";
 
 TEST(CommTransport, ChassisFileSettingsAndCommandLine) {
   auto c = topo::build_chassis(topo::parse_chassis_spec(kFourP2pOff, "box.yaml"));

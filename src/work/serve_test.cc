@@ -18,6 +18,7 @@
 #include "linkwise/work/compute.h"
 #include "linkwise/work/serve_run.h"
 #include "linkwise/work/serve_validation.h"
+#include "topo/testing/four_under_switch.h"
 #include "work/serve_impl.h"
 
 namespace linkwise::work {
@@ -219,27 +220,16 @@ TEST(Serve, AllReducesPerDecodedTokenUnderTp) {
   EXPECT_FALSE(r.comm_link.empty());
 }
 
-// Four A100 PCIe cards behind one PCIe switch, with the chassis file's `nccl:` list (appended).
-constexpr const char* kFourA100Switch = R"(
-name: four-a100-switch
-nodes:
-  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
-  - {id: sw0, kind: pcie_switch, part: pex88096}
-  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
-links:
-  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
-  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
-)";
-
 TEST(Serve, ChassisNcclSettingsReachTheTpAllReduces) {
   // The chassis file's `nccl:` settings are the ones the engine's NCCL runs: with
   // NCCL_P2P_DISABLE=1 the TP all-reduces stage through host memory (up through the switch's one
   // uplink and back), as `linkwise collective` predicts them for that file. A decode step of one
   // sequence on Llama 3.1 70B, TP 4: 160 all-reduces of 16,384 bytes and the logits' all-gather of
   // 128,256 · 2 bytes (Serve.AllReducesPerDecodedTokenUnderTp), each timed with the file's options.
-  auto on = topo::build_chassis(topo::parse_chassis_spec(kFourA100Switch, "box.yaml"));
+  auto on =
+      topo::build_chassis(topo::parse_chassis_spec(topo::testing::kFourUnderSwitch, "box.yaml"));
   auto off = topo::build_chassis(topo::parse_chassis_spec(
-      std::string(kFourA100Switch) + "nccl:\n  NCCL_P2P_DISABLE: 1\n", "box.yaml"));
+      std::string(topo::testing::kFourUnderSwitch) + "nccl:\n  NCCL_P2P_DISABLE: 1\n", "box.yaml"));
   ServeOptions o;
   o.tp = 4;
   o.concurrency = 1;

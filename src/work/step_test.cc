@@ -12,6 +12,7 @@
 #include "linkwise/work/checkpoint.h"
 #include "linkwise/work/search.h"
 #include "linkwise/work/validation.h"
+#include "topo/testing/four_under_switch.h"
 #include "work/step_impl.h"
 
 namespace linkwise::work {
@@ -103,16 +104,7 @@ TEST(WorkStep, ChassisNcclSettingsReachTheStepsCollectives) {
   // and a reduce-scatter of the layer's activations, forward and backward): the step's exposed TP
   // time is the time of those collectives, so it grows with the file's setting, and each of them
   // is what the communicator with the file's options predicts.
-  const char* box = R"(
-name: four-a100-switch
-nodes:
-  - {id: cpu0, kind: cpu, part: xeon-w9-3495x}
-  - {id: sw0, kind: pcie_switch, part: pex88096}
-  - {id: "gpu{0..3}", kind: gpu, part: a100-pcie}
-links:
-  - {a: sw0, b: cpu0, tech: pcie4, width: 16}
-  - {a: "gpu{0..3}", b: sw0, tech: pcie4, width: 16}
-)";
+  const char* box = topo::testing::kFourUnderSwitch;
   auto on = topo::build_chassis(topo::parse_chassis_spec(box, "box.yaml"));
   auto off = topo::build_chassis(
       topo::parse_chassis_spec(std::string(box) + "nccl:\n  NCCL_P2P_DISABLE: 1\n", "box.yaml"));
