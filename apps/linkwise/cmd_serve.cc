@@ -16,7 +16,6 @@ Handler setup_serve(CLI::App& sub) {
   add_options(sub, work::serve_options(), f->opts);
   add_json_output_flags(sub, f->json, f->output, "-o,--output-file");
   return [f] {
-    check_nccl_settings(f->opts.chassis);
     emit(report::serve_output(work::run_serve(f->opts), f->json), f->output);
     return 0;
   };

@@ -27,7 +27,6 @@ work::TrainOptions options_of(const TrainFlags& f) {
 }
 
 int run(TrainFlags& f) {
-  check_nccl_settings(f.opts.chassis);
   auto r = work::run_train(options_of(f));
   if (!r.fits()) {  // an explicit plan that does not fit: the report on stdout, no output file
     if (f.output.empty()) emit(report::train_output(r, f.json), "");
