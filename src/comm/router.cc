@@ -247,17 +247,23 @@ Route Router::route(int a, int b, const std::vector<double>& residual) {
       int cpu = chassis_.node(at_sender ? a : b).cpu;
       int mem = cpu >= 0 ? res_.memory(cpu) : -1;
       if (mem < 0) break;
-      double up = widest(a, cpu, at_sender ? kFamPcie : kFamPcie | kFamSocket, false, residual);
-      if (path_.empty()) break;
-      r.res.assign(path_.begin(), path_.end());
+      const unsigned up_fam = at_sender ? kFamPcie : kFamPcie | kFamSocket,
+                     down_fam = at_sender ? kFamPcie | kFamSocket : kFamPcie;
+      const bool full = &residual == &res_.capacity;
+      const Leg& up_leg = full ? full_leg(a, cpu, up_fam) : leg(a, cpu, up_fam, residual, legs_[0]);
+      double up = up_leg.bottleneck;
+      if (up_leg.res.empty()) break;
+      r.res.assign(up_leg.res.begin(), up_leg.res.end());
       r.res.push_back(mem);
-      const std::size_t up_hops = path_.size();
-      double down = widest(cpu, b, at_sender ? kFamPcie | kFamSocket : kFamPcie, false, residual);
-      if (path_.empty()) {
+      const std::size_t up_hops = up_leg.res.size();
+      const Leg& down_leg =
+          full ? full_leg(cpu, b, down_fam) : leg(cpu, b, down_fam, residual, legs_[1]);
+      const double down = down_leg.bottleneck;
+      if (down_leg.res.empty()) {
         r.res.clear();
         break;
       }
-      r.res.insert(r.res.end(), path_.begin(), path_.end());
+      r.res.insert(r.res.end(), down_leg.res.begin(), down_leg.res.end());
       r.coeff.assign(r.res.size(), 1.0);
       r.coeff[up_hops] = 2.0;  // written by the sender, read by the receiver
       // The sender's SMs write the buffer (128 B payloads) on the way up.
@@ -414,6 +420,22 @@ std::pair<double, int> Router::nic_nearness(int gpu, int nic) {
   return {bw, static_cast<int>(path_.size())};
 }
 
+const Router::Leg& Router::leg(int src, int dst, unsigned families,
+                               const std::vector<double>& residual, Leg& out) {
+  out.bottleneck = widest(src, dst, families, false, residual);
+  out.res.assign(path_.begin(), path_.end());
+  return out;
+}
+
+const Router::Leg& Router::full_leg(int src, int dst, unsigned families) {
+  static_assert((kFamPcie | kFamNvlink | kFamSocket | kFamNet) < 16, "four family bits");
+  const long long key = pair_key(src, dst) * 16 + families;
+  auto it = full_legs_.find(key);
+  if (it != full_legs_.end()) return it->second;
+  Leg& l = full_legs_[key];
+  return leg(src, dst, families, res_.capacity, l);
+}
+
 const Route& Router::route_full(int a, int b) {
   auto it = full_.find(pair_key(a, b));
   if (it != full_.end()) return it->second;
@@ -515,7 +537,12 @@ void Router::mirror(const Route& from, int fa, int fb, int ta, int tb, Route& ou
 }
 
 double Router::pair_rate(int a, int b, const std::vector<double>& residual) {
-  if (kind(a, b) != HopKind::kNvlink) return route(a, b, residual).bytes_per_s;
+  if (kind(a, b) != HopKind::kNvlink) {
+    // On the full capacities themselves the cached route serves (the same route: route_full()),
+    // and the later users of route_full() (the NCCL channel count) find it there.
+    if (&residual == &res_.capacity) return route_full(a, b).bytes_per_s;
+    return route(a, b, residual).bytes_per_s;
+  }
   double direct = 0;
   // Per switch: a's residual into it, and its residual towards b (few switches: linear search).
   auto& sw = pair_scratch_;

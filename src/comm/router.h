@@ -85,7 +85,8 @@ class Router {
   const Route& route_full(int a, int b);
   /// A quick estimate of what a -> b can carry on `residual`, for ordering rings: for NVLink peers
   /// the direct links plus, per switch both reach, the lesser of a's links into it and its links to
-  /// b (exact on single-level switch fabrics); for the others, route(a, b, residual).bytes_per_s.
+  /// b (exact on single-level switch fabrics); for the others, route(a, b, residual).bytes_per_s
+  /// (route_full()'s cached route where `residual` is this router's full capacities themselves).
   double pair_rate(int a, int b, const std::vector<double>& residual);
   /// How a and b exchange traffic (cached).
   HopKind kind(int a, int b);
@@ -142,6 +143,17 @@ class Router {
   /// Returns its bottleneck (0 when there is none).
   double widest(int src, int dst, unsigned families, bool nic_transit,
                 const std::vector<double>& residual);
+  /// A path between a GPU and a CPU (one leg of an SHM route): its bottleneck and resources.
+  struct Leg {
+    double bottleneck = 0;
+    std::vector<int> res;  ///< empty: no path
+  };
+  /// widest() into `out`, which it returns.
+  const Leg& leg(int src, int dst, unsigned families, const std::vector<double>& residual,
+                 Leg& out);
+  /// leg() on the full capacities, cached per (src, dst, families): a GPU's way up to a CPU and the
+  /// CPU's way down to a GPU serve every SHM peer on the other side.
+  const Leg& full_leg(int src, int dst, unsigned families);
   /// Fills leaves_gpu_ and host_read_into_ (on the first SHM route).
   void host_tables();
   /// Fills sm_coeff_ (on the first P2P-over-PCIe or SHM route).
@@ -172,6 +184,8 @@ class Router {
   // Routes on full capacities per ordered GPU pair, kept in a node-based map so that references to
   // them stay valid as it grows.
   std::unordered_map<long long, Route> full_;
+  std::unordered_map<long long, Leg> full_legs_;  // full_leg()'s, by (src, dst, families)
+  Leg legs_[2];                                   // route()'s legs off the full capacities
   // Dijkstra scratch
   std::vector<double> best_;
   std::vector<int> hops_, via_res_, via_from_, stamp_;
