@@ -343,9 +343,9 @@ void Communicator::Impl::search_rings() {
     if (c > 0 && !room_for_another(residual, first)) break;
     // The first order is chosen on the full capacities (residual is still their copy): passing
     // them as such lets the router serve its cached routes.
-    std::vector<int> cyc = widest_order(static_cast<int>(groups[0].size()),
-                                        member_rates(groups[0], c == 0 ? res.capacity : residual),
-                                        0, -1);
+    std::vector<int> cyc =
+        widest_order(static_cast<int>(groups[0].size()),
+                     member_rates(groups[0], c == 0 ? res.capacity : residual), 0, -1);
     std::vector<int> order;
     for (int k : cyc) order.push_back(groups[0][k]);
     if (c == 0) groups[0] = order;
