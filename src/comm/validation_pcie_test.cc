@@ -40,6 +40,13 @@ double busbw(const topo::Chassis& c, const std::vector<int>& gpus, double bytes,
   return Communicator(c, nodes, options).predict(op, bytes).busbw_Bps;
 }
 
+Prediction predict(const topo::Chassis& c, const std::vector<int>& gpus, double bytes,
+                   Op op = Op::kAllReduce) {
+  std::vector<int> nodes;
+  for (int g : gpus) nodes.push_back(c.gpus().at(g));
+  return Communicator(c, nodes).predict(op, bytes);
+}
+
 TEST(CommValidationPcie, H100PcieNvlinkBridgedPair) {
   // nccl issue 1161: all_reduce_perf -g 2 on two bridged H100 PCIe, 116.26 GB/s busbw at 4 GiB.
   // Independent: nvlink4-bridge's efficiency now comes from the H100 NVL pair of row 28 (0.678,
@@ -464,6 +471,84 @@ TEST(CommValidationPcie, Rtx5090WithP2pDriverOnTwoTurinSockets) {
   EXPECT_NEAR(p, 46.12e9, 46.12e9 * kRecorded);
   const double hand = 63.015e9 * 0.9045 * kSmWrite * 0.894;
   EXPECT_NEAR(busbw(c, {0, 1, 2, 3, 4, 5, 6, 7}, 8 * kGiB, o), hand, hand * 2e-3);
+}
+
+TEST(CommValidationPcie, A100PciePairOnOneHostBridgeWithoutPeerAccessInARentedPod) {
+  // adamdivak/distrain docs/sessions/2026-08-22-pcie-hunt.md §5: two A100 80GB PCIe on one host
+  // bridge (PHB, one NUMA node of 252 logical CPUs) of a rented RunPod pod; `topo -p2p r` CNS and
+  // NCCL's log "P2P is disabled between connected GPUs 0 and 1", "via SHM/direct/direct";
+  // `all_reduce_perf -b 8M -e 512M -f 2 -g 2` (scripts/pcie_measure.sh): 2.29 GB/s, the run's
+  // figure over the sweep (docs/writeup_data/transport.csv, 2.28964). Independent; the CPU (an
+  // EPYC socket in NPS1) is assumed, the host's CNS written as the GPUs' peer_access 0 (file
+  // header). Every hop is SHM; on an AMD host NCCL's search fits two channels at 12 GB/s on the
+  // PHB hop, doubled to four (29.3 GB/s at 7.32 a channel, not binding), and the GPU links bind as
+  // in row 3's AMD case: both directions at 25.0 x 0.894 (duplex), the way up written by the SMs
+  // (x 0.9211): 20.59 GB/s; 20.57 at 512 MiB, 20.26 over the 8 MiB-512 MiB sweep as nccl-tests
+  // averages it (+785 %, open). Far over the measurement, as the container rows 12-14 and 31-33
+  // are: no sourced mechanism; nothing fitted. Held to the recorded figure.
+  auto c = machine("runpod-a100-pcie-pair-phb-no-p2p.yaml");
+  const auto pick = predict(c, {0, 1}, 512.0 * 1024 * 1024);
+  EXPECT_EQ(pick.algorithm, Algo::kRing);
+  EXPECT_EQ(pick.protocol, Protocol::kSimple);
+  EXPECT_EQ(pick.channels, 4);
+  const double p = pick.busbw_Bps;
+  EXPECT_NEAR(p, 20.57e9, 20.57e9 * kRecorded);
+  EXPECT_GT(p, 2.29e9);
+  const double links = 25e9 * 0.894 * kSmWrite;
+  EXPECT_NEAR(busbw(c, {0, 1}, 8 * kGiB), links, links * 1e-3);
+}
+
+TEST(CommValidationPcie, Rtx3090PairAcrossTwoEpycSocketsInARentedPod) {
+  // adamdivak/distrain docs/sessions/2026-08-09-runpod-2x3090.md: two RTX 3090 (no peer access)
+  // on the two sockets (SYS) of a rented RunPod pod (256 logical CPUs), NCCL "via
+  // SHM/direct/direct"; `all_reduce_perf -b 8M -e 512M -f 2 -g 2`: "Avg bus bandwidth 2.29 GB/s,
+  // flat across sizes". Independent; the CPUs (two EPYC 7763-class sockets, 4 xGMI-2 links) and the
+  // root ports are assumed (file header). The SYS hop crosses the xGMI link, which NCCL counts at
+  // AMD_BW 16 GB/s: one channel at 15, doubled to two (nccl_channels.h); two channels of 7.32 GB/s
+  // (Gen4) bind: 14.64 GB/s, 14.63 at 512 MiB, 14.47 over the sweep (+532 %, open), the GPU links
+  // (20.59) and the xGMI links not reached. The same container pattern as the A100 pair above and
+  // rows 12-14, 31-33; nothing fitted. Held to the recorded figure.
+  auto c = machine("runpod-rtx3090-pair-2s-sys.yaml");
+  const auto pick = predict(c, {0, 1}, 512.0 * 1024 * 1024);
+  EXPECT_EQ(pick.algorithm, Algo::kRing);
+  EXPECT_EQ(pick.protocol, Protocol::kSimple);
+  EXPECT_EQ(pick.channels, 2);
+  const double p = pick.busbw_Bps;
+  EXPECT_NEAR(p, 14.63e9, 14.63e9 * kRecorded);
+  EXPECT_GT(p, 2.29e9);
+  EXPECT_NEAR(busbw(c, {0, 1}, 8 * kGiB), 2 * kShmChannel, 2 * kShmChannel * 1e-3);
+}
+
+TEST(CommValidationPcie, A100SxmTwoNvlinkPairsThroughHostMemoryInARentedNode) {
+  // nkotikal/NCCL-Tensor-Parallelism: four A100 SXM4 40GB on a rented (Vast.ai) node shown as two
+  // NVLink pairs (NV12, NV10), NODE between the pairs, one NUMA node (gpu_link_stats.txt); NCCL
+  // 2.28.9, four channels, P2P within the pairs and SHM across them (results/nccl_transport.txt);
+  // one process a GPU, all_reduce of 64 MiB fp32 25.616 ms (busbw 2 x 3/4 x 64 MiB / t = 3.93
+  // GB/s), all_gather of 64 MiB out 12.901 ms (3/4 x 64 MiB / t = 3.90 GB/s)
+  // (results/results_per_op.txt). Independent; the pairs as direct NVLink 3 links, the host CPU and
+  // the two host bridges are assumed (file header). The model runs the ring and its reverse
+  // (docs/collectives.md, "Channels through host memory"): each GPU link carries one ring's SHM
+  // traffic up and the other's down, 25.0 x 0.894 x 0.9211 = 20.59 GB/s a ring, 41.17 for both
+  // (the NVLink hops not binding); 40.48 (all_reduce) and 40.35 (all_gather) at 64 MiB: +930 % and
+  // +934 %, open. The model's channel search gives eight channels in the two orders; the source's
+  // log shows four, all in one order (0 -> 1 -> 2 -> 3 -> 0). One order would put each GPU link's
+  // SHM traffic one way, 25.0 x 0.9211 = 23.03 GB/s (four channels of 7.32 not binding): still
+  // nearly six times the measurement, which the source's 2.7 GB/s peer copies between the pairs
+  // (results/P2P_bandwidth.txt) suggest is a property of the rented node's PCIe path, unsourced.
+  // Held to the recorded figures.
+  auto c = machine("vast-a100-sxm-4gpu-two-nvlink-pairs.yaml");
+  const auto pick = predict(c, {0, 1, 2, 3}, 64.0 * 1024 * 1024);
+  EXPECT_EQ(pick.algorithm, Algo::kRing);
+  EXPECT_EQ(pick.protocol, Protocol::kSimple);
+  EXPECT_EQ(pick.channels, 8);  // the source's log: four, all in one order (see above)
+  const double ar = pick.busbw_Bps;
+  EXPECT_NEAR(ar, 40.48e9, 40.48e9 * kRecorded);
+  EXPECT_GT(ar, 3.93e9);
+  const double ag = busbw(c, {0, 1, 2, 3}, 64.0 * 1024 * 1024, {}, Op::kAllGather);
+  EXPECT_NEAR(ag, 40.35e9, 40.35e9 * kRecorded);
+  EXPECT_GT(ag, 3.90e9);
+  const double rings = 2 * 25e9 * 0.894 * kSmWrite;
+  EXPECT_NEAR(busbw(c, {0, 1, 2, 3}, 8 * kGiB), rings, rings * 1e-3);
 }
 
 }  // namespace
