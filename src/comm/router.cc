@@ -40,7 +40,9 @@ Router::Router(const topo::Chassis& chassis, const sim::ChassisResources& res,
   nvswitch_.resize(n);
   for (int v = 0; v < n; ++v) nvswitch_[v] = chassis.node(v).kind == NodeKind::kNvSwitch;
   gpu_local_.assign(n, -1);
+  peer_access_.assign(n, 0);
   for (int g : chassis.gpus()) {
+    peer_access_[g] = chassis.node(g).fig("peer_access", 1) > 0.5;
     int b = graph_.box(g);
     if (b >= static_cast<int>(box_gpus_.size())) box_gpus_.resize(b + 1, 0);
     gpu_local_[g] = box_gpus_[b]++;
@@ -151,8 +153,7 @@ HopKind Router::kind(int a, int b) {
     PairFacts f;
     f.nvlink = fab == topo::Fabric::kNvlink;
     if (!f.nvlink) f.path = finder_->path_class(a, b).type;
-    f.peer_access = chassis_.node(a).fig("peer_access", 1) > 0.5 &&
-                    chassis_.node(b).fig("peer_access", 1) > 0.5;
+    f.peer_access = peer_access_[a] && peer_access_[b];
     const int cpu = chassis_.node(a).cpu;
     f.amd_cpu = cpu >= 0 && chassis_.node(cpu).part->vendor == "AMD";
     f.host_gpus = graph_.box(a) < static_cast<int>(box_gpus_.size()) ? box_gpus_[graph_.box(a)] : 0;

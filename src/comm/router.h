@@ -171,6 +171,7 @@ class Router {
   std::shared_ptr<const topo::PathFinder> finder_;
   const topo::LinkGraph& graph_;  // finder_'s: the chassis as one graph, with the pass-through rule
   std::vector<char> nvswitch_;    // per node: an NVSwitch
+  std::vector<char> peer_access_;  // per node: a GPU with peer access (its peer_access figure)
   std::vector<char> leaf_switch_;  // per node: an NVSwitch whose NVLinks all end at GPUs
   std::vector<std::tuple<double, int, double, int, int, int>> one_level_scratch_;
   // How each ordered pair of GPUs of one box exchanges traffic (GPUs of different boxes always use

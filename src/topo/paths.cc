@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <boost/pending/disjoint_sets.hpp>
 
 namespace linkwise::topo {
@@ -162,12 +163,14 @@ PathClass PathFinder::path_class(int a, int b) const {
   if (na.kind == NodeKind::kGpu && nb.kind == NodeKind::kGpu)
     if (int nv = nvlink_count(a, b); nv > 0) return {PathType::kNvlink, nv};
   if (na.box != nb.box) return {PathType::kNet, 0};
+  // Each device's chain up the PCIe tree to its root (a few levels: kept in place, no heap).
+  using Chain = boost::container::small_vector<int, 16>;
   auto chain = [&](int x) {
-    std::vector<int> c;
+    Chain c;
     for (int v = x; v >= 0; v = chassis_.node(v).pcie_parent) c.push_back(v);
     return c;
   };
-  std::vector<int> ca = chain(a), cb = chain(b);
+  const Chain ca = chain(a), cb = chain(b);
   int lca = -1;
   std::size_t ia = 0, ib = 0;
   for (ia = 0; ia < ca.size() && lca < 0; ++ia)
@@ -195,7 +198,7 @@ PathClass PathFinder::path_class(int a, int b) const {
     return {PathType::kNode, 0};
   }
   int switches = 0;
-  auto count = [&](const std::vector<int>& c, std::size_t upto) {
+  auto count = [&](const Chain& c, std::size_t upto) {
     for (std::size_t i = 1; i < upto; ++i)
       if (chassis_.node(c[i]).kind == NodeKind::kPcieSwitch) ++switches;
   };
