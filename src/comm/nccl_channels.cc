@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -318,9 +320,18 @@ void Communicator::Impl::count_nccl_channels() {
       canonical(back);
       const auto row_len = static_cast<std::size_t>(2 * L);
       std::vector<double> load(row_len);
-      std::vector<std::size_t> sorted;  // the rows kept, in lexicographic order of their crossings
-      auto row = [&](std::size_t o) {
-        return other_orders.begin() + static_cast<long>(o * row_len);
+      // The rows kept, each with a hash of its crossings' bits: a row is left out only where it
+      // equals a kept one element for element (the hash only spares the comparisons).
+      std::vector<std::pair<std::uint64_t, std::size_t>> kept;
+      auto row_hash = [&] {
+        std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over each element's bits
+        for (double x : load) {
+          const double v = x == 0 ? 0.0 : x;  // -0.0 equals 0.0: one hash for both
+          std::uint64_t b;
+          std::memcpy(&b, &v, sizeof b);
+          h = (h ^ b) * 1099511628211ULL;
+        }
+        return h;
       };
       // Per hop from GPU a to GPU b (n x n by place in the first order): its crossings, (link
       // direction, per channel) in route order, as add_hop adds them; each pair routed once.
@@ -349,9 +360,9 @@ void Communicator::Impl::count_nccl_channels() {
             const int which = j == 0 ? 0 : perm[j - 1];
             const auto& isl = islands[which];
             if (dirs >> which & 1)
-              cyc.insert(cyc.end(), isl.rbegin(), isl.rend());
+              for (auto it = isl.rbegin(); it != isl.rend(); ++it) cyc.push_back(*it);
             else
-              cyc.insert(cyc.end(), isl.begin(), isl.end());
+              for (int g : isl) cyc.push_back(g);
           }
           key = cyc;
           canonical(key);
@@ -359,12 +370,16 @@ void Communicator::Impl::count_nccl_channels() {
           std::fill(load.begin(), load.end(), 0.0);
           for (int i = 0; i < n; ++i)
             for (const auto& [r, x] : crossings_of(cyc[i], cyc[(i + 1) % n])) load[r] += x;
-          auto at = std::lower_bound(
-              sorted.begin(), sorted.end(), load, [&](std::size_t o, const std::vector<double>& x) {
-                return std::lexicographical_compare(row(o), row(o + 1), x.begin(), x.end());
-              });
-          if (at != sorted.end() && std::equal(row(*at), row(*at + 1), load.begin())) continue;
-          sorted.insert(at, m++);
+          const std::uint64_t h = row_hash();
+          bool seen = false;
+          for (const auto& [kh, o] : kept)
+            if (kh == h && std::equal(load.begin(), load.end(),
+                                      other_orders.begin() + static_cast<long>(o * row_len))) {
+              seen = true;
+              break;
+            }
+          if (seen) continue;
+          kept.emplace_back(h, m++);
           other_orders.insert(other_orders.end(), load.begin(), load.end());
         }
       } while (std::next_permutation(perm.begin(), perm.end()));
@@ -385,7 +400,7 @@ void Communicator::Impl::count_nccl_channels() {
     std::vector<detail::NcclLinkLoad> loads;
     for (int r = 0; r < 2 * L; ++r) {
       bool used = load[r] > 0 || reverse[r] > 0;
-      for (std::size_t o = 0; o < m; ++o) used = used || (others && other(o, r) > 0);
+      for (std::size_t o = 0; !used && others && o < m; ++o) used = other(o, r) > 0;
       if (!used) continue;
       detail::NcclLinkLoad l{width_of(r), load[r], reverse[r], {}};
       if (others) {
