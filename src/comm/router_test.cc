@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "linkwise/sim/resources.h"
 #include "linkwise/topo/chassis.h"
 
@@ -64,6 +66,40 @@ TEST(CommRouter, OneBoxHasNoMirrors) {
   const auto res = sim::chassis_resources(chassis);
   Router router(chassis, res, CommOptions{});
   EXPECT_FALSE(router.mirrored());
+}
+
+// On the full capacities the router serves cached routes: route_full() per pair, and an SHM
+// route's legs up to and down from a CPU per (source, destination, link families), shared by every
+// peer on the other side; pair_rate() reads route_full() when handed the router's own capacities.
+// Each must be the route a fresh search on a copy of the capacities gives (no cache can serve a
+// copy), resource for resource, for every ordered pair of GPUs, at both SHM localities, on a
+// two-socket PCIe-switch box (SHM across switches and sockets, P2P under one switch) and on
+// bridged pairs (NVLink within a pair, SHM between).
+TEST(CommRouter, CachedRoutesAreTheSearchedOnes) {
+  for (const char* preset : {"pcie-8gpu-gen4", "inference-appliance", "dgx-a100"})
+    for (int locality : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << preset << ", NCCL_SHM_LOCALITY=" << locality);
+      const auto chassis = topo::load_chassis(preset);
+      const auto res = sim::chassis_resources(chassis);
+      CommOptions options;
+      options.shm_locality = locality;
+      if (std::string(preset) == "dgx-a100") options.p2p_disable = true;  // SHM between all
+      Router cached(chassis, res, options), fresh(chassis, res, options);
+      const std::vector<double> copy = res.capacity;
+      const auto& gpus = chassis.gpus();
+      int host = 0;
+      for (int a : gpus)
+        for (int b : gpus) {
+          if (a == b) continue;
+          const Route searched = fresh.route(a, b, copy);
+          host += searched.kind == HopKind::kHost;
+          EXPECT_EQ(cached.pair_rate(a, b, res.capacity), searched.bytes_per_s);
+          expect_same(searched, cached.route_full(a, b), a, b);
+          expect_same(searched, cached.route(a, b, res.capacity), a, b);
+        }
+      EXPECT_GT(host, 0);  // the case exercises SHM legs
+      EXPECT_EQ(cached.peer_pcie(), fresh.peer_pcie());
+    }
 }
 
 }  // namespace
