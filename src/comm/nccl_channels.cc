@@ -143,17 +143,27 @@ int fit(const std::vector<NcclLinkLoad>& loads, const Orders& orders, double s) 
 }  // namespace
 
 NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
-                               NcclSpeeds speeds, bool inter) {
+                               NcclSpeeds speeds, bool inter, double total_width_GBps) {
   const auto sp = speeds_of(speeds, inter);
   const int n = static_cast<int>(sp.size());
   int i = 0;
-  while (i < n - 1 && sp[i] > max_width_GBps) ++i;
+  while (i < n - 1 && (sp[i] > max_width_GBps || sp[i] > total_width_GBps)) ++i;
   const Orders orders = orders_of(loads);
   NcclRingGraph best;
-  // Pass 1: step the speed down while the next is above 0.49 of the kept graph's.
+  bool same = true;  // the kept graph was found with the same order in every channel
+  auto keep = [&](int c, double s, bool same_order) {
+    if (c >= 1 && c * s > best.channels * best.speed_GBps) best = {c, s}, same = same_order;
+  };
+  // The kept graph carries the GPU's whole width (system->totalBw): "Optimal solution, stop here".
+  auto optimal = [&] { return best.channels * best.speed_GBps >= total_width_GBps; };
+  // Pass 1: at each speed the same order in every channel, then (unless that graph is already
+  // optimal) any order per channel; step the speed down while the next is above 0.49 of the kept
+  // graph's.
   for (;;) {
-    const int c = fit(loads, orders, sp[i]);
-    if (c >= 1 && c * sp[i] > best.channels * best.speed_GBps) best = {c, sp[i]};
+    keep(fit_one(loads, sp[i]), sp[i], true);
+    if (optimal()) break;
+    keep(fit(loads, orders, sp[i]), sp[i], false);
+    if (optimal()) break;
     if (best.channels == kGraphMaxChannels && best.speed_GBps == max_width_GBps) break;
     if (i < n - 1 && (best.channels == 0 || sp[i + 1] / best.speed_GBps > 0.49))
       ++i;
@@ -161,10 +171,12 @@ NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double ma
       break;
   }
   if (best.channels == 0) return {1, 0.1};  // "falling back to simple order"
-  // Pass 2: a higher speed at the same channel count.
+  // Pass 2: a higher speed at the same channel count, searched as the kept graph was (its
+  // sameChannels).
+  auto fit_as_kept = [&](double s) { return same ? fit_one(loads, s) : fit(loads, orders, s); };
   i = 0;
   while (i < n - 1 && sp[i] > best.speed_GBps) ++i;
-  while (i > 0 && fit(loads, orders, sp[i - 1]) >= best.channels) best.speed_GBps = sp[--i];
+  while (i > 0 && fit_as_kept(sp[i - 1]) >= best.channels) best.speed_GBps = sp[--i];
   // Duplication of fast graphs (ncclTopoDupChannels: bw >= 25 GB/s; on compute capability above
   // 8.0 not below 50 GB/s with more than four channels; the Hopper and Blackwell arrays here, the
   // pre-Hopper array standing for 8.0 and older).
@@ -244,6 +256,19 @@ void Communicator::Impl::count_nccl_channels() {
   for (int g : ranks)
     speeds = std::min(speeds, speeds_of_arch(chassis->node(g).part->attr("arch")));
   auto width_of = [&](int r) { return nccl_width(links[r / 2]); };
+  // system->totalBw (src/graph/search.cc getTotalBw): per GPU the larger of its PCIe link's width
+  // (the link to its PCIe parent) and the sum of its NVLinks' widths; the widest GPU's.
+  double total_width = 0;
+  for (int g : ranks) {
+    double nvlink = 0, pcie = 0;
+    for (int l : chassis->incident(g)) {
+      const auto& link = links[static_cast<std::size_t>(l)];
+      if (link.family() == hw::LinkFamily::kNvlink) nvlink += nccl_width(link);
+    }
+    if (const int up = chassis->node(g).pcie_uplink; up >= 0)
+      pcie = nccl_width(links[static_cast<std::size_t>(up)]);
+    total_width = std::max(total_width, std::max(nvlink, pcie));
+  }
   auto from_node = [&](int r) { return r % 2 == 0 ? links[r / 2].a : links[r / 2].b; };
   auto intel_phb = [&](const detail::Route& h, int a) {
     if (h.kind != detail::HopKind::kHost) return false;
@@ -430,8 +455,9 @@ void Communicator::Impl::count_nccl_channels() {
       }
       if (w < 1e18) max_width = std::max(max_width, w);
     }
-    return detail::nccl_ring_channels(detail::nccl_ring_search(loads, max_width, speeds, inter),
-                                      opt.min_channels, opt.max_channels);
+    return detail::nccl_ring_channels(
+        detail::nccl_ring_search(loads, max_width, speeds, inter, total_width), opt.min_channels,
+        opt.max_channels);
   };
   auto in_box = [](const detail::Route& h) { return h.kind != detail::HopKind::kNet; };
   // One box: the intra search. Several: NCCL keeps the NET nodes and searches with the inter

@@ -61,8 +61,16 @@ struct NcclRingGraph {
 /// channels of those orders as well, each order in turn taking as many channels as what the
 /// earlier ones left carries (the most channels over every count of the first order, at least
 /// one: NCCL's first channel takes the first order, its PCI order).
+///
+/// The search stops at the first graph whose channels x speed reach `total_width_GBps`, the widest
+/// GPU's whole width (system->totalBw: the larger of its PCIe link's width and the sum of its
+/// NVLinks', getTotalBw in src/graph/search.cc): "Optimal solution, stop here", checked after the
+/// same-order search of a speed, so a graph that reaches it with one order is kept without the
+/// per-channel orders; no speed above it is tried. Pass 2 raises the speed searching as the kept
+/// graph was found (one order, or any per channel).
 NcclRingGraph nccl_ring_search(const std::vector<NcclLinkLoad>& loads, double max_width_GBps,
-                               NcclSpeeds speeds, bool inter = false);
+                               NcclSpeeds speeds, bool inter = false,
+                               double total_width_GBps = 1e30);
 
 /// Channels the ring runs with: ncclTopoPostset doubles the search's (at most MAXCHANNELS, 32),
 /// then NCCL_MIN_NCHANNELS (`min_channels`, 0 = unset) and NCCL_MAX_NCHANNELS (`max_channels`)

@@ -181,6 +181,33 @@ TEST(CommNcclChannels, ReverseOrderTakesTheFreeDirections) {
   EXPECT_EQ(detail::nccl_ring_search(shared, 240, NcclSpeeds::kPreHopper).channels, 1);
 }
 
+TEST(CommNcclChannels, AGraphThatFillsTheGpusWidthStopsTheSearch) {
+  // NCCL stops at the first graph whose channels x speed reach system->totalBw (src/graph/search.cc
+  // ncclTopoCompute, "Optimal solution, stop here", checked after the same-order search of each
+  // speed; getTotalBw: the larger of a GPU's PCIe width and the sum of its NVLinks'). Two link
+  // directions of NCCL width 40: the ring's order crosses the first, its reverse the second.
+  // Pre-Hopper speeds from 40 (widest path 40).
+  //  - GPU width 40: at 40 the same order fits one channel (40 / 40), 1 x 40 >= 40: kept, the
+  //    reverse never searched; 40 >= 25: duplicated to two channels at 20.
+  //  - No such bound (the default): at 40 one channel of each order, 80 (kept); 30 / 40 > 0.49:
+  //    one of each, 60; 20 / 40 > 0.49: two of each, 80, not more; 18 / 40 < 0.49 stops. Two at
+  //    40, duplicated to four at 20.
+  const std::vector<NcclLinkLoad> loads = {{40, 1, 0}, {40, 0, 1}};
+  const auto optimal = detail::nccl_ring_search(loads, 40, NcclSpeeds::kPreHopper, false, 40);
+  EXPECT_EQ(optimal.channels, 2);
+  EXPECT_DOUBLE_EQ(optimal.speed_GBps, 20);
+  const auto open = detail::nccl_ring_search(loads, 40, NcclSpeeds::kPreHopper);
+  EXPECT_EQ(open.channels, 4);
+  EXPECT_DOUBLE_EQ(open.speed_GBps, 20);
+  // A GPU width of 60 is not reached by the same order (40): the per-channel orders are searched,
+  // 80 >= 60 stops there, as without the bound.
+  EXPECT_EQ(detail::nccl_ring_search(loads, 40, NcclSpeeds::kPreHopper, false, 60).channels, 4);
+  // No speed above the GPU's width is tried: width 24 starts at 20 (one of each order: 40 >= 24).
+  const auto narrow = detail::nccl_ring_search(loads, 40, NcclSpeeds::kPreHopper, false, 24);
+  EXPECT_EQ(narrow.channels, 2);
+  EXPECT_DOUBLE_EQ(narrow.speed_GBps, 20);
+}
+
 TEST(CommNcclChannels, IslandOrdersTakeTheFreeHostLinks) {
   // Four Hopper GPUs in two NVLink pairs (0,1 and 2,3; 12 links x 20.6 = 247.2), each on its own
   // NUMA node, every pair of CPUs joined at AMD_BW 16 (the H100 NVL VM of docs/VALIDATION.md row
