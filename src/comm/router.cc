@@ -430,11 +430,8 @@ const Router::Leg& Router::leg(int src, int dst, unsigned families,
 
 const Router::Leg& Router::full_leg(int src, int dst, unsigned families) {
   static_assert((kFamPcie | kFamNvlink | kFamSocket | kFamNet) < 16, "four family bits");
-  const long long key = pair_key(src, dst) * 16 + families;
-  auto it = full_legs_.find(key);
-  if (it != full_legs_.end()) return it->second;
-  Leg& l = full_legs_[key];
-  return leg(src, dst, families, res_.capacity, l);
+  auto [it, fresh] = full_legs_.try_emplace(pair_key(src, dst) * 16 + families);
+  return fresh ? leg(src, dst, families, res_.capacity, it->second) : it->second;
 }
 
 const Route& Router::route_full(int a, int b) {
