@@ -115,8 +115,8 @@ std::string Exporter::bus(int n) {
 
 void Exporter::gpu_body(int n, ptree& pci) {
   const auto& node = c_.node(n);
-  static const std::map<std::string, int> kSm = {
-      {"volta", 70}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100}};
+  static const std::map<std::string, int> kSm = {{"volta", 70}, {"turing", 75}, {"ampere", 80},
+                                                 {"ada", 89},   {"hopper", 90}, {"blackwell", 100}};
   std::string arch = node.part->attr("arch");
   int sm = kSm.count(arch) ? kSm.at(arch) : 90;
   ptree& gpu = pci.add_child("gpu", ptree());

@@ -371,8 +371,10 @@ TEST(ChassisPartsTest, BadPartsNameTheLineAndTheValue) {
     text.replace(text.find(from), from.size(), to);
     return build_error(text);
   };
-  EXPECT_EQ(with("like: l40s", "like: l40x"),
-            "box.yaml:2:35: part 'my-gpu': 'like: l40x' names no part; did you mean 'l40s'?");
+  // Both catalog ids one edit from "l40x" are offered.
+  EXPECT_EQ(
+      with("like: l40s", "like: l40x"),
+      "box.yaml:2:35: part 'my-gpu': 'like: l40x' names no part; did you mean 'l40s', 'l40'?");
   EXPECT_EQ(with("memory_GiB: 96", "memory_GiB: 96GB"),
             "box.yaml:2:53: part 'my-gpu': figure 'memory_GiB' must be a number of zero or more in "
             "the unit its name "

@@ -320,6 +320,13 @@ void ServeModel::Impl::place() {
       }
       first = false;
     }
+  // 16-bit weights on a GPU without BF16 (Volta, Turing) run as fp16 at its fp16 rate
+  // (gpu_spec's kAuto); vLLM refuses bfloat16 below compute capability 8.0 and asks for
+  // --dtype half (vllm/platforms/cuda.py, check_if_supports_dtype).
+  if (opt.precision == NumberFormat::kBf16 &&
+      chassis.node(gpu_node).fig("bf16_dense_tflops", -1) <= 0)
+    notes.push_back(fmt::format(
+        "{} has no BF16 tensor cores: 16-bit weights run as fp16 (vLLM: --dtype half)", gpu.part));
   if (opt.precision == NumberFormat::kFp8 &&
       chassis.node(gpu_node).fig("fp8_dense_tflops", -1) <= 0)
     notes.push_back(

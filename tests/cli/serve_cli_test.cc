@@ -2,6 +2,7 @@
 // for bad input.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -70,6 +71,30 @@ TEST(ServeCli, OpenLoop) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_NEAR(j["requests_per_s"].get<double>(), 10, 1e-6);
   EXPECT_FALSE(j["overloaded"].get<bool>());
+}
+
+// A GPU without BF16 (the catalog's T4, Turing) serves 16-bit weights as fp16: the run goes on at
+// the fp16 rate and says so, where asking it for fp8 compute would be refused.
+TEST(ServeCli, SixteenBitWeightsOnAGpuWithoutBf16RunAsFp16) {
+  const std::string box = temp_dir() + "/t4.yaml";
+  {
+    std::ofstream f(box);
+    f << "name: one-t4\n"
+         "description: one T4 on a Xeon Gold 6248\n"
+         "nodes:\n"
+         "  - {id: cpu0, kind: cpu, part: xeon-gold-6248}\n"
+         "  - {id: gpu0, kind: gpu, part: t4}\n"
+         "links:\n"
+         "  - {a: gpu0, b: cpu0, tech: pcie3, width: 16}\n";
+  }
+  auto r = run_cli("serve " + box + " --model qwen2.5-0.5b --concurrency 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(flat(r.out).find("t4 has no BF16 tensor cores: 16-bit weights run as fp16"),
+            std::string::npos)
+      << r.out;
+  auto h = run_cli("serve dgx-h100 --model qwen2.5-0.5b --concurrency 1");
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_EQ(flat(h.out).find("no BF16 tensor cores"), std::string::npos) << h.out;
 }
 
 TEST(ServeCli, ContextLongerThanTheModelAllows) {
