@@ -326,14 +326,17 @@ ValidationCase nemo_long_seq(int seq_k, int tp, int pp, int dp, int cp, double t
 // and VP; metric: the table's tokens/s per GPU. What the table leaves out is taken from the NeMo
 // Framework Launcher's training configs the runs name (launcher_scripts/conf/training/llama/
 // llama2_70b.yaml at 0446d2c, llama3_70b.yaml at 3dd3561, llama3_8b.yaml at 14860f7,
-// gpt3/175b.yaml at 056a90e) and its H100 fp8 example scripts (examples/training/{llama,gpt}/h100/
-// *_fp8*.sh): distributed optimizer (distributed_fused_adam / mcore_distributed_optim: zero=1 over
-// the data ranks) with overlap_grad_sync on; sequence parallelism where TP > 1; no activation
-// checkpointing for Llama (activations_checkpoint_granularity: null), selective for GPT-3 175B;
-// userbuffers TP overlap where the config sets ub_tp_comm_overlap (llama3_70b, gpt3/175b; not
-// llama2_70b); gradients reduced in bf16 where the script adds optim.grad_sync_dtype=bf16 (Llama 3
-// 8B and 70B, Llama 2 70B, GPT-3 175B), else the default fp32. Attention: the framework's default
-// (cuDNN through Transformer Engine); the 24.07 runs' NVTE_FUSED_ATTN is not stated.
+// gpt3/175b.yaml and 20b.yaml at 056a90e, gpt3/5b.yaml at 00af8f2, nemotron/nemotron_8b.yaml and
+// nemotron_22b.yaml at 089b90e, nemotron_340b.yaml at 3be81fc) and its H100 fp8 example scripts
+// (examples/training/{llama,gpt,nemotron}/h100/*_fp8*.sh): distributed optimizer
+// (distributed_fused_adam / mcore_distributed_optim: zero=1 over the data ranks) with
+// overlap_grad_sync on; sequence parallelism where TP > 1; no activation checkpointing for Llama,
+// Nemotron and GPT-3 5B (activations_checkpoint_granularity: null), selective for GPT-3 20B and
+// 175B; userbuffers TP overlap where the config sets ub_tp_comm_overlap (llama3_70b, gpt3/20b and
+// 175b, the three Nemotrons; not llama2_70b, gpt3/5b); gradients reduced in bf16 where the script
+// adds optim.grad_sync_dtype=bf16 or the config sets it (Llama 3 8B and 70B, Llama 2 70B, GPT-3 5B,
+// 20B and 175B, Nemotron 340B), else the default fp32. Attention: the framework's default (cuDNN
+// through Transformer Engine); the 24.07 runs' NVTE_FUSED_ATTN is not stated.
 ValidationCase nemo_pretrain(const std::string& label, const Model& m, int gpus, int gbs, int mbs,
                              int seq, int tp, int pp, int cp, int vp, Recompute rc, bool ub_overlap,
                              bool grad_bf16, double tokens_per_gpu) {
@@ -365,6 +368,29 @@ ValidationCase nemo_pretrain(const std::string& label, const Model& m, int gpus,
 Model nemo_gpt3_175b() {
   Model m = find_model("gpt3-175b");
   m.vocab = 50688;
+  return m;
+}
+
+// GPT-3 5B and 20B as NeMo trains them (launcher_scripts/conf/training/gpt3/5b.yaml: 24 layers,
+// hidden 4096, 32 heads; 20b.yaml: 44, 6144, 48; FFN 4h, dropout 0.1), GPT-2 BPE vocabulary padded
+// to 128 x TP: 50,304 at TP 1, 50,432 at TP 2.
+Model nemo_gpt3(const std::string& id, int layers, int hidden, int heads, int vocab) {
+  Model m = gpt(id, layers, hidden, heads);
+  m.vocab = vocab;
+  return m;
+}
+
+// Nemotron as NeMo trains it (launcher_scripts/conf/training/nemotron/nemotron_{8b,22b,340b}.yaml):
+// squared-ReLU MLP of two matrices (not gated), no bias, no dropout, sequence 4096; 8B 32 layers,
+// hidden 4096, 32 heads, FFN 16384; 22B 40, 6144, 48, 24576; 340B 96, 18432, 96 heads over 8 query
+// groups, FFN 4h = 73728. Vocabulary 256,000 (the 8B's and the 340B's Hugging Face configs,
+// thhaus/nemotron3-8b and mgoin/Nemotron-4-340B-Base-hf config.json: vocab_size 256000; the 22B's
+// config names no tokenizer and is taken to share it).
+Model nemotron(const std::string& id, int layers, int hidden, int heads, int kv_heads, int ffn) {
+  Model m;
+  m.id = m.name = id;
+  m.layers = layers, m.hidden = hidden, m.heads = heads, m.kv_heads = kv_heads, m.ffn = ffn;
+  m.vocab = 256000, m.seq = 4096;
   return m;
 }
 
@@ -457,8 +483,8 @@ std::vector<ValidationCase> validation_cases() {
       nemo_long_seq(256, 4, 1, 8, 8, 549),
       nemo_long_seq(512, 8, 1, 4, 16, 549),
       nemo_long_seq(1024, 8, 1, 4, 32, 536),
-      // Open (+15.0 % and +23.6 %): the one-box Llama rows, the attention kernel of the 24.07
-      // runs not being stated (docs/VALIDATION.md, "More public rows").
+      // Open (+15.0 %, +23.6 %, GPT-3 5B +15.4 %): the rows without TP, the attention kernel of
+      // the 24.07 runs not being stated (docs/VALIDATION.md, "More public rows").
       open_case(nemo_pretrain("Llama 2 7B", find_model("llama2-7b"), 8, 128, 1, 4096, 1, 1, 1, 1,
                               Recompute::kNone, false, false, 16847)),
       nemo_pretrain("Llama 2 13B", find_model("llama2-13b"), 16, 128, 1, 4096, 1, 4, 1, 10,
@@ -469,6 +495,16 @@ std::vector<ValidationCase> validation_cases() {
                               Recompute::kNone, false, true, 12036)),
       nemo_pretrain("Llama 3 70B", find_model("llama3-70b"), 64, 128, 1, 8192, 4, 4, 2, 5,
                     Recompute::kNone, true, true, 1533),
+      open_case(nemo_pretrain("GPT-3 5B", nemo_gpt3("gpt3-5b", 24, 4096, 32, 50304), 64, 2048, 4,
+                              2048, 1, 1, 1, 1, Recompute::kNone, false, true, 22521)),
+      nemo_pretrain("GPT-3 20B", nemo_gpt3("gpt3-20b", 44, 6144, 48, 50432), 64, 256, 2, 2048, 2, 1,
+                    1, 1, Recompute::kSelective, true, true, 5851),
+      nemo_pretrain("Nemotron 8B", nemotron("nemotron-8b", 32, 4096, 32, 32, 16384), 64, 256, 4,
+                    4096, 2, 1, 1, 1, Recompute::kNone, true, false, 12701),
+      nemo_pretrain("Nemotron 22B", nemotron("nemotron-22b", 40, 6144, 48, 48, 24576), 64, 256, 2,
+                    4096, 2, 4, 1, 10, Recompute::kNone, true, false, 4256),
+      nemo_pretrain("Nemotron 340B", nemotron("nemotron-340b", 96, 18432, 96, 8, 73728), 128, 32, 1,
+                    4096, 8, 8, 1, 12, Recompute::kNone, true, true, 322),
       nemo_pretrain("GPT-3 175B", nemo_gpt3_175b(), 128, 256, 1, 2048, 4, 8, 1, 6,
                     Recompute::kSelective, true, true, 726),
       nemo_pretrain("GPT-3 175B", nemo_gpt3_175b(), 512, 2048, 2, 2048, 4, 8, 1, 6,
