@@ -120,10 +120,11 @@ ValidationCase mosaic(const std::string& size, const Model& m, int seq, int mb, 
   return c;
 }
 
-// The A100 80GB table's two MPT-70B rows (32 and 64 GPUs: four and eight dgx-a100 boxes), the
-// only rows of that table over more than 8 GPUs. Their Precision column reads bf16 and MP Mode
-// PURE (Composer: FSDP MixedPrecision with bf16 parameters, reduction and buffers), so gradients
-// are reduced in bf16 as in the table's DEFAULT rows; FULL_SHARD, checkpointing True.
+// The A100 80GB table's two MPT-70B rows (32 and 64 GPUs: four and eight dgx-a100 boxes; README at
+// commit 061f2c7ce64e), the only rows of that table over more than 8 GPUs. Their Precision column
+// reads bf16 and MP Mode PURE (Composer: FSDP MixedPrecision with bf16 parameters, reduction and
+// buffers), so gradients are reduced in bf16 as in the table's DEFAULT rows; FULL_SHARD,
+// checkpointing True.
 ValidationCase mosaic_a100_70b(int gpus, int mb, int accum, double tps) {
   ValidationCase c = mosaic("70B", mpt("mpt-70b", 80, 8192, 64), 2048, mb, accum, true, tps);
   c.name = fmt::format("MPT 70B seq 2048 {} GPUs full recompute", gpus);
@@ -450,10 +451,11 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 8, 3, 21, true, 2002),
       mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 32, 2, 16, true, 882),
       mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 64, 8, 4, true, 1039),
-      // The same table's other sequence-2048 rows: every model's scaling over 8-64 GPUs (FSDP
-      // FULL_SHARD over one to eight boxes). MPT-3B, 1B and 760M: llm-foundry
-      // scripts/train/yamls/pretrain/mpt-3b.yaml (d_model 2560, 20 heads, 32 layers), mpt-1b.yaml
-      // (2048, 16, 24), mpt-760m.yaml (1536, 12, 24), expansion ratio 4, vocabulary 50368.
+      // The same table's other sequence-2048 rows (README at commit 061f2c7ce64e): every model's
+      // scaling over 8-64 GPUs (FSDP FULL_SHARD over one to eight boxes). MPT-3B, 1B and 760M:
+      // llm-foundry scripts/train/yamls/pretrain/mpt-3b.yaml (d_model 2560, 20 heads, 32 layers),
+      // mpt-1b.yaml (2048, 16, 24), mpt-760m.yaml (1536, 12, 24), expansion ratio 4, vocabulary
+      // 50368.
       mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 16, 10, 3, true, 2263),
       mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 32, 14, 3, true, 2308),
       mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 8, 2, 1, false, 4792),
