@@ -607,16 +607,18 @@ std::vector<ServeCase> serve_validation_cases() {
   //   disable_overlap_scheduler False; trtllm-serve runs the PyTorch backend);
   // - TensorRT-LLM: whole prompts a step unless --enable_chunked_prefill (llm_args.py
   //   enable_chunked_prefill False), GUARANTEED_NO_EVICT admission (KvAdmission::kWholeLife),
-  //   max_batch_size 2048 and max_num_tokens 8192 (trtllm-serve's defaults, BuildConfig's) unless
-  //   the command names them;
+  //   max_batch_size 2048 and max_num_tokens 8192 (tensorrt_llm/commands/serve.py: its
+  //   --max_batch_size and --max_num_tokens default to BuildConfig's, tensorrt_llm/builder.py)
+  //   unless the command names them;
   // - SGLang: chunked prefill on; its scheduler admits a request when its prompt and a share
   //   (new_token_ratio, 0.7 falling to 0.1) of its max new tokens fit, and retracts running ones
   //   past the pool (python/sglang/srt/managers/schedule_policy.py): neither of the model's two
   //   admissions; the rows take the whole life (kWholeLife), the nearer at the start of a run. Its
-  //   limits are its own, not vLLM's: 8192 tokens a chunk on 80 GB-class GPUs (server_args.py,
-  //   chunked_prefill_size chosen by GPU memory) and no sequence cap below its request pool
-  //   (model_runner.py: max_running_requests half the KV pool's tokens, the pool at least 2048
-  //   requests): max_seqs 2048, so the KV cache binds first on every row;
+  //   limits are its own, not vLLM's: 8192 tokens a chunk on the H100 and A100 (server_args.py,
+  //   chunked_prefill_size by GPU memory: 8192 below 90 GiB) and no sequence cap below its request
+  //   pool (max_running_requests the least of half the KV pool's tokens and the request pool,
+  //   model_runner.py: min(max(tokens / context_len x 512, 2048), 4096) requests): max_seqs 2048,
+  //   so the KV cache binds first on every row;
   // - the front end: SGLang's (HTTP server, tokenizer manager and detokenizer processes) and
   //   trtllm-serve's OpenAI server have no public per-request figure: none is applied, as for NIM
   //   (FrontEnd::kNim: no latency or CPU time).
