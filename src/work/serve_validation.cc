@@ -470,39 +470,45 @@ std::vector<ServeCase> serve_validation_cases() {
     return r;
   };
   auto q14_row = [&](const std::string& workload, int input, int output, int output_asked,
-                     int requests, double ttft_ms, double itl_ms, double tok_s, bool a100 = false) {
+                     int requests, double ttft_ms, double itl_ms, double tok_s, bool a100 = false,
+                     int size = 14, const std::string& serve_extra = "") {
+    const std::string serve = fmt::format("vllm serve Qwen/Qwen3-{}B{}", size, serve_extra);
     std::string cmd =
         workload == "ShareGPT"
-            ? "vllm serve Qwen/Qwen3-14B; vllm bench serve --backend openai-chat --endpoint "
-              "/v1/chat/completions --dataset-name sharegpt --num-prompts 1000"
-            : fmt::format(
-                  "vllm serve Qwen/Qwen3-14B; vllm bench serve --backend openai-chat --endpoint "
-                  "/v1/chat/completions --dataset-name random --random-input-len {} "
-                  "--random-output-len {} --num-prompts {} --seed 42",
-                  workload, output_asked, requests);
+            ? serve +
+                  "; vllm bench serve --backend openai-chat --endpoint "
+                  "/v1/chat/completions --dataset-name sharegpt --num-prompts 1000"
+            : serve + fmt::format(
+                          "; vllm bench serve --backend openai-chat --endpoint "
+                          "/v1/chat/completions --dataset-name random --random-input-len {} "
+                          "--random-output-len {} --num-prompts {} --seed 42",
+                          workload, output_asked, requests);
     // Every request released at once (request rate inf, no max concurrency): the engine runs as
     // many as fit, the others wait.
-    ServeCase r =
-        gps_row(a100 ? "qwen3-14b/a100.md (vLLM baseline)" : "qwen3-14b/h100.md (vLLM baseline)",
-                "qwen3-14b", "Qwen3 14B", workload == "ShareGPT" ? workload : "random", input,
-                output, requests, requests, ttft_ms, itl_ms, tok_s, cmd,
-                a100 ? "dgx-a100" : "dgx-h100", a100 ? "A100" : "H100");
+    ServeCase r = gps_row(
+        fmt::format("qwen3-{}b/{}.md (vLLM baseline)", size, a100 ? "a100" : "h100"),
+        fmt::format("qwen3-{}b", size), fmt::format("Qwen3 {}B", size),
+        workload == "ShareGPT" ? workload : "random", input, output, requests, requests, ttft_ms,
+        itl_ms, tok_s, cmd, a100 ? "dgx-a100" : "dgx-h100", a100 ? "A100" : "H100");
+    // The page's own 128/4 run: requests/s, the pace of its host's API server (derived, not used).
+    const char* pace =
+        size == 14 ? (a100 ? "~26.8 ms (128/4 run: 37.3 req/s" : "~22.7 ms (128/4 run: 44 req/s")
+                   : (a100 ? "~49.6 ms (128/4 run: 20.2 req/s" : "~32.9 ms (128/4 run: 30.4 req/s");
     // docs/serving.md, "Memory and admission": past the KV-cache bend vLLM V1 admits a request
     // when its prompt's blocks fit and preempts and recomputes when running requests run out of
     // blocks (KvAdmission::kPrompt, whose steady state leaves the recompute out); with 1000
     // requests at once the API server's CPU time per request and per streamed token, queued
     // (work/serve_front.cc), at the independent figures, below what the page's host shows.
-    r.open =
-        input >= 1000
-            ? "replayed past the KV-cache bend (preemption and recompute, docs/serving.md "
-              "Memory and admission): the engine's steps with a cohort of long prompts run "
-              "slower than modelled (output tok/s over-predicted)"
-            : std::string(
-                  "1000 requests at once through one API server process, queued "
-                  "at 12 ms of chat CPU a request: the page's host takes ") +
-                  (a100 ? "~26.8 ms (128/4 run: 37.3 req/s" : "~22.7 ms (128/4 run: 44 req/s") +
-                  "; derived from this page, not used); with ShareGPT, the spread of output "
-                  "lengths (rows use the mean)";
+    r.open = input >= 1000
+                 ? "replayed past the KV-cache bend (preemption and recompute, docs/serving.md "
+                   "Memory and admission): the engine's steps with a cohort of long prompts run "
+                   "slower than modelled (output tok/s over-predicted)"
+                 : std::string(
+                       "1000 requests at once through one API server process, queued "
+                       "at 12 ms of chat CPU a request: the page's host takes ") +
+                       pace +
+                       "; derived from this page, not used); with ShareGPT, the spread of output "
+                       "lengths (rows use the mean)";
     return r;
   };
   // gpustack/gpustack docs/performance-lab/references/
@@ -660,9 +666,10 @@ std::vector<ServeCase> serve_validation_cases() {
     // and front end the rows take as none (above).
     if (c >= requests)
       r.open =
-          "every request at once: the engine's steps with hundreds of sequences and a cohort of "
-          "prompts run slower than modelled (output tok/s over-predicted, ITL short, as on the "
-          "same pages' vLLM runs released at once); " +
+          "every request at once: the host time per engine step and per request with hundreds "
+          "of streams (scheduling, sampling, detokenizing, streaming), which does not scale with "
+          "the GPU: the same pages' runs gain 1.2-1.7x from the A100 to the H100 where the model "
+          "gives 1.75-2.56x (the open gap of the same pages' vLLM runs released at once); " +
           std::string(sgl ? "SGLang's admission (a share of each request's new tokens reserved, "
                             "running requests retracted past the pool) is neither of the "
                             "model's; "
@@ -709,29 +716,51 @@ std::vector<ServeCase> serve_validation_cases() {
   // TensorRT-LLM's optimized command on the A100 page's random runs (every request at once;
   // lengths from each run's totals: 3200000 / 9932 over 100, 1997942 / 99760 and 998175 / 50000
   // over 500, 127698 / 4000 over 1000).
-  const std::string trt14_opt =
-      "trtllm-serve Qwen/Qwen3-14B --max_seq_len=40960 --enable_chunked_prefill";
+  // TensorRT-LLM's optimized command (chunked prefill, 40960 positions) on the A100 pages' random
+  // runs and the Qwen3 32B H100 page's (its FP8 checkpoint there), every request at once; lengths
+  // from each run's totals (Qwen3 14B A100: 3200000 / 9932 over 100, 1997942 / 99760 and 998175 /
+  // 50000 over 500, 127698 / 4000 over 1000; Qwen3 32B H100: 7832, 99888, 50000, 4000 generated;
+  // Qwen3 32B A100: 7880, 99874, 50000, 4000).
+  auto random_bench = [](int input, int asked, int requests) {
+    return fmt::format(
+        "--dataset-name random --random-input-len {} --random-output-len {} --num-prompts {} "
+        "--seed 42",
+        input >= 32000  ? 32000
+        : input >= 3000 ? 4000
+        : input >= 1000 ? 2000
+                        : 128,
+        asked, requests);
+  };
+  auto trt_opt = [&](int size, bool a100, int input, int output, int asked, int requests,
+                     double ttft_ms, double itl_ms, double tok_s) {
+    const bool fp8_ckpt = !a100;  // the H100 page's optimized command serves Qwen3-32B-FP8
+    return gps_engine(
+        Engine::kTrtllm, fmt::format("qwen3-{}b/{}.md", size, a100 ? "a100" : "h100"),
+        "Other Benchmark Cases (optimized)", "v1.2.0rc1", a100, fmt::format("qwen3-{}b", size),
+        fmt::format("Qwen3 {}B", size), fp8_ckpt ? fp8 : bf16, "random", input, output, requests,
+        requests, ttft_ms, itl_ms, tok_s,
+        fmt::format("trtllm-serve Qwen/Qwen3-{}B{} --max_seq_len=40960 --enable_chunked_prefill",
+                    size, fp8_ckpt ? "-FP8" : ""),
+        random_bench(input, asked, requests), "chunked prefill");
+  };
   auto q14_trt_opt = [&](int input, int output, int asked, int requests, double ttft_ms,
                          double itl_ms, double tok_s) {
-    return gps_engine(Engine::kTrtllm, "qwen3-14b/a100.md", "Other Benchmark Cases (optimized)",
-                      "v1.2.0rc1", true, "qwen3-14b", "Qwen3 14B", bf16, "random", input, output,
-                      requests, requests, ttft_ms, itl_ms, tok_s, trt14_opt,
-                      fmt::format("--dataset-name random --random-input-len {} "
-                                  "--random-output-len {} --num-prompts {} --seed 42",
-                                  input >= 32000  ? 32000
-                                  : input >= 3000 ? 4000
-                                  : input >= 1000 ? 2000
-                                                  : 128,
-                                  asked, requests),
-                      "chunked prefill");
+    return trt_opt(14, true, input, output, asked, requests, ttft_ms, itl_ms, tok_s);
+  };
+  auto q_engine = [&](int size, bool a100, Engine e, const std::string& section,
+                      NumberFormat precision, int output, double ttft_ms, double itl_ms,
+                      double tok_s, const std::string& serve_cmd, const std::string& variant) {
+    return gps_engine(e, fmt::format("qwen3-{}b/{}.md", size, a100 ? "a100" : "h100"), section,
+                      e == Engine::kSglang ? "v0.5.5.post1" : "v1.2.0rc1", a100,
+                      fmt::format("qwen3-{}b", size), fmt::format("Qwen3 {}B", size), precision,
+                      "ShareGPT", 217, output, 1000, 1000, ttft_ms, itl_ms, tok_s, serve_cmd,
+                      q14_bench_sharegpt, variant);
   };
   auto q14_engine = [&](bool a100, Engine e, const std::string& section, NumberFormat precision,
                         int output, double ttft_ms, double itl_ms, double tok_s,
                         const std::string& serve_cmd, const std::string& variant) {
-    return gps_engine(e, a100 ? "qwen3-14b/a100.md" : "qwen3-14b/h100.md", section,
-                      e == Engine::kSglang ? "v0.5.5.post1" : "v1.2.0rc1", a100, "qwen3-14b",
-                      "Qwen3 14B", precision, "ShareGPT", 217, output, 1000, 1000, ttft_ms, itl_ms,
-                      tok_s, serve_cmd, q14_bench_sharegpt, variant);
+    return q_engine(14, a100, e, section, precision, output, ttft_ms, itl_ms, tok_s, serve_cmd,
+                    variant);
   };
   // SGLang's FP8 command, the H100 page's optimized one, on its random runs (every request at
   // once; lengths from each run's totals: 3200000 / 9964 over 100, 1997942 / 99814 and 998175 /
@@ -969,6 +998,55 @@ std::vector<ServeCase> serve_validation_cases() {
       q14_sgl_opt(3996, 200, 200, 500, 82073.47, 84.30, 583.23),
       q14_sgl_opt(1996, 100, 100, 500, 33245.08, 140.52, 704.28),
       q14_sgl_opt(128, 4, 4, 1000, 4489.43, 556.73, 512.83),
+      // gpustack/gpustack docs/performance-lab/qwen3-32b/h100.md and a100.md (Qwen3 32B at TP 1:
+      // no command names a tensor-parallel size; "NVIDIA H100 GPUs" taken as H100 SXM, as the
+      // lab's other H100 pages state). The vLLM baseline (217393 input tokens over 1000 ShareGPT
+      // requests, 201422 and 201396 generated; random runs 7681 / 99790 / 50000 / 4000 generated
+      // on the H100, 7699 / 99893 / 50000 / 4000 on the A100), then SGLang and TensorRT-LLM.
+      // Not rows: the A100 page's "Max Batched Token Numbers" runs, whose command names
+      // Qwen/Qwen3-14B on the Qwen3 32B page (which model ran is not stated), and its vLLM
+      // FP8/AWQ runs (W8A16/W4A16 kernels on the A100).
+      q14_row("ShareGPT", 217, 201, 0, 1000, 78118.74, 69.76, 1131.55, false, 32),
+      // Not a row: the 32000/77 run (TTFT 585981.22 ms, ITL 42.86 ms, 6.64 tok/s), which the
+      // model refuses on one H100: 61.0 GiB of weights, 2.3 GiB of activations (8192-token steps)
+      // and 9.5 GiB of runtime and reserve leave less than one 32077-token request's 7.8 GiB of
+      // KV cache, where vLLM ran it (docs/VALIDATION.md).
+      q14_row("4000", 3996, 200, 200, 500, 482284.21, 66.29, 102.21, false, 32),
+      q14_row("2000", 1996, 100, 100, 500, 163909.40, 85.97, 152.42, false, 32),
+      q14_row("128", 128, 4, 4, 1000, 21648.67, 877.29, 121.66, false, 32),
+      q14_row("ShareGPT", 217, 201, 0, 1000, 105557.78, 117.98, 832.43, true, 32,
+              " --max-model-len 32768"),
+      q14_row("32000", 32000, 77, 100, 100, 890711.38, 64.54, 4.32, true, 32),
+      q14_row("4000", 3996, 200, 200, 500, 566579.70, 95.82, 87.48, true, 32),
+      q14_row("2000", 1996, 100, 100, 500, 208397.03, 142.07, 120.27, true, 32),
+      q14_row("128", 128, 4, 4, 1000, 31177.64, 396.42, 80.69, true, 32),
+      // SGLang 201826 / 201439, TensorRT-LLM 201723 / 201412, SGLang FP8 and TensorRT-LLM FP8
+      // with chunked prefill 201376 each (H100 / A100) generated over the 1000 ShareGPT requests.
+      q_engine(32, false, Engine::kSglang, "Choosing the Inference Engine", bf16, 202, 115690.30,
+               56.25, 814.03, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B", ""),
+      q_engine(32, false, Engine::kTrtllm, "Choosing the Inference Engine", bf16, 202, 65281.52,
+               59.22, 1280.04, "trtllm-serve Qwen/Qwen3-32B", ""),
+      q_engine(32, false, Engine::kSglang, "Quantization in TensorRT-LLM (an SGLang command)", fp8,
+               201, 35510.55, 118.32, 1926.06,
+               "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B-FP8", ""),
+      q_engine(32, false, Engine::kTrtllm, "Enable Chunked Prefill in TensorRT-LLM", fp8, 201,
+               31208.75, 107.04, 2060.40,
+               "trtllm-serve Qwen/Qwen3-32B-FP8 --max_seq_len=40960 --enable_chunked_prefill",
+               "chunked prefill"),
+      trt_opt(32, false, 32000, 78, 100, 100, 396294.90, 284.98, 9.93),
+      trt_opt(32, false, 3996, 200, 200, 500, 208082.20, 138.01, 234.70),
+      trt_opt(32, false, 1996, 100, 100, 500, 86596.60, 221.16, 281.53),
+      trt_opt(32, false, 128, 4, 4, 1000, 10718.84, 667.57, 207.33),
+      q_engine(32, true, Engine::kSglang, "Choosing the Inference Engine", bf16, 201, 139199.11,
+               69.65, 672.56, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B", ""),
+      q_engine(32, true, Engine::kTrtllm, "Choosing the Inference Engine", bf16, 201, 84105.84,
+               78.87, 987.91, "trtllm-serve Qwen/Qwen3-32B", ""),
+      // Not a row: the 32000/79 run (TTFT 1040855.88 ms, ITL 46.77 ms, 3.88 tok/s), which the
+      // model refuses on one A100 (2.8 GiB of activations for 8192-token steps; the same
+      // shortfall as the H100's vLLM 32000/77 run above).
+      trt_opt(32, true, 3996, 200, 200, 500, 509693.25, 99.60, 97.01),
+      trt_opt(32, true, 1996, 100, 100, 500, 189776.20, 144.04, 129.55),
+      trt_opt(32, true, 128, 4, 4, 1000, 19761.77, 1413.87, 107.38),
   };
 }
 
