@@ -464,8 +464,10 @@ std::vector<ServeCase> serve_validation_cases() {
     r.open =
         "TTFT beyond the engine, the API server's 4 ms and its 12 ms of chat CPU a request "
         "(-60% to -56%, ~35-43 ms short): the page's host runs the chat front end slower (its "
-        "other streams stall 33-38 ms at each arrival, a figure from the page itself, not used) "
-        "and the benchmark client's own share; ITL from 4 users on: the engine's host time per "
+        "other streams stall 33-38 ms at each arrival, a figure from the page itself, not used); "
+        "not the benchmark client: the same client on the same host measures SGLang at 4 users "
+        "at 28 ms (its row below, 20 ms predicted); ITL from 4 users on: the engine's host time "
+        "per "
         "step growing with the batch (vLLM CI latency cross-check)";
     return r;
   };
