@@ -431,17 +431,18 @@ std::vector<ServeCase> serve_validation_cases() {
   const std::string gps = "gpustack/gpustack docs/performance-lab/";
   auto gps_row = [&](const std::string& page, const std::string& model, const std::string& label,
                      const std::string& workload, int input, int output, int c, int requests,
-                     double ttft_ms, double itl_ms, double tok_s, const std::string& cmd) {
+                     double ttft_ms, double itl_ms, double tok_s, const std::string& cmd,
+                     const std::string& chassis = "dgx-h100", const std::string& gpu = "H100") {
     ServeCase r = make(
         kVllmV1,
         c < requests
-            ? fmt::format("vLLM {} bf16 H100, {} {}/{}, c={}", label, workload, input, output, c)
-            : fmt::format("vLLM {} bf16 H100, {} {}/{}, {} at once", label, workload, input, output,
-                          requests),
+            ? fmt::format("vLLM {} bf16 {}, {} {}/{}, c={}", label, gpu, workload, input, output, c)
+            : fmt::format("vLLM {} bf16 {}, {} {}/{}, {} at once", label, gpu, workload, input,
+                          output, requests),
         gps + page +
             fmt::format(", vLLM v0.11.0 baseline, {}, {} requests{}", workload, requests,
                         c < requests ? fmt::format(", max concurrency {}", c) : ""),
-        "dgx-h100", "GPU0", model, 1, bf16, input, output, c, cmd, ttft_ms, itl_ms, tok_s);
+        chassis, "GPU0", model, 1, bf16, input, output, c, cmd, ttft_ms, itl_ms, tok_s);
     r.options.requests = requests;
     // ShareGPT lengths differ request by request, and requests end at EOS: independent arrivals.
     if (workload == "ShareGPT") r.options.arrivals = Arrivals::kPoisson;
@@ -463,27 +464,38 @@ std::vector<ServeCase> serve_validation_cases() {
     r.open =
         "TTFT beyond the engine, the API server's 4 ms and its 12 ms of chat CPU a request "
         "(-60% to -56%, ~35-43 ms short): the page's host runs the chat front end slower (its "
-        "other streams stall 33-38 ms at each arrival, a figure from the page itself, not used) "
-        "and the benchmark client's own share; ITL from 4 users on: the engine's host time per "
+        "other streams stall 33-38 ms at each arrival, a figure from the page itself, not used); "
+        "not the benchmark client: the same client on the same host measures SGLang at 4 users "
+        "at 28 ms (its row below, 20 ms predicted); ITL from 4 users on: the engine's host time "
+        "per "
         "step growing with the batch (vLLM CI latency cross-check)";
     return r;
   };
   auto q14_row = [&](const std::string& workload, int input, int output, int output_asked,
-                     int requests, double ttft_ms, double itl_ms, double tok_s) {
+                     int requests, double ttft_ms, double itl_ms, double tok_s, bool a100 = false,
+                     int size = 14, const std::string& serve_extra = "") {
+    const std::string serve = fmt::format("vllm serve Qwen/Qwen3-{}B{}", size, serve_extra);
     std::string cmd =
         workload == "ShareGPT"
-            ? "vllm serve Qwen/Qwen3-14B; vllm bench serve --backend openai-chat --endpoint "
-              "/v1/chat/completions --dataset-name sharegpt --num-prompts 1000"
-            : fmt::format(
-                  "vllm serve Qwen/Qwen3-14B; vllm bench serve --backend openai-chat --endpoint "
-                  "/v1/chat/completions --dataset-name random --random-input-len {} "
-                  "--random-output-len {} --num-prompts {} --seed 42",
-                  workload, output_asked, requests);
+            ? serve +
+                  "; vllm bench serve --backend openai-chat --endpoint "
+                  "/v1/chat/completions --dataset-name sharegpt --num-prompts 1000"
+            : serve + fmt::format(
+                          "; vllm bench serve --backend openai-chat --endpoint "
+                          "/v1/chat/completions --dataset-name random --random-input-len {} "
+                          "--random-output-len {} --num-prompts {} --seed 42",
+                          workload, output_asked, requests);
     // Every request released at once (request rate inf, no max concurrency): the engine runs as
     // many as fit, the others wait.
-    ServeCase r = gps_row("qwen3-14b/h100.md (vLLM baseline)", "qwen3-14b", "Qwen3 14B",
-                          workload == "ShareGPT" ? workload : "random", input, output, requests,
-                          requests, ttft_ms, itl_ms, tok_s, cmd);
+    ServeCase r = gps_row(
+        fmt::format("qwen3-{}b/{}.md (vLLM baseline)", size, a100 ? "a100" : "h100"),
+        fmt::format("qwen3-{}b", size), fmt::format("Qwen3 {}B", size),
+        workload == "ShareGPT" ? workload : "random", input, output, requests, requests, ttft_ms,
+        itl_ms, tok_s, cmd, a100 ? "dgx-a100" : "dgx-h100", a100 ? "A100" : "H100");
+    // The page's own 128/4 run: requests/s, the pace of its host's API server (derived, not used).
+    const char* pace =
+        size == 14 ? (a100 ? "~26.8 ms (128/4 run: 37.3 req/s" : "~22.7 ms (128/4 run: 44 req/s")
+                   : (a100 ? "~49.6 ms (128/4 run: 20.2 req/s" : "~32.9 ms (128/4 run: 30.4 req/s");
     // docs/serving.md, "Memory and admission": past the KV-cache bend vLLM V1 admits a request
     // when its prompt's blocks fit and preempts and recomputes when running requests run out of
     // blocks (KvAdmission::kPrompt, whose steady state leaves the recompute out); with 1000
@@ -493,11 +505,12 @@ std::vector<ServeCase> serve_validation_cases() {
                  ? "replayed past the KV-cache bend (preemption and recompute, docs/serving.md "
                    "Memory and admission): the engine's steps with a cohort of long prompts run "
                    "slower than modelled (output tok/s over-predicted)"
-                 : "1000 requests at once through one API server process, queued at 12 ms of "
-                   "chat CPU a request: the page's host takes ~22.7 ms (128/4 run: 44 req/s; "
-                   "derived from this page, not used); with ShareGPT, the spread of output lengths "
-                   "(rows use the "
-                   "mean)";
+                 : std::string(
+                       "1000 requests at once through one API server process, queued "
+                       "at 12 ms of chat CPU a request: the page's host takes ") +
+                       pace +
+                       "; derived from this page, not used); with ShareGPT, the spread of output "
+                       "lengths (rows use the mean)";
     return r;
   };
   // gpustack/gpustack docs/performance-lab/references/
@@ -583,6 +596,191 @@ std::vector<ServeCase> serve_validation_cases() {
         "E2E "
         "of 679 ms leaves ~80 ms between a client's requests that the model does not describe";
     return r;
+  };
+  // The same GPUStack Performance Lab pages' other engines, through the same client (`vllm bench
+  // serve --backend openai-chat --endpoint /v1/chat/completions`): every SGLang and TensorRT-LLM
+  // run whose lengths, load, GPU, precision and settings the page states, on
+  // qwen3-8b/h100-latency.md ("Choosing the Inference Engine", "Maximum batch size for cuda graph
+  // in SGLang", "Quantization", "Attention Backend": one H100 SXM, ShareGPT, 100 prompts at
+  // --max-concurrency 4, 23260 input and 22061 generated tokens: 233 / 221 on average, derived) and
+  // qwen3-14b/a100.md ("Choosing the Inference Engine", "Max Batched Token Numbers in
+  // TensorRT-LLM", and "Other Benchmark Cases", the optimized command's runs: A100, every request
+  // at once). Left out, as for the vLLM rows: the speculative-decoding runs (EAGLE3 drafts, not
+  // modelled) and the A100 FP8/AWQ runs (failed for TensorRT-LLM; W8A16/W4A16 kernels for vLLM,
+  // the A100 having no FP8 tensor cores). The A100's form and memory are not stated: taken as
+  // A100 SXM4 80GB (one GPU of dgx-a100), as the lab's quantization page names its A100 80GB.
+  // Each engine's settings follow its defaults as released:
+  // - both schedule a step ahead: SGLang's overlap scheduler (on unless --disable-overlap-schedule,
+  //   python/sglang/srt/server_args.py) and TensorRT-LLM's PyTorch backend's (TorchLlmArgs
+  //   disable_overlap_scheduler False; trtllm-serve runs the PyTorch backend);
+  // - TensorRT-LLM: whole prompts a step unless --enable_chunked_prefill (llm_args.py
+  //   enable_chunked_prefill False), GUARANTEED_NO_EVICT admission (KvAdmission::kWholeLife),
+  //   max_batch_size 2048 and max_num_tokens 8192 (tensorrt_llm/commands/serve.py: its
+  //   --max_batch_size and --max_num_tokens default to BuildConfig's, tensorrt_llm/builder.py)
+  //   unless the command names them;
+  // - SGLang: chunked prefill on; its scheduler admits a request when its prompt and a share
+  //   (new_token_ratio, 0.7 falling to 0.1) of its max new tokens fit, and retracts running ones
+  //   past the pool (python/sglang/srt/managers/schedule_policy.py): neither of the model's two
+  //   admissions; the rows take the whole life (kWholeLife), the nearer at the start of a run. Its
+  //   limits are its own, not vLLM's: 8192 tokens a chunk on the H100 and A100 (server_args.py,
+  //   chunked_prefill_size by GPU memory: 8192 below 90 GiB) and no sequence cap below its request
+  //   pool (max_running_requests the least of half the KV pool's tokens and the request pool,
+  //   model_runner.py: min(max(tokens / context_len x 512, 2048), 4096) requests): max_seqs 2048,
+  //   so the KV cache binds first on every row;
+  // - the front end: SGLang's (HTTP server, tokenizer manager and detokenizer processes) and
+  //   trtllm-serve's OpenAI server have no public per-request figure: none is applied, as for NIM
+  //   (FrontEnd::kNim: no latency or CPU time).
+  enum class Engine { kSglang, kTrtllm };
+  auto gps_engine = [&](Engine e, const std::string& page, const std::string& section,
+                        const std::string& version, bool a100, const std::string& model,
+                        const std::string& label, NumberFormat precision,
+                        const std::string& workload, int input, int output, int c, int requests,
+                        double ttft_ms, double itl_ms, double tok_s, const std::string& serve_cmd,
+                        const std::string& bench_args, const std::string& variant) {
+    const bool sgl = e == Engine::kSglang;
+    const std::string load =
+        c < requests ? fmt::format("c={}", c) : fmt::format("{} at once", requests);
+    ServeCase r = make(
+        kTrtLlm,
+        fmt::format("{} {} {} {}, {} {}/{}, {}{}", sgl ? "SGLang" : "TensorRT-LLM", label,
+                    precision == fp8 ? "fp8" : "bf16", a100 ? "A100" : "H100", workload, input,
+                    output, load, variant.empty() ? "" : " (" + variant + ")"),
+        gps + page +
+            fmt::format(", {}, {} {}, {}, {} requests{}", section, sgl ? "SGLang" : "TensorRT-LLM",
+                        version, workload, requests,
+                        c < requests ? fmt::format(", max concurrency {}", c) : ""),
+        a100 ? "dgx-a100" : "dgx-h100", "GPU0", model, 1, precision, input, output, c,
+        serve_cmd + "; vllm bench serve --backend openai-chat --endpoint /v1/chat/completions " +
+            bench_args,
+        ttft_ms, itl_ms, tok_s);
+    r.options.requests = requests;
+    // ShareGPT lengths differ request by request, and requests end at EOS: independent arrivals.
+    if (workload == "ShareGPT") r.options.arrivals = Arrivals::kPoisson;
+    r.options.async_scheduling = true;
+    r.options.chat_endpoint = true;
+    r.options.front_end = FrontEnd::kNim;  // no public figure for this front end: none applied
+    if (precision == fp8) {                // FP8 weights; the KV cache stays in the model's bf16
+      r.options.kv_precision = bf16;
+      r.options.kv_precision_given = true;
+    }
+    // Every request at once (1000 ShareGPT prompts, or 100-1000 random ones): the open gap of the
+    // same pages' vLLM runs released at once (above, q14_row), here for engines whose admission
+    // and front end the rows take as none (above).
+    if (c >= requests)
+      r.open =
+          "every request at once: the host time per engine step and per request with hundreds "
+          "of streams (scheduling, sampling, detokenizing, streaming), which does not scale with "
+          "the GPU: the same pages' runs gain 1.2-1.7x from the A100 to the H100 where the model "
+          "gives 1.75-2.56x (the open gap of the same pages' vLLM runs released at once); " +
+          std::string(sgl ? "SGLang's admission (a share of each request's new tokens reserved, "
+                            "running requests retracted past the pool) is neither of the "
+                            "model's; "
+                          : "") +
+          "the front end's CPU time with up to 1000 streams has no public figure (none "
+          "applied)";
+    if (sgl) {
+      r.options.max_seqs = 2048;
+      r.options.max_batched_tokens = 8192;
+    } else {
+      r.options.chunked_prefill = serve_cmd.find("--enable_chunked_prefill") != std::string::npos;
+      r.options.max_seqs = 2048;
+      r.options.max_batched_tokens = 8192;
+      const auto at = serve_cmd.find("--max_num_tokens=");
+      if (at != std::string::npos)
+        r.options.max_batched_tokens = std::stoi(serve_cmd.substr(at + 17));
+    }
+    return r;
+  };
+  const std::string q8_bench = "--dataset-name sharegpt --num-prompts 100 --max-concurrency 4";
+  const std::string q14_bench_sharegpt = "--dataset-name sharegpt --num-prompts 1000";
+  auto q8e = [&](Engine e, const std::string& section, NumberFormat precision, double ttft_ms,
+                 double itl_ms, double tok_s, const std::string& serve_cmd,
+                 const std::string& variant) {
+    ServeCase r = gps_engine(e, "qwen3-8b/h100-latency.md", section,
+                             e == Engine::kSglang ? "v0.5.3.post3" : "v1.2.0rc1", false, "qwen3-8b",
+                             "Qwen3 8B", precision, "ShareGPT", 233, 221, 4, 100, ttft_ms, itl_ms,
+                             tok_s, serve_cmd, q8_bench, variant);
+    if (e == Engine::kTrtllm)
+      r.open =
+          "TTFT 31 ms short: trtllm-serve's front end (HTTP, tokenization, its executor's "
+          "request queue) has no public figure and none is applied (SGLang's on the same page "
+          "is 24 ms faster); output tok/s +16% with ITL -7% is that TTFT through the clients' "
+          "cycle (Little's law)";
+    if (precision == fp8)
+      r.open =
+          "FP8 decode at 4 sequences: ITL 18-20% short, the model reading the FP8 weights at "
+          "its memory roofline where SGLang's block-scaled (128x128) FP8 GEMMs at a few rows "
+          "run below it (not traced); output tok/s follows (+31% to +55%); the flashinfer run's "
+          "mean TTFT (269 ms) against its 41 ms median and 5.7 s P99 holds an outlier the "
+          "model does not describe";
+    return r;
+  };
+  // TensorRT-LLM's optimized command on the A100 page's random runs (every request at once;
+  // lengths from each run's totals: 3200000 / 9932 over 100, 1997942 / 99760 and 998175 / 50000
+  // over 500, 127698 / 4000 over 1000).
+  // TensorRT-LLM's optimized command (chunked prefill, 40960 positions) on the A100 pages' random
+  // runs and the Qwen3 32B H100 page's (its FP8 checkpoint there), every request at once; lengths
+  // from each run's totals (Qwen3 14B A100: 3200000 / 9932 over 100, 1997942 / 99760 and 998175 /
+  // 50000 over 500, 127698 / 4000 over 1000; Qwen3 32B H100: 7832, 99888, 50000, 4000 generated;
+  // Qwen3 32B A100: 7880, 99874, 50000, 4000).
+  auto random_bench = [](int input, int asked, int requests) {
+    return fmt::format(
+        "--dataset-name random --random-input-len {} --random-output-len {} --num-prompts {} "
+        "--seed 42",
+        input >= 32000  ? 32000
+        : input >= 3000 ? 4000
+        : input >= 1000 ? 2000
+                        : 128,
+        asked, requests);
+  };
+  auto trt_opt = [&](int size, bool a100, int input, int output, int asked, int requests,
+                     double ttft_ms, double itl_ms, double tok_s) {
+    const bool fp8_ckpt = !a100;  // the H100 page's optimized command serves Qwen3-32B-FP8
+    return gps_engine(
+        Engine::kTrtllm, fmt::format("qwen3-{}b/{}.md", size, a100 ? "a100" : "h100"),
+        "Other Benchmark Cases (optimized)", "v1.2.0rc1", a100, fmt::format("qwen3-{}b", size),
+        fmt::format("Qwen3 {}B", size), fp8_ckpt ? fp8 : bf16, "random", input, output, requests,
+        requests, ttft_ms, itl_ms, tok_s,
+        fmt::format("trtllm-serve Qwen/Qwen3-{}B{} --max_seq_len=40960 --enable_chunked_prefill",
+                    size, fp8_ckpt ? "-FP8" : ""),
+        random_bench(input, asked, requests), "chunked prefill");
+  };
+  auto q14_trt_opt = [&](int input, int output, int asked, int requests, double ttft_ms,
+                         double itl_ms, double tok_s) {
+    return trt_opt(14, true, input, output, asked, requests, ttft_ms, itl_ms, tok_s);
+  };
+  auto q_engine = [&](int size, bool a100, Engine e, const std::string& section,
+                      NumberFormat precision, int output, double ttft_ms, double itl_ms,
+                      double tok_s, const std::string& serve_cmd, const std::string& variant) {
+    return gps_engine(e, fmt::format("qwen3-{}b/{}.md", size, a100 ? "a100" : "h100"), section,
+                      e == Engine::kSglang ? "v0.5.5.post1" : "v1.2.0rc1", a100,
+                      fmt::format("qwen3-{}b", size), fmt::format("Qwen3 {}B", size), precision,
+                      "ShareGPT", 217, output, 1000, 1000, ttft_ms, itl_ms, tok_s, serve_cmd,
+                      q14_bench_sharegpt, variant);
+  };
+  auto q14_engine = [&](bool a100, Engine e, const std::string& section, NumberFormat precision,
+                        int output, double ttft_ms, double itl_ms, double tok_s,
+                        const std::string& serve_cmd, const std::string& variant) {
+    return q_engine(14, a100, e, section, precision, output, ttft_ms, itl_ms, tok_s, serve_cmd,
+                    variant);
+  };
+  // SGLang's FP8 command, the H100 page's optimized one, on its random runs (every request at
+  // once; lengths from each run's totals: 3200000 / 9964 over 100, 1997942 / 99814 and 998175 /
+  // 50000 over 500, 127698 / 4000 over 1000).
+  auto q14_sgl_opt = [&](int input, int output, int asked, int requests, double ttft_ms,
+                         double itl_ms, double tok_s) {
+    return gps_engine(Engine::kSglang, "qwen3-14b/h100.md", "Other Benchmark Cases (optimized)",
+                      "v0.5.5.post1", false, "qwen3-14b", "Qwen3 14B", fp8, "random", input, output,
+                      requests, requests, ttft_ms, itl_ms, tok_s,
+                      "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8",
+                      fmt::format("--dataset-name random --random-input-len {} "
+                                  "--random-output-len {} --num-prompts {} --seed 42",
+                                  input >= 32000  ? 32000
+                                  : input >= 3000 ? 4000
+                                  : input >= 1000 ? 2000
+                                                  : 128,
+                                  asked, requests),
+                      "");
   };
   const std::string g70 = "eef8ebf83cadd690f6fb4ee87b30fe1a",
                     gphi = "a1e546da84999df665cd9131f5ab64e0";
@@ -733,6 +931,124 @@ std::vector<ServeCase> serve_validation_cases() {
       l4_row(8, 60.9, 5.5, 1312),
       l4_row(16, 103.8, 6.0, 2277),
       l4_row(32, 135.3, 7.1, 3773),
+      // gpustack/gpustack docs/performance-lab/qwen3-14b/a100.md, the vLLM baseline (v0.11.0) on
+      // an A100: lengths from each run's totals (ShareGPT 217393 / 201605 over 1000; random
+      // 3200000 / 9891 over 100, 1997942 / 99783 and 998175 / 50000 over 500, 127698 / 4000
+      // over 1000).
+      q14_row("ShareGPT", 217, 202, 0, 1000, 41875.09, 95.04, 1887.31, true),
+      q14_row("32000", 32000, 99, 100, 100, 359648.08, 441.08, 13.65, true),
+      q14_row("4000", 3996, 200, 200, 500, 197625.03, 253.82, 245.13, true),
+      q14_row("2000", 1996, 100, 100, 500, 86908.30, 299.28, 284.64, true),
+      q14_row("128", 128, 4, 4, 1000, 19451.46, 175.01, 149.33, true),
+      // The same pages' SGLang and TensorRT-LLM runs (above, gps_engine).
+      q8e(Engine::kSglang, "Choosing the Inference Engine", bf16, 27.70, 7.08, 525.59,
+          "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", ""),
+      q8e(Engine::kSglang, "Maximum batch size for cuda graph in SGLang", bf16, 28.46, 7.09, 524.71,
+          "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --cuda-graph-max-bs 8",
+          "--cuda-graph-max-bs 8"),
+      q8e(Engine::kTrtllm, "Choosing the Inference Engine", bf16, 51.61, 7.59, 487.38,
+          "trtllm-serve Qwen/Qwen3-8B", ""),
+      q8e(Engine::kSglang, "Quantization", fp8, 39.66, 5.58, 657.83,
+          "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8", ""),
+      q8e(Engine::kSglang, "Attention Backend", fp8, 60.18, 5.71, 635.15,
+          "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8 --attention-backend "
+          "triton",
+          "triton attention"),
+      q8e(Engine::kSglang, "Attention Backend", fp8, 269.33, 5.65, 556.61,
+          "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8 --attention-backend "
+          "flashinfer",
+          "flashinfer attention"),
+      q14_engine(true, Engine::kSglang, "Choosing the Inference Engine", bf16, 202, 20365.34,
+                 141.30, 2542.06, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B",
+                 ""),
+      q14_engine(true, Engine::kTrtllm, "Choosing the Inference Engine", bf16, 201, 15258.26,
+                 130.55, 2770.99, "trtllm-serve Qwen/Qwen3-14B", ""),
+      q14_engine(true, Engine::kTrtllm, "Max Batched Token Numbers in TensorRT-LLM", bf16, 202,
+                 15374.97, 129.13, 2779.60, "trtllm-serve Qwen/Qwen3-14B --max_num_tokens=16384",
+                 "max_num_tokens 16384"),
+      q14_engine(true, Engine::kTrtllm, "Max Batched Token Numbers in TensorRT-LLM", bf16, 202,
+                 16776.11, 123.01, 2716.13, "trtllm-serve Qwen/Qwen3-14B --max_num_tokens=32768",
+                 "max_num_tokens 32768"),
+      q14_trt_opt(32000, 99, 100, 100, 361107.28, 488.09, 13.66),
+      q14_trt_opt(3996, 200, 200, 500, 155664.65, 195.11, 305.25),
+      q14_trt_opt(1996, 100, 100, 500, 67624.26, 310.55, 356.52),
+      q14_trt_opt(128, 4, 4, 1000, 8166.48, 536.38, 266.13),
+      // qwen3-14b/h100.md (the vLLM baseline's rows are above): 217393 input tokens over 1000
+      // requests; 201628, 201612, 201833, 201833, 201462 and 201602 generated.
+      q14_engine(false, Engine::kSglang, "Choosing the Inference Engine", bf16, 202, 9230.85, 91.54,
+                 4043.89, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B", ""),
+      q14_engine(false, Engine::kTrtllm, "Choosing the Inference Engine", bf16, 202, 10230.91,
+                 84.78, 4000.99, "trtllm-serve Qwen/Qwen3-14B", ""),
+      q14_engine(false, Engine::kSglang, "Quantization in SGLang", fp8, 202, 7320.60, 77.06,
+                 5019.64, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8", ""),
+      q14_engine(false, Engine::kSglang, "Attention Backends in SGLang", fp8, 202, 7304.47, 76.97,
+                 5023.58,
+                 "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8 "
+                 "--attention-backend=fa3",
+                 "fa3 attention"),
+      q14_engine(false, Engine::kSglang, "Attention Backends in SGLang", fp8, 201, 13440.31, 76.95,
+                 4388.17,
+                 "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8 "
+                 "--attention-backend=flashinfer",
+                 "flashinfer attention"),
+      q14_engine(false, Engine::kSglang, "Attention Backends in SGLang", fp8, 202, 7297.40, 82.50,
+                 4838.09,
+                 "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8 "
+                 "--attention-backend=triton",
+                 "triton attention"),
+      q14_sgl_opt(32000, 100, 100, 100, 158068.68, 211.53, 31.09),
+      q14_sgl_opt(3996, 200, 200, 500, 82073.47, 84.30, 583.23),
+      q14_sgl_opt(1996, 100, 100, 500, 33245.08, 140.52, 704.28),
+      q14_sgl_opt(128, 4, 4, 1000, 4489.43, 556.73, 512.83),
+      // gpustack/gpustack docs/performance-lab/qwen3-32b/h100.md and a100.md (Qwen3 32B at TP 1:
+      // no command names a tensor-parallel size; "NVIDIA H100 GPUs" taken as H100 SXM, as the
+      // lab's other H100 pages state). The vLLM baseline (217393 input tokens over 1000 ShareGPT
+      // requests, 201422 and 201396 generated; random runs 7681 / 99790 / 50000 / 4000 generated
+      // on the H100, 7699 / 99893 / 50000 / 4000 on the A100), then SGLang and TensorRT-LLM.
+      // Not rows: the A100 page's "Max Batched Token Numbers" runs, whose command names
+      // Qwen/Qwen3-14B on the Qwen3 32B page (which model ran is not stated), and its vLLM
+      // FP8/AWQ runs (W8A16/W4A16 kernels on the A100).
+      q14_row("ShareGPT", 217, 201, 0, 1000, 78118.74, 69.76, 1131.55, false, 32),
+      // Not a row: the 32000/77 run (TTFT 585981.22 ms, ITL 42.86 ms, 6.64 tok/s), which the
+      // model refuses on one H100: 61.0 GiB of weights, 2.3 GiB of activations (8192-token steps)
+      // and 9.5 GiB of runtime and reserve leave less than one 32077-token request's 7.8 GiB of
+      // KV cache, where vLLM ran it (docs/VALIDATION.md).
+      q14_row("4000", 3996, 200, 200, 500, 482284.21, 66.29, 102.21, false, 32),
+      q14_row("2000", 1996, 100, 100, 500, 163909.40, 85.97, 152.42, false, 32),
+      q14_row("128", 128, 4, 4, 1000, 21648.67, 877.29, 121.66, false, 32),
+      q14_row("ShareGPT", 217, 201, 0, 1000, 105557.78, 117.98, 832.43, true, 32,
+              " --max-model-len 32768"),
+      q14_row("32000", 32000, 77, 100, 100, 890711.38, 64.54, 4.32, true, 32),
+      q14_row("4000", 3996, 200, 200, 500, 566579.70, 95.82, 87.48, true, 32),
+      q14_row("2000", 1996, 100, 100, 500, 208397.03, 142.07, 120.27, true, 32),
+      q14_row("128", 128, 4, 4, 1000, 31177.64, 396.42, 80.69, true, 32),
+      // SGLang 201826 / 201439, TensorRT-LLM 201723 / 201412, SGLang FP8 and TensorRT-LLM FP8
+      // with chunked prefill 201376 each (H100 / A100) generated over the 1000 ShareGPT requests.
+      q_engine(32, false, Engine::kSglang, "Choosing the Inference Engine", bf16, 202, 115690.30,
+               56.25, 814.03, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B", ""),
+      q_engine(32, false, Engine::kTrtllm, "Choosing the Inference Engine", bf16, 202, 65281.52,
+               59.22, 1280.04, "trtllm-serve Qwen/Qwen3-32B", ""),
+      q_engine(32, false, Engine::kSglang, "Quantization in TensorRT-LLM (an SGLang command)", fp8,
+               201, 35510.55, 118.32, 1926.06,
+               "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B-FP8", ""),
+      q_engine(32, false, Engine::kTrtllm, "Enable Chunked Prefill in TensorRT-LLM", fp8, 201,
+               31208.75, 107.04, 2060.40,
+               "trtllm-serve Qwen/Qwen3-32B-FP8 --max_seq_len=40960 --enable_chunked_prefill",
+               "chunked prefill"),
+      trt_opt(32, false, 32000, 78, 100, 100, 396294.90, 284.98, 9.93),
+      trt_opt(32, false, 3996, 200, 200, 500, 208082.20, 138.01, 234.70),
+      trt_opt(32, false, 1996, 100, 100, 500, 86596.60, 221.16, 281.53),
+      trt_opt(32, false, 128, 4, 4, 1000, 10718.84, 667.57, 207.33),
+      q_engine(32, true, Engine::kSglang, "Choosing the Inference Engine", bf16, 201, 139199.11,
+               69.65, 672.56, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B", ""),
+      q_engine(32, true, Engine::kTrtllm, "Choosing the Inference Engine", bf16, 201, 84105.84,
+               78.87, 987.91, "trtllm-serve Qwen/Qwen3-32B", ""),
+      // Not a row: the 32000/79 run (TTFT 1040855.88 ms, ITL 46.77 ms, 3.88 tok/s), which the
+      // model refuses on one A100 (2.8 GiB of activations for 8192-token steps; the same
+      // shortfall as the H100's vLLM 32000/77 run above).
+      trt_opt(32, true, 3996, 200, 200, 500, 509693.25, 99.60, 97.01),
+      trt_opt(32, true, 1996, 100, 100, 500, 189776.20, 144.04, 129.55),
+      trt_opt(32, true, 128, 4, 4, 1000, 19761.77, 1413.87, 107.38),
   };
 }
 
