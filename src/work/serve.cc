@@ -55,6 +55,10 @@ const char* to_string(FrontEnd f) {
       return "offline (no HTTP)";
     case FrontEnd::kNim:
       return "NIM";
+    case FrontEnd::kSglang:
+      return "SGLang HTTP server";
+    case FrontEnd::kTrtllmServe:
+      return "trtllm-serve";
     case FrontEnd::kVllmApiServer:
       break;
   }
@@ -65,7 +69,10 @@ FrontEnd parse_front_end(const std::string& s, const std::string& flag) {
   if (s == "vllm") return FrontEnd::kVllmApiServer;
   if (s == "offline") return FrontEnd::kOffline;
   if (s == "nim") return FrontEnd::kNim;
-  throw InputError(fmt::format("{} must be vllm, offline or nim, not '{}'", flag, s));
+  if (s == "sglang") return FrontEnd::kSglang;
+  if (s == "trtllm-serve") return FrontEnd::kTrtllmServe;
+  throw InputError(
+      fmt::format("{} must be vllm, offline, nim, sglang or trtllm-serve, not '{}'", flag, s));
 }
 
 const char* to_string(KvAdmission a) { return a == KvAdmission::kPrompt ? "prompt" : "whole-life"; }
@@ -129,6 +136,8 @@ double front_end_latency_s(const ServeOptions& o) {
       return kVllmApiServerLatencyS + o.tokenizer_batch_wait_s;
     case FrontEnd::kOffline:
     case FrontEnd::kNim:
+    case FrontEnd::kSglang:
+    case FrontEnd::kTrtllmServe:
       break;
   }
   return 0;

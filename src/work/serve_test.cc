@@ -706,7 +706,8 @@ TEST(Serve, FrontEndAddsItsTimeToTtftAndE2e) {
     make_serve_options(ro);
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--front-end must be vllm, offline or nim, not 'http'"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "--front-end must be vllm, offline, nim, sglang or trtllm-serve, not 'http'"),
               std::string::npos)
         << e.what();
   }

@@ -629,7 +629,7 @@ std::vector<ServeCase> serve_validation_cases() {
   //   so the KV cache binds first on every row;
   // - the front end: SGLang's (HTTP server, tokenizer manager and detokenizer processes) and
   //   trtllm-serve's OpenAI server have no public per-request figure: none is applied, as for NIM
-  //   (FrontEnd::kNim: no latency or CPU time).
+  //   (FrontEnd::kSglang, kTrtllmServe: no latency or CPU time).
   enum class Engine { kSglang, kTrtllm };
   auto gps_engine = [&](Engine e, const std::string& page, const std::string& section,
                         const std::string& version, bool a100, const std::string& model,
@@ -658,8 +658,9 @@ std::vector<ServeCase> serve_validation_cases() {
     if (workload == "ShareGPT") r.options.arrivals = Arrivals::kPoisson;
     r.options.async_scheduling = true;
     r.options.chat_endpoint = true;
-    r.options.front_end = FrontEnd::kNim;  // no public figure for this front end: none applied
-    if (precision == fp8) {                // FP8 weights; the KV cache stays in the model's bf16
+    // No public figure for either front end: none applied (docs/serving.md, "The front end").
+    r.options.front_end = sgl ? FrontEnd::kSglang : FrontEnd::kTrtllmServe;
+    if (precision == fp8) {  // FP8 weights; the KV cache stays in the model's bf16
       r.options.kv_precision = bf16;
       r.options.kv_precision_given = true;
     }

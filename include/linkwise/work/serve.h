@@ -87,8 +87,11 @@ Arrivals parse_arrivals(const std::string& s, const std::string& flag = "--arriv
 /// to the engine core process and back; tokenization, the chat template and every streamed token
 /// on its one process), what `vllm serve` runs; kOffline: the
 /// engine driven in-process with no HTTP (`trtllm-bench`, `vllm bench latency`); kNim: NVIDIA
-/// NIM's front end (no public figure: taken as none).
-enum class FrontEnd { kVllmApiServer, kOffline, kNim };
+/// NIM's front end; kSglang: SGLang's HTTP server with its tokenizer-manager and detokenizer
+/// processes (`python -m sglang.launch_server`); kTrtllmServe: TensorRT-LLM's OpenAI server
+/// (`trtllm-serve`). The last three have no public figure for their latency or CPU time: taken as
+/// none, which the report names.
+enum class FrontEnd { kVllmApiServer, kOffline, kNim, kSglang, kTrtllmServe };
 const char* to_string(FrontEnd f);
 /// "vllm" / "offline" / "nim"; InputError naming `flag` otherwise.
 FrontEnd parse_front_end(const std::string& s, const std::string& flag = "front_end");
