@@ -19,7 +19,8 @@ struct ServeRunOptions {
   std::string precision = "bf16", kv_precision;  ///< kv_precision "" : the default for the weights
   std::string load = "page-cache";               ///< page-cache or gds
   std::string arrivals;                          ///< "" : the default of the loop
-  std::string front_end;  ///< vllm, offline, nim, sglang or trtllm-serve; "": vllm (ServeOptions::front_end)
+  std::string front_end;                 ///< vllm, offline, nim, sglang or trtllm-serve; "": vllm
+                                         ///< (ServeOptions::front_end)
   std::string endpoint = "completions";  ///< completions or chat (ServeOptions::chat_endpoint)
   std::string sweep;                     ///< "" or "concurrency"
   int tp = 1, pp = 1, replicas = 0, input = 1024, output = 256, concurrency = 0, lora_rank = 0;
