@@ -429,6 +429,19 @@ std::vector<ServeCase> serve_validation_cases() {
   // ignore_eos default): requests end at EOS or at their cap. Lengths are each run's means, derived
   // from its "Total input tokens" and "Total generated tokens" over its requests.
   const std::string gps = "gpustack/gpustack docs/performance-lab/";
+  // `vllm bench serve --dataset-name sharegpt` sends each request's own reference completion
+  // length as its max_tokens, and no ignore_eos (vllm/benchmarks/datasets.py, ShareGPTDataset
+  // sample: the pairs kept have prompt <= 1024 and prompt + completion <= 2048 tokens), so a run's
+  // requests end at EOS or at their own cap, lengths spread about the run's mean: short ones free
+  // their slots early and a run with every request at once drains through a tail of few sequences.
+  // Replayed as the RTX 4090 rows are: each request ends with the same chance after every token, at
+  // the row's mean (the page's totals), capped at 2048 less the mean prompt. Only for vLLM V1's
+  // admission by prompt: an engine that reserves each request's own cap (TensorRT-LLM) or a share
+  // of it (SGLang) would need the caps themselves, which the pages do not give.
+  auto sharegpt_spread = [](ServeCase& r) {
+    r.replay_mean_output = r.options.output;
+    r.options.output = 2048 - r.options.input;
+  };
   auto gps_row = [&](const std::string& page, const std::string& model, const std::string& label,
                      const std::string& workload, int input, int output, int c, int requests,
                      double ttft_ms, double itl_ms, double tok_s, const std::string& cmd,
@@ -508,9 +521,8 @@ std::vector<ServeCase> serve_validation_cases() {
                  : std::string(
                        "1000 requests at once through one API server process, queued "
                        "at 12 ms of chat CPU a request: the page's host takes ") +
-                       pace +
-                       "; derived from this page, not used); with ShareGPT, the spread of output "
-                       "lengths (rows use the mean)";
+                       pace + "; derived from this page, not used)";
+    if (workload == "ShareGPT") sharegpt_spread(r);
     return r;
   };
   // gpustack/gpustack docs/performance-lab/references/
@@ -543,9 +555,8 @@ std::vector<ServeCase> serve_validation_cases() {
     r.open =
         "1000 requests at once through one API server process, queued at the independent 12 ms "
         "of chat CPU a request (the GPUStack host's may be more); replayed past the KV-cache bend "
-        "with every request at "
-        "the mean output: the spread of ShareGPT's output lengths (short ones free their slots "
-        "early) is not modelled";
+        "with outputs spread about the mean as EOS ends them (sharegpt_spread), not the "
+        "dataset's own lengths";
     // The A100's mean TTFT lies below the least any engine gives these prompts: their matmuls at
     // the GPU's dense bf16 peak, one after another, 4.84 s (test
     // Serve.AtOnceRowsAgainstThePrefillFloor); its TPOT says ~1000 sequences decoded at once where
@@ -556,6 +567,7 @@ std::vector<ServeCase> serve_validation_cases() {
           "bf16 peak (4.84 s), and its TPOT x tok/s says ~1000 sequences decoded at once where "
           "v0.9.2 caps an A100 at 256: not reproducible at the stated lengths and defaults "
           "(docs/VALIDATION.md)";
+    sharegpt_spread(r);
     return r;
   };
   // ai.wmx.dev/benchmarks, "Baseline serving benchmark for serving/raw-vllm" (commit 8e78aaa of the
