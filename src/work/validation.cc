@@ -437,6 +437,12 @@ ValidationCase open_case(ValidationCase c) {
   return c;
 }
 
+// A row whose name would repeat another's (same model and sequence, another micro-batch).
+ValidationCase mb_named(ValidationCase c) {
+  c.name += fmt::format(" mb {}", c.plan.micro_batch);
+  return c;
+}
+
 // Narayanan et al. eq. 3: FLOPs per iteration with full recomputation, 96·B·s·l·h²·(1 + s/6h +
 // V/16lh).
 double narayanan_flops(const Model& m, const Job& j) {
@@ -481,6 +487,55 @@ std::vector<ValidationCase> validation_cases() {
       mosaic("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 3, 21, true, 916),
       mosaic_a100_70b(32, 2, 16, 373),
       mosaic_a100_70b(64, 8, 4, 410),
+      // The A100 80GB table's other rows (README at commit 061f2c7ce64e): the small models (MPT-3B,
+      // 1B, 760M, 350M, 125M) at every sequence length it gives, 8 GPUs each, in its order; MPT
+      // shapes as the A100 40GB rows take them (mpt_size). MPT-125M has two sequence-2048 rows
+      // (micro-batch 40 and 32): the second is named by its micro-batch. Open, over 15 %: MPT-125M
+      // at sequence 512-8,192 (+15.6 to +31.5 %), MPT-350M at 1,024 and 512 (+17.6 %, +17.9 %) and
+      // MPT-760M at 1,024 and 512 (+34.4 %, +43.5 %), the small-model lean (docs/VALIDATION.md,
+      // 'What the A100 40GB rows ran'); the two 760M rows measure below the same model's
+      // sequence-2048 row (MFU 47.8 and 45.1 against 56.9 %).
+      mosaic("3B", mpt_size("3B"), 65536, 1, 2, true, 1767),
+      mosaic("3B", mpt_size("3B"), 32768, 3, 6, true, 3029),
+      mosaic("3B", mpt_size("3B"), 16384, 1, 6, false, 5529),
+      mosaic("3B", mpt_size("3B"), 8192, 3, 6, false, 7695),
+      mosaic("3B", mpt_size("3B"), 4096, 5, 6, false, 9457),
+      mosaic("3B", mpt_size("3B"), 2048, 10, 2, false, 10811),
+      mosaic("3B", mpt_size("3B"), 1024, 20, 6, false, 11580),
+      mosaic("3B", mpt_size("3B"), 512, 40, 6, false, 12127),
+      mosaic("1B", mpt_size("1B"), 65536, 1, 2, true, 3044),
+      mosaic("1B", mpt_size("1B"), 32768, 1, 4, false, 6275),
+      mosaic("1B", mpt_size("1B"), 16384, 2, 4, false, 9956),
+      mosaic("1B", mpt_size("1B"), 8192, 3, 4, false, 13814),
+      mosaic("1B", mpt_size("1B"), 4096, 7, 4, false, 17807),
+      mosaic("1B", mpt_size("1B"), 2048, 14, 4, false, 20513),
+      mosaic("1B", mpt_size("1B"), 1024, 18, 4, false, 22112),
+      mosaic("1B", mpt_size("1B"), 512, 56, 4, false, 23148),
+      mosaic("760M", mpt_size("760M"), 65536, 1, 2, true, 4143),
+      mosaic("760M", mpt_size("760M"), 32768, 1, 2, false, 8802),
+      mosaic("760M", mpt_size("760M"), 16384, 3, 2, false, 14274),
+      mosaic("760M", mpt_size("760M"), 8192, 6, 2, false, 20933),
+      mosaic("760M", mpt_size("760M"), 4096, 12, 2, false, 27351),
+      mosaic("760M", mpt_size("760M"), 2048, 24, 2, false, 32434),
+      open_case(mosaic("760M", mpt_size("760M"), 1024, 48, 2, false, 29765)),
+      open_case(mosaic("760M", mpt_size("760M"), 512, 96, 2, false, 29446)),
+      mosaic("350M", mpt_size("350M"), 65536, 1, 2, false, 7524),
+      mosaic("350M", mpt_size("350M"), 32768, 2, 2, false, 13652),
+      mosaic("350M", mpt_size("350M"), 16384, 4, 2, false, 23559),
+      mosaic("350M", mpt_size("350M"), 8192, 8, 2, false, 36569),
+      mosaic("350M", mpt_size("350M"), 4096, 16, 2, false, 49555),
+      mosaic("350M", mpt_size("350M"), 2048, 32, 2, false, 58782),
+      open_case(mosaic("350M", mpt_size("350M"), 1024, 64, 2, false, 64813)),
+      open_case(mosaic("350M", mpt_size("350M"), 512, 128, 2, false, 69330)),
+      mosaic("125M", mpt_size("125M"), 65536, 1, 2, false, 20368),
+      mosaic("125M", mpt_size("125M"), 32768, 2, 2, false, 36407),
+      mosaic("125M", mpt_size("125M"), 16384, 4, 2, false, 60040),
+      open_case(mosaic("125M", mpt_size("125M"), 8192, 8, 2, false, 90392)),
+      open_case(mosaic("125M", mpt_size("125M"), 4096, 16, 2, false, 118396)),
+      open_case(mosaic("125M", mpt_size("125M"), 2048, 40, 2, false, 142830)),
+      open_case(mb_named(mosaic("125M", mpt_size("125M"), 2048, 32, 2, false, 141737))),
+      open_case(mosaic("125M", mpt_size("125M"), 1024, 64, 2, false, 156468)),
+      open_case(mosaic("125M", mpt_size("125M"), 512, 128, 2, false, 165681)),
       mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 8, 6, 1, false, 10643),
       mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 8, 16, 2, true, 8611),
       mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 64, 2, 1, false, 4800),
