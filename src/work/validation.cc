@@ -75,6 +75,22 @@ Model mpt(const std::string& id, int layers, int hidden, int heads) {
   return m;
 }
 
+// MPT shapes by llm-foundry size label (scripts/train/yamls/pretrain/mpt-{size}.yaml; mpt-70b.yaml:
+// 80 layers, d_model 8192, 64 heads; mpt-3b.yaml 32, 2560, 20; mpt-1b.yaml 24, 2048, 16;
+// mpt-760m.yaml 24, 1536, 12; mpt-350m.yaml 24, 1024, 16; mpt-125m.yaml 12, 768, 12), expansion
+// ratio 4, vocabulary 50368.
+Model mpt_size(const std::string& size) {
+  if (size == "70B") return mpt("mpt-70b", 80, 8192, 64);
+  if (size == "30B") return mpt("mpt-30b", 48, 7168, 64);
+  if (size == "13B") return mpt("mpt-13b", 40, 5120, 40);
+  if (size == "7B") return mpt("mpt-7b", 32, 4096, 32);
+  if (size == "3B") return mpt("mpt-3b", 32, 2560, 20);
+  if (size == "1B") return mpt("mpt-1b", 24, 2048, 16);
+  if (size == "760M") return mpt("mpt-760m", 24, 1536, 12);
+  if (size == "350M") return mpt("mpt-350m", 24, 1024, 16);
+  return mpt("mpt-125m", 12, 768, 12);
+}
+
 // Fused attention, FSDP (ZeRO-3 over every GPU, one replica per GPU), bf16, on DGX A100 80GB boxes.
 // The measured figure is tokens/s per GPU. recompute: none, or full for "activation checkpointing:
 // True" (llm-foundry's FSDP checkpointing is whole blocks; it has no selective mode).
@@ -106,15 +122,14 @@ Switch composer_2023_reduce() { return Switch::kOff; }
 
 // MosaicML llm-foundry, scripts/train/benchmarking/README.md, table "A100 80GB with 1600 Gbps
 // node-node interconnect (RoCE)": MPT models, 8 GPUs, FULL_SHARD, amp_bf16, Triton/flash attention.
-ValidationCase mosaic(const std::string& size, const Model& m, int seq, int mb, int accum,
-                      bool ckpt, double tps) {
+ValidationCase mosaic(const std::string& size, int seq, int mb, int accum, bool ckpt, double tps) {
   ValidationCase c = fsdp_case(
       fmt::format("MPT {} seq {} {}", size, seq, ckpt ? "full recompute" : "no recompute"),
       fmt::format(
           "llm-foundry benchmarking README, A100 80GB table, {} seq {} row (8 GPUs, micro-batch "
           "{}, accumulation {}, checkpointing {})",
           size, seq, mb, accum, ckpt ? "True" : "False"),
-      m, 8, seq, mb, mb * accum * 8, ckpt ? Recompute::kFull : Recompute::kNone, tps);
+      mpt_size(size), 8, seq, mb, mb * accum * 8, ckpt ? Recompute::kFull : Recompute::kNone, tps);
   c.job.framework = Framework::kFsdp1;  // Composer's FSDP (FlatParameter), not FSDP2
   c.job.grad_fp32 = composer_2023_reduce();
   return c;
@@ -126,7 +141,7 @@ ValidationCase mosaic(const std::string& size, const Model& m, int seq, int mb, 
 // buffers), so gradients are reduced in bf16 as in the table's DEFAULT rows; FULL_SHARD,
 // checkpointing True.
 ValidationCase mosaic_a100_70b(int gpus, int mb, int accum, double tps) {
-  ValidationCase c = mosaic("70B", mpt("mpt-70b", 80, 8192, 64), 2048, mb, accum, true, tps);
+  ValidationCase c = mosaic("70B", 2048, mb, accum, true, tps);
   c.name = fmt::format("MPT 70B seq 2048 {} GPUs full recompute", gpus);
   c.source = fmt::format(
       "llm-foundry benchmarking README, A100 80GB table, 70B seq 2048 {} GPUs row (micro-batch {}, "
@@ -144,35 +159,33 @@ ValidationCase mosaic_a100_70b(int gpus, int mb, int accum, double tps) {
 // as the A100 80GB table's MPT-70B rows read), Triton flash attention (the pretrain yamls'
 // attn_impl), the table's micro-batch, accumulation, sequence and checkpointing. The node is
 // examples/validation/dgx-a100-320gb-roce.yaml (the README names the GPU and the 1600 Gb/s RoCE
-// between nodes; the rest is the DGX A100 320GB layout, stated there), GPUs / 8 boxes. MPT-350M
-// and 125M: llm-foundry scripts/train/yamls/pretrain/mpt-350m.yaml (d_model 1024, 16 heads, 24
-// layers) and mpt-125m.yaml (768, 12, 12), expansion ratio 4, vocabulary 50368; the larger sizes
-// as the rows above.
-Model mpt_size(const std::string& size) {
-  if (size == "70B") return mpt("mpt-70b", 80, 8192, 64);
-  if (size == "30B") return mpt("mpt-30b", 48, 7168, 64);
-  if (size == "13B") return mpt("mpt-13b", 40, 5120, 40);
-  if (size == "7B") return mpt("mpt-7b", 32, 4096, 32);
-  if (size == "3B") return mpt("mpt-3b", 32, 2560, 20);
-  if (size == "1B") return mpt("mpt-1b", 24, 2048, 16);
-  if (size == "760M") return mpt("mpt-760m", 24, 1536, 12);
-  if (size == "350M") return mpt("mpt-350m", 24, 1024, 16);
-  return mpt("mpt-125m", 12, 768, 12);
+// between nodes; the rest is the DGX A100 320GB layout, stated there), GPUs / 8 boxes; MPT shapes
+// by mpt_size.
+
+// A row of one of the README's tables over one or more boxes (GPUs / 8): `label` names the GPU in
+// the row's name, `table` the README's table, `extra` what the table's columns add to the source.
+ValidationCase mosaic_boxes(const std::string& label, const std::string& table,
+                            const std::string& extra, const std::string& chassis,
+                            const std::string& size, int seq, int gpus, int mb, int accum,
+                            bool ckpt, double tps) {
+  ValidationCase c = fsdp_case(
+      fmt::format("MPT {} {} seq {} {} GPUs", size, label, seq, gpus),
+      fmt::format("llm-foundry benchmarking README, {} table, {} seq {} {} GPUs row (micro-batch "
+                  "{}, accumulation {}, checkpointing {}{})",
+                  table, size, seq, gpus, mb, accum, ckpt ? "True" : "False", extra),
+      mpt_size(size), gpus, seq, mb, mb * accum * gpus, ckpt ? Recompute::kFull : Recompute::kNone,
+      tps);
+  c.chassis = chassis;
+  c.job.framework = Framework::kFsdp1;  // Composer's FSDP (FlatParameter), not FSDP2
+  c.job.grad_fp32 = composer_2023_reduce();
+  return c;
 }
 
 ValidationCase mosaic_a100_40gb(const std::string& size, int seq, int gpus, int mb, int accum,
                                 bool ckpt, double tps) {
-  ValidationCase c = fsdp_case(
-      fmt::format("MPT {} A100 40GB seq {} {} GPUs", size, seq, gpus),
-      fmt::format("llm-foundry benchmarking README, A100 40GB table, {} seq {} {} GPUs row "
-                  "(micro-batch {}, accumulation {}, checkpointing {}, bf16 PURE)",
-                  size, seq, gpus, mb, accum, ckpt ? "True" : "False"),
-      mpt_size(size), gpus, seq, mb, mb * accum * gpus, ckpt ? Recompute::kFull : Recompute::kNone,
-      tps);
-  c.chassis = "examples/validation/dgx-a100-320gb-roce.yaml";
-  c.job.framework = Framework::kFsdp1;  // Composer's FSDP (FlatParameter), not FSDP2
-  c.job.grad_fp32 = composer_2023_reduce();
-  return c;
+  return mosaic_boxes("A100 40GB", "A100 40GB", ", bf16 PURE",
+                      "examples/validation/dgx-a100-320gb-roce.yaml", size, seq, gpus, mb, accum,
+                      ckpt, tps);
 }
 
 // torchtitan docs/performance.md: Llama on 64 A100 80GB with FSDP2, local batch 1 or 2 (global =
@@ -238,19 +251,10 @@ ValidationCase nemo_lora(const std::string& id, int gpus, int tp, int pp, double
 // The same README, table "H100 80GB BF16": MPT models on H100 boxes (dgx-h100), FULL_SHARD,
 // amp_bf16, at 8, 32 and 64 GPUs. MPT-70B: llm-foundry's mpt-70b.yaml (80 layers, d_model 8192, 64
 // heads).
-ValidationCase mosaic_h100(const std::string& size, const Model& m, int seq, int gpus, int mb,
-                           int accum, bool ckpt, double tps) {
-  ValidationCase c = fsdp_case(fmt::format("MPT {} H100 seq {} {} GPUs", size, seq, gpus),
-                               fmt::format("llm-foundry benchmarking README, H100 80GB BF16 table, "
-                                           "{} seq {} {} GPUs row (micro-batch {}, "
-                                           "accumulation {}, checkpointing {})",
-                                           size, seq, gpus, mb, accum, ckpt ? "True" : "False"),
-                               m, gpus, seq, mb, mb * accum * gpus,
-                               ckpt ? Recompute::kFull : Recompute::kNone, tps);
-  c.chassis = "dgx-h100";
-  c.job.framework = Framework::kFsdp1;  // Composer's FSDP (FlatParameter), not FSDP2
-  c.job.grad_fp32 = composer_2023_reduce();
-  return c;
+ValidationCase mosaic_h100(const std::string& size, int seq, int gpus, int mb, int accum, bool ckpt,
+                           double tps) {
+  return mosaic_boxes("H100", "H100 80GB BF16", "", "dgx-h100", size, seq, gpus, mb, accum, ckpt,
+                      tps);
 }
 
 // NeMo AutoModel performance summary (docs.nvidia.com/nemo/automodel/latest/performance/
@@ -481,10 +485,10 @@ std::vector<ValidationCase> validation_cases() {
       automodel_lora("llama3-8b", 1, 1, Recompute::kNone, 12472.87),
       automodel_lora("llama3-70b", 8, 2, Recompute::kFull, 1091.85),
       automodel_lora("llama3-70b", 16, 2, Recompute::kFull, 984.85),
-      mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 6, 2, false, 4641),
-      mosaic("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 2, 3, false, 2262),
-      mosaic("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 16, 2, true, 3684),
-      mosaic("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 3, 21, true, 916),
+      mosaic("7B", 2048, 6, 2, false, 4641),
+      mosaic("13B", 2048, 2, 3, false, 2262),
+      mosaic("7B", 4096, 16, 2, true, 3684),
+      mosaic("30B", 2048, 3, 21, true, 916),
       mosaic_a100_70b(32, 2, 16, 373),
       mosaic_a100_70b(64, 8, 4, 410),
       // The A100 80GB table's other rows (README at commit 061f2c7ce64e): the small models (MPT-3B,
@@ -495,76 +499,76 @@ std::vector<ValidationCase> validation_cases() {
       // MPT-760M at 1,024 and 512 (+34.4 %, +43.5 %), the small-model lean (docs/VALIDATION.md,
       // 'What the A100 40GB rows ran'); the two 760M rows measure below the same model's
       // sequence-2048 row (MFU 47.8 and 45.1 against 56.9 %).
-      mosaic("3B", mpt_size("3B"), 65536, 1, 2, true, 1767),
-      mosaic("3B", mpt_size("3B"), 32768, 3, 6, true, 3029),
-      mosaic("3B", mpt_size("3B"), 16384, 1, 6, false, 5529),
-      mosaic("3B", mpt_size("3B"), 8192, 3, 6, false, 7695),
-      mosaic("3B", mpt_size("3B"), 4096, 5, 6, false, 9457),
-      mosaic("3B", mpt_size("3B"), 2048, 10, 2, false, 10811),
-      mosaic("3B", mpt_size("3B"), 1024, 20, 6, false, 11580),
-      mosaic("3B", mpt_size("3B"), 512, 40, 6, false, 12127),
-      mosaic("1B", mpt_size("1B"), 65536, 1, 2, true, 3044),
-      mosaic("1B", mpt_size("1B"), 32768, 1, 4, false, 6275),
-      mosaic("1B", mpt_size("1B"), 16384, 2, 4, false, 9956),
-      mosaic("1B", mpt_size("1B"), 8192, 3, 4, false, 13814),
-      mosaic("1B", mpt_size("1B"), 4096, 7, 4, false, 17807),
-      mosaic("1B", mpt_size("1B"), 2048, 14, 4, false, 20513),
-      mosaic("1B", mpt_size("1B"), 1024, 18, 4, false, 22112),
-      mosaic("1B", mpt_size("1B"), 512, 56, 4, false, 23148),
-      mosaic("760M", mpt_size("760M"), 65536, 1, 2, true, 4143),
-      mosaic("760M", mpt_size("760M"), 32768, 1, 2, false, 8802),
-      mosaic("760M", mpt_size("760M"), 16384, 3, 2, false, 14274),
-      mosaic("760M", mpt_size("760M"), 8192, 6, 2, false, 20933),
-      mosaic("760M", mpt_size("760M"), 4096, 12, 2, false, 27351),
-      mosaic("760M", mpt_size("760M"), 2048, 24, 2, false, 32434),
-      open_case(mosaic("760M", mpt_size("760M"), 1024, 48, 2, false, 29765)),
-      open_case(mosaic("760M", mpt_size("760M"), 512, 96, 2, false, 29446)),
-      mosaic("350M", mpt_size("350M"), 65536, 1, 2, false, 7524),
-      mosaic("350M", mpt_size("350M"), 32768, 2, 2, false, 13652),
-      mosaic("350M", mpt_size("350M"), 16384, 4, 2, false, 23559),
-      mosaic("350M", mpt_size("350M"), 8192, 8, 2, false, 36569),
-      mosaic("350M", mpt_size("350M"), 4096, 16, 2, false, 49555),
-      mosaic("350M", mpt_size("350M"), 2048, 32, 2, false, 58782),
-      open_case(mosaic("350M", mpt_size("350M"), 1024, 64, 2, false, 64813)),
-      open_case(mosaic("350M", mpt_size("350M"), 512, 128, 2, false, 69330)),
-      mosaic("125M", mpt_size("125M"), 65536, 1, 2, false, 20368),
-      mosaic("125M", mpt_size("125M"), 32768, 2, 2, false, 36407),
-      mosaic("125M", mpt_size("125M"), 16384, 4, 2, false, 60040),
-      open_case(mosaic("125M", mpt_size("125M"), 8192, 8, 2, false, 90392)),
-      open_case(mosaic("125M", mpt_size("125M"), 4096, 16, 2, false, 118396)),
-      open_case(mosaic("125M", mpt_size("125M"), 2048, 40, 2, false, 142830)),
-      open_case(mb_named(mosaic("125M", mpt_size("125M"), 2048, 32, 2, false, 141737))),
-      open_case(mosaic("125M", mpt_size("125M"), 1024, 64, 2, false, 156468)),
-      open_case(mosaic("125M", mpt_size("125M"), 512, 128, 2, false, 165681)),
-      mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 2048, 8, 6, 1, false, 10643),
-      mosaic_h100("7B", mpt("mpt-7b", 32, 4096, 32), 4096, 8, 16, 2, true, 8611),
-      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 64, 2, 1, false, 4800),
-      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 4096, 8, 10, 3, true, 4717),
-      mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 8, 3, 21, true, 2002),
-      mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 32, 2, 16, true, 882),
-      mosaic_h100("70B", mpt("mpt-70b", 80, 8192, 64), 2048, 64, 8, 4, true, 1039),
+      mosaic("3B", 65536, 1, 2, true, 1767),
+      mosaic("3B", 32768, 3, 6, true, 3029),
+      mosaic("3B", 16384, 1, 6, false, 5529),
+      mosaic("3B", 8192, 3, 6, false, 7695),
+      mosaic("3B", 4096, 5, 6, false, 9457),
+      mosaic("3B", 2048, 10, 2, false, 10811),
+      mosaic("3B", 1024, 20, 6, false, 11580),
+      mosaic("3B", 512, 40, 6, false, 12127),
+      mosaic("1B", 65536, 1, 2, true, 3044),
+      mosaic("1B", 32768, 1, 4, false, 6275),
+      mosaic("1B", 16384, 2, 4, false, 9956),
+      mosaic("1B", 8192, 3, 4, false, 13814),
+      mosaic("1B", 4096, 7, 4, false, 17807),
+      mosaic("1B", 2048, 14, 4, false, 20513),
+      mosaic("1B", 1024, 18, 4, false, 22112),
+      mosaic("1B", 512, 56, 4, false, 23148),
+      mosaic("760M", 65536, 1, 2, true, 4143),
+      mosaic("760M", 32768, 1, 2, false, 8802),
+      mosaic("760M", 16384, 3, 2, false, 14274),
+      mosaic("760M", 8192, 6, 2, false, 20933),
+      mosaic("760M", 4096, 12, 2, false, 27351),
+      mosaic("760M", 2048, 24, 2, false, 32434),
+      open_case(mosaic("760M", 1024, 48, 2, false, 29765)),
+      open_case(mosaic("760M", 512, 96, 2, false, 29446)),
+      mosaic("350M", 65536, 1, 2, false, 7524),
+      mosaic("350M", 32768, 2, 2, false, 13652),
+      mosaic("350M", 16384, 4, 2, false, 23559),
+      mosaic("350M", 8192, 8, 2, false, 36569),
+      mosaic("350M", 4096, 16, 2, false, 49555),
+      mosaic("350M", 2048, 32, 2, false, 58782),
+      open_case(mosaic("350M", 1024, 64, 2, false, 64813)),
+      open_case(mosaic("350M", 512, 128, 2, false, 69330)),
+      mosaic("125M", 65536, 1, 2, false, 20368),
+      mosaic("125M", 32768, 2, 2, false, 36407),
+      mosaic("125M", 16384, 4, 2, false, 60040),
+      open_case(mosaic("125M", 8192, 8, 2, false, 90392)),
+      open_case(mosaic("125M", 4096, 16, 2, false, 118396)),
+      open_case(mosaic("125M", 2048, 40, 2, false, 142830)),
+      open_case(mb_named(mosaic("125M", 2048, 32, 2, false, 141737))),
+      open_case(mosaic("125M", 1024, 64, 2, false, 156468)),
+      open_case(mosaic("125M", 512, 128, 2, false, 165681)),
+      mosaic_h100("7B", 2048, 8, 6, 1, false, 10643),
+      mosaic_h100("7B", 4096, 8, 16, 2, true, 8611),
+      mosaic_h100("13B", 2048, 64, 2, 1, false, 4800),
+      mosaic_h100("13B", 4096, 8, 10, 3, true, 4717),
+      mosaic_h100("30B", 2048, 8, 3, 21, true, 2002),
+      mosaic_h100("70B", 2048, 32, 2, 16, true, 882),
+      mosaic_h100("70B", 2048, 64, 8, 4, true, 1039),
       // The same table's other sequence-2048 rows (README at commit 061f2c7ce64e): every model's
       // scaling over 8-64 GPUs (FSDP FULL_SHARD over one to eight boxes). MPT-3B, 1B and 760M:
       // llm-foundry scripts/train/yamls/pretrain/mpt-3b.yaml (d_model 2560, 20 heads, 32 layers),
       // mpt-1b.yaml (2048, 16, 24), mpt-760m.yaml (1536, 12, 24), expansion ratio 4, vocabulary
       // 50368.
-      mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 16, 10, 3, true, 2263),
-      mosaic_h100("30B", mpt("mpt-30b", 48, 7168, 64), 2048, 32, 14, 3, true, 2308),
-      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 8, 2, 1, false, 4792),
-      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 16, 2, 1, false, 4767),
-      mosaic_h100("13B", mpt("mpt-13b", 40, 5120, 40), 2048, 32, 2, 1, false, 4811),
-      mosaic_h100("3B", mpt("mpt-3b", 32, 2560, 20), 2048, 16, 10, 3, false, 24142),
-      mosaic_h100("3B", mpt("mpt-3b", 32, 2560, 20), 2048, 32, 6, 3, false, 23021),
-      mosaic_h100("3B", mpt("mpt-3b", 32, 2560, 20), 2048, 64, 6, 3, false, 22525),
-      mosaic_h100("1B", mpt("mpt-1b", 24, 2048, 16), 2048, 8, 14, 1, false, 45455),
-      mosaic_h100("1B", mpt("mpt-1b", 24, 2048, 16), 2048, 16, 20, 1, false, 46037),
-      mosaic_h100("1B", mpt("mpt-1b", 24, 2048, 16), 2048, 32, 20, 1, false, 45130),
-      mosaic_h100("1B", mpt("mpt-1b", 24, 2048, 16), 2048, 64, 20, 1, false, 44402),
+      mosaic_h100("30B", 2048, 16, 10, 3, true, 2263),
+      mosaic_h100("30B", 2048, 32, 14, 3, true, 2308),
+      mosaic_h100("13B", 2048, 8, 2, 1, false, 4792),
+      mosaic_h100("13B", 2048, 16, 2, 1, false, 4767),
+      mosaic_h100("13B", 2048, 32, 2, 1, false, 4811),
+      mosaic_h100("3B", 2048, 16, 10, 3, false, 24142),
+      mosaic_h100("3B", 2048, 32, 6, 3, false, 23021),
+      mosaic_h100("3B", 2048, 64, 6, 3, false, 22525),
+      mosaic_h100("1B", 2048, 8, 14, 1, false, 45455),
+      mosaic_h100("1B", 2048, 16, 20, 1, false, 46037),
+      mosaic_h100("1B", 2048, 32, 20, 1, false, 45130),
+      mosaic_h100("1B", 2048, 64, 20, 1, false, 44402),
       // Open: +19.9 %; the measurement is 8 % below the same model's 16-GPU row at the same
       // micro-batch (docs/VALIDATION.md, "More public rows").
-      open_case(mosaic_h100("760M", mpt("mpt-760m", 24, 1536, 12), 2048, 8, 24, 2, false, 63147)),
-      mosaic_h100("760M", mpt("mpt-760m", 24, 1536, 12), 2048, 16, 24, 1, false, 68551),
-      mosaic_h100("760M", mpt("mpt-760m", 24, 1536, 12), 2048, 32, 24, 1, false, 67971),
+      open_case(mosaic_h100("760M", 2048, 8, 24, 2, false, 63147)),
+      mosaic_h100("760M", 2048, 16, 24, 1, false, 68551),
+      mosaic_h100("760M", 2048, 32, 24, 1, false, 67971),
       // llm-foundry's A100 40GB table (README at commit 061f2c7ce64e), every row, in its order.
       // Open, over 15 % (docs/VALIDATION.md, "The A100 40GB table"): MPT-70B on 64 GPUs (+46.5 %:
       // micro-batch 2, one a step; the 128-GPU row at micro-batch 4 reads +14.9 %, and the
