@@ -728,14 +728,13 @@ std::vector<ServeCase> serve_validation_cases() {
           "model does not describe";
     return r;
   };
-  // TensorRT-LLM's optimized command on the A100 page's random runs (every request at once;
-  // lengths from each run's totals: 3200000 / 9932 over 100, 1997942 / 99760 and 998175 / 50000
-  // over 500, 127698 / 4000 over 1000).
   // TensorRT-LLM's optimized command (chunked prefill, 40960 positions) on the A100 pages' random
   // runs and the Qwen3 32B H100 page's (its FP8 checkpoint there), every request at once; lengths
   // from each run's totals (Qwen3 14B A100: 3200000 / 9932 over 100, 1997942 / 99760 and 998175 /
   // 50000 over 500, 127698 / 4000 over 1000; Qwen3 32B H100: 7832, 99888, 50000, 4000 generated;
   // Qwen3 32B A100: 7880, 99874, 50000, 4000).
+  // The `vllm bench serve` arguments of a page's random run: the --random-input-len it asked for
+  // (32000, 4000, 2000 or 128) from the run's mean prompt.
   auto random_bench = [](int input, int asked, int requests) {
     return fmt::format(
         "--dataset-name random --random-input-len {} --random-output-len {} --num-prompts {} "
@@ -786,14 +785,7 @@ std::vector<ServeCase> serve_validation_cases() {
                       "v0.5.5.post1", false, "qwen3-14b", "Qwen3 14B", fp8, "random", input, output,
                       requests, requests, ttft_ms, itl_ms, tok_s,
                       "python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8",
-                      fmt::format("--dataset-name random --random-input-len {} "
-                                  "--random-output-len {} --num-prompts {} --seed 42",
-                                  input >= 32000  ? 32000
-                                  : input >= 3000 ? 4000
-                                  : input >= 1000 ? 2000
-                                                  : 128,
-                                  asked, requests),
-                      "");
+                      random_bench(input, asked, requests), "");
   };
   const std::string g70 = "eef8ebf83cadd690f6fb4ee87b30fe1a",
                     gphi = "a1e546da84999df665cd9131f5ab64e0";

@@ -77,16 +77,13 @@ TEST(ServeCli, OpenLoop) {
 // the fp16 rate and says so, where asking it for fp8 compute would be refused.
 TEST(ServeCli, SixteenBitWeightsOnAGpuWithoutBf16RunAsFp16) {
   const std::string box = temp_dir() + "/t4.yaml";
-  {
-    std::ofstream f(box);
-    f << "name: one-t4\n"
-         "description: one T4 on a Xeon Gold 6248\n"
-         "nodes:\n"
-         "  - {id: cpu0, kind: cpu, part: xeon-gold-6248}\n"
-         "  - {id: gpu0, kind: gpu, part: t4}\n"
-         "links:\n"
-         "  - {a: gpu0, b: cpu0, tech: pcie3, width: 16}\n";
-  }
+  std::ofstream(box) << "name: one-t4\n"
+                        "description: one T4 on a Xeon Gold 6248\n"
+                        "nodes:\n"
+                        "  - {id: cpu0, kind: cpu, part: xeon-gold-6248}\n"
+                        "  - {id: gpu0, kind: gpu, part: t4}\n"
+                        "links:\n"
+                        "  - {a: gpu0, b: cpu0, tech: pcie3, width: 16}\n";
   auto r = run_cli("serve " + box + " --model qwen2.5-0.5b --concurrency 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(flat(r.out).find("t4 has no BF16 tensor cores: 16-bit weights run as fp16"),
