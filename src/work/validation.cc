@@ -257,6 +257,16 @@ ValidationCase mosaic_h100(const std::string& size, int seq, int gpus, int mb, i
                       tps);
 }
 
+// The same README, table "H100 80GB FP8": Composer's amp_fp8 (Transformer Engine's fp8_autocast
+// around the model's linear layers), otherwise as the BF16 table's rows.
+ValidationCase mosaic_h100_fp8(const std::string& size, int seq, int mb, int accum, bool ckpt,
+                               double tps) {
+  ValidationCase c = mosaic_boxes("H100 fp8", "H100 80GB FP8", "", "dgx-h100", size, seq, 8, mb,
+                                  accum, ckpt, tps);
+  c.job.precision = Precision::kFp8;
+  return c;
+}
+
 // NeMo AutoModel performance summary (docs.nvidia.com/nemo/automodel/latest/performance/
 // performance-summary.md), "Fine-Tuning (LoRA) Performance" table, DGX-H100, BF16: PyTorch FSDP2
 // over Hugging Face models (not Megatron-core), LoRA dim 16 on every linear layer
@@ -622,6 +632,18 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_h100("760M", 4096, 8, 12, 2, false, 55459),
       mosaic_h100("760M", 1024, 8, 48, 2, false, 78581),
       mosaic_h100("760M", 512, 8, 96, 2, false, 83749),
+      // The H100 FP8 table (README at commit 061f2c7ce64e), every row, in its order.
+      mosaic_h100_fp8("3B", 32768, 3, 6, true, 5856),
+      mosaic_h100_fp8("3B", 8192, 3, 6, false, 19146),
+      mosaic_h100_fp8("3B", 2048, 10, 6, false, 30586),
+      mosaic_h100_fp8("3B", 512, 40, 6, false, 36527),
+      mosaic_h100_fp8("1B", 32768, 1, 4, false, 12580),
+      mosaic_h100_fp8("1B", 8192, 2, 4, false, 32010),
+      mosaic_h100_fp8("1B", 512, 56, 4, false, 70315),
+      mosaic_h100_fp8("350M", 32768, 1, 4, false, 24439),
+      mosaic_h100_fp8("350M", 16384, 2, 4, false, 42929),
+      // Open: +18.5 %, the small-model lean at its largest (d_model 1024, sequence 512).
+      open_case(mosaic_h100_fp8("350M", 512, 56, 4, false, 154420)),
       // llm-foundry's A100 40GB table (README at commit 061f2c7ce64e), every row, in its order.
       // Open, over 15 % (docs/VALIDATION.md, "The A100 40GB table"): MPT-70B on 64 GPUs (+46.5 %:
       // micro-batch 2, one a step; the 128-GPU row at micro-batch 4 reads +14.9 %, and the
