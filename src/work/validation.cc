@@ -261,8 +261,8 @@ ValidationCase mosaic_h100(const std::string& size, int seq, int gpus, int mb, i
 // around the model's linear layers), otherwise as the BF16 table's rows.
 ValidationCase mosaic_h100_fp8(const std::string& size, int seq, int mb, int accum, bool ckpt,
                                double tps) {
-  ValidationCase c = mosaic_boxes("H100 fp8", "H100 80GB FP8", "", "dgx-h100", size, seq, 8, mb,
-                                  accum, ckpt, tps);
+  ValidationCase c =
+      mosaic_boxes("H100 fp8", "H100 80GB FP8", "", "dgx-h100", size, seq, 8, mb, accum, ckpt, tps);
   c.job.precision = Precision::kFp8;
   return c;
 }
