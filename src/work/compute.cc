@@ -573,6 +573,21 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   return c;
 }
 
+double metric_loss_time(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
+  const int passes = framework_traits(job, p).metric_loss_passes;
+  if (passes <= 0) return 0;
+  const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
+  const double logits = static_cast<double>(job.seq) * mb / p.cp * m.vocab / p.tp;
+  // One pass per logit as the eager loss of hf_stack.h runs it forward (kHfLossForwardBytes):
+  // the bf16 logits cast to fp32 (read 2, write 4, element-wise) and log_softmax's three passes
+  // (read 4 three times, write 4, a softmax kernel); nll_loss and the sum are one value a row.
+  EagerOps ce;
+  ce.add(EagerKernel::kElementwise, 6);
+  ce.add(EagerKernel::kSoftmax, kHfLossForwardBytes - 6);
+  ce.add(EagerKernel::kElementwise, 0, 2);
+  return passes * (ce.peak_bytes * logits / gpu.memory_bytes_per_s + ce.kernels * kLaunchS);
+}
+
 double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec& gpu) {
   int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
   double S = static_cast<double>(job.seq) * mb / p.cp, V = static_cast<double>(m.vocab) / p.tp;
@@ -586,7 +601,8 @@ double head_compute(const Model& m, const Job& job, const Plan& p, const GpuSpec
   if (job.mode == Mode::kLora) b = f;
   if (job.framework == Framework::kHf)
     return hf_eager_head(f + b, m, job, p, gpu.memory_bytes_per_s, kLaunchS);
-  return f + b + loss + memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
+  return f + b + loss + metric_loss_time(m, job, p, gpu) +
+         memory_time(gpu, 4 * S * m.hidden);  // embedding gather and its gradient
 }
 
 double fp8_weight_cast_time(double params, const GpuSpec& gpu) {

@@ -390,5 +390,35 @@ TEST(WorkComputeShapes, SelectiveRecomputeRunsTheFusedCoreAgain) {
   EXPECT_NEAR(sel.mlp_b, none.mlp_b, 1e-15);
 }
 
+TEST(WorkComputeShapes, ComposerTrainMetricsRunTwoEagerCrossEntropies) {
+  // Composer updates LanguageCrossEntropy and LanguagePerplexity every micro-batch, each a
+  // torch CrossEntropyLoss over all the logits under autocast (fsdp1: metric_loss_passes 2).
+  // MPT-125M (vocabulary 50368) at micro-batch 26 of 2048 tokens on an A100 SXM 80GB (2039 GB/s):
+  // 53,248 x 50,368 = 2.6820e9 logits. Per logit and pass: the cast, 6 bytes at the element-wise
+  // share 3478/4800 (8.2806 peak bytes), and log_softmax, 16 bytes at the softmax share 3702/4800
+  // (20.746): 29.026 peak bytes, 0.038180 s at 2039 GB/s, + 4 kernels of 3 us. Two passes:
+  // 0.07638 s a micro-batch, 1.43 us a token, where the fused loss is 10 bytes a logit.
+  auto c = topo::load_chassis("dgx-a100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  Model m = find_model("gpt3-175b");
+  m.layers = 12, m.hidden = 768, m.heads = 12, m.ffn = 3072, m.vocab = 50368;
+  Job j;
+  j.seq = 2048, j.micro_batch = 26, j.global_batch = 26 * 8;
+  j.framework = Framework::kFsdp1;
+  Plan p;
+  p.dp = 8, p.zero = 3, p.micro_batch = 26;
+  const double logits = 2048.0 * 26 * 50368;
+  const double pass = (6 / (3478.0 / 4800) + 16 / (3702.0 / 4800)) * logits / 2039e9 + 4 * 3e-6;
+  EXPECT_NEAR(metric_loss_time(m, j, p, g), 2 * pass, 1e-12);
+  EXPECT_NEAR(metric_loss_time(m, j, p, g), 0.07638, 1e-4);
+  const double with_metrics = head_compute(m, j, p, g);
+  // Megatron and torchtitan (fsdp) keep no such metrics: the head is 2 passes cheaper.
+  j.framework = Framework::kMegatron;
+  EXPECT_EQ(metric_loss_time(m, j, p, g), 0.0);
+  j.framework = Framework::kFsdp;
+  EXPECT_EQ(metric_loss_time(m, j, p, g), 0.0);
+  EXPECT_NEAR(with_metrics - head_compute(m, j, p, g), 2 * pass, 1e-12);
+}
+
 }  // namespace
 }  // namespace linkwise::work

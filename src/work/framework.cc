@@ -152,6 +152,16 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // IndexPutFirstAxis pads (torch.zeros + index put; backward a gather)
         // (Dao-AILab/flash-attention, flash_attn/bert_padding.py).
         t.attention_unpad = true;
+        // Composer's train metrics (composer/trainer/trainer.py, _train_microbatch ->
+        // _eval_train_metrics: under torch.no_grad() and the run's autocast, every micro-batch,
+        // on the training forward's own outputs): ComposerMPTCausalLM's train metrics are
+        // LanguageCrossEntropy and LanguagePerplexity (llm-foundry modeling_mpt.py; always on
+        // before llm-foundry PR #642, October 2023, and on by default since: use_train_metrics),
+        // and LanguagePerplexity subclasses LanguageCrossEntropy, whose update runs
+        // torch.nn.CrossEntropyLoss(reduction='sum') over all the logits (composer/metrics/nlp.py):
+        // two full cross-entropy passes a micro-batch, where the loss itself is flash-attn's fused
+        // cross-entropy (loss_fn fused_crossentropy, the default since mosaicml/examples PR #251).
+        t.metric_loss_passes = 2;
         // LoRA: a FlatParameter needs uniform requires_grad under use_orig_params=False, and with
         // use_orig_params=True a unit mixing frozen and trainable weights keeps a gradient of the
         // whole flat size and reduce-scatters it all (PyTorch FSDP docs, "FSDP has some

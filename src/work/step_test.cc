@@ -767,8 +767,12 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // 760M at 512 and 1,024): 131 + 31 = 162 of 203; then the A100 80GB table's 14 other 7B-30B rows
   // and the H100 table's 30 rows at other sequence lengths less the two open MPT-30B rows at
   // sequence 8,192: 162 + 42 = 204 of 247; then the H100 FP8 table's 10 rows less the open MPT-350M
-  // row at sequence 512: 204 + 9 = 213 of 257
-  EXPECT_EQ(held, 213);
+  // row at sequence 512: 204 + 9 = 213 of 257. Since Composer's train metrics are charged
+  // (fsdp1's metric_loss_passes), 28 of those open rows are within 15 % and held: the eight
+  // MPT-125M and 350M rows of the A100 80GB table, 17 small-model rows of the A100 40GB table (all
+  // 11 MPT-125M rows, 350M, 760M at 32-128 GPUs, 3B at 64 and 1B at 128), MPT-760M on 8 H100s and
+  // MPT-350M fp8 at sequence 512: 213 + 28 = 241 of 257
+  EXPECT_EQ(held, 241);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -504,11 +504,9 @@ std::vector<ValidationCase> validation_cases() {
       // The A100 80GB table's other rows (README at commit 061f2c7ce64e): the small models (MPT-3B,
       // 1B, 760M, 350M, 125M) at every sequence length it gives, 8 GPUs each, in its order; MPT
       // shapes as the A100 40GB rows take them (mpt_size). MPT-125M has two sequence-2048 rows
-      // (micro-batch 40 and 32): the second is named by its micro-batch. Open, over 15 %: MPT-125M
-      // at sequence 512-8,192 (+15.6 to +31.5 %), MPT-350M at 1,024 and 512 (+17.6 %, +17.9 %) and
-      // MPT-760M at 1,024 and 512 (+34.4 %, +43.5 %), the small-model lean (docs/VALIDATION.md,
-      // 'What the A100 40GB rows ran'); the two 760M rows measure below the same model's
-      // sequence-2048 row (MFU 47.8 and 45.1 against 56.9 %).
+      // (micro-batch 40 and 32): the second is named by its micro-batch. Open, over 15 %: MPT-760M
+      // at 1,024 and 512 (+27.1 %, +35.3 %), which measure below the same model's sequence-2048 row
+      // (MFU 47.8 and 45.1 against 56.9 %).
       mosaic("3B", 65536, 1, 2, true, 1767),
       mosaic("3B", 32768, 3, 6, true, 3029),
       mosaic("3B", 16384, 1, 6, false, 5529),
@@ -539,17 +537,17 @@ std::vector<ValidationCase> validation_cases() {
       mosaic("350M", 8192, 8, 2, false, 36569),
       mosaic("350M", 4096, 16, 2, false, 49555),
       mosaic("350M", 2048, 32, 2, false, 58782),
-      open_case(mosaic("350M", 1024, 64, 2, false, 64813)),
-      open_case(mosaic("350M", 512, 128, 2, false, 69330)),
+      mosaic("350M", 1024, 64, 2, false, 64813),
+      mosaic("350M", 512, 128, 2, false, 69330),
       mosaic("125M", 65536, 1, 2, false, 20368),
       mosaic("125M", 32768, 2, 2, false, 36407),
       mosaic("125M", 16384, 4, 2, false, 60040),
-      open_case(mosaic("125M", 8192, 8, 2, false, 90392)),
-      open_case(mosaic("125M", 4096, 16, 2, false, 118396)),
-      open_case(mosaic("125M", 2048, 40, 2, false, 142830)),
-      open_case(mb_named(mosaic("125M", 2048, 32, 2, false, 141737))),
-      open_case(mosaic("125M", 1024, 64, 2, false, 156468)),
-      open_case(mosaic("125M", 512, 128, 2, false, 165681)),
+      mosaic("125M", 8192, 8, 2, false, 90392),
+      mosaic("125M", 4096, 16, 2, false, 118396),
+      mosaic("125M", 2048, 40, 2, false, 142830),
+      mb_named(mosaic("125M", 2048, 32, 2, false, 141737)),
+      mosaic("125M", 1024, 64, 2, false, 156468),
+      mosaic("125M", 512, 128, 2, false, 165681),
       // The A100 80GB table's other 7B-30B rows (README at commit 061f2c7ce64e): MPT-30B, 13B and
       // 7B at the sequence lengths the rows above leave out, 8 GPUs each, in the table's order.
       // Open: MPT-30B at sequence 8,192 (+38.1 %; its H100 row +21.4 %): from sequence 4,096 to
@@ -595,9 +593,9 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_h100("1B", 2048, 16, 20, 1, false, 46037),
       mosaic_h100("1B", 2048, 32, 20, 1, false, 45130),
       mosaic_h100("1B", 2048, 64, 20, 1, false, 44402),
-      // Open: +19.9 %; the measurement is 8 % below the same model's 16-GPU row at the same
-      // micro-batch (docs/VALIDATION.md, "More public rows").
-      open_case(mosaic_h100("760M", 2048, 8, 24, 2, false, 63147)),
+      // The measurement is 8 % below the same model's 16-GPU row at the same micro-batch
+      // (docs/VALIDATION.md, "More public rows").
+      mosaic_h100("760M", 2048, 8, 24, 2, false, 63147),
       mosaic_h100("760M", 2048, 16, 24, 1, false, 68551),
       mosaic_h100("760M", 2048, 32, 24, 1, false, 67971),
       // The H100 table's rows at the other sequence lengths (README at commit 061f2c7ce64e), 8 GPUs
@@ -642,8 +640,7 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_h100_fp8("1B", 512, 56, 4, false, 70315),
       mosaic_h100_fp8("350M", 32768, 1, 4, false, 24439),
       mosaic_h100_fp8("350M", 16384, 2, 4, false, 42929),
-      // Open: +18.5 %, the small-model lean at its largest (d_model 1024, sequence 512).
-      open_case(mosaic_h100_fp8("350M", 512, 56, 4, false, 154420)),
+      mosaic_h100_fp8("350M", 512, 56, 4, false, 154420),
       // llm-foundry's A100 40GB table (README at commit 061f2c7ce64e), every row, in its order.
       // Open, over 15 % (docs/VALIDATION.md, "The A100 40GB table"): MPT-70B on 64 GPUs (+46.5 %:
       // micro-batch 2, one a step; the 128-GPU row at micro-batch 4 reads +14.9 %, and the
@@ -651,11 +648,9 @@ std::vector<ValidationCase> validation_cases() {
       // (+17.5 to +22.7 %: every row 8,192 tokens per micro-batch, 16 a step; its 16-128 GPU rows
       // at 20-33K tokens per micro-batch read +4.3 to +6.6 %); MPT-1B on 32 GPUs (+38.8 %: 18 %
       // below the same model's 16- and 64-GPU rows at the same micro-batch, a slow run suspected);
-      // the small models over 4-16 boxes (3B, 1B, 760M, 350M at 32-128 GPUs, +15.4 to +19.5 %: the
-      // measurement falls with GPU count where the model stays flat, a per-collective cost of
-      // FULL_SHARD's small-layer gathers at 32-128 ranks over RoCE suspected); all MPT-125M rows
-      // (+15.1 to +33.6 %: d_model 768, GEMMs with K = 768 below the large-GEMM efficiency and
-      // per-kernel fixed costs, the small-model lean of the H100 rows at its largest).
+      // MPT-3B on 128 GPUs (+15.5 %: the small models' measurement falls with GPU count where the
+      // model stays flat, a per-collective cost of FULL_SHARD's small-layer gathers at 32-128 ranks
+      // over RoCE suspected).
       mosaic_a100_40gb("70B", 2048, 128, 4, 1, true, 376),
       open_case(mosaic_a100_40gb("70B", 2048, 64, 2, 1, true, 276)),
       mosaic_a100_40gb("30B", 2048, 128, 6, 1, true, 865),
@@ -684,7 +679,7 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_a100_40gb("3B", 8192, 8, 1, 8, false, 7149),
       mosaic_a100_40gb("3B", 4096, 8, 2, 8, false, 8777),
       open_case(mosaic_a100_40gb("3B", 2048, 128, 6, 1, false, 9538)),
-      open_case(mosaic_a100_40gb("3B", 2048, 64, 6, 1, false, 9736)),
+      mosaic_a100_40gb("3B", 2048, 64, 6, 1, false, 9736),
       mosaic_a100_40gb("3B", 2048, 32, 6, 1, false, 9914),
       mosaic_a100_40gb("3B", 2048, 16, 5, 1, false, 9750),
       mosaic_a100_40gb("3B", 2048, 8, 5, 8, false, 10065),
@@ -694,7 +689,7 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_a100_40gb("1B", 16384, 8, 1, 8, false, 9715),
       mosaic_a100_40gb("1B", 8192, 8, 2, 8, false, 13474),
       mosaic_a100_40gb("1B", 4096, 8, 4, 8, false, 16856),
-      open_case(mosaic_a100_40gb("1B", 2048, 128, 10, 1, false, 18647)),
+      mosaic_a100_40gb("1B", 2048, 128, 10, 1, false, 18647),
       mosaic_a100_40gb("1B", 2048, 64, 10, 1, false, 19001),
       open_case(mosaic_a100_40gb("1B", 2048, 32, 10, 1, false, 15555)),
       mosaic_a100_40gb("1B", 2048, 16, 8, 1, false, 19085),
@@ -705,8 +700,8 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_a100_40gb("760M", 16384, 8, 1, 4, false, 13914),
       mosaic_a100_40gb("760M", 8192, 8, 3, 4, false, 20106),
       mosaic_a100_40gb("760M", 4096, 8, 6, 4, false, 25863),
-      open_case(mosaic_a100_40gb("760M", 2048, 128, 12, 1, false, 28940)),
-      open_case(mosaic_a100_40gb("760M", 2048, 64, 12, 1, false, 29344)),
+      mosaic_a100_40gb("760M", 2048, 128, 12, 1, false, 28940),
+      mosaic_a100_40gb("760M", 2048, 64, 12, 1, false, 29344),
       mosaic_a100_40gb("760M", 2048, 32, 12, 1, false, 29648),
       mosaic_a100_40gb("760M", 2048, 16, 12, 1, false, 29607),
       mosaic_a100_40gb("760M", 2048, 8, 12, 4, false, 30173),
@@ -716,24 +711,24 @@ std::vector<ValidationCase> validation_cases() {
       mosaic_a100_40gb("350M", 16384, 8, 2, 4, false, 22896),
       mosaic_a100_40gb("350M", 8192, 8, 4, 4, false, 34933),
       mosaic_a100_40gb("350M", 4096, 8, 8, 4, false, 46833),
-      open_case(mosaic_a100_40gb("350M", 2048, 128, 18, 1, false, 51934)),
-      open_case(mosaic_a100_40gb("350M", 2048, 64, 18, 1, false, 52689)),
-      open_case(mosaic_a100_40gb("350M", 2048, 32, 18, 1, false, 53811)),
+      mosaic_a100_40gb("350M", 2048, 128, 18, 1, false, 51934),
+      mosaic_a100_40gb("350M", 2048, 64, 18, 1, false, 52689),
+      mosaic_a100_40gb("350M", 2048, 32, 18, 1, false, 53811),
       mosaic_a100_40gb("350M", 2048, 16, 18, 1, false, 55413),
       mosaic_a100_40gb("350M", 2048, 8, 16, 4, false, 55995),
       mosaic_a100_40gb("350M", 1024, 8, 32, 4, false, 62523),
       mosaic_a100_40gb("350M", 512, 8, 64, 4, false, 66284),
-      open_case(mosaic_a100_40gb("125M", 32768, 8, 1, 4, false, 32651)),
-      open_case(mosaic_a100_40gb("125M", 16384, 8, 2, 3, false, 55484)),
-      open_case(mosaic_a100_40gb("125M", 8192, 8, 5, 3, false, 86858)),
-      open_case(mosaic_a100_40gb("125M", 4096, 8, 13, 3, false, 115162)),
-      open_case(mosaic_a100_40gb("125M", 2048, 128, 26, 1, false, 123936)),
-      open_case(mosaic_a100_40gb("125M", 2048, 64, 26, 1, false, 125234)),
-      open_case(mosaic_a100_40gb("125M", 2048, 32, 26, 1, false, 127122)),
-      open_case(mosaic_a100_40gb("125M", 2048, 16, 26, 1, false, 130535)),
-      open_case(mosaic_a100_40gb("125M", 2048, 8, 26, 3, false, 136334)),
-      open_case(mosaic_a100_40gb("125M", 1024, 8, 52, 3, false, 148289)),
-      open_case(mosaic_a100_40gb("125M", 512, 8, 104, 3, false, 156735)),
+      mosaic_a100_40gb("125M", 32768, 8, 1, 4, false, 32651),
+      mosaic_a100_40gb("125M", 16384, 8, 2, 3, false, 55484),
+      mosaic_a100_40gb("125M", 8192, 8, 5, 3, false, 86858),
+      mosaic_a100_40gb("125M", 4096, 8, 13, 3, false, 115162),
+      mosaic_a100_40gb("125M", 2048, 128, 26, 1, false, 123936),
+      mosaic_a100_40gb("125M", 2048, 64, 26, 1, false, 125234),
+      mosaic_a100_40gb("125M", 2048, 32, 26, 1, false, 127122),
+      mosaic_a100_40gb("125M", 2048, 16, 26, 1, false, 130535),
+      mosaic_a100_40gb("125M", 2048, 8, 26, 3, false, 136334),
+      mosaic_a100_40gb("125M", 1024, 8, 52, 3, false, 148289),
+      mosaic_a100_40gb("125M", 512, 8, 104, 3, false, 156735),
       titan("llama2-13b", 2, Recompute::kNone, "none", 2162),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
       titan("llama2-70b", 2, Recompute::kFull, "full", 353),

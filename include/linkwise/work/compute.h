@@ -199,6 +199,11 @@ struct RingMergeBytes {
 };
 RingMergeBytes cp_ring_merge_bytes(const Model& model, const Job& job, const Plan& plan);
 
+/// Seconds a micro-batch spends on the framework's metric cross-entropy passes over the logits
+/// (FrameworkTraits::metric_loss_passes): each the eager forward of kHfLossForwardBytes a logit at
+/// the element-wise and softmax kernels' shares of HBM peak. 0 where the framework has none.
+double metric_loss_time(const Model& model, const Job& job, const Plan& plan, const GpuSpec& gpu);
+
 /// Output projection and loss (last stage) plus embedding (first stage), forward + backward,
 /// seconds.
 double head_compute(const Model& model, const Job& job, const Plan& plan, const GpuSpec& gpu);

@@ -148,6 +148,11 @@ struct FrameworkTraits {
   /// FlashAttention kernel in every layer, padding or not (llm-foundry's flash_attn_fn through
   /// flash_attn.bert_padding): gathers and zero-filled scatters through HBM (attention_unpad_s).
   bool attention_unpad = false;
+  /// Cross-entropy passes over the whole logits each micro-batch beyond the loss, for metrics the
+  /// trainer updates as it trains (Composer's train metrics: LanguageCrossEntropy and
+  /// LanguagePerplexity each run torch's CrossEntropyLoss under autocast). Forward only, eager:
+  /// the logits cast to fp32, log_softmax and nll_loss (head_compute).
+  int metric_loss_passes = 0;
   /// LoRA: every adapter matrix (lora_A, lora_B of each target) is an FSDP unit of its own, nested
   /// in its frozen block's unit, so it is gathered and its gradient reduce-scattered alone, and the
   /// frozen block has no gradient to reduce (llm-foundry's PEFT wrapping for FlatParameter FSDP).
