@@ -134,9 +134,10 @@ double front_end_latency_s(const ServeOptions& o) {
   switch (o.front_end) {
     case FrontEnd::kVllmApiServer:
       return kVllmApiServerLatencyS + o.tokenizer_batch_wait_s;
+    case FrontEnd::kSglang:
+      return kSglangFrontEndLatencyS;
     case FrontEnd::kOffline:
     case FrontEnd::kNim:
-    case FrontEnd::kSglang:
     case FrontEnd::kTrtllmServe:
       break;
   }

@@ -64,6 +64,17 @@ inline constexpr double kRuntimeBytes = 1.5 * kGiB;
 // 128-token prompts): mean TTFT 231 ms offline, 235 ms online, "+4 ms ... from HTTP server + ZMQ
 // latency". 4 ms, a latency per request (no CPU time of the server's one process: that is below).
 inline constexpr double kVllmApiServerLatencyS = 4e-3;
+// Time a request spends in SGLang's front end and scheduler loop before its first token reaches
+// the client beyond the forward itself: the HTTP server and TokenizerManager (chat template,
+// tokenization), the ZMQ hops to the scheduler and back through the DetokenizerManager, the
+// overlap scheduler's handling of the first output, and the SSE chunk. derived: the direct
+// measurement of it with the forward replaced by a CPU mock that busy-waits 2.632 ms a step
+// (tenstorrent/tt-inference-server issue #3560, 2026-05-18: `vllm bench serve --backend
+// openai-chat`, 128-token random prompts, one user, greedy; median TTFT 9.54 ms): 9.54 - 2.632 =
+// 6.9 ms, a latency per request that includes that host's CPU time (SGLang tokenizes and
+// detokenizes in processes of their own, beside its scheduler). Not derived from any validation
+// row.
+inline constexpr double kSglangFrontEndLatencyS = 6.9e-3;
 
 // The batch window of the API server's tokenizer, in the vLLM releases that tokenize through
 // AsyncMicrobatchTokenizer (vllm-project/vllm PR #19334, "microbatch tokenization", 2025-06; the
@@ -118,8 +129,8 @@ inline constexpr double kVllmApiServerChunkS = 30e-6;
 namespace detail {
 /// The front end's latency per request before the first token, beyond its CPU time (seconds):
 /// vLLM's API server kVllmApiServerLatencyS and its tokenizer's batch wait
-/// (ServeOptions::tokenizer_batch_wait_s); an offline engine none; NIM's front end none (no public
-/// figure).
+/// (ServeOptions::tokenizer_batch_wait_s); SGLang's kSglangFrontEndLatencyS; an offline engine
+/// none; NIM's front end and trtllm-serve none (no public figure).
 double front_end_latency_s(const ServeOptions& o);
 /// The front end's CPU time per request on its one process before the request reaches the engine
 /// (seconds): vLLM's API server kVllmTokenizeCpuS a prompt token, and kVllmChatRequestCpuS more on

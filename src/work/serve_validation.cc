@@ -639,9 +639,10 @@ std::vector<ServeCase> serve_validation_cases() {
   //   pool (max_running_requests the least of half the KV pool's tokens and the request pool,
   //   model_runner.py: min(max(tokens / context_len x 512, 2048), 4096) requests): max_seqs 2048,
   //   so the KV cache binds first on every row;
-  // - the front end: SGLang's (HTTP server, tokenizer manager and detokenizer processes) and
-  //   trtllm-serve's OpenAI server have no public per-request figure: none is applied, as for NIM
-  //   (FrontEnd::kSglang, kTrtllmServe: no latency or CPU time).
+  // - the front end: SGLang's (HTTP server, tokenizer manager and detokenizer processes) takes
+  //   kSglangFrontEndLatencyS a request (tt-inference-server issue #3560, a mock forward); the
+  //   OpenAI server of trtllm-serve has no public per-request figure: none is applied, as for NIM
+  //   (FrontEnd::kTrtllmServe: no latency or CPU time).
   enum class Engine { kSglang, kTrtllm };
   auto gps_engine = [&](Engine e, const std::string& page, const std::string& section,
                         const std::string& version, bool a100, const std::string& model,
@@ -716,8 +717,9 @@ std::vector<ServeCase> serve_validation_cases() {
     if (e == Engine::kTrtllm)
       r.open =
           "TTFT 31 ms short: trtllm-serve's front end (HTTP, tokenization, its executor's "
-          "request queue) has no public figure and none is applied (SGLang's on the same page "
-          "is 24 ms faster); output tok/s +16% with ITL -7% is that TTFT through the clients' "
+          "request queue) has no public figure and none is applied (SGLang's on the same page, "
+          "charged 6.9 ms, is 24 ms faster); output tok/s +16% with ITL -7% is that TTFT through "
+          "the clients' "
           "cycle (Little's law)";
     if (precision == fp8)
       r.open =

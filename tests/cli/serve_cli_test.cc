@@ -202,9 +202,14 @@ TEST(ServeCli, FrontEndAddsItsTimeBeforeTheFirstToken) {
   const double front = 4e-3 + 1024 * 2e-6;
   EXPECT_NEAR(vllm["ttft_s"].get<double>() - offline["ttft_s"].get<double>(), front, kExact);
   EXPECT_NEAR(nim["ttft_s"].get<double>(), offline["ttft_s"].get<double>(), kExact);
-  // SGLang's and TensorRT-LLM's HTTP servers, with no public figure, charge nothing either.
-  for (const char* f : {" --front-end sglang", " --front-end trtllm-serve"})
-    EXPECT_NEAR(json_of(f)["ttft_s"].get<double>(), offline["ttft_s"].get<double>(), kExact) << f;
+  // TensorRT-LLM's HTTP server, with no public figure, charges nothing either; SGLang's front end
+  // 6.9 ms a request (work::kSglangFrontEndLatencyS: 9.54 ms median TTFT over a 2.632 ms mock
+  // forward, tenstorrent/tt-inference-server issue 3560), no CPU time queued.
+  EXPECT_NEAR(json_of(" --front-end trtllm-serve")["ttft_s"].get<double>(),
+              offline["ttft_s"].get<double>(), kExact);
+  EXPECT_NEAR(
+      json_of(" --front-end sglang")["ttft_s"].get<double>() - offline["ttft_s"].get<double>(),
+      6.9e-3, kExact);
   EXPECT_NEAR(vllm["e2e_s"].get<double>() - offline["e2e_s"].get<double>(), front, kMixS);
   auto chat = json_of(" --endpoint chat");
   EXPECT_NEAR(chat["ttft_s"].get<double>() - vllm["ttft_s"].get<double>(), 12e-3, kExact);
