@@ -553,6 +553,16 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.mlp_b += c.mlp_f;
     c.flops_b += c.flops_f;
     c.mem_b += c.mem_f;
+    if (fw.recompute_early_stop && !lora) {
+      // The recomputation stops before the MLP's down projection (FrameworkTraits): its GEMM (each
+      // local expert's for MoE) and FLOPs come off; the residual add after it, a few bytes an
+      // element, is left in. Not under LoRA: PEFT's adapter matmuls run after the frozen down
+      // projection (its lora_B the last to save a tensor), so the frozen GEMM is recomputed.
+      const double tokens = x.S * m.top_k, per_expert = tokens / x.count;
+      const GpuSpec w = weight_gemm_gpu(gpu);
+      c.mlp_b -= m.moe() ? gemm_time(w, per_expert, x.h, x.f / x.t, x.count) : c.gemm_down;
+      c.flops_b -= 2 * tokens * x.h * x.f / x.t;
+    }
   } else if (job.recompute == Recompute::kSelective) {
     // Megatron-core's selective recomputation (--recompute-granularity selective, module
     // core_attn) checkpoints the attention core: its backward runs the core's forward again,

@@ -420,5 +420,46 @@ TEST(WorkComputeShapes, ComposerTrainMetricsRunTwoEagerCrossEntropies) {
   EXPECT_NEAR(with_metrics - head_compute(m, j, p, g), 2 * pass, 1e-12);
 }
 
+TEST(WorkComputeShapes, NonReentrantCheckpointStopsBeforeTheDownProjection) {
+  // PyTorch's non-reentrant checkpoint (early stop, default since 2.1) ends the recomputed forward
+  // when the last tensor the backward needs is saved; autograd saves an op's inputs before its
+  // kernel, so the MLP's down projection is not run again. Llama 2 7B, one 4096-token sequence on
+  // an H100 SXM, bf16, full recomputation: the down GEMM is 4096 x 4096 x 11008, 16 x 32 = 512
+  // tiles in 3.88 waves of 132 SMs (q = 512 / 528), 3.6938e11 FLOP at 989.4e12 x 0.85 x 1455 /
+  // 1830 x q = 6.4842e14 FLOP/s: 0.5697 ms, + 3 us = 0.5727 ms off the backward under fsdp1 (and
+  // fsdp), none under megatron (its own reentrant CheckpointFunction), nor under LoRA (PEFT's
+  // adapters run after the frozen down projection and save last).
+  auto c = topo::load_chassis("dgx-h100");
+  GpuSpec g = gpu_spec(c.node(c.gpus().front()), Precision::kBf16);
+  Model m = find_model("llama2-7b");
+  Job j;
+  j.seq = 4096, j.micro_batch = 1, j.global_batch = 8, j.framework = Framework::kFsdp1;
+  j.precision = Precision::kBf16, j.recompute = Recompute::kFull;
+  Plan p;
+  p.dp = 8, p.zero = 3, p.micro_batch = 1;
+  const LayerCompute stop = layer_compute(m, j, p, g);
+  j.recompute_early_stop = Switch::kOff;
+  const LayerCompute whole = layer_compute(m, j, p, g);
+  const double down =
+      2.0 * 4096 * 4096 * 11008 / (989.4e12 * 0.85 * 1455 / 1830 * 512 / 528) + 3e-6;
+  EXPECT_NEAR(stop.gemm_down, down, 1e-12);
+  EXPECT_NEAR(stop.gemm_down, 0.5727e-3, 1e-6);
+  EXPECT_NEAR(whole.mlp_b - stop.mlp_b, down, 1e-12);
+  EXPECT_NEAR(whole.flops_b - stop.flops_b, 2.0 * 4096 * 4096 * 11008, 1.0);
+  EXPECT_NEAR(whole.attn_b, stop.attn_b, 1e-15);  // attention is recomputed either way
+  // Megatron's checkpointing and LoRA recompute the whole block.
+  j.recompute_early_stop = Switch::kDefault;
+  j.framework = Framework::kMegatron;
+  const LayerCompute megatron = layer_compute(m, j, p, g);
+  j.recompute_early_stop = Switch::kOff;
+  EXPECT_NEAR(megatron.mlp_b, layer_compute(m, j, p, g).mlp_b, 1e-15);
+  j.recompute_early_stop = Switch::kDefault;
+  j.framework = Framework::kFsdp1;
+  j.mode = Mode::kLora;
+  const LayerCompute lora_stop = layer_compute(m, j, p, g);
+  j.recompute_early_stop = Switch::kOff;
+  EXPECT_NEAR(layer_compute(m, j, p, g).mlp_b, lora_stop.mlp_b, 1e-15);
+}
+
 }  // namespace
 }  // namespace linkwise::work

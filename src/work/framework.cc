@@ -87,6 +87,18 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       // 28 bytes per parameter): Qwen3 0.6B 4.8 ms and Llama 3.2 3B 26.0 ms are 3.48 and 3.46 TB/s,
       // 0.72 of the 4.8 TB/s peak, the add's share (not a source: those steps are validation rows).
       t.optimizer_share = eager_kernel_share(EagerKernel::kElementwise);
+      // Activation checkpointing through PyTorch's non-reentrant torch.utils.checkpoint (FSDP2's
+      // and torchtitan's checkpoint_wrapper; Composer's with llm-foundry's
+      // activation_checkpointing_reentrant false), which stops the recomputation early by default
+      // since PyTorch 2.1 (pytorch/pytorch PR #90105, the rewrite; PR #96866, March 2023, early
+      // stop on by default: _StopRecomputationError once as many tensors are saved as the forward
+      // saved). Autograd saves an op's inputs before its kernel runs
+      // (tools/autograd/gen_variable_type.py emits the SavedVariables ahead of the call), so the
+      // stop comes inside the block's last saving op, the MLP's down projection: its GEMM and the
+      // residual add after it are not run again. Hugging Face's gradient checkpointing defaults to
+      // use_reentrant=True (transformers modeling_utils.py, gradient_checkpointing_enable), whose
+      // recomputation runs the whole block.
+      t.recompute_early_stop = job.framework != Framework::kHf;
       if (job.framework == Framework::kHf) {
         // Hugging Face Trainer through accelerate: DDP at zero=0 (25 MiB buckets, overlapped),
         // FSDP1 (FullyShardedDataParallelPlugin, fsdp_version 1 by default) for zero 2 and 3, with
@@ -244,6 +256,8 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   // NVTE_FUSED_ATTN, NVTE_FLASH_ATTN; PyTorch: the SDPA backend).
   if (job.cudnn_attention != Switch::kDefault)
     t.hopper_attention = job.cudnn_attention == Switch::kOn;
+  if (job.recompute_early_stop != Switch::kDefault)
+    t.recompute_early_stop = job.recompute_early_stop == Switch::kOn;
   if (fp32_given) t.grad_bytes = 4;
   if (half_given) t.grad_bytes = 2;
   // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts

@@ -771,8 +771,10 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // (fsdp1's metric_loss_passes), 28 of those open rows are within 15 % and held: the eight
   // MPT-125M and 350M rows of the A100 80GB table, 17 small-model rows of the A100 40GB table (all
   // 11 MPT-125M rows, 350M, 760M at 32-128 GPUs, 3B at 64 and 1B at 128), MPT-760M on 8 H100s and
-  // MPT-350M fp8 at sequence 512: 213 + 28 = 241 of 257
-  EXPECT_EQ(held, 241);
+  // MPT-350M fp8 at sequence 512: 213 + 28 = 241 of 257. Since PyTorch's early-stopping
+  // recomputation is charged (torch >= 2.1 rows), the two A100 80GB MPT-70B rows read +20.5 and
+  // +18.1 % and are open: 239 of 257
+  EXPECT_EQ(held, 239);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

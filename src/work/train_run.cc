@@ -50,6 +50,8 @@ Job make_train_job(const TrainOptions& o) {
   j.tp_overlap = parse_switch(o.tp_overlap, "--tp-overlap", "on", "off");
   j.grad_fp32 = parse_switch(o.grad_reduce, "--grad-reduce", "fp32", "half");
   j.cudnn_attention = parse_switch(o.attention, "--attention", "cudnn", "flash");
+  j.recompute_early_stop =
+      parse_switch(o.recompute_early_stop, "--recompute-early-stop", "on", "off");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -173,6 +175,10 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
        "cudnn or flash: the fused attention kernel on Hopper, cuDNN's (Transformer Engine's "
        "default on sm90) or FlashAttention-2 (NVTE_FUSED_ATTN=0, PyTorch SDPA flash; default: the "
        "framework's)"},
+      {"--recompute-early-stop", at<&T::recompute_early_stop>,
+       "on or off: full recomputation stops before each block's last GEMM (PyTorch 2.1+ "
+       "non-reentrant checkpoint) or reruns the whole block (reentrant, PyTorch 2.0 and earlier; "
+       "default: the framework's)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

@@ -153,6 +153,11 @@ struct FrameworkTraits {
   /// LanguagePerplexity each run torch's CrossEntropyLoss under autocast). Forward only, eager:
   /// the logits cast to fp32, log_softmax and nll_loss (head_compute).
   int metric_loss_passes = 0;
+  /// Full recomputation skips the block's last GEMM: PyTorch's non-reentrant checkpoint (default
+  /// early stop since 2.1) stops the recomputed forward once the last tensor the backward needs is
+  /// saved, and an autograd op saves its inputs before its kernel runs, so the MLP's down
+  /// projection (and the residual add after it) is not run again (layer_compute).
+  bool recompute_early_stop = false;
   /// LoRA: every adapter matrix (lora_A, lora_B of each target) is an FSDP unit of its own, nested
   /// in its frozen block's unit, so it is gathered and its gradient reduce-scattered alone, and the
   /// frozen block has no gradient to reduce (llm-foundry's PEFT wrapping for FlatParameter FSDP).

@@ -91,6 +91,11 @@ struct Job {
   /// (FrameworkTraits::hopper_attention). Other architectures run FlashAttention-2's rate either
   /// way.
   Switch cudnn_attention = Switch::kDefault;
+  /// Full recomputation stops once the checkpointed block has saved every tensor its backward
+  /// needs (kOn: PyTorch's non-reentrant torch.utils.checkpoint since 2.1,
+  /// set_checkpoint_early_stop) or runs the whole block again (kOff: reentrant checkpointing,
+  /// PyTorch 2.0 and earlier); framework default (FrameworkTraits::recompute_early_stop).
+  Switch recompute_early_stop = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.
