@@ -156,7 +156,8 @@ struct FrameworkTraits {
   /// Full recomputation skips the block's last GEMM: PyTorch's non-reentrant checkpoint (default
   /// early stop since 2.1) stops the recomputed forward once the last tensor the backward needs is
   /// saved, and an autograd op saves its inputs before its kernel runs, so the MLP's down
-  /// projection (and the residual add after it) is not run again (layer_compute).
+  /// projection (and the residual add after it, left in as small) is not run again
+  /// (layer_compute; not under LoRA, whose adapters save last).
   bool recompute_early_stop = false;
   /// LoRA: every adapter matrix (lora_A, lora_B of each target) is an FSDP unit of its own, nested
   /// in its frozen block's unit, so it is gathered and its gradient reduce-scattered alone, and the
