@@ -400,15 +400,22 @@ double attention_forward(const Model& m, const Job& job, const GpuSpec& gpu, con
   return core + proj + elementwise;
 }
 
+// The MLP's down projection (each local expert's for MoE): its seconds and FLOPs, which an
+// early-stopping recomputation leaves out (FrameworkTraits::recompute_early_stop).
+struct DownProjection {
+  double s = 0, flops = 0;
+};
+
 double mlp_forward(const Model& m, const Job& job, const GpuSpec& gpu, const Dims& x, double* flops,
-                   double* mem) {
+                   double* mem, DownProjection* down) {
   double up_n = (m.gated_ffn ? 2 : 1) * x.f / x.t;
   double tokens = x.S * m.top_k;
   double per_expert = tokens / x.count;  // tokens each local expert sees (x.count local experts)
   const GpuSpec w = weight_gemm_gpu(gpu);
-  double t = gemm_time(w, per_expert, up_n, x.h, x.count) +
-             gemm_time(w, per_expert, x.h, x.f / x.t, x.count);
-  *flops += 2 * tokens * up_n * x.h + 2 * tokens * x.h * x.f / x.t;
+  down->s = gemm_time(w, per_expert, x.h, x.f / x.t, x.count);
+  down->flops = 2 * tokens * x.h * x.f / x.t;
+  double t = gemm_time(w, per_expert, up_n, x.h, x.count) + down->s;
+  *flops += 2 * tokens * up_n * x.h + down->flops;
   if (m.moe()) {
     t += gemm_time(half_precision(gpu), x.S, m.experts, x.h);  // router (a 16-bit linear)
     *flops += 2 * x.S * x.h * m.experts;
@@ -490,7 +497,8 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
   LayerCompute c;
   double attn_flops = 0, mlp_flops = 0, core_flops = 0, core_mem = 0;
   c.attn_f = attention_forward(m, job, gpu, x, false, &attn_flops, &c.mem_f);
-  c.mlp_f = mlp_forward(m, job, gpu, x, &mlp_flops, &c.mem_f);
+  DownProjection down;
+  c.mlp_f = mlp_forward(m, job, gpu, x, &mlp_flops, &c.mem_f, &down);
   double core_f = attention_forward(m, job, gpu, x, true, &core_flops, &core_mem);
   c.flops_f = attn_flops + mlp_flops;
   {  // the GEMMs beside the TP collectives, as attention_forward and mlp_forward time them
@@ -558,10 +566,8 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
       // local expert's for MoE) and FLOPs come off; the residual add after it, a few bytes an
       // element, is left in. Not under LoRA: PEFT's adapter matmuls run after the frozen down
       // projection (its lora_B the last to save a tensor), so the frozen GEMM is recomputed.
-      const double tokens = x.S * m.top_k, per_expert = tokens / x.count;
-      const GpuSpec w = weight_gemm_gpu(gpu);
-      c.mlp_b -= m.moe() ? gemm_time(w, per_expert, x.h, x.f / x.t, x.count) : c.gemm_down;
-      c.flops_b -= 2 * tokens * x.h * x.f / x.t;
+      c.mlp_b -= down.s;
+      c.flops_b -= down.flops;
     }
   } else if (job.recompute == Recompute::kSelective) {
     // Megatron-core's selective recomputation (--recompute-granularity selective, module
@@ -588,13 +594,8 @@ double metric_loss_time(const Model& m, const Job& job, const Plan& p, const Gpu
   if (passes <= 0) return 0;
   const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
   const double logits = static_cast<double>(job.seq) * mb / p.cp * m.vocab / p.tp;
-  // One pass per logit as the eager loss of hf_stack.h runs it forward (kHfLossForwardBytes):
-  // the bf16 logits cast to fp32 (read 2, write 4, element-wise) and log_softmax's three passes
-  // (read 4 three times, write 4, a softmax kernel); nll_loss and the sum are one value a row.
-  EagerOps ce;
-  ce.add(EagerKernel::kElementwise, 6);
-  ce.add(EagerKernel::kSoftmax, kHfLossForwardBytes - 6);
-  ce.add(EagerKernel::kElementwise, 0, 2);
+  // One pass per logit as the eager loss of hf_stack.h runs it forward.
+  const EagerOps ce = eager_cross_entropy_forward();
   return passes * (ce.peak_bytes * logits / gpu.memory_bytes_per_s + ce.kernels * kLaunchS);
 }
 

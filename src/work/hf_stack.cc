@@ -163,6 +163,14 @@ HfLayerWork hf_layer_work(const Model& m, const Job& job, const Plan& p) {
   return r;
 }
 
+EagerOps eager_cross_entropy_forward() {
+  EagerOps ce;
+  ce.add(kEw, 6);                                          // logits.float()
+  ce.add(EagerKernel::kSoftmax, kHfLossForwardBytes - 6);  // log_softmax
+  ce.add(kEw, 0, 2);                                       // nll_loss, the division
+  return ce;
+}
+
 HfHeadWork hf_head_work(const Model& m, const Job& job, const Plan& p) {
   HfHeadWork r;
   const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
@@ -182,9 +190,9 @@ HfHeadWork hf_head_work(const Model& m, const Job& job, const Plan& p) {
   if (norm.out == 4) add(fw, kEw, kCastBytes * S * h, 1, 0);
   if (fp32) add(fw, kEw, kCastBytes * V * h, 1, 0);
   // logits.float() (6), log_softmax's passes (16, a softmax kernel), nll_loss and the division.
-  add(fw, kEw, 6 * S * V, 1, 1);
-  add(fw, EagerKernel::kSoftmax, (kHfLossForwardBytes - 6) * S * V, 1, 1);
-  add(fw, kEw, 0, 2, 2);
+  const EagerOps ce = eager_cross_entropy_forward();
+  fw.bytes += ce.bytes * S * V, fw.peak_bytes += ce.peak_bytes * S * V;
+  add_host(fw, ce.kernels, ce.kernels);
   // Backward: the loss's fp32 passes and cast, the lm_head input and weight gradients (kernels
   // only), the norm's element-wise backward, and for trained embeddings the weight gradient cast
   // to fp32 (6·V·h), the embedding's zero-filled fp32 gradient (4·V·h) with the tokens' rows

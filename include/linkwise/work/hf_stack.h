@@ -94,6 +94,12 @@ HfHeadWork hf_head_work(const Model& model, const Job& job, const Plan& plan);
 /// and the cast of the gradient back to bf16 (read 4, write 2).
 constexpr double kHfLossForwardBytes = 6 + 16, kHfLossBackwardBytes = 4 + 16 + 6;
 
+/// Kernels of an eager cross-entropy forward per logit element (kHfLossForwardBytes in all): the
+/// bf16 logits cast to fp32 (6 bytes, an element-wise kernel), log_softmax (16, a softmax kernel),
+/// and nll_loss and its reduction (one value a row: two kernels, no bytes counted). The loss of
+/// hf_head_work and the train metrics of metric_loss_time.
+EagerOps eager_cross_entropy_forward();
+
 /// Host seconds per eager operation issued from Python (a module's tensor operation): Python, the
 /// dispatcher, autocast and autograd's graph recording, ~7 us for a one-element multiply with
 /// requires_grad (pytorch/pytorch issue #41383, "overhead of ~7 microseconds for the simplest
