@@ -773,8 +773,9 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // 11 MPT-125M rows, 350M, 760M at 32-128 GPUs, 3B at 64 and 1B at 128), MPT-760M on 8 H100s and
   // MPT-350M fp8 at sequence 512: 213 + 28 = 241 of 257. Since PyTorch's early-stopping
   // recomputation is charged (torch >= 2.1 rows), the two A100 80GB MPT-70B rows read +20.5 and
-  // +18.1 % and are open: 239 of 257
-  EXPECT_EQ(held, 239);
+  // +18.1 % and are open: 239 of 257; then the PyTorch/IBM FSDP blog's six rows (7B, 34B, 70B on
+  // 128 A100 and 96 H100), all within 15 %: 245 of 263
+  EXPECT_EQ(held, 245);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -206,6 +206,42 @@ ValidationCase titan(const std::string& id, int local_batch, Recompute rc, const
       m, 64, m.seq, local_batch, 64 * local_batch, rc, wps);
 }
 
+// PyTorch/IBM blog "Maximizing training throughput using PyTorch FSDP" (pytorch.org/blog/
+// maximizing-training/, March 2024), Table 1: Llama 2 shapes in IBM's foundation-model-stack,
+// FSDP1 (PyTorch nightlies after 2.2), SDPA FlashAttention-2, bf16 mixed precision with bf16
+// reduction (fms-fsdp pretraining/policies/mixed_precision.py `bfSixteen`: param, reduce and
+// buffer dtypes bf16), micro-batch 2 at sequence 4096, no accumulation (fms-fsdp's loop steps
+// every batch). 7B: no checkpointing, HSDP (shard within a node of 8, replicate across: fms-fsdp
+// README and scripts/7b.sh, `sharding_strategy hsdp`); 34B and 70B: every block checkpointed
+// (fms-fsdp ac_handler.py, `checkpoint_wrapper` non-reentrant: PyTorch 2.1+'s early stop),
+// FULL_SHARD. 13B ("selective": every n-th block, n not given) is not a row. A100 rows on 128 GPUs
+// of examples/validation/a100-80gb-8gpu-400g.yaml, H100 rows on 96 of
+// examples/validation/h100-8gpu-800g.yaml (both chassis state their assumptions).
+ValidationCase ibm_fsdp(const std::string& size, bool h100, double tokens_per_gpu) {
+  Model m = size == "7B" ? find_model("llama2-7b") : find_model("llama2-70b");
+  if (size == "34B") {
+    // fms-fsdp get_model_config "llama2_34b": emb 8192, 64 heads, 8 KV heads, 48 layers, hidden
+    // 22016 (the Code Llama 34B shapes), vocabulary 32000.
+    m.id = "llama2-34b", m.name = "Llama 2 34B", m.layers = 48, m.ffn = 22016;
+  }
+  const int gpus = h100 ? 96 : 128;
+  const bool ckpt = size != "7B";
+  ValidationCase c = fsdp_case(
+      fmt::format("IBM FSDP {} {} {} GPUs", size, h100 ? "H100" : "A100", gpus),
+      fmt::format("PyTorch/IBM blog 'Maximizing training throughput using PyTorch FSDP' (2024), "
+                  "Table 1, {} row, {} ({} GPUs, {} Gb/s between nodes), batch 2, activation "
+                  "checkpoint {}",
+                  size, h100 ? "H100 80GB" : "A100 80GB", gpus, h100 ? 800 : 400,
+                  ckpt ? "Yes" : "No"),
+      m, gpus, 4096, 2, 2 * gpus, ckpt ? Recompute::kFull : Recompute::kNone, tokens_per_gpu);
+  c.chassis = h100 ? "examples/validation/h100-8gpu-800g.yaml"
+                   : "examples/validation/a100-80gb-8gpu-400g.yaml";
+  c.job.framework = Framework::kFsdp1;
+  c.job.grad_fp32 = Switch::kOff;
+  if (size == "7B") c.plan.shard = 8;
+  return c;
+}
+
 // Narayanan et al. 2021, Table 2 (section 5.2, Figure 10): GPT-3 175B (96 layers, h 12288, 96
 // heads) at global batch 1536 on 384, 768 and 1536 A100s, PTD-P (model-parallel size 96: t=8, p=12,
 // micro-batch 1) against ZeRO-3 without model parallelism (DeepSpeed, micro-batch 4, 2, 1: one
@@ -739,6 +775,12 @@ std::vector<ValidationCase> validation_cases() {
       titan("llama2-13b", 2, Recompute::kNone, "none", 2162),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
       titan("llama2-70b", 2, Recompute::kFull, "full", 353),
+      ibm_fsdp("7B", false, 3700),
+      ibm_fsdp("34B", false, 700),
+      ibm_fsdp("70B", false, 370),
+      ibm_fsdp("7B", true, 7500),
+      ibm_fsdp("34B", true, 1550),
+      ibm_fsdp("70B", true, 800),
       nemo_long_seq(4, 1, 1, 4, 1, 768),
       nemo_long_seq(8, 1, 2, 4, 1, 730),
       nemo_long_seq(16, 2, 1, 8, 1, 660),
