@@ -774,8 +774,9 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // MPT-350M fp8 at sequence 512: 213 + 28 = 241 of 257. Since PyTorch's early-stopping
   // recomputation is charged (torch >= 2.1 rows), the two A100 80GB MPT-70B rows read +20.5 and
   // +18.1 % and are open: 239 of 257; then the PyTorch/IBM FSDP blog's six rows (7B, 34B, 70B on
-  // 128 A100 and 96 H100), all within 15 %: 245 of 263
-  EXPECT_EQ(held, 245);
+  // 128 A100 and 96 H100), all within 15 %: 245 of 263; then KempnerForge's nine H200 rows less
+  // the open one-GPU 7B (-16.6 %) and 7B TP=4 + FSDP=8 (+16.2 %): 252 of 272
+  EXPECT_EQ(held, 252);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -242,6 +242,46 @@ ValidationCase ibm_fsdp(const std::string& size, bool h100, double tokens_per_gp
   return c;
 }
 
+// KempnerInstitute/KempnerForge's H200 benchmarks: Llama-3-shaped models (GQA with 8 KV heads,
+// SwiGLU, vocabulary 128256, untied) at sequence 4096 on nodes of four H200 (chassis
+// examples/validation/h200-4gpu-nvlink-ndr.yaml, its assumptions stated there), FSDP2
+// (`fully_shard` per block, kempnerforge/distributed/parallel.py: bf16 parameters, fp32 gradient
+// reduction) under TP within a node where tp > 1, every block checkpointed (non-reentrant:
+// PyTorch 2.1+'s early stop), fused AdamW, torch.compile on (fused element-wise work) except where
+// `compiled` is false, cuDNN attention (the SDPA backend the repository's H200 profile,
+// benchmarks/profiling/13b_24gpu_profiling.md, shows). The reports' tok/s is the whole job's:
+// divided by the GPU count. "7B" is Llama 3 8B's shape (8.03B); "13B" is 14.84B: dim 5120, 40
+// layers, 40 heads, FFN 17920 (ffn_dim_multiplier 1.3); "70B" is Llama 3 70B's shape.
+ValidationCase kempner(const std::string& size, int gpus, int tp, int mb, int accum,
+                       double job_tokens_per_s, const std::string& report, bool compiled = true) {
+  Model m = find_model(size == "70B" ? "llama3-70b" : "llama3-8b");
+  if (size == "13B") {
+    m.id = "kempnerforge-13b", m.name = "KempnerForge 13B";
+    m.layers = 40, m.hidden = 5120, m.heads = 40, m.kv_heads = 8, m.ffn = 17920;
+  }
+  const int dp = gpus / tp;
+  ValidationCase c;
+  c.name = fmt::format("KempnerForge {} H200 {} GPU{}{}", size, gpus, gpus > 1 ? "s" : "",
+                       tp > 1 ? fmt::format(" tp={}", tp) : std::string());
+  c.source = fmt::format(
+      "KempnerInstitute/KempnerForge {}, {} row ({} GPUs, {}, batch {} x accumulation {}, "
+      "full checkpointing, compile {}; {} tok/s for the job)",
+      report, size, gpus, tp > 1 ? fmt::format("TP={} + FSDP={}", tp, dp) : fmt::format("FSDP={}", dp),
+      mb, accum, compiled ? "on" : "off", job_tokens_per_s);
+  c.metric = "tokens/s per GPU";
+  c.model = m;
+  c.chassis = "examples/validation/h200-4gpu-nvlink-ndr.yaml";
+  c.boxes = std::max(1, gpus / 4);
+  c.plan.tp = tp, c.plan.dp = dp, c.plan.zero = dp > 1 ? 3 : 0, c.plan.micro_batch = mb;
+  c.job.seq = 4096, c.job.global_batch = mb * accum * dp, c.job.recompute = Recompute::kFull;
+  c.job.flash_attention = true;
+  c.job.framework = Framework::kFsdp;
+  c.job.cudnn_attention = Switch::kOn;
+  c.job.fused_elementwise = compiled ? Switch::kOn : Switch::kDefault;
+  c.measured = job_tokens_per_s / gpus;
+  return c;
+}
+
 // Narayanan et al. 2021, Table 2 (section 5.2, Figure 10): GPT-3 175B (96 layers, h 12288, 96
 // heads) at global batch 1536 on 384, 768 and 1536 A100s, PTD-P (model-parallel size 96: t=8, p=12,
 // micro-batch 1) against ZeRO-3 without model parallelism (DeepSpeed, micro-batch 4, 2, 1: one
@@ -781,6 +821,17 @@ std::vector<ValidationCase> validation_cases() {
       ibm_fsdp("7B", true, 7500),
       ibm_fsdp("34B", true, 1550),
       ibm_fsdp("70B", true, 800),
+      // KempnerForge: the 2026-04-05 MFU sweep and the 2026-06-30 weak-scaling campaign (the
+      // latter's figures where both ran a configuration).
+      open_case(kempner("7B", 1, 1, 4, 2, 10471, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md")),
+      kempner("7B", 4, 1, 4, 2, 38983, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("13B", 8, 1, 4, 4, 35405, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md", false),
+      kempner("7B", 8, 4, 4, 2, 44299, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      open_case(kempner("7B", 32, 4, 4, 2, 155917, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md")),
+      kempner("13B", 32, 4, 4, 4, 110373, "benchmarks/weak_scaling_160gpu/README.md"),
+      kempner("13B", 160, 4, 4, 4, 534644, "benchmarks/weak_scaling_160gpu/README.md"),
+      kempner("70B", 32, 4, 2, 4, 18688, "benchmarks/weak_scaling_160gpu/README.md"),
+      kempner("70B", 160, 4, 2, 4, 85571, "benchmarks/weak_scaling_160gpu/README.md"),
       nemo_long_seq(4, 1, 1, 4, 1, 768),
       nemo_long_seq(8, 1, 2, 4, 1, 730),
       nemo_long_seq(16, 2, 1, 8, 1, 660),
