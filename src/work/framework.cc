@@ -19,6 +19,13 @@ double megatron_bucket(int dp) { return std::max(40e6, 1e6 * dp); }
 constexpr double kDdpBucketParams = 25.0 * (1 << 20) / 4;
 // DeepSpeed reduce_bucket_size default 5e8 elements (deepspeed.ai/docs/config-json).
 constexpr double kDeepSpeedReduceBucket = 5e8;
+// PyTorch AdamW's HBM bytes per fp32 parameter. Fused (torch.optim.AdamW(fused=True),
+// aten/src/ATen/native/cuda/FusedAdamWKernel.cu): one kernel reads weight, gradient and both
+// moments and writes weight and moments, 7 x 4 = 28. Foreach or per parameter (the default
+// torch.optim form and Composer's DecoupledAdamW): one pass of HBM per tensor operation, 80
+// (FrameworkTraits below, fsdp). Clipping by norm: read every gradient for the norm (4), scale it
+// in place (8): 12.
+constexpr double kFusedAdamBytes = 28, kForeachAdamBytes = 80, kClipBytes = 12;
 // Host time per rank of a torch.distributed list collective as DeepSpeed 0.3 issued it: one tensor
 // view made in Python (narrow, ~2 us: pytorch/pytorch issue #41383, "approx 2 us", half of it
 // Python) and one copy_ of it in C++ (~1 us of ATen dispatch, same issue) through cudaMemcpyAsync
@@ -77,7 +84,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       // Gradient clipping by norm (llm-foundry's MPT yamls: gradient_clipping norm 1.0; torchtitan
       // max_norm 1.0): FSDP's clip_grad_norm_ reads every local gradient for the norm (4) and
       // scales it in place (8): 12. derived: 80 + 12 = 92.
-      t.optimizer_bytes_per_param = 92;
+      t.optimizer_bytes_per_param = kForeachAdamBytes + kClipBytes;
       // Those bytes stream at the element-wise kernel's share of the peak: torch.optim's foreach
       // and fused AdamW and Composer's per-tensor ops are PyTorch element-wise kernels
       // (TensorIterator, or multi_tensor_apply over chunks of the tensor lists:
@@ -118,8 +125,14 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // kernel reads the fp32 weight, gradient and two moments and writes three: 28 bytes. The
         // Trainer's max_grad_norm 1.0 clipping (read 4, scale 8: 12 more) is not counted: the
         // validation rows' script does not clip.
-        t.optimizer_bytes_per_param = 28;
+        t.optimizer_bytes_per_param = kFusedAdamBytes;
       } else if (job.framework == Framework::kFsdp) {
+        // torchtitan's optimizer.implementation defaults to "fused" (torchtitan/config/
+        // job_config.py, Optimizer; until 2025 a `fused` flag, off: foreach, torchtitan/
+        // optimizer.py build_optimizers): torch.optim.AdamW(fused=True) reads the fp32 weight,
+        // gradient and two moments and writes three in one kernel, 28 bytes, and the clipping's
+        // 12 (above): 40.
+        t.optimizer_bytes_per_param = kFusedAdamBytes + kClipBytes;
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
         // with torch.split_with_sizes_copy on the compute stream (read and write the gathered
@@ -258,6 +271,15 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
     t.hopper_attention = job.cudnn_attention == Switch::kOn;
   if (job.recompute_early_stop != Switch::kDefault)
     t.recompute_early_stop = job.recompute_early_stop == Switch::kOn;
+  // --optimizer-impl fused|foreach: the PyTorch stacks' AdamW as one kernel (28 bytes a parameter)
+  // or one per tensor operation (80), with the gradient clipping those stacks run (12; the hf rows'
+  // script does not clip).
+  const bool torch_optim = job.framework == Framework::kFsdp ||
+                           job.framework == Framework::kFsdp1 || job.framework == Framework::kHf;
+  if (torch_optim && job.fused_optimizer != Switch::kDefault)
+    t.optimizer_bytes_per_param =
+        (job.fused_optimizer == Switch::kOn ? kFusedAdamBytes : kForeachAdamBytes) +
+        (job.framework == Framework::kHf ? 0 : kClipBytes);
   if (fp32_given) t.grad_bytes = 4;
   if (half_given) t.grad_bytes = 2;
   // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts

@@ -746,6 +746,29 @@ TEST(WorkSearch, WideSpaceTriesWhatUsersChoose) {
   EXPECT_LE(wide.best.front().step_time_s, narrow.best.front().step_time_s * 1.0001);
 }
 
+// The optimizer's HBM bytes per parameter by how PyTorch's AdamW runs (--optimizer-impl). Fused
+// (torch.optim.AdamW(fused=True)): read weight, gradient and two moments, write weight and two
+// moments, 7 x 4 = 28; foreach: one pass per tensor operation, 80; the FSDP stacks clip by norm
+// (read 4, scale in place 8: 12). fsdp (torchtitan: fused by default) 28 + 12 = 40; fsdp1
+// (Composer, fms-fsdp: foreach or per parameter) 80 + 12 = 92; hf (the measured script: fused, no
+// clipping) 28. Megatron-LM's own fused Adam keeps its figure whatever the flag.
+TEST(WorkFramework, OptimizerBytesFollowTheAdamImplementation) {
+  Job j;
+  Plan p = parse_plan("dp=8,zero=3,mb=1");
+  auto bytes = [&](Framework f, Switch s) {
+    j.framework = f, j.fused_optimizer = s;
+    return framework_traits(j, p).optimizer_bytes_per_param;
+  };
+  EXPECT_DOUBLE_EQ(bytes(Framework::kFsdp, Switch::kDefault), 40.0);
+  EXPECT_DOUBLE_EQ(bytes(Framework::kFsdp, Switch::kOff), 92.0);
+  EXPECT_DOUBLE_EQ(bytes(Framework::kFsdp1, Switch::kDefault), 92.0);
+  EXPECT_DOUBLE_EQ(bytes(Framework::kFsdp1, Switch::kOn), 40.0);
+  EXPECT_DOUBLE_EQ(bytes(Framework::kHf, Switch::kDefault), 28.0);
+  EXPECT_DOUBLE_EQ(bytes(Framework::kHf, Switch::kOff), 80.0);
+  const double megatron = bytes(Framework::kMegatron, Switch::kDefault);
+  EXPECT_DOUBLE_EQ(bytes(Framework::kMegatron, Switch::kOff), megatron);
+}
+
 TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   int held = 0;
   for (const auto& r : run_validation()) {
@@ -775,8 +798,9 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // recomputation is charged (torch >= 2.1 rows), the two A100 80GB MPT-70B rows read +20.5 and
   // +18.1 % and are open: 239 of 257; then the PyTorch/IBM FSDP blog's six rows (7B, 34B, 70B on
   // 128 A100 and 96 H100), all within 15 %: 245 of 263; then KempnerForge's nine H200 rows less
-  // the open one-GPU 7B (-16.6 %) and 7B TP=4 + FSDP=8 (+16.2 %): 252 of 272
-  EXPECT_EQ(held, 252);
+  // the open 7B TP=4 + FSDP=8 (+16.2 %): 253 of 272 (the one-GPU 7B, -16.6 % with fsdp's AdamW
+  // taken as foreach, is -13.8 % with torchtitan's fused default)
+  EXPECT_EQ(held, 253);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

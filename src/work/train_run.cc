@@ -52,6 +52,7 @@ Job make_train_job(const TrainOptions& o) {
   j.cudnn_attention = parse_switch(o.attention, "--attention", "cudnn", "flash");
   j.recompute_early_stop =
       parse_switch(o.recompute_early_stop, "--recompute-early-stop", "on", "off");
+  j.fused_optimizer = parse_switch(o.optimizer_impl, "--optimizer-impl", "fused", "foreach");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -179,6 +180,10 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
        "on or off: full recomputation stops before each block's last GEMM (PyTorch 2.1+ "
        "non-reentrant checkpoint) or reruns the whole block (reentrant, PyTorch 2.0 and earlier; "
        "default: the framework's)"},
+      {"--optimizer-impl", at<&T::optimizer_impl>,
+       "fused or foreach: PyTorch's AdamW as one fused kernel (torchtitan's default) or one kernel "
+       "per tensor operation (foreach, per-parameter: Composer, torch.optim's default); fsdp, "
+       "fsdp1 and hf only (default: the framework's)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

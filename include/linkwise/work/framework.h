@@ -25,12 +25,14 @@
 //              (PyTorch modules without torch.compile: RMSNorm as six kernels, SwiGLU as two);
 //              attention through scaled_dot_product_attention's FlashAttention-2 backend
 //              (PyTorch 2.2 release notes), which on Hopper runs at most 335 TFLOP/s forward (Dao
-//              2023, 4.1).
+//              2023, 4.1); AdamW fused (torchtitan's optimizer.implementation default).
 //   fsdp1      PyTorch FSDP with FlatParameter (Composer, llm-foundry): as fsdp, but the gather
 //              writes the flat parameter in place and the gradient is cast to fp32 and pre-divided
 //              in place before its reduce-scatter (fsdp is FSDP2: copy-out after each gather,
 //              fp32 copy-in before each reduce-scatter). Under LoRA every adapter matrix is a
 //              unit of its own (llm-foundry's PEFT wrapping), gathered and reduce-scattered alone.
+//              AdamW one kernel per tensor operation (Composer's DecoupledAdamW, torch.optim's
+//              foreach default).
 //   deepspeed  DeepSpeed ZeRO (docs: deepspeed.ai/docs/config-json, "ZeRO optimizations"). zero=3
 //   gathers
 //              each sub-module's weights (every weight matrix; parameters under

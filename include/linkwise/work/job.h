@@ -96,6 +96,11 @@ struct Job {
   /// set_checkpoint_early_stop) or runs the whole block again (kOff: reentrant checkpointing,
   /// PyTorch 2.0 and earlier); framework default (FrameworkTraits::recompute_early_stop).
   Switch recompute_early_stop = Switch::kDefault;
+  /// PyTorch's AdamW as one fused kernel (kOn: torch.optim.AdamW(fused=True), torchtitan's
+  /// optimizer.implementation "fused") or one kernel per tensor operation (kOff: the foreach and
+  /// per-parameter forms); framework default (FrameworkTraits::optimizer_bytes_per_param). Only
+  /// the PyTorch stacks (fsdp, fsdp1, hf): Megatron-LM and DeepSpeed run their own fused Adam.
+  Switch fused_optimizer = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.
