@@ -280,6 +280,10 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
     t.optimizer_bytes_per_param =
         (job.fused_optimizer == Switch::kOn ? kFusedAdamBytes : kForeachAdamBytes) +
         (job.framework == Framework::kHf ? 0 : kClipBytes);
+  // --master-weights bf16: every tensor the step reads and writes (weights, gradients, moments)
+  // is bf16, half the fp32 bytes.
+  if (job.fp32_master == Switch::kOff) t.optimizer_bytes_per_param /= 2;
+  t.zero3_sync_last = job.grad_sync_last == Switch::kOn && p.zero >= 3;
   if (fp32_given) t.grad_bytes = 4;
   if (half_given) t.grad_bytes = 2;
   // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts

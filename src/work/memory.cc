@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linkwise/work/framework.h"
 #include "linkwise/work/hf_stack.h"
 
 namespace linkwise::work {
@@ -19,6 +20,9 @@ constexpr double kFp8CopyBytes =
     1;                            // fp8 weight copy kept by fp8 training (Micikevicius et al. 2022)
 constexpr double kGradBytes = 2;  // bf16 gradients
 constexpr double kOptimizerBytes = 12;  // fp32 master weight + Adam m + Adam v
+// Pure bf16 (Job::fp32_master off): no master copy, Adam m and v in the weights' bf16
+// (torch.optim.AdamW's state tensors are zeros_like(param)).
+constexpr double kBf16OptimizerBytes = 4;
 // Runtime reserve: CUDA context and NCCL's per-peer channel buffers. derived: estimate, about 0.5
 // GiB of CUDA context (PyTorch reports 300-600 MiB on A100/H100) plus NCCL_BUFFSIZE 4 MiB x 2
 // directions x up to 32 channels x 2 protocols (NCCL docs, NCCL_BUFFSIZE default 4 MiB).
@@ -138,17 +142,26 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
                         : kWeightBytes + (job.precision == Precision::kFp8 ? kFp8CopyBytes : 0);
     r.weights = params * wbytes / w_div;
     double trainable = params;
+    const double opt_bytes =
+        job.fp32_master == Switch::kOff ? kBf16OptimizerBytes : kOptimizerBytes;
     if (job.mode == Mode::kLora) {
       double adapters = layer_trainable_params(m, job, p) * layers;
       r.lora =
-          adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : kOptimizerBytes));
-      r.host_bytes = job.offload_optimizer ? adapters * kOptimizerBytes : 0;
+          adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : opt_bytes));
+      r.host_bytes = job.offload_optimizer ? adapters * opt_bytes : 0;
       trainable = 0;
     }
     r.gradients = trainable * kGradBytes / g_div;
-    r.optimizer = job.offload_optimizer ? 0 : trainable * kOptimizerBytes / o_div;
+    // --grad-sync last: each GPU accumulates its whole (TP-split) gradients, unsharded, in the
+    // type they are reduced in, until the last micro-batch reduce-scatters them (FSDP2 keeps them
+    // in reduce_dtype: FSDPParam.unsharded_accumulated_grad).
+    if (micro > 1 && framework_traits(job, p).zero3_sync_last)
+      r.gradients += (job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers
+                                              : params) *
+                     framework_traits(job, p).grad_bytes;
+    r.optimizer = job.offload_optimizer ? 0 : trainable * opt_bytes / o_div;
     if (job.mode != Mode::kLora && job.offload_optimizer)
-      r.host_bytes = trainable * kOptimizerBytes / o_div;
+      r.host_bytes = trainable * opt_bytes / o_div;
     r.activations = per_layer * layers * in_flight;
     if (job.recompute == Recompute::kFull) {  // one layer recomputed in full during its backward
       Job sel = job;

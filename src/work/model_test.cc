@@ -138,6 +138,30 @@ TEST(WorkMemory, ModelStatesByZeroStage) {
   EXPECT_NEAR(states(3), 2 * P, 2 * P * kExact);
 }
 
+TEST(WorkMemory, PureBf16AndUnshardedGradientsByHand) {
+  // Llama 2 7B (P parameters), dp=8 ZeRO-3, global batch 32 of 4096: 4 micro-batches of 1.
+  // Mixed precision: 2 + 2 + 12 bytes a parameter over 8 GPUs, 2P. --master-weights bf16: no fp32
+  // master, Adam's moments in bf16 (4 bytes): (2 + 2 + 4) / 8 = P. --grad-sync last under fsdp
+  // (gradients reduced in fp32): each GPU also holds the whole unsharded gradient, 4P more.
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.seq = 4096, j.global_batch = 32, j.framework = Framework::kFsdp;
+  const double P = m.total_params();
+  Plan p;
+  p.dp = 8, p.zero = 3;
+  auto states = [&] {
+    auto r = memory_per_gpu(m, j, p, 80e9);
+    return r.weights + r.gradients + r.optimizer;
+  };
+  EXPECT_NEAR(states(), 2 * P, 2 * P * kExact);
+  j.fp32_master = Switch::kOff;
+  EXPECT_NEAR(states(), P, P * kExact);
+  j.grad_sync_last = Switch::kOn;
+  EXPECT_NEAR(states(), P + 4 * P, 5 * P * kExact);
+  j.global_batch = 8;  // one micro-batch: nothing to hold across micro-batches
+  EXPECT_NEAR(states(), P, P * kExact);
+}
+
 TEST(WorkMemory, LoraFreezesTheBase) {
   // LoRA rank 16 on q,k,v,o of Llama 2 7B: per layer 4·16·(4096 + 4096) = 524,288; x32 =
   // 16,777,216.

@@ -224,6 +224,40 @@ std::pair<int, double> scatters(const std::vector<Coll>& cs) {
   return {n, bytes};
 }
 
+TEST(WorkStep, GradSyncLastReducesOnceAStep) {
+  // Llama 2 7B, --framework fsdp, dp=8 ZeRO-3 on a DGX H100, global batch 32 of 4096: 4
+  // micro-batches of 1. By default every micro-batch reduce-scatters each layer's gradients
+  // (202,383,360 parameters, fp32: 809,533,440 bytes) beside its backward. --grad-sync last: no
+  // reduce-scatter in a micro-batch's lists; the last one's are the step's 32 gradient buckets
+  // beside its backward, each a layer's plus a 32nd of the root unit's (embedding, output layer
+  // and final norm, 2 x 32000 x 4096 + 4096 = 262,148,096 parameters): 4 x (202,383,360 +
+  // 8,192,128) bytes.
+  auto c = topo::load_chassis("dgx-h100");
+  Job j;
+  j.seq = 4096, j.global_batch = 32, j.framework = Framework::kFsdp;
+  Plan p = parse_plan("dp=8,zero=3,mb=1");
+  auto traffic = [&] {
+    StepModel sm(c, find_model("llama2-7b"), j);
+    auto lc = layer_compute(sm.model(), sm.job(), p, sm.gpu());
+    return step_traffic(sm.model(), sm.job(), p, shape_of(sm.model(), sm.job(), p), lc);
+  };
+  StepTraffic every = traffic();
+  EXPECT_EQ(every.buckets, 0);
+  EXPECT_EQ(scatters(every.beside_b).first, 1);
+  EXPECT_DOUBLE_EQ(scatters(every.beside_b).second, 4 * 202383360.0);
+  j.grad_sync_last = Switch::kOn;
+  StepTraffic last = traffic();
+  EXPECT_EQ(scatters(last.beside_b).first, 0);
+  EXPECT_EQ(scatters(last.fill_b).first, 0);
+  EXPECT_EQ(last.buckets, 32);
+  EXPECT_EQ(last.bucket.op, comm::Op::kReduceScatter);
+  EXPECT_DOUBLE_EQ(last.bucket.bytes, 4 * (202383360.0 + 262148096.0 / 32));
+  EXPECT_TRUE(last.bucket_overlap);
+  // One micro-batch a step: every micro-batch is the last; nothing changes.
+  j.global_batch = 8;
+  EXPECT_EQ(traffic().buckets, 0);
+}
+
 TEST(WorkStep, LoraUnderFsdp1ReduceScattersEachAdapterUnit) {
   // As LoraUnderZero3GathersFrozenWeightsAndScattersOnlyAdapters (Llama 2 7B, rank 16 on q,k,v,o,
   // dp=8 ZeRO-3 on the PCIe server), but --framework fsdp1. llm-foundry wraps every adapter matrix
@@ -414,8 +448,9 @@ TEST(WorkStep, EagerOptimizerOfThePyTorchFrameworks) {
   // embedding and the untied LM head (32,000 x 4,096 each) and the final norm (4,096):
   // 6,738,415,616 / 8 = 842,301,952; on an A100 80GB (2.039 TB/s) PyTorch's optimizer kernels
   // stream at the element-wise share, 3,478 / 4,800 = 0.7246 of the peak: 92 · 842,301,952 /
-  // (0.7246 · 2.039e12) = 52.4 ms under fsdp1; Megatron's fused Adam at the peak, 28 · 842,301,952
-  // / 2.039e12 = 11.6 ms (each + one 3 us launch).
+  // (0.7246 · 2.039e12) = 52.4 ms under fsdp1; fsdp takes torchtitan's fused AdamW, 28 + 12 = 40
+  // at the same share (22.8 ms); Megatron's fused Adam at the peak, 28 · 842,301,952 / 2.039e12 =
+  // 11.6 ms (each + one 3 us launch).
   auto c = topo::load_chassis("dgx-a100");
   Job j;
   j.seq = 2048, j.global_batch = 16, j.recompute = Recompute::kNone;
@@ -430,7 +465,7 @@ TEST(WorkStep, EagerOptimizerOfThePyTorchFrameworks) {
   const double bw = sm.gpu().memory_bytes_per_s;
   const double share = 3478.0 / 4800;
   EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 92 * local / (share * bw) + 3e-6, 1e-9);
-  EXPECT_NEAR(optimizer_s(Framework::kFsdp), 92 * local / (share * bw) + 3e-6, 1e-9);
+  EXPECT_NEAR(optimizer_s(Framework::kFsdp), 40 * local / (share * bw) + 3e-6, 1e-9);
   EXPECT_NEAR(optimizer_s(Framework::kMegatron), 28 * local / bw + 3e-6, 1e-9);
   EXPECT_NEAR(optimizer_s(Framework::kFsdp1), 0.0524, 0.0005);
   EXPECT_NEAR(optimizer_s(Framework::kMegatron), 0.0116, 0.0002);
@@ -799,8 +834,11 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // +18.1 % and are open: 239 of 257; then the PyTorch/IBM FSDP blog's six rows (7B, 34B, 70B on
   // 128 A100 and 96 H100), all within 15 %: 245 of 263; then KempnerForge's nine H200 rows less
   // the open 7B TP=4 + FSDP=8 (+16.2 %): 253 of 272 (the one-GPU 7B, -16.6 % with fsdp's AdamW
-  // taken as foreach, is -13.8 % with torchtitan's fused default)
-  EXPECT_EQ(held, 253);
+  // taken as foreach, is -13.8 % with torchtitan's fused default). Since KempnerForge's gradients
+  // are reduced at the last micro-batch only (--grad-sync last, as its training loop does), its
+  // 7B TP=4 on 8 GPUs (+19.1 %) and 70B TP=4 rows on 32 and 160 (+15.4, +24.8 %) are open too:
+  // 250 of 272
+  EXPECT_EQ(held, 250);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -212,8 +212,23 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       t.fill_b.push_back(
           {GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * all / p.shard, "zero"});
   }
+  // Gradients reduced at the last micro-batch only (FSDP no_sync, FSDP2
+  // set_requires_gradient_sync(False) on the others; --grad-sync last): the other micro-batches run
+  // no reduce-scatter, and the last one's, unit by unit beside its backward, are the step's
+  // gradient buckets (as DDP's), the root unit's gradients (embedding, final norm, output layer) in
+  // them. HSDP and LoRA's bucketed or per-tensor reductions keep their own paths.
+  const bool sync_last = fw.zero3_sync_last && p.zero >= 3 && sh.m > 1 && !hsdp && !lora_bucketed &&
+                         !per_tensor && !fw.zero3_blocking;
+  if (D > 1 && sync_last) {
+    const double outside = lora ? 0 : m.embedding_params() / p.tp;
+    const int units = std::max(1, sh.layers_per_stage);
+    t.buckets = units;
+    t.bucket = {shard_kind, Op::kReduceScatter, fw.grad_bytes * (G + outside / units), "zero",
+                call_s};
+    t.bucket_overlap = fw.grad_overlap;
+  }
   if (D > 1 && p.zero >= 3) {
-    layer_scatter("zero");
+    if (!sync_last) layer_scatter("zero");
     if (p.pp == 1 && !fw.zero3_blocking) {
       // Every micro-batch starts with gathers that nothing hides and ends with scatters that
       // nothing hides: FSDP reshards the root unit (embedding, final norm, untied output layer)
@@ -233,7 +248,9 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
           t.fill_b.push_back(c);
           break;
         }
-      if (!lora)  // LoRA leaves the embedding and output layer frozen: nothing outside to reduce
+      // LoRA leaves the embedding and output layer frozen: nothing outside to reduce (and under
+      // --grad-sync last the root's gradients go with the buckets).
+      if (!lora && !sync_last)
         t.fill_b.push_back(
             {shard_kind, Op::kReduceScatter, fw.grad_bytes * outside, "zero", call_s});
     }

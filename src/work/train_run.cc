@@ -31,6 +31,10 @@ void check_train_options(const TrainOptions& o) {
   if (o.mode != "lora")
     for (const char* f : {"--lora-rank", "--lora-targets", "--base-weights"})
       if (o.was_given(f)) throw InputError(fmt::format("{} applies only with --mode lora", f));
+  if (o.framework == "hf" && o.master_weights == "bf16")
+    throw InputError(
+        "--master-weights bf16 does not apply to --framework hf, whose model keeps fp32 weights "
+        "under autocast (docs/training.md)");
 }
 
 Job make_train_job(const TrainOptions& o) {
@@ -53,6 +57,8 @@ Job make_train_job(const TrainOptions& o) {
   j.recompute_early_stop =
       parse_switch(o.recompute_early_stop, "--recompute-early-stop", "on", "off");
   j.fused_optimizer = parse_switch(o.optimizer_impl, "--optimizer-impl", "fused", "foreach");
+  j.fp32_master = parse_switch(o.master_weights, "--master-weights", "fp32", "bf16");
+  j.grad_sync_last = parse_switch(o.grad_sync, "--grad-sync", "last", "every");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -184,6 +190,13 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
        "fused or foreach: PyTorch's AdamW as one fused kernel (torchtitan's default) or one kernel "
        "per tensor operation (foreach, per-parameter: Composer, torch.optim's default); fsdp, "
        "fsdp1 and hf only (default: the framework's)"},
+      {"--master-weights", at<&T::master_weights>,
+       "fp32 or bf16: an fp32 master copy and fp32 Adam moments beside the bf16 weights (mixed "
+       "precision, default), or the bf16 weights stepped in place with bf16 moments (pure bf16)"},
+      {"--grad-sync", at<&T::grad_sync>,
+       "every or last: ZeRO-3 gradients reduce-scattered after every micro-batch (default), or "
+       "only after the last, the unsharded gradients held until then (FSDP no_sync, FSDP2 "
+       "set_requires_gradient_sync(False))"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

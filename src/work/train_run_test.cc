@@ -26,6 +26,11 @@ TEST(TrainRun, RejectsFlagsTheCombinationIgnores) {
   TrainOptions l;
   l.given = {"--lora-rank"};
   EXPECT_THROW(check_train_options(l), InputError);  // --lora-rank without --mode lora
+  TrainOptions h;
+  h.framework = "hf", h.master_weights = "bf16";
+  EXPECT_THROW(check_train_options(h), InputError);  // hf keeps fp32 weights
+  h.framework = "fsdp";
+  EXPECT_NO_THROW(check_train_options(h));
 }
 
 TEST(TrainRun, JobTakesTheLoraTargetsInOrder) {

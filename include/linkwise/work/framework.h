@@ -165,6 +165,9 @@ struct FrameworkTraits {
   /// in its frozen block's unit, so it is gathered and its gradient reduce-scattered alone, and the
   /// frozen block has no gradient to reduce (llm-foundry's PEFT wrapping for FlatParameter FSDP).
   bool lora_adapter_units = false;
+  /// ZeRO-3 gradients reduced at the last micro-batch only (Job::grad_sync_last): the layers'
+  /// reduce-scatters beside the last micro-batch's backward, unsharded gradients held until then.
+  bool zero3_sync_last = false;
 };
 
 /// Seconds per layer and micro-batch (forward, backward) of the unpad and pad copies around fused

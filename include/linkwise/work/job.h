@@ -101,6 +101,15 @@ struct Job {
   /// per-parameter forms); framework default (FrameworkTraits::optimizer_bytes_per_param). Only
   /// the PyTorch stacks (fsdp, fsdp1, hf): Megatron-LM and DeepSpeed run their own fused Adam.
   Switch fused_optimizer = Switch::kDefault;
+  /// Where the optimizer keeps the weights it updates: an fp32 master copy with fp32 Adam moments
+  /// beside the 16-bit weights (kOn, the default: mixed precision as ZeRO describes it), or the
+  /// 16-bit weights themselves with 16-bit moments (kOff: "pure" bf16, a model cast to bf16 and
+  /// stepped in place, e.g. KempnerForge's build_parallel_model, llama-recipes' pure_bf16).
+  Switch fp32_master = Switch::kDefault;
+  /// ZeRO-3 gradients reduce-scattered after every micro-batch's backward (kOff, the default), or
+  /// only after the last one (kOn: FSDP's no_sync, FSDP2's set_requires_gradient_sync(False) on
+  /// the others), the unsharded gradients accumulating on each GPU until then.
+  Switch grad_sync_last = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.
