@@ -146,8 +146,7 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
         job.fp32_master == Switch::kOff ? kBf16OptimizerBytes : kOptimizerBytes;
     if (job.mode == Mode::kLora) {
       double adapters = layer_trainable_params(m, job, p) * layers;
-      r.lora =
-          adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : opt_bytes));
+      r.lora = adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : opt_bytes));
       r.host_bytes = job.offload_optimizer ? adapters * opt_bytes : 0;
       trainable = 0;
     }
@@ -156,9 +155,9 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     // type they are reduced in, until the last micro-batch reduce-scatters them (FSDP2 keeps them
     // in reduce_dtype: FSDPParam.unsharded_accumulated_grad).
     if (micro > 1 && framework_traits(job, p).zero3_sync_last)
-      r.gradients += (job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers
-                                              : params) *
-                     framework_traits(job, p).grad_bytes;
+      r.gradients +=
+          (job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers : params) *
+          framework_traits(job, p).grad_bytes;
     r.optimizer = job.offload_optimizer ? 0 : trainable * opt_bytes / o_div;
     if (job.mode != Mode::kLora && job.offload_optimizer)
       r.host_bytes = trainable * opt_bytes / o_div;

@@ -403,8 +403,7 @@ TEST(TrainCli, OptimizerImplSetsTheStepsBytes) {
   EXPECT_NEAR(optimizer_s(" --optimizer-impl fused"), fused, 1e-12);
   auto bad = run_cli("train dgx-h100 --model llama2-7b --optimizer-impl sgd");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--optimizer-impl must be fused or foreach, not 'sgd'"),
-            std::string::npos)
+  EXPECT_NE(bad.err.find("--optimizer-impl must be fused or foreach, not 'sgd'"), std::string::npos)
       << bad.err;
 }
 
