@@ -283,7 +283,13 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   // --master-weights bf16: every tensor the step reads and writes (weights, gradients, moments)
   // is bf16, half the fp32 bytes.
   if (job.fp32_master == Switch::kOff) t.optimizer_bytes_per_param /= 2;
-  t.zero3_sync_last = job.grad_sync_last == Switch::kOn && p.zero >= 3;
+  // Hugging Face's Trainer runs every micro-batch but the last under accelerate's no_sync
+  // (transformers trainer.py, _inner_training_loop: sync_context = accelerator.no_sync unless the
+  // accumulation plugin's sync_each_batch, off by default, or DeepSpeed), which FSDP honours.
+  const bool sync_last_default = job.framework == Framework::kHf;
+  t.zero3_sync_last =
+      p.zero >= 3 && (job.grad_sync_last == Switch::kDefault ? sync_last_default
+                                                             : job.grad_sync_last == Switch::kOn);
   if (fp32_given) t.grad_bytes = 4;
   if (half_given) t.grad_bytes = 2;
   // Both styles overlap the sequence-parallel all-gathers and reduce-scatters (Megatron-LM asserts

@@ -241,7 +241,8 @@ MemoryBreakdown hf_memory(const Model& m, const Job& job, const Plan& p,
   const double S = static_cast<double>(job.seq) * mb;
   if (job.mode != Mode::kLora) {  // generic: 2 + 2 + 12 bytes per parameter
     r.weights = generic.weights / 2 * (4 + 2);
-    r.gradients = generic.gradients / 2 * 4;
+    // fp32 gradients; those held unsharded (--grad-sync last) are counted in fp32 already.
+    r.gradients = (generic.gradients - generic.gradients_held) / 2 * 4 + generic.gradients_held;
     r.optimizer = generic.optimizer / 12 * 8;
   }
   const double layers = static_cast<double>(m.layers) / p.pp;

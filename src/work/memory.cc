@@ -154,10 +154,12 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     // --grad-sync last: each GPU accumulates its whole (TP-split) gradients, unsharded, in the
     // type they are reduced in, until the last micro-batch reduce-scatters them (FSDP2 keeps them
     // in reduce_dtype: FSDPParam.unsharded_accumulated_grad).
-    if (micro > 1 && framework_traits(job, p).zero3_sync_last)
-      r.gradients +=
+    if (micro > 1 && framework_traits(job, p).zero3_sync_last) {
+      r.gradients_held =
           (job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers : params) *
           framework_traits(job, p).grad_bytes;
+      r.gradients += r.gradients_held;
+    }
     r.optimizer = job.offload_optimizer ? 0 : trainable * opt_bytes / o_div;
     if (job.mode != Mode::kLora && job.offload_optimizer)
       r.host_bytes = trainable * opt_bytes / o_div;

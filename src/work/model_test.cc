@@ -162,6 +162,23 @@ TEST(WorkMemory, PureBf16AndUnshardedGradientsByHand) {
   EXPECT_NEAR(states(), P, P * kExact);
 }
 
+TEST(WorkMemory, HfHoldsFp32GradientsAcrossMicroBatches) {
+  // --framework hf, Llama 2 7B full fine-tune, dp=8 ZeRO-3, 4 micro-batches: the Trainer's no_sync
+  // keeps each GPU's whole fp32 gradient (4P) until the last micro-batch, beside its fp32 shard
+  // (4P / 8). One micro-batch: the shard alone.
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.mode = Mode::kFullFinetune, j.seq = 4096, j.global_batch = 32, j.framework = Framework::kHf;
+  const double P = m.total_params();
+  Plan p;
+  p.dp = 8, p.zero = 3;
+  auto r = memory_per_gpu(m, j, p, 80e9);
+  EXPECT_NEAR(r.gradients, 4 * P / 8 + 4 * P, 4.5 * P * kExact);
+  EXPECT_NEAR(r.gradients_held, 4 * P, 4 * P * kExact);
+  j.global_batch = 8;
+  EXPECT_NEAR(memory_per_gpu(m, j, p, 80e9).gradients, 4 * P / 8, 0.5 * P * kExact);
+}
+
 TEST(WorkMemory, LoraFreezesTheBase) {
   // LoRA rank 16 on q,k,v,o of Llama 2 7B: per layer 4·16·(4096 + 4096) = 524,288; x32 =
   // 16,777,216.

@@ -804,6 +804,22 @@ TEST(WorkFramework, OptimizerBytesFollowTheAdamImplementation) {
   EXPECT_DOUBLE_EQ(bytes(Framework::kMegatron, Switch::kOff), megatron);
 }
 
+// Which frameworks reduce ZeRO-3 gradients at the last micro-batch only: hf by default (the
+// Trainer's accelerate no_sync), the others when told (--grad-sync last); never below ZeRO-3.
+TEST(WorkFramework, GradSyncLastByFramework) {
+  Job j;
+  Plan z3 = parse_plan("dp=8,zero=3,mb=1"), z1 = parse_plan("dp=8,zero=1,mb=1");
+  auto last = [&](Framework f, Switch s, const Plan& p) {
+    j.framework = f, j.grad_sync_last = s;
+    return framework_traits(j, p).zero3_sync_last;
+  };
+  EXPECT_TRUE(last(Framework::kHf, Switch::kDefault, z3));
+  EXPECT_FALSE(last(Framework::kHf, Switch::kOff, z3));
+  EXPECT_FALSE(last(Framework::kFsdp, Switch::kDefault, z3));
+  EXPECT_TRUE(last(Framework::kFsdp, Switch::kOn, z3));
+  EXPECT_FALSE(last(Framework::kFsdp, Switch::kOn, z1));
+}
+
 TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   int held = 0;
   for (const auto& r : run_validation()) {

@@ -194,9 +194,9 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
        "fp32 or bf16: an fp32 master copy and fp32 Adam moments beside the bf16 weights (mixed "
        "precision, default), or the bf16 weights stepped in place with bf16 moments (pure bf16)"},
       {"--grad-sync", at<&T::grad_sync>,
-       "every or last: ZeRO-3 gradients reduce-scattered after every micro-batch (default), or "
-       "only after the last, the unsharded gradients held until then (FSDP no_sync, FSDP2 "
-       "set_requires_gradient_sync(False))"},
+       "every or last: ZeRO-3 gradients reduce-scattered after every micro-batch, or only after "
+       "the last, the unsharded gradients held until then (FSDP no_sync, FSDP2 "
+       "set_requires_gradient_sync(False); default: the framework's, last for hf)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

@@ -38,7 +38,9 @@ struct MemoryBreakdown {
   double total = 0;       ///< bytes, the worst pipeline stage
   double capacity = 0;    ///< the GPU's memory, bytes
   double host_bytes = 0;  ///< CPU memory for offloaded optimizer states, per GPU
-  bool fits = false;      ///< total <= capacity
+  /// The part of `gradients` held unsharded across micro-batches (--grad-sync last), bytes.
+  double gradients_held = 0;
+  bool fits = false;  ///< total <= capacity
   double headroom() const { return capacity - total; }
 };
 
