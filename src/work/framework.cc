@@ -287,6 +287,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   // (transformers trainer.py, _inner_training_loop: sync_context = accelerator.no_sync unless the
   // accumulation plugin's sync_each_batch, off by default, or DeepSpeed), which FSDP honours.
   const bool sync_last_default = job.framework == Framework::kHf;
+  t.tp_per_projection = job.tp_per_projection == Switch::kOn;
   t.zero3_sync_last =
       p.zero >= 3 && (job.grad_sync_last == Switch::kDefault ? sync_last_default
                                                              : job.grad_sync_last == Switch::kOn);

@@ -60,8 +60,12 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   // Half a layer: [all-gather] [all-to-all] compute [all-to-all] reduce-scatter (all-reduce without
   // SP); attention halves with cp > 1 also run the ring's cp - 1 transfers, each beside core/cp of
   // the attention compute (`core` seconds of core, `ring` bytes per transfer).
+  // --tp-collectives per-projection: a half whose column-parallel projections share one input
+  // gathers it once per projection (forward: q, k, v or gate, up) and reduce-scatters one input
+  // gradient per projection (backward); `gathers`, `scatters` count them.
   auto half = [&](std::vector<PathItem>& out, double seconds, const char* name, bool mlp,
-                  double ag_gemm, double rs_gemm, bool bulk, double core = 0, double ring = 0) {
+                  double ag_gemm, double rs_gemm, bool bulk, double core = 0, double ring = 0,
+                  int gathers = 1, int scatters = 1) {
     const bool ov = overlap && !(mlp && ep);
     double rest = seconds;
     auto ring_steps = [&]() {
@@ -79,6 +83,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       } else {
         out.push_back(ag);
       }
+      for (int i = 1; i < gathers; ++i) out.push_back(ag);
     }
     ring_steps();
     if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
@@ -101,9 +106,14 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
     compute(out, rest, name);
     if (mlp && ep) out.push_back(coll(GroupKind::kEp, Op::kAllToAll, a2a, "ep"));
     if (tp)
-      out.push_back(
-          coll(GroupKind::kTp, sp ? Op::kReduceScatter : Op::kAllReduce, sh.act_bytes, "tp"));
+      for (int i = 0; i < (sp ? scatters : 1); ++i)
+        out.push_back(
+            coll(GroupKind::kTp, sp ? Op::kReduceScatter : Op::kAllReduce, sh.act_bytes, "tp"));
   };
+  // Projections sharing a half's input: q, k, v (separate in the Llama-style layers the
+  // per-projection plans shard) and gate, up (one up projection without gating).
+  const int qkv_n = sp && fw.tp_per_projection && !overlap ? 3 : 1;
+  const int up_n = sp && fw.tp_per_projection && !overlap ? (m.gated_ffn ? 2 : 1) : 1;
   // Forward: the all-gathers feed QKV and the MLP's up GEMM; the reduce-scatters take the output
   // projection's and the down GEMM's output. Backward: the all-gathers feed the proj and down dgrad
   // GEMMs; the reduce-scatters take QKV's and up's dgrad output, beside their wgrad GEMMs
@@ -131,20 +141,21 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   };
   const double rs_o = rs_fwd(lc.gemm_proj, {"o"}), rs_down = rs_fwd(lc.gemm_down, {"down"});
   half(t.forward, lc.attn_f, "attention forward", false, lc.gemm_qkv, rs_o, false, lc.core_f,
-       ring_kv);
-  half(t.forward, lc.mlp_f, "mlp forward", true, lc.gemm_up, rs_down, false);
+       ring_kv, qkv_n);
+  half(t.forward, lc.mlp_f, "mlp forward", true, lc.gemm_up, rs_down, false, 0, 0, up_n);
   double attn_b = lc.attn_b, mlp_b = lc.mlp_b;
   if (job.recompute == Recompute::kFull) {  // the recomputed forward repeats its collectives
-    half(t.backward, lc.attn_f, "recompute", false, lc.gemm_qkv, rs_o, false, lc.core_f, ring_kv);
-    half(t.backward, lc.mlp_f, "recompute", true, lc.gemm_up, rs_down, false);
+    half(t.backward, lc.attn_f, "recompute", false, lc.gemm_qkv, rs_o, false, lc.core_f, ring_kv,
+         qkv_n);
+    half(t.backward, lc.mlp_f, "recompute", true, lc.gemm_up, rs_down, false, 0, 0, up_n);
     attn_b -= lc.attn_f, mlp_b -= lc.mlp_f;
   }
   half(t.backward, mlp_b, "mlp backward", true, lc.gemm_down, rs_back(lc.gemm_up, {"up"}),
-       !async_tp);
+       !async_tp, 0, 0, 1, up_n);
   half(t.backward, attn_b, "attention backward", false, lc.gemm_proj,
        rs_back(lc.gemm_qkv, {"q", "k", "v"}), !async_tp, lc.core_b,
        // selective recomputation runs the core's forward ring again before its backward ring
-       (job.recompute == Recompute::kSelective ? 3 : 2) * ring_kv);
+       (job.recompute == Recompute::kSelective ? 3 : 2) * ring_kv, 1, qkv_n);
 
   const bool lora = job.mode == Mode::kLora;
   const double G = sh.layer_trainable;  // one layer's gradients on this GPU

@@ -59,6 +59,8 @@ Job make_train_job(const TrainOptions& o) {
   j.fused_optimizer = parse_switch(o.optimizer_impl, "--optimizer-impl", "fused", "foreach");
   j.fp32_master = parse_switch(o.master_weights, "--master-weights", "fp32", "bf16");
   j.grad_sync_last = parse_switch(o.grad_sync, "--grad-sync", "last", "every");
+  j.tp_per_projection =
+      parse_switch(o.tp_collectives, "--tp-collectives", "per-projection", "per-block");
   j.lora.rank = o.lora_rank;
   j.lora.targets.clear();
   std::stringstream ss(o.lora_targets);
@@ -197,6 +199,11 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
        "every or last: ZeRO-3 gradients reduce-scattered after every micro-batch, or only after "
        "the last, the unsharded gradients held until then (FSDP no_sync, FSDP2 "
        "set_requires_gradient_sync(False); default: the framework's, last for hf)"},
+      {"--tp-collectives", at<&T::tp_collectives>,
+       "per-block or per-projection: with sequence parallelism, the input the QKV (and gate/up) "
+       "projections share gathered once (default) or once per projection, and their input "
+       "gradients reduce-scattered likewise (DTensor ColwiseParallel on separate q, k, v, gate, up "
+       "without PrepareModuleInput)"},
       Spec{"--checkpoint-every", at<&T::checkpoint_every>,
            "Write a checkpoint every N steps: its host traffic and share of wall time"}
           .range(1, 1 << 30),

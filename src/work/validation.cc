@@ -292,6 +292,10 @@ ValidationCase kempner(const std::string& size, int gpus, int tp, int mb, int ac
   // kempnerforge/training/grad.py: set_requires_gradient_sync(False) before the others; the
   // 175B report: "FSDP2 keeps unsharded fp32 grads across microbatches").
   c.job.grad_sync_last = Switch::kOn;
+  // Its TP plan (kempnerforge/distributed/tensor_parallel.py, _build_block_tp_plan) makes q, k, v,
+  // gate and up each a ColwiseParallel with input_layouts Shard(1): each gathers the sequence-
+  // parallel input itself (no PrepareModuleInput), and reduce-scatters its own input gradient.
+  c.job.tp_per_projection = Switch::kOn;
   c.measured = job_tokens_per_s / gpus;
   return c;
 }
@@ -841,14 +845,18 @@ std::vector<ValidationCase> validation_cases() {
       // report's batch table gives the 4 x 2 of the other 7B runs).
       kempner("7B", 1, 1, 2, 4, 10471, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
       kempner("7B", 4, 1, 4, 2, 38983, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("7B", 2, 2, 4, 2, 13163, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("7B", 4, 4, 4, 2, 25135, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("7B", 4, 2, 4, 2, 25980, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("7B", 16, 4, 4, 2, 82988, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("13B", 8, 4, 4, 4, 27345, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("13B", 16, 4, 4, 4, 53814, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
       kempner("13B", 8, 1, 4, 4, 35405, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md", false),
-      open_case(
-          kempner("7B", 8, 4, 4, 2, 44299, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md")),
-      open_case(
-          kempner("7B", 32, 4, 4, 2, 155917, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md")),
+      kempner("7B", 8, 4, 4, 2, 44299, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
+      kempner("7B", 32, 4, 4, 2, 155917, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
       kempner("13B", 32, 4, 4, 4, 110373, "benchmarks/weak_scaling_160gpu/README.md"),
       kempner("13B", 160, 4, 4, 4, 534644, "benchmarks/weak_scaling_160gpu/README.md"),
-      open_case(kempner("70B", 32, 4, 2, 4, 18688, "benchmarks/weak_scaling_160gpu/README.md")),
+      kempner("70B", 32, 4, 2, 4, 18688, "benchmarks/weak_scaling_160gpu/README.md"),
       open_case(kempner("70B", 160, 4, 2, 4, 85571, "benchmarks/weak_scaling_160gpu/README.md")),
       nemo_long_seq(4, 1, 1, 4, 1, 768),
       nemo_long_seq(8, 1, 2, 4, 1, 730),

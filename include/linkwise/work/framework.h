@@ -168,6 +168,8 @@ struct FrameworkTraits {
   /// ZeRO-3 gradients reduced at the last micro-batch only (Job::grad_sync_last): the layers'
   /// reduce-scatters beside the last micro-batch's backward, unsharded gradients held until then.
   bool zero3_sync_last = false;
+  /// Sequence-parallel TP collectives one per column-parallel projection (Job::tp_per_projection).
+  bool tp_per_projection = false;
 };
 
 /// Seconds per layer and micro-batch (forward, backward) of the unpad and pad copies around fused

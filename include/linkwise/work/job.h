@@ -110,6 +110,12 @@ struct Job {
   /// only after the last one (kOn: FSDP's no_sync, FSDP2's set_requires_gradient_sync(False) on
   /// the others), the unsharded gradients accumulating on each GPU until then.
   Switch grad_sync_last = Switch::kDefault;
+  /// Sequence-parallel TP collectives one per projection (kOn: each column-parallel projection
+  /// gathers its own input and reduce-scatters its own input gradient, DTensor ColwiseParallel
+  /// with input_layouts Shard(1) on q, k, v, gate and up, as KempnerForge's plan) or one per
+  /// half-layer (kOff, the default: the input gathered once for the projections that share it,
+  /// Megatron's fused QKV, torchtitan's PrepareModuleInput).
+  Switch tp_per_projection = Switch::kDefault;
 };
 
 /// Checks a job's numbers; throws InputError naming the flag.

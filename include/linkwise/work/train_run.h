@@ -27,7 +27,7 @@ struct TrainOptions {
   std::string framework = "megatron", grad_overlap = "default", elementwise = "default",
               base_weights = "auto", tp_overlap = "default", grad_reduce = "default",
               attention = "default", recompute_early_stop = "default", optimizer_impl = "default",
-              master_weights = "fp32", grad_sync = "default";
+              master_weights = "fp32", grad_sync = "default", tp_collectives = "per-block";
   double tokens = 0;  ///< tokens to train; 0: no time to train
   int checkpoint_every = 0;
   bool checkpoint_unsharded = false, checkpoint_async = false;
