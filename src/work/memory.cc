@@ -132,6 +132,12 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
   if (p.vpp > 1) in_flight *= 1.0 + static_cast<double>(p.pp - 1) / (p.pp * p.vpp);
   double per_layer = layer_activation_bytes(m, job, p);
   double layers = static_cast<double>(m.layers) / p.pp;
+  // --grad-sync last: bytes a parameter of the unsharded gradients held across micro-batches.
+  double held_grad_bytes = 0;
+  if (micro > 1 && p.zero >= 3) {
+    const FrameworkTraits fw = framework_traits(job, p);
+    if (fw.zero3_sync_last) held_grad_bytes = fw.grad_bytes;
+  }
   for (int stage : {0, p.pp - 1}) {
     MemoryBreakdown r;
     double params = stage_params(m, p, stage);
@@ -154,10 +160,10 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     // --grad-sync last: each GPU accumulates its whole (TP-split) gradients, unsharded, in the
     // type they are reduced in, until the last micro-batch reduce-scatters them (FSDP2 keeps them
     // in reduce_dtype: FSDPParam.unsharded_accumulated_grad).
-    if (micro > 1 && framework_traits(job, p).zero3_sync_last) {
+    if (held_grad_bytes > 0) {
       r.gradients_held =
           (job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers : params) *
-          framework_traits(job, p).grad_bytes;
+          held_grad_bytes;
       r.gradients += r.gradients_held;
     }
     r.optimizer = job.offload_optimizer ? 0 : trainable * opt_bytes / o_div;
