@@ -41,6 +41,10 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
   // --grad-reduce: fp32 (4 bytes) or the job's 16-bit type (2) on the wire, where the framework's
   // default is the other.
   const bool fp32_given = job.grad_fp32 == Switch::kOn, half_given = job.grad_fp32 == Switch::kOff;
+  // The PyTorch stacks' AdamW (torch.optim or Composer's): fused or one kernel per tensor
+  // operation, and whether the stack clips the gradients by norm; their bytes are set after the
+  // switch.
+  bool torch_adam = false, torch_adam_fused = false, torch_clips = true;
   switch (job.framework) {
     case Framework::kMegatron:
       // --tp-comm-overlap is off unless asked for (Megatron-LM arguments.py, store_true; NeMo's
@@ -84,7 +88,7 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
       // Gradient clipping by norm (llm-foundry's MPT yamls: gradient_clipping norm 1.0; torchtitan
       // max_norm 1.0): FSDP's clip_grad_norm_ reads every local gradient for the norm (4) and
       // scales it in place (8): 12. derived: 80 + 12 = 92.
-      t.optimizer_bytes_per_param = kForeachAdamBytes + kClipBytes;
+      torch_adam = true;
       // Those bytes stream at the element-wise kernel's share of the peak: torch.optim's foreach
       // and fused AdamW and Composer's per-tensor ops are PyTorch element-wise kernels
       // (TensorIterator, or multi_tensor_apply over chunks of the tensor lists:
@@ -125,14 +129,14 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
         // kernel reads the fp32 weight, gradient and two moments and writes three: 28 bytes. The
         // Trainer's max_grad_norm 1.0 clipping (read 4, scale 8: 12 more) is not counted: the
         // validation rows' script does not clip.
-        t.optimizer_bytes_per_param = kFusedAdamBytes;
+        torch_adam_fused = true, torch_clips = false;
       } else if (job.framework == Framework::kFsdp) {
         // torchtitan's optimizer.implementation defaults to "fused" (torchtitan/config/
         // job_config.py, Optimizer; until 2025 a `fused` flag, off: foreach, torchtitan/
         // optimizer.py build_optimizers): torch.optim.AdamW(fused=True) reads the fp32 weight,
         // gradient and two moments and writes three in one kernel, 28 bytes, and the clipping's
         // 12 (above): 40.
-        t.optimizer_bytes_per_param = kFusedAdamBytes + kClipBytes;
+        torch_adam_fused = true;
         // FSDP2 (torch.distributed.fsdp.fully_shard, _fsdp_collectives.py): the all-gather output
         // is one flat buffer; foreach_all_gather_copy_out splits it into each parameter's tensor
         // with torch.split_with_sizes_copy on the compute stream (read and write the gathered
@@ -271,23 +275,22 @@ FrameworkTraits framework_traits(const Job& job, const Plan& p) {
     t.hopper_attention = job.cudnn_attention == Switch::kOn;
   if (job.recompute_early_stop != Switch::kDefault)
     t.recompute_early_stop = job.recompute_early_stop == Switch::kOn;
-  // --optimizer-impl fused|foreach: the PyTorch stacks' AdamW as one kernel (28 bytes a parameter)
-  // or one per tensor operation (80), with the gradient clipping those stacks run (12; the hf rows'
-  // script does not clip).
-  const bool torch_optim = job.framework == Framework::kFsdp ||
-                           job.framework == Framework::kFsdp1 || job.framework == Framework::kHf;
-  if (torch_optim && job.fused_optimizer != Switch::kDefault)
+  // The PyTorch stacks' AdamW as one kernel (28 bytes a parameter) or one per tensor operation
+  // (80), the framework's or --optimizer-impl's, with the clipping the stack runs (12).
+  if (torch_adam) {
+    const bool fused = job.fused_optimizer == Switch::kDefault ? torch_adam_fused
+                                                               : job.fused_optimizer == Switch::kOn;
     t.optimizer_bytes_per_param =
-        (job.fused_optimizer == Switch::kOn ? kFusedAdamBytes : kForeachAdamBytes) +
-        (job.framework == Framework::kHf ? 0 : kClipBytes);
+        (fused ? kFusedAdamBytes : kForeachAdamBytes) + (torch_clips ? kClipBytes : 0);
+  }
   // --master-weights bf16: every tensor the step reads and writes (weights, gradients, moments)
   // is bf16, half the fp32 bytes.
   if (job.fp32_master == Switch::kOff) t.optimizer_bytes_per_param /= 2;
+  t.tp_per_projection = job.tp_per_projection == Switch::kOn;
   // Hugging Face's Trainer runs every micro-batch but the last under accelerate's no_sync
   // (transformers trainer.py, _inner_training_loop: sync_context = accelerator.no_sync unless the
   // accumulation plugin's sync_each_batch, off by default, or DeepSpeed), which FSDP honours.
   const bool sync_last_default = job.framework == Framework::kHf;
-  t.tp_per_projection = job.tp_per_projection == Switch::kOn;
   t.zero3_sync_last =
       p.zero >= 3 && (job.grad_sync_last == Switch::kDefault ? sync_last_default
                                                              : job.grad_sync_last == Switch::kOn);

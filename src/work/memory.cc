@@ -150,8 +150,10 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     double trainable = params;
     const double opt_bytes =
         job.fp32_master == Switch::kOff ? kBf16OptimizerBytes : kOptimizerBytes;
+    // Parameters with gradients: the adapters under LoRA, else the stage's.
+    const double adapters =
+        job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers : 0;
     if (job.mode == Mode::kLora) {
-      double adapters = layer_trainable_params(m, job, p) * layers;
       r.lora = adapters * (kWeightBytes + kGradBytes + (job.offload_optimizer ? 0 : opt_bytes));
       r.host_bytes = job.offload_optimizer ? adapters * opt_bytes : 0;
       trainable = 0;
@@ -161,9 +163,7 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     // type they are reduced in, until the last micro-batch reduce-scatters them (FSDP2 keeps them
     // in reduce_dtype: FSDPParam.unsharded_accumulated_grad).
     if (held_grad_bytes > 0) {
-      r.gradients_held =
-          (job.mode == Mode::kLora ? layer_trainable_params(m, job, p) * layers : params) *
-          held_grad_bytes;
+      r.gradients_held = (job.mode == Mode::kLora ? adapters : params) * held_grad_bytes;
       r.gradients += r.gradients_held;
     }
     r.optimizer = job.offload_optimizer ? 0 : trainable * opt_bytes / o_div;

@@ -112,8 +112,9 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   };
   // Projections sharing a half's input: q, k, v (separate in the Llama-style layers the
   // per-projection plans shard) and gate, up (one up projection without gating).
-  const int qkv_n = sp && fw.tp_per_projection && !overlap ? 3 : 1;
-  const int up_n = sp && fw.tp_per_projection && !overlap ? (m.gated_ffn ? 2 : 1) : 1;
+  const bool per_projection = sp && fw.tp_per_projection && !overlap;
+  const int qkv_n = per_projection ? 3 : 1;
+  const int up_n = per_projection && m.gated_ffn ? 2 : 1;
   // Forward: the all-gathers feed QKV and the MLP's up GEMM; the reduce-scatters take the output
   // projection's and the down GEMM's output. Backward: the all-gathers feed the proj and down dgrad
   // GEMMs; the reduce-scatters take QKV's and up's dgrad output, beside their wgrad GEMMs
@@ -223,19 +224,20 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       t.fill_b.push_back(
           {GroupKind::kReplica, Op::kAllReduce, fw.grad_bytes * all / p.shard, "zero"});
   }
+  // The root unit (embedding, final norm, untied output layer), vocabulary-parallel over TP.
+  const double outside = m.embedding_params() / p.tp;
   // Gradients reduced at the last micro-batch only (FSDP no_sync, FSDP2
   // set_requires_gradient_sync(False) on the others; --grad-sync last): the other micro-batches run
   // no reduce-scatter, and the last one's, unit by unit beside its backward, are the step's
   // gradient buckets (as DDP's), the root unit's gradients (embedding, final norm, output layer) in
   // them. HSDP and LoRA's bucketed or per-tensor reductions keep their own paths.
-  const bool sync_last = fw.zero3_sync_last && p.zero >= 3 && sh.m > 1 && !hsdp && !lora_bucketed &&
-                         !per_tensor && !fw.zero3_blocking;
+  const bool sync_last = fw.zero3_sync_last && sh.m > 1 && !hsdp && !lora_bucketed && !per_tensor &&
+                         !fw.zero3_blocking;
   if (D > 1 && sync_last) {
-    const double outside = lora ? 0 : m.embedding_params() / p.tp;
     const int units = std::max(1, sh.layers_per_stage);
     t.buckets = units;
-    t.bucket = {shard_kind, Op::kReduceScatter, fw.grad_bytes * (G + outside / units), "zero",
-                call_s};
+    t.bucket = {shard_kind, Op::kReduceScatter, fw.grad_bytes * (G + (lora ? 0 : outside) / units),
+                "zero", call_s};
     t.bucket_overlap = fw.grad_overlap;
   }
   if (D > 1 && p.zero >= 3) {
@@ -249,7 +251,6 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       // overlap (torch/distributed/fsdp: the root's pre-forward unshard, _post_backward_hook).
       // The periods count each layer's collectives beside that layer's compute, so the first
       // gather and the last scatter are the ones left over.
-      const double outside = m.embedding_params() / p.tp;  // vocabulary-parallel over TP
       const auto units = zero3_units(m, p, fw.per_module_gather);
       t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * outside, "zero", call_s});
       t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * units.front(), "zero", call_s});
