@@ -407,6 +407,49 @@ TEST(TrainCli, OptimizerImplSetsTheStepsBytes) {
       << bad.err;
 }
 
+// --master-weights, --grad-sync and --tp-collectives on real output: Llama 2 7B on one DGX H100
+// under fsdp, tp=2 x dp=4 ZeRO-3, 16 sequences: 4 micro-batches of 1 a GPU. P is a GPU's TP share
+// of the parameters.
+//   --master-weights bf16: optimizer states 4 bytes a parameter instead of 12 (fp32 master, m, v),
+//     both over the 4 shards: a third.
+//   --grad-sync last: beside the 2P/4 of sharded bf16 gradients each GPU holds its whole fp32
+//     gradient, 4P = 8 x 2P/4: nine times the gradients.
+//   --tp-collectives per-projection: a layer's TP collectives (no recomputation of the blocks'
+//     GEMMs under selective recomputation, none overlapped) go from 2 + 2 forward and 2 + 2
+//     backward to 5 + 2 and 2 + 5, all the same size: 14/8 of the exposed TP time.
+TEST(TrainCli, PyTorchStackSwitchesOnRealOutput) {
+  auto run = [](const std::string& flag) {
+    auto r = run_cli(
+        "train dgx-h100 --model llama2-7b --framework fsdp --plan tp=2,dp=4,zero=3,mb=1 "
+        "--global-batch 16 --json" +
+        flag);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto base = run("");
+  const double kRel = 1e-9;  // ratios of the same sums
+  const double opt = base["memory"]["optimizer_GiB"].get<double>();
+  EXPECT_NEAR(run(" --master-weights bf16")["memory"]["optimizer_GiB"].get<double>(), opt / 3,
+              kRel * opt);
+  const double grads = base["memory"]["gradients_GiB"].get<double>();
+  EXPECT_NEAR(run(" --grad-sync last")["memory"]["gradients_GiB"].get<double>(), 9 * grads,
+              kRel * 9 * grads);
+  const double tp = base["breakdown"]["exposed_comm_by_kind_s"]["tp"].get<double>();
+  const double tp_proj =
+      run(" --tp-collectives per-projection")["breakdown"]["exposed_comm_by_kind_s"]["tp"]
+          .get<double>();
+  EXPECT_NEAR(tp_proj, 14.0 / 8 * tp, 1e-6 * tp);
+  for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--master-weights fp16", "--master-weights must be fp32 or bf16, not 'fp16'"},
+           {"--grad-sync sometimes", "--grad-sync must be last or every, not 'sometimes'"},
+           {"--tp-collectives all",
+            "--tp-collectives must be per-projection or per-block, not 'all'"}}) {
+    auto bad = run_cli("train dgx-h100 --model llama2-7b " + flag);
+    EXPECT_EQ(bad.exit_code, 2) << flag;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
+}
+
 TEST(TrainCli, FixedPlanThatDoesNotFit) {
   auto r = run_cli("train dgx-h100 --model llama3-70b --plan tp=8");
   EXPECT_EQ(r.exit_code, 2);
