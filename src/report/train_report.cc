@@ -151,7 +151,9 @@ nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows) {
                  {"source", r.c.source},
                  {"open", r.c.open},
                  {"step_time_s", r.step.step_time_s},
-                 {"mfu", r.step.mfu}});
+                 {"mfu", r.step.mfu},
+                 {"memory_GiB", r.step.memory.total / (1ull << 30)},
+                 {"memory_capacity_GiB", r.step.memory.capacity / (1ull << 30)}});
   return with_schema({{"cases", j}});
 }
 

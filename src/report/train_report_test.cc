@@ -13,13 +13,16 @@ TEST(ReportTrain, ValidationRowsAsMarkdownAndJson) {
   r.c.source = "paper, Table 1";
   r.predicted = 0.55;
   r.error = 0.1;  // (0.55 - 0.5) / 0.5
+  r.step.memory.total = 3.0 * (1ull << 30), r.step.memory.capacity = 80.0 * (1ull << 30);
   auto md = validation_markdown({r});
   EXPECT_NE(md.find("| case A | "), std::string::npos) << md;
   EXPECT_NE(md.find("| +10.0% | paper, Table 1 |"), std::string::npos) << md;
   auto j = validation_json({r});
   EXPECT_EQ(j["schema_version"], 1);
   ASSERT_EQ(j["cases"].size(), 1u);
-  EXPECT_DOUBLE_EQ(j["cases"][0]["error"].get<double>(), 0.1);  // a fraction
+  EXPECT_DOUBLE_EQ(j["cases"][0]["error"].get<double>(), 0.1);       // a fraction
+  EXPECT_DOUBLE_EQ(j["cases"][0]["memory_GiB"].get<double>(), 3.0);  // bytes / 2^30
+  EXPECT_DOUBLE_EQ(j["cases"][0]["memory_capacity_GiB"].get<double>(), 80.0);
 }
 
 work::ScalingPoint point(int gpus, double tokens_per_s) {

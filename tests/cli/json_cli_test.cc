@@ -102,7 +102,7 @@ TEST(JsonCli, EveryCommandFollowsTheDocumentedSchema) {
        {"cases"},
        "cases",
        {"case", "gpus", "plan", "metric", "measured", "predicted", "error", "source", "open",
-        "step_time_s", "mfu"}},
+        "step_time_s", "mfu", "memory_GiB", "memory_capacity_GiB"}},
       {"serve inference-appliance --model llama3.1-8b --concurrency 4 --json",
        {"model",
         "chassis",
