@@ -896,8 +896,11 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // 250 of 272. With its TP collectives one per projection (--tp-collectives per-projection, as
   // its TP plan runs them) three of those are back within 15 % (7B TP=4 on 8 and 32 GPUs, 70B TP=4
   // on 32), and six more of its MFU sweep's rows (TP=2, TP=4, TP=2 x FSDP=2, 7B TP=4 x FSDP=4, 13B
-  // TP=4 x FSDP=2 and x FSDP=4) are all within it: 259 of 278, the 70B on 160 GPUs open
-  EXPECT_EQ(held, 259);
+  // TP=4 x FSDP=2 and x FSDP=4) are all within it: 259 of 278, the 70B on 160 GPUs open; then
+  // the rest of its weak-scaling report (13B on 8, 64 and 128 GPUs, 70B on 8, 64, 96 and 128) and
+  // its 175B on 360 GPUs, with three open (70B on 8 GPUs at 0.99 of the GPU's memory, 70B on 96 at
+  // +15.4 %, the 175B at -24.3 %): 264 of 286
+  EXPECT_EQ(held, 264);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {
