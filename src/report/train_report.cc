@@ -10,6 +10,7 @@
 #include "linkwise/report/json.h"
 #include "linkwise/report/table.h"
 #include "linkwise/util/text.h"
+#include "linkwise/util/verbosity.h"
 
 namespace linkwise::report {
 
@@ -175,7 +176,8 @@ std::string header_text(const work::TrainSetup& s) {
   if (j.mode == work::Mode::kLora)
     mode += fmt::format(" rank {} on {}", j.lora.rank, fmt::join(j.lora.targets, ","));
   std::string notes;
-  for (const auto& n : s.notes) notes += "note: " + n + "\n";
+  if (!quiet())
+    for (const auto& n : s.notes) notes += "note: " + n + "\n";
   // A choice the plan search tries is not the job's: shown once, as searched.
   auto open = [&](const char* name) {
     return std::find(s.searched.begin(), s.searched.end(), name) != s.searched.end();
@@ -405,6 +407,7 @@ nlohmann::json train_json(const work::TrainResult& r) {
   for (auto it = s.begin(); it != s.end(); ++it) j[it.key()] = it.value();
   j["chassis"] = r.setup.chassis_name;
   j["model"] = r.setup.model_id;
+  j["notes"] = r.setup.notes;
   if (r.tokens > 0) {
     j["tokens"] = r.tokens;
     j["run_time_s"] = r.run_time_s;

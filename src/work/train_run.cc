@@ -134,6 +134,13 @@ TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
   } else {
     res.step = sm.simulate(parse_plan(o.plan));
   }
+  if (const MemoryBreakdown& m = res.step.memory;
+      m.fits && m.capacity > 0 && m.headroom() < kAllocatorMarginShare * m.capacity)
+    s.notes.push_back(fmt::format(
+        "the plan's peak, {:.1f} of {:.1f} GiB a GPU, leaves under {:.0f}% free: PyTorch's "
+        "caching allocator may flush and retry its allocations (num_alloc_retries), which the "
+        "step time does not include",
+        m.total / (1ull << 30), m.capacity / (1ull << 30), 100 * kAllocatorMarginShare));
   if (o.checkpoint_every > 0) {
     res.checkpoint = checkpoint_cost(sm, res.step, o.checkpoint_every, !o.checkpoint_unsharded,
                                      o.checkpoint_async);

@@ -88,6 +88,7 @@ TEST(JsonCli, EveryCommandFollowsTheDocumentedSchema) {
         "breakdown",
         "links",
         "bottleneck",
+        "notes",
         "candidates",
         "ranking",
         "tokens",

@@ -33,6 +33,28 @@ TEST(TrainCli, FixedPlanJson) {
               j["step_time_s"].get<double>(), 1e-9);
 }
 
+// A plan that fits with under 5 % of the GPU's memory free prints the allocator note (the 70B at
+// TP=4 x FSDP=2 on two nodes of four H200 peaks at 138.0 of 139.8 GiB); --quiet leaves it out.
+TEST(TrainCli, NotesAPeakNearTheGpusMemory) {
+  const std::string cmd =
+      "train examples/validation/h200-4gpu-nvlink-ndr.yaml --nodes 2 --model llama3-70b --seq "
+      "4096 --global-batch 16 --recompute full --framework fsdp --master-weights bf16 --grad-sync "
+      "last --plan tp=4,dp=2,zero=3,mb=2";
+  auto r = run_cli(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: the plan's peak, 138.0 of 139.8 GiB a GPU, leaves under 5% free"),
+            std::string::npos)
+      << r.out;
+  auto q = run_cli(cmd + " --quiet");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out.find("num_alloc_retries"), std::string::npos) << q.out;
+  auto j = run_cli(cmd + " --quiet --json");  // the JSON keeps the notes
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(nlohmann::json::parse(j.out)["notes"].dump().find("num_alloc_retries"),
+            std::string::npos)
+      << j.out;
+}
+
 TEST(TrainCli, MakeRunJobShowsPlansAndBottleneck) {
   auto r = run_cli("train training-appliance --model llama3-70b --mode lora --tokens 1e9");
   ASSERT_EQ(r.exit_code, 0) << r.err;

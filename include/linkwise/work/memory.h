@@ -44,6 +44,15 @@ struct MemoryBreakdown {
   double headroom() const { return capacity - total; }
 };
 
+/// A plan whose peak leaves less than this share of the GPU's memory free gets a note: near full
+/// memory PyTorch's caching allocator, finding no cached block for a request, frees its cache and
+/// retries the cudaMalloc (torch.cuda.memory_stats num_alloc_retries), which stalls the step
+/// (pytorch/pytorch #104509: 46 retries, 7.3 s against 5.3 s a step; mosaicml/composer #1998:
+/// "throughput will collapse due to memory thrashing"). The step time does not include it. The
+/// share is a margin for the allocator's block rounding and fragmentation, chosen, not fitted:
+/// no public figure maps headroom to retries.
+inline constexpr double kAllocatorMarginShare = 0.05;
+
 /// Parameters a rank of `stage` holds before ZeRO sharding (its share of layers, TP and EP splits,
 /// and the embedding on the first stage / output projection on the last).
 double stage_params(const Model& model, const Plan& plan, int stage);
