@@ -899,8 +899,9 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // TP=4 x FSDP=2 and x FSDP=4) are all within it: 259 of 278, the 70B on 160 GPUs open; then
   // the rest of its weak-scaling report (13B on 8, 64 and 128 GPUs, 70B on 8, 64, 96 and 128) and
   // its 175B on 360 GPUs, with three open (70B on 8 GPUs at 0.99 of the GPU's memory, 70B on 96 at
-  // +15.4 %, the 175B at -24.3 %): 264 of 286
-  EXPECT_EQ(held, 264);
+  // +15.4 %, the 175B at -24.3 %): 264 of 286; then its config-validation report's four pure-FSDP
+  // and TP x FSDP runs (7B on 4, 12 and 32 GPUs, 70B on 32), all within 15 %: 268 of 290
+  EXPECT_EQ(held, 268);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -272,12 +272,15 @@ ValidationCase kempner(const std::string& size, int gpus, int tp, int mb, int ac
   }
   const int dp = gpus / tp;
   ValidationCase c;
-  // The weak-scaling report ran 13B TP=4 on 8 GPUs again (29,860 tok/s, where the MFU sweep had
-  // 27,345: 9 % between two runs of one configuration): its rows are named apart.
-  const bool weak = report.find("weak_scaling") != std::string::npos;
+  // The weak-scaling and config-validation reports ran configurations of the MFU sweep again
+  // (13B TP=4 on 8 GPUs: 29,860 tok/s where the sweep had 27,345; 70B TP=4 on 32: 18,688 and
+  // 17,769): their rows are named apart.
+  const std::string tag = report.find("weak_scaling") != std::string::npos ? " (weak scaling)"
+                          : report.find("config_validation") != std::string::npos
+                              ? " (config validation)"
+                              : "";
   c.name = fmt::format("KempnerForge {} H200 {} GPU{}{}{}", size, gpus, gpus > 1 ? "s" : "",
-                       tp > 1 ? fmt::format(" tp={}", tp) : std::string(),
-                       weak ? " (weak scaling)" : "");
+                       tp > 1 ? fmt::format(" tp={}", tp) : std::string(), tag);
   c.source = fmt::format(
       "KempnerInstitute/KempnerForge {}, {} row ({} GPUs, {}, batch {} x accumulation {}, "
       "full checkpointing, compile {}; {} tok/s for the job)",
@@ -309,6 +312,8 @@ ValidationCase kempner(const std::string& size, int gpus, int tp, int mb, int ac
   c.measured = job_tokens_per_s / gpus;
   return c;
 }
+
+constexpr const char* kKempnerConfigs = "benchmarks/config_validation/config_validation.md";
 
 ValidationCase kempner175b() {
   ValidationCase c = kempner("175B", 360, 4, 8, 1, 154523, "benchmarks/175b_360gpu/README.md");
@@ -891,6 +896,13 @@ std::vector<ValidationCase> validation_cases() {
       // across the job"). Open (-24.3 %): compute alone is 17.8 s of the 19.1 s measured; the
       // model adds 3.3 s of exposed TP collectives and 3.9 s of compute slowed beside them.
       open_case(kempner175b()),
+      // The config-validation report (2026-04-06, 8 nodes, steady state of its last 5 steps):
+      // configs/train/7b.toml (batch 8 x accumulation 4 on one node), 7b_12gpu_tp4.toml (4 x 8),
+      // 7b_32gpu_fsdp.toml (4 x 4), 70b_32gpu_tp4.toml (2 x 4), all compiled.
+      kempner("7B", 4, 1, 8, 4, 38858, kKempnerConfigs),
+      kempner("7B", 12, 4, 4, 8, 67045, kKempnerConfigs),
+      kempner("7B", 32, 1, 4, 4, 297384, kKempnerConfigs),
+      kempner("70B", 32, 4, 2, 4, 17769, kKempnerConfigs),
       kempner("70B", 32, 4, 2, 4, 18688, "benchmarks/weak_scaling_160gpu/README.md"),
       open_case(kempner("70B", 160, 4, 2, 4, 85571, "benchmarks/weak_scaling_160gpu/README.md")),
       nemo_long_seq(4, 1, 1, 4, 1, 768),
