@@ -123,8 +123,8 @@ std::string search_notes_text(const work::SearchResult& r) {
   std::string s;
   if (r.best.size() > 1) s += work::why_first_beats_second(r.best[0], r.best[1]) + "\n";
   if (!r.passed_over.empty())
-    s += fmt::format("passed over {}: communication-bound, and a plan within 5 % of it is not\n",
-                     r.passed_over);
+    s += fmt::format("passed over {}: {}, and a plan within 5 % of its step time is not\n",
+                     r.passed_over, r.passed_over_why);
   return s;
 }
 
@@ -265,6 +265,7 @@ void add_search_json(nlohmann::json& j, const work::SearchResult& r, const std::
                             {"job", job_choices(x.job)}});
   j["why_first"] = why_first;
   j["passed_over"] = r.passed_over;
+  j["passed_over_why"] = r.passed_over_why;
 }
 
 }  // namespace

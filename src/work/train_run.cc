@@ -134,8 +134,7 @@ TrainResult run_train(const TrainOptions& o, const topo::Chassis& chassis) {
   } else {
     res.step = sm.simulate(parse_plan(o.plan));
   }
-  if (const MemoryBreakdown& m = res.step.memory;
-      m.fits && m.capacity > 0 && m.headroom() < kAllocatorMarginShare * m.capacity)
+  if (const MemoryBreakdown& m = res.step.memory; near_full_memory(m))
     s.notes.push_back(fmt::format(
         "the plan's peak, {:.1f} of {:.1f} GiB a GPU, leaves under {:.0f}% free: PyTorch's "
         "caching allocator may flush and retry its allocations (num_alloc_retries), which the "

@@ -75,16 +75,16 @@ TEST(TrainCli, Scaling) {
 }
 
 TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
-  // The same Llama 3 8B full fine-tune (PyTorch FSDP, full recomputation, 8 sequences of 2048 per
+  // The same Llama 3 8B full fine-tune (PyTorch FSDP, full recomputation, 32 sequences of 2048 per
   // step) on the PCIe server and on the NVSwitch box. Both fall most from 4 to 8 GPUs, where the
-  // best plan becomes tp=2 x dp=4 with ZeRO-2. On PCIe the weight gathers and gradient scatters of
-  // the 4 DP ranks cross the socket's host links (CPU root port -> PCIe switch) and fill them:
-  // per-GPU throughput falls by a third, the 4 added GPUs add 35 % tokens/s, and the verdict names
-  // that link. On the DGX the same step loses 4 % per GPU and each added GPU still yields ~91 %.
+  // best plan is ZeRO-2 over all eight. On PCIe the weight gathers and gradient scatters grow from
+  // nothing (dp=4 hides them) to about 9 % of the step, carried by the GPUs' own x16 links to their
+  // switch (busy over 90 % of the step): per-GPU throughput falls by more than a tenth and each
+  // added GPU yields under 80 %, and the verdict names that link. On the DGX the same plans lose
+  // 3 % per GPU, each added GPU still yields over 90 %, and no link is the cause.
   const char* job =
-      " --model llama3-8b --mode full --seq 2048 --global-batch 8 --framework fsdp --recompute "
-      "full "
-      "--scaling";
+      " --model llama3-8b --mode full --seq 2048 --global-batch 32 --framework fsdp --recompute "
+      "full --scaling";
   auto pcie = run_cli(std::string("train pcie-8gpu-gen4") + job);
   ASSERT_EQ(pcie.exit_code, 0) << pcie.err;
   EXPECT_NE(pcie.out.find("per-GPU throughput falls most from 4 to 8 GPUs"), std::string::npos)
@@ -94,20 +94,31 @@ TEST(TrainCli, ScalingNamesWherePerGpuThroughputFallsAndTheLink) {
   auto p =
       nlohmann::json::parse(run_cli(std::string("train pcie-8gpu-gen4") + job + " --json").out);
   EXPECT_EQ(p["verdict"]["falls_to"], 8);
-  EXPECT_LT(p["verdict"]["per_gpu_change"].get<double>(), -0.3);
+  EXPECT_LT(p["verdict"]["per_gpu_change"].get<double>(), -0.1);
   EXPECT_EQ(p["verdict"]["term"], "ZeRO weight gathers and gradient scatters");
   EXPECT_EQ(p["verdict"]["tech"], "PCIe Gen4");
-  // A socket's host link: between a CPU root port and a PCIe switch, one way or the other.
+  // A GPU's link to its PCIe switch, one way or the other.
   const std::string link = p["verdict"]["link"].get<std::string>();
-  EXPECT_NE(link.find("cpu"), std::string::npos) << link;
+  EXPECT_NE(link.find("gpu"), std::string::npos) << link;
   EXPECT_NE(link.find("pxs"), std::string::npos) << link;
   EXPECT_TRUE(p["verdict"]["link_carries_term"].get<bool>());
-  EXPECT_GT(p["verdict"]["link_utilisation"].get<double>(), 0.9);
-  EXPECT_LT(p["verdict"]["added_gpu_yield"].get<double>(), 0.4);
+  EXPECT_GT(p["verdict"]["link_busy_fraction"].get<double>(), 0.9);
+  EXPECT_LT(p["verdict"]["added_gpu_yield"].get<double>(), 0.8);
   auto d = nlohmann::json::parse(run_cli(std::string("train dgx-a100") + job + " --json").out);
-  EXPECT_GT(d["verdict"]["per_gpu_change"].get<double>(), -0.1);
-  EXPECT_GT(d["verdict"]["added_gpu_yield"].get<double>(), 0.8);
-  EXPECT_NE(d["verdict"]["tech"].get<std::string>().find("NVLink"), std::string::npos);
+  EXPECT_GT(d["verdict"]["per_gpu_change"].get<double>(), -0.05);
+  EXPECT_GT(d["verdict"]["added_gpu_yield"].get<double>(), 0.9);
+  EXPECT_EQ(d["verdict"]["link"], "");
+  // With 8 sequences a step the closed form ranks tp=2 x dp=4 (ZeRO-2) first at 8 GPUs on PCIe,
+  // which the engine shows communication-bound (the gathers fill the host links); the search then
+  // runs the first plan of its ranking that is not, pipeline parallelism over all eight, which is
+  // faster: the fall from 4 to 8 GPUs is then the pipeline's bubble, not a link.
+  auto few = nlohmann::json::parse(
+      run_cli("train pcie-8gpu-gen4 --model llama3-8b --mode full --seq 2048 --global-batch 8 "
+              "--framework fsdp --recompute full --scaling --json")
+          .out);
+  EXPECT_NE(few["scaling"][3]["plan"].get<std::string>().find("pp=8"), std::string::npos)
+      << few["scaling"][3];
+  EXPECT_EQ(few["verdict"]["term"], "the pipeline bubble");
   // A job whose plans keep their traffic inside the NVSwitch box holds its per-GPU throughput.
   auto holds = run_cli(
       "train dgx-a100 --model llama2-7b --mode full --seq 4096 --global-batch 64 --scaling");
@@ -240,6 +251,29 @@ TEST(TrainCli, PlanAutoSearchesWhatUsersChooseAndSaysWhy) {
   EXPECT_NE(t.out.find("plans enumerated"), std::string::npos);
   EXPECT_NE(t.out.find("#1 is "), std::string::npos);
   EXPECT_EQ(t.out.find("deepspeed,"), std::string::npos);  // the framework given is not searched
+}
+
+// The estimate's fastest plans for a Llama 3 70B LoRA on one DGX H100 (tp=4 x dp=2, 36.7 s) peak
+// at 77.8 of 80 GiB, under 5 % free, where the caching allocator may stall them; tp=4 x pp=2 (vpp
+// 8) is within 5 % of that step (37.3 s, +1.7 %) at 63.9 GiB: the search ranks it first, says
+// which plan it passed over and why, and the allocator note is not printed for it.
+TEST(TrainCli, PlanAutoPassesOverAPlanNearFullMemory) {
+  auto r = run_cli("train dgx-h100 --model llama3-70b --mode lora --plan auto --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["passed_over_why"], "under 5 % of the GPU's memory free");
+  ASSERT_FALSE(j["passed_over"].get<std::string>().empty());
+  EXPECT_GT(j["headroom_GiB"].get<double>(), 0.05 * j["memory_capacity_GiB"].get<double>());
+  ASSERT_GE(j["ranking"].size(), 2u);
+  EXPECT_LE(j["ranking"][0]["step_time_s"].get<double>(),
+            1.05 * j["ranking"][1]["step_time_s"].get<double>());
+  for (const auto& n : j["notes"])
+    EXPECT_EQ(n.get<std::string>().find("num_alloc_retries"), std::string::npos) << n;
+  auto t = run_cli("train dgx-h100 --model llama3-70b --mode lora --plan auto");
+  EXPECT_NE(t.out.find("passed over " + j["passed_over"].get<std::string>() +
+                       ": under 5 % of the GPU's memory free"),
+            std::string::npos)
+      << t.out;
 }
 
 TEST(TrainCli, PlanAutoSearchesFourFrameworks) {

@@ -53,6 +53,11 @@ struct MemoryBreakdown {
 /// no public figure maps headroom to retries.
 inline constexpr double kAllocatorMarginShare = 0.05;
 
+/// A plan that fits with less than kAllocatorMarginShare of the GPU's memory free.
+inline bool near_full_memory(const MemoryBreakdown& m) {
+  return m.fits && m.capacity > 0 && m.capacity - m.total < kAllocatorMarginShare * m.capacity;
+}
+
 /// Parameters a rank of `stage` holds before ZeRO sharding (its share of layers, TP and EP splits,
 /// and the embedding on the first stage / output projection on the last).
 double stage_params(const Model& model, const Plan& plan, int stage);

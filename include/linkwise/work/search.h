@@ -49,9 +49,11 @@ struct SearchResult {
   long long candidates = 0;      ///< plans x job variants enumerated
   long long runnable = 0;        ///< passed plan_problem
   long long fitting = 0;         ///< and fit in memory
-  /// A communication-bound plan the estimate ranked first, passed over for a comparable one (within
-  /// 5 % of its step time) that is not: "" when none.
+  /// A plan the estimate ranked first but the model flags (communication-bound, or under
+  /// kAllocatorMarginShare of the GPU's memory free), passed over for a comparable one (within 5 %
+  /// of its step time) that is not: "" when none; passed_over_why says which flag.
   std::string passed_over;
+  std::string passed_over_why;
   std::map<std::string, int> rejected;  ///< reason -> count (first reason of each kind)
   double least_memory_bytes = 0;        ///< smallest memory need among runnable plans
   std::string least_memory_plan;
