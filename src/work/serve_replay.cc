@@ -37,6 +37,7 @@ struct Request {
   // After a preemption: where its freed blocks end in the free queue (KvBlocks) and how many of
   // them were full, and so cached; 0 when it holds none there.
   double cache_end = 0, cache_full = 0;
+  double reserved = 0;  ///< tokens of KV cache held for its whole life (whole-life admission)
 };
 
 // vLLM's KV-cache block: 16 tokens, CacheConfig's default block_size on CUDA
@@ -211,6 +212,10 @@ class Replay {
          fe_chunk_ = 0;  // the front end's CPU time a request, token, chunk
   bool eos_ = false;
   std::size_t cap_ = 1;
+  // Whole-life admission with lengths that differ (eos_): each request holds its prompt and its own
+  // length of KV cache from admission to its end; the tokens not held.
+  bool lives_ = false;
+  double life_free_ = 0;
   std::mt19937_64 rng_;
 
   std::deque<Request> waiting_;
@@ -278,10 +283,18 @@ Replay::Replay(const ServeModel::Impl& m, const ReplayOptions& o)
     kv_.free = std::numeric_limits<double>::infinity();
     kv_.bounded = false;
   }
-  cap_ = static_cast<std::size_t>(
-      std::max(1, by_prompt ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
   eos_ = o.mean_output > 0 && o.mean_output < O_;
   p_ = eos_ ? stop_chance(o.mean_output, O_) : 0;
+  // Admitted for whole lives (TensorRT-LLM's GUARANTEED_NO_EVICT reserves each request's prompt
+  // and its max_tokens; SGLang's share of them is taken as whole), a request runs when its own
+  // life fits what the others leave. With one length for all that is the fit_replica cap; with
+  // lengths that differ (a client that sends each request its own max_tokens, `vllm bench serve
+  // --dataset-name sharegpt`), each holds its own: its drawn length, taken as its cap (the request
+  // is taken to run to it).
+  lives_ = !by_prompt && eos_;
+  life_free_ = std::max(0.0, m.mem.kv_tokens - hit_prefix_);
+  cap_ = static_cast<std::size_t>(std::max(
+      1, by_prompt || lives_ ? m.engine.max_seqs : std::min(m.engine.max_seqs, m.fit_replica)));
   // The front end (work/serve_front.cc): one process that takes each request's CPU time in the
   // order they come and every streamed token's and chunk's, as a FIFO queue; its latency (HTTP, the
   // hop to the engine and back) all taken on the way in. A request reaches the engine when its own
@@ -400,6 +413,13 @@ void Replay::admit_waiting() {
     if (!opt_.chunked_prefill && next.left > budget_ && C_ > 0) break;
     const double n = opt_.chunked_prefill ? std::min(next.left, budget_) : next.left;
     if (!kv_.fits(next, n, hit)) break;
+    if (lives_) {
+      next.reserved = P_ + next.length;
+      // One whose life is more than the whole cache runs alone (the engine refuses none of these
+      // rows' requests: the draw is capped at the row's cap).
+      if (next.reserved > life_free_ && !running_.empty()) break;
+      life_free_ -= next.reserved;
+    }
     if (next.cache_end > 0) {
       next.blocks = 0;
       kv_.reclaim(next, hit);
@@ -463,6 +483,7 @@ void Replay::finish_step() {
       finish_at_.push_back(q.chunk_at);
       last_chunk_ = std::max(last_chunk_, q.chunk_at);
       kv_.release(q);
+      life_free_ += q.reserved;
       running_.leave(i);
     } else {
       if (kept != i) running_.keep(kept, i);

@@ -972,6 +972,34 @@ TEST(Serve, AdmissionByPromptRunsMoreSequencesAndPreempts) {
   EXPECT_THROW(bad(), InputError);
 }
 
+TEST(Serve, ReplayWholeLivesOfSpreadLengths) {
+  // Admitted for whole lives (TensorRT-LLM) with lengths that differ, as a client sending each
+  // request its own max_tokens: each request holds its 217-token prompt and its own drawn length
+  // (mean 202, capped at 2048 - 217 = 1831) from admission to its end. Qwen3 8B on an RTX 4090, K
+  // tokens of KV cache, 3000 requests at once: with one cap for all, floor(K / 2048) would run at
+  // once; held one by one, more do, never more than the shortest lives allow, floor(K / 218);
+  // nothing is preempted, every first token is counted once, and the drawn outputs average 202
+  // within 5 % (a geometric length of mean ~200 has a standard deviation near 200: the mean of
+  // 3000 strays ~4 tokens).
+  auto chassis = topo::load_chassis("workstation-rtx4090");
+  ServeOptions o;
+  o.input = 217;
+  o.output = 2048 - 217;
+  o.requests = 3000;
+  ServeModel sm(chassis, find_model("qwen3-8b"), o);
+  const double K = sm.memory().kv_tokens;
+  ReplayOptions ro;
+  ro.concurrency = 3000;
+  ro.requests = 3000;
+  ro.mean_output = 202;
+  ReplayResult r = sm.replay(ro);
+  EXPECT_GT(r.batch_peak, static_cast<int>(std::floor(K / 2048)));
+  EXPECT_LE(r.batch_peak, static_cast<int>(std::floor(K / 218)));
+  EXPECT_EQ(r.preemptions, 0);
+  EXPECT_EQ(r.first_tokens, 3000);
+  EXPECT_NEAR(r.mean_output, 202, 0.05 * 202);
+}
+
 TEST(Serve, ReplayByPromptOfPromptsThatFillTheCache) {
   // Qwen3 8B on an RTX 4090 holds one 30000-token prompt and its 64 output tokens in its KV cache,
   // not two. With chunked prefill vLLM V1 admits the next request's first chunk into the blocks
@@ -1295,14 +1323,16 @@ TEST(Serve, ValidationHoldsOnItlAndThroughput) {
   EXPECT_LE(serve_validation_median(held, 1), 0.10);
   EXPECT_LE(serve_validation_median(held, 2), 0.10);
   // Over every row, open ones included, issue 11's goal (ITL and output tokens/s 10%, TTFT 15%) is
-  // not met since the GPUStack engines' at-once rows (docs/VALIDATION.md, "Serving"): ITL 22.6%,
-  // output tokens/s 8.4%, TTFT 38.7%. A regression guard at where they stand. (ShareGPT's spread of
+  // not met since the GPUStack engines' at-once rows (docs/VALIDATION.md, "Serving"): ITL 22.3%,
+  // output tokens/s 7.8%, TTFT 40.1%. A regression guard at where they stand. (ShareGPT's spread of
   // output lengths, sharegpt_spread, took tok/s from 9.0% to 8.4% and ITL from 20.3% to 22.6%: the
   // drained tail's short steps pull the at-once rows' mean ITL down where their stalls are not
-  // modelled.)
-  EXPECT_LE(serve_validation_median(rows, 0), 0.39);
+  // modelled; spread over SGLang's and TensorRT-LLM's at-once ShareGPT rows too, each request
+  // holding its own length for its whole life, tok/s 8.4% -> 7.8%, ITL 22.6% -> 22.3%, TTFT 38.7%
+  // -> 40.1%: the short requests' slots free sooner, where those rows' TTFT was already short.)
+  EXPECT_LE(serve_validation_median(rows, 0), 0.41);
   EXPECT_LE(serve_validation_median(rows, 1), 0.23);
-  EXPECT_LE(serve_validation_median(rows, 2), 0.09);
+  EXPECT_LE(serve_validation_median(rows, 2), 0.08);
 }
 
 TEST(Serve, AzureRowsRunTheirSourcesEngine) {

@@ -435,9 +435,10 @@ std::vector<ServeCase> serve_validation_cases() {
   // requests end at EOS or at their own cap, lengths spread about the run's mean: short ones free
   // their slots early and a run with every request at once drains through a tail of few sequences.
   // Replayed as the RTX 4090 rows are: each request ends with the same chance after every token, at
-  // the row's mean (the page's totals), capped at 2048 less the mean prompt. Only for vLLM V1's
-  // admission by prompt: an engine that reserves each request's own cap (TensorRT-LLM) or a share
-  // of it (SGLang) would need the caps themselves, which the pages do not give.
+  // the row's mean (the page's totals), capped at 2048 less the mean prompt. An engine that
+  // admits whole lives (TensorRT-LLM reserves each request's own max_tokens, SGLang a share of it,
+  // taken as whole) holds each request's drawn length for its life, the request taken as running
+  // to its cap (the pages do not give the caps; work/serve_replay.cc).
   auto sharegpt_spread = [](ServeCase& r) {
     r.replay_mean_output = r.options.output;
     r.options.output = 2048 - r.options.input;
@@ -692,6 +693,9 @@ std::vector<ServeCase> serve_validation_cases() {
                           : "") +
           "the front end's CPU time with up to 1000 streams has no public figure (none "
           "applied)";
+    // Every ShareGPT request at once, replayed with lengths spread about the run's mean, each
+    // request holding its own length for its whole life (work/serve_replay.cc).
+    if (workload == "ShareGPT" && c >= requests) sharegpt_spread(r);
     if (sgl) {
       r.options.max_seqs = 2048;
       r.options.max_batched_tokens = 8192;
