@@ -336,7 +336,14 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
     for (const auto& [t, idx] : score) {
       if (t > reach) break;
       const auto& f = fitting[idx];
-      if (!flagged(sm.estimate(f.plan, jobs[f.job])).empty()) continue;
+      const StepResult e = sm.estimate(f.plan, jobs[f.job]);
+      if (!flagged(e).empty()) continue;
+      // one already simulated (the engine flagged what the closed form did not): the next
+      const bool simulated = std::any_of(sim.begin(), sim.end(), [&](const StepResult& x) {
+        return x.plan.str() == e.plan.str() &&
+               std::abs(x.memory.total - e.memory.total) <= 1e-3 * e.memory.total;
+      });
+      if (simulated) continue;
       sim.push_back(sm.simulate(f.plan, jobs[f.job]));
       std::sort(sim.begin(), sim.end(), faster);
       break;
