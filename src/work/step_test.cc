@@ -901,8 +901,9 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // its 175B on 360 GPUs, with three open (70B on 8 GPUs at 0.99 of the GPU's memory, 70B on 96 at
   // +15.4 %, the 175B at -24.3 %): 264 of 286; then its config-validation report's four pure-FSDP
   // and TP x FSDP runs (7B on 4, 12 and 32 GPUs, 70B on 32), all within 15 %: 268 of 290; then
-  // Megatron-Bridge 25.11's Llama 3 70B fp8 on 64 H100 (-2.4 %): 269 of 291
-  EXPECT_EQ(held, 269);
+  // Megatron-Bridge's Llama 3 70B fp8 on 64 H100 at GBS 128 (25.11) and 256 (26.02), -2.4 % both:
+  // 270 of 292
+  EXPECT_EQ(held, 270);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {

@@ -534,35 +534,38 @@ ValidationCase nemo_pretrain(const std::string& label, const Model& m, int gpus,
 }
 
 // Megatron-Bridge's performance summary (NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md,
-// "25.11 NeMo Container", Pre-Training Performance, System: DGX-H100): Llama 3 70B, FP8 current
-// scaling (FP8-CS), 64 GPUs, GBS 128, MBS 1, sequence 8192, FSDP 0, TP 4, PP 8, CP 1, VP 5; its
-// tokens/s per GPU. What the table leaves out is the recipe's
+// "25.11 NeMo Container", and docs/performance-summary-archive.md, "26.02 NeMo Container",
+// Pre-Training Performance, DGX-H100): Llama 3 70B, FP8 (current scaling), 64 GPUs, MBS 1, sequence
+// 8192, FSDP 0, TP 4, PP 8, CP 1, VP 5, GBS 128 (25.11) or 256 (26.02); their tokens/s per GPU.
+// What the tables leave out is the recipe's
 // (scripts/performance/configs/llama/llama3_llm_pretrain.py and llama3_workload_base_configs.py,
-// LLAMA3_70B_PRETRAIN_CONFIG_H100_FP8_CS_V1): gradients reduced in bf16
-// (`grad_reduce_in_fp32 = False`), the userbuffers TP overlap of
+// LLAMA3_70B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and _V2, the GBS 128 and 256 variants): gradients
+// reduced in bf16 (`grad_reduce_in_fp32 = False`), the userbuffers TP overlap of
 // `userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192`, no recomputation named, Megatron-core's
-// distributed optimizer (zero=1) and sequence parallelism with TP. The table's 405B row (PP 8 x VP
-// 8 over 126 layers: an uneven split the model does not take) and its 8B row (FSDP 1 in the table,
-// recompute_num_layers 5 in the recipe read) are not rows.
-ValidationCase bridge_h100_70b() {
+// distributed optimizer (zero=1) and sequence parallelism with TP. The tables' 405B rows (PP 8 x VP
+// 8 over 126 layers: an uneven split the model does not take) and 8B rows (FSDP in the tables,
+// recompute_num_layers 5 and no FSDP in the recipe read) are not rows; 25.09's 70B row (1,619 at
+// GBS 128) is 25.11's configuration again.
+ValidationCase bridge_h100_70b(const std::string& release, int gbs, double tokens_per_gpu) {
   ValidationCase c;
-  c.name = "Megatron-Bridge 25.11 Llama 3 70B fp8 64 H100";
-  c.source =
-      "Megatron-Bridge performance summary, 25.11 NeMo Container, DGX-H100 table, LLAMA3_70B row "
-      "(64 GPUs, FP8-CS, GBS 128, MBS 1, seq 8192, FSDP 0, TP 4, PP 8, CP 1, VP 5)";
+  c.name = fmt::format("Megatron-Bridge {} Llama 3 70B fp8 64 H100 GBS {}", release, gbs);
+  c.source = fmt::format(
+      "Megatron-Bridge performance summary{}, {} NeMo Container, DGX-H100, LLAMA3_70B row (64 "
+      "GPUs, FP8, GBS {}, MBS 1, seq 8192, FSDP 0, TP 4, PP 8, CP 1, VP 5)",
+      release == "25.11" ? "" : " archive", release, gbs);
   c.metric = "tokens/s per GPU";
   c.model = find_model("llama3-70b");
   c.chassis = "dgx-h100";
   c.boxes = 8;
   c.plan.tp = 4, c.plan.pp = 8, c.plan.dp = 2, c.plan.vpp = 5, c.plan.zero = 1, c.plan.sp = true,
   c.plan.micro_batch = 1;
-  c.job.precision = Precision::kFp8, c.job.seq = 8192, c.job.global_batch = 128,
+  c.job.precision = Precision::kFp8, c.job.seq = 8192, c.job.global_batch = gbs,
   c.job.recompute = Recompute::kNone;
   c.job.framework = Framework::kMegatron;
   c.job.grad_overlap = Switch::kOn;
   c.job.tp_overlap = Switch::kOn;
   c.job.grad_fp32 = Switch::kOff;
-  c.measured = 1602;
+  c.measured = tokens_per_gpu;
   return c;
 }
 
@@ -959,7 +962,8 @@ std::vector<ValidationCase> validation_cases() {
                               Recompute::kNone, false, true, 12036)),
       nemo_pretrain("Llama 3 70B", find_model("llama3-70b"), 64, 128, 1, 8192, 4, 4, 2, 5,
                     Recompute::kNone, true, true, 1533),
-      bridge_h100_70b(),
+      bridge_h100_70b("25.11", 128, 1602),
+      bridge_h100_70b("26.02", 256, 1621),
       open_case(nemo_pretrain("GPT-3 5B", nemo_gpt3("gpt3-5b", 24, 4096, 32, 50304), 64, 2048, 4,
                               2048, 1, 1, 1, 1, Recompute::kNone, false, true, 22521)),
       nemo_pretrain("GPT-3 20B", nemo_gpt3("gpt3-20b", 44, 6144, 48, 50432), 64, 256, 2, 2048, 2, 1,
