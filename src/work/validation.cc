@@ -569,6 +569,29 @@ ValidationCase bridge_h100_70b(const std::string& release, int gbs, double token
   return c;
 }
 
+// The same summary's DGX-B200 table, 25.11: Llama 3 8B, FP8 current scaling, 8 GPUs, GBS 128, MBS
+// 2, sequence 8192, TP 1, PP 1, CP 1, 30,624 tokens/s per GPU; the recipe
+// (LLAMA3_8B_PRETRAIN_CONFIG_B200_FP8_CS_V1): micro-batch 2, CUDA graphs of the whole iteration, no
+// recomputation, bf16 gradient reduction; the chassis examples/dgx-b200.yaml.
+ValidationCase bridge_b200_8b() {
+  ValidationCase c;
+  c.name = "Megatron-Bridge 25.11 Llama 3 8B fp8 8 B200";
+  c.source =
+      "Megatron-Bridge performance summary, 25.11 NeMo Container, DGX-B200 table, LLAMA3_8B row "
+      "(8 GPUs, FP8-CS, GBS 128, MBS 2, seq 8192, FSDP 0, TP 1, PP 1, CP 1)";
+  c.metric = "tokens/s per GPU";
+  c.model = find_model("llama3-8b");
+  c.chassis = "examples/dgx-b200.yaml";
+  c.plan.dp = 8, c.plan.zero = 1, c.plan.micro_batch = 2;
+  c.job.precision = Precision::kFp8, c.job.seq = 8192, c.job.global_batch = 128,
+  c.job.recompute = Recompute::kNone;
+  c.job.framework = Framework::kMegatron;
+  c.job.grad_overlap = Switch::kOn;
+  c.job.grad_fp32 = Switch::kOff;
+  c.measured = 30624;
+  return c;
+}
+
 // GPT-3 175B as NeMo trains it (launcher_scripts/conf/training/gpt3/175b.yaml): 96 layers, hidden
 // 12288, 96 heads, FFN 4h, hidden_dropout 0.1, GPT-2 BPE vocabulary (50,257) padded to a multiple
 // of make_vocab_size_divisible_by 128 x TP 4 = 512: 50,688.
@@ -964,6 +987,10 @@ std::vector<ValidationCase> validation_cases() {
                     Recompute::kNone, true, true, 1533),
       bridge_h100_70b("25.11", 128, 1602),
       bridge_h100_70b("26.02", 256, 1621),
+      // Open (+23.8 %): Blackwell's GEMMs at the burst efficiency (no sustained-clock figure for
+      // the B200 in the catalog, where Hopper's comes from a measured 700 W clock), and an 8B at TP
+      // 1 in fp8, as the open NeMo 24.07 H100 rows without TP (docs/VALIDATION.md).
+      open_case(bridge_b200_8b()),
       open_case(nemo_pretrain("GPT-3 5B", nemo_gpt3("gpt3-5b", 24, 4096, 32, 50304), 64, 2048, 4,
                               2048, 1, 1, 1, 1, Recompute::kNone, false, true, 22521)),
       nemo_pretrain("GPT-3 20B", nemo_gpt3("gpt3-20b", 44, 6144, 48, 50432), 64, 256, 2, 2048, 2, 1,
