@@ -139,6 +139,10 @@ std::string validation_markdown(const std::vector<work::ValidationRow>& rows) {
   return s;
 }
 
+namespace {
+double gib(double b) { return b / (1ull << 30); }
+}  // namespace
+
 nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& r : rows)
@@ -153,14 +157,13 @@ nlohmann::json validation_json(const std::vector<work::ValidationRow>& rows) {
                  {"open", r.c.open},
                  {"step_time_s", r.step.step_time_s},
                  {"mfu", r.step.mfu},
-                 {"memory_GiB", r.step.memory.total / (1ull << 30)},
-                 {"memory_capacity_GiB", r.step.memory.capacity / (1ull << 30)}});
+                 {"memory_GiB", gib(r.step.memory.total)},
+                 {"memory_capacity_GiB", gib(r.step.memory.capacity)}});
   return with_schema({{"cases", j}});
 }
 
 namespace {
 
-double gib(double b) { return b / (1ull << 30); }
 std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
 std::string human_time(double s) {

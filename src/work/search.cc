@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include "linkwise/topo/chassis.h"
 #include "linkwise/util/error.h"
@@ -316,11 +317,12 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
   std::sort(sim.begin(), sim.end(), faster);
   // Never first a plan the model itself flags (communication-bound, or so near full memory that
   // the caching allocator may stall it) when one within 5 % of its step time is not.
-  auto flagged = [](const StepResult& s) -> std::string {
+  const std::string near_full =
+      fmt::format("under {:.0f} % of the GPU's memory free", 100 * kAllocatorMarginShare);
+  auto flagged = [&](const StepResult& s) -> std::string_view {
     if (communication_bound(s)) return "communication-bound";
-    if (near_full_memory(s.memory))
-      return fmt::format("under {:.0f} % of the GPU's memory free", 100 * kAllocatorMarginShare);
-    return "";
+    if (near_full_memory(s.memory)) return near_full;
+    return {};
   };
   auto comparable = [&](double limit) {
     return std::find_if(sim.begin() + 1, sim.end(), [&](const StepResult& s) {
@@ -349,7 +351,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
       break;
     }
   }
-  if (std::string why = sim.empty() ? "" : flagged(sim.front()); !why.empty()) {
+  if (std::string_view why = sim.empty() ? std::string_view() : flagged(sim.front());
+      !why.empty()) {
     if (auto it = comparable(1.05 * sim.front().step_time_s); it != sim.end()) {
       r.passed_over = sim.front().plan.str();
       r.passed_over_why = why;

@@ -246,6 +246,12 @@ ValidationCase ibm_fsdp(const std::string& size, bool h100, double tokens_per_gp
   return c;
 }
 
+// KempnerForge's reports, by their path in its repository.
+constexpr const char* kKempnerMfu = "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md";
+constexpr const char* kKempnerWeak = "benchmarks/weak_scaling_160gpu/README.md";
+constexpr const char* kKempnerConfigs = "benchmarks/config_validation/config_validation.md";
+constexpr const char* kKempner175b = "benchmarks/175b_360gpu/README.md";
+
 // KempnerInstitute/KempnerForge's H200 benchmarks: Llama-3-shaped models (GQA with 8 KV heads,
 // SwiGLU, vocabulary 128256, untied) at sequence 4096 on nodes of four H200 (chassis
 // examples/validation/h200-4gpu-nvlink-ndr.yaml, its assumptions stated there), FSDP2
@@ -275,10 +281,9 @@ ValidationCase kempner(const std::string& size, int gpus, int tp, int mb, int ac
   // The weak-scaling and config-validation reports ran configurations of the MFU sweep again
   // (13B TP=4 on 8 GPUs: 29,860 tok/s where the sweep had 27,345; 70B TP=4 on 32: 18,688 and
   // 17,769): their rows are named apart.
-  const std::string tag = report.find("weak_scaling") != std::string::npos ? " (weak scaling)"
-                          : report.find("config_validation") != std::string::npos
-                              ? " (config validation)"
-                              : "";
+  const std::string tag = report == kKempnerWeak      ? " (weak scaling)"
+                          : report == kKempnerConfigs ? " (config validation)"
+                                                      : "";
   c.name = fmt::format("KempnerForge {} H200 {} GPU{}{}{}", size, gpus, gpus > 1 ? "s" : "",
                        tp > 1 ? fmt::format(" tp={}", tp) : std::string(), tag);
   c.source = fmt::format(
@@ -313,10 +318,8 @@ ValidationCase kempner(const std::string& size, int gpus, int tp, int mb, int ac
   return c;
 }
 
-constexpr const char* kKempnerConfigs = "benchmarks/config_validation/config_validation.md";
-
 ValidationCase kempner175b() {
-  ValidationCase c = kempner("175B", 360, 4, 8, 1, 154523, "benchmarks/175b_360gpu/README.md");
+  ValidationCase c = kempner("175B", 360, 4, 8, 1, 154523, kKempner175b);
   c.job.fp32_master = Switch::kOn;
   return c;
 }
@@ -923,32 +926,32 @@ std::vector<ValidationCase> validation_cases() {
       // latter's figures where both ran a configuration).
       // One GPU: batch 2 x accumulation 4 (benchmarks/mfu_scaling/mfu_bench.sh, 01_1gpu_7b; the
       // report's batch table gives the 4 x 2 of the other 7B runs).
-      kempner("7B", 1, 1, 2, 4, 10471, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("7B", 4, 1, 4, 2, 38983, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("7B", 2, 2, 4, 2, 13163, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("7B", 4, 4, 4, 2, 25135, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("7B", 4, 2, 4, 2, 25980, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("7B", 16, 4, 4, 2, 82988, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("13B", 8, 4, 4, 4, 27345, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("13B", 16, 4, 4, 4, 53814, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("13B", 8, 1, 4, 4, 35405, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md", false),
-      kempner("7B", 8, 4, 4, 2, 44299, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("7B", 32, 4, 4, 2, 155917, "benchmarks/mfu_scaling/mfu_scaling_2026-04-05.md"),
-      kempner("13B", 32, 4, 4, 4, 110373, "benchmarks/weak_scaling_160gpu/README.md"),
-      kempner("13B", 160, 4, 4, 4, 534644, "benchmarks/weak_scaling_160gpu/README.md"),
-      kempner("13B", 8, 4, 4, 4, 29860, "benchmarks/weak_scaling_160gpu/README.md"),
-      kempner("13B", 64, 4, 4, 4, 216507, "benchmarks/weak_scaling_160gpu/README.md"),
-      kempner("13B", 128, 4, 4, 4, 423306, "benchmarks/weak_scaling_160gpu/README.md"),
+      kempner("7B", 1, 1, 2, 4, 10471, kKempnerMfu),
+      kempner("7B", 4, 1, 4, 2, 38983, kKempnerMfu),
+      kempner("7B", 2, 2, 4, 2, 13163, kKempnerMfu),
+      kempner("7B", 4, 4, 4, 2, 25135, kKempnerMfu),
+      kempner("7B", 4, 2, 4, 2, 25980, kKempnerMfu),
+      kempner("7B", 16, 4, 4, 2, 82988, kKempnerMfu),
+      kempner("13B", 8, 4, 4, 4, 27345, kKempnerMfu),
+      kempner("13B", 16, 4, 4, 4, 53814, kKempnerMfu),
+      kempner("13B", 8, 1, 4, 4, 35405, kKempnerMfu, false),
+      kempner("7B", 8, 4, 4, 2, 44299, kKempnerMfu),
+      kempner("7B", 32, 4, 4, 2, 155917, kKempnerMfu),
+      kempner("13B", 32, 4, 4, 4, 110373, kKempnerWeak),
+      kempner("13B", 160, 4, 4, 4, 534644, kKempnerWeak),
+      kempner("13B", 8, 4, 4, 4, 29860, kKempnerWeak),
+      kempner("13B", 64, 4, 4, 4, 216507, kKempnerWeak),
+      kempner("13B", 128, 4, 4, 4, 423306, kKempnerWeak),
       // Open (+53.7 %): FSDP=2 holds the TP shard's unsharded fp32 gradients across the
       // micro-batches, and the model puts the peak at 138.0 of the H200's 139.8 GiB (the report:
       // 128.5 GB); the caching allocator's flush-and-retry near full memory (pytorch/pytorch
       // #104509, mosaicml/composer #1998) is not modelled.
-      open_case(kempner("70B", 8, 4, 2, 4, 3623, "benchmarks/weak_scaling_160gpu/README.md")),
-      kempner("70B", 64, 4, 2, 4, 35824, "benchmarks/weak_scaling_160gpu/README.md"),
+      open_case(kempner("70B", 8, 4, 2, 4, 3623, kKempnerWeak)),
+      kempner("70B", 64, 4, 2, 4, 35824, kKempnerWeak),
       // Open (+15.4 %): the 70B's per-GPU rate falls 8 % from 32 to 160 GPUs (584 -> 535), the
       // model's 1 % (docs/VALIDATION.md).
-      open_case(kempner("70B", 96, 4, 2, 4, 52190, "benchmarks/weak_scaling_160gpu/README.md")),
-      kempner("70B", 128, 4, 2, 4, 69985, "benchmarks/weak_scaling_160gpu/README.md"),
+      open_case(kempner("70B", 96, 4, 2, 4, 52190, kKempnerWeak)),
+      kempner("70B", 128, 4, 2, 4, 69985, kKempnerWeak),
       // 90 nodes of four: TP=4 x FSDP=90, 8 sequences a GPU, no accumulation (the report's
       // micro-batch 1 run, 8.1 % MFU, is named comm-bound there and gives no tok/s: not a row),
       // fp32 AdamW moments and master ("bf16 weights ~350 GB plus fp32 optimizer moments ~2.1 TB
@@ -962,8 +965,8 @@ std::vector<ValidationCase> validation_cases() {
       kempner("7B", 12, 4, 4, 8, 67045, kKempnerConfigs),
       kempner("7B", 32, 1, 4, 4, 297384, kKempnerConfigs),
       kempner("70B", 32, 4, 2, 4, 17769, kKempnerConfigs),
-      kempner("70B", 32, 4, 2, 4, 18688, "benchmarks/weak_scaling_160gpu/README.md"),
-      open_case(kempner("70B", 160, 4, 2, 4, 85571, "benchmarks/weak_scaling_160gpu/README.md")),
+      kempner("70B", 32, 4, 2, 4, 18688, kKempnerWeak),
+      open_case(kempner("70B", 160, 4, 2, 4, 85571, kKempnerWeak)),
       nemo_long_seq(4, 1, 1, 4, 1, 768),
       nemo_long_seq(8, 1, 2, 4, 1, 730),
       nemo_long_seq(16, 2, 1, 8, 1, 660),
