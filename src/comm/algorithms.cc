@@ -219,6 +219,7 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
   double k = op == Op::kAllReduce                                 ? 2.0 * (n - 1) / n
              : (op == Op::kAllGather || op == Op::kReduceScatter) ? static_cast<double>(n - 1) / n
                                                                   : 1.0;
+  const bool one_way = n == 2 && (op == Op::kBroadcast || op == Op::kReduce);
   for (std::size_t c = 0; c < rings.size(); ++c) {
     std::vector<const Route*> hops;
     const auto& hr = ring_routes[c];
@@ -233,8 +234,11 @@ void Communicator::Impl::ring_phases(Op op, double S, double w, std::vector<Phas
     const double share = rings[c].bytes_per_s / ring_rate;
     ph.flows.push_back(coupled(hops, k * S * w * share));
     // Host-staged rings: NCCL's channels, each moving at most shm_channel_bytes_per_s of its PCIe
-    // generation (busbw units, so k·S/t summed over the flows; on the wire x w).
-    if (shm_ring_cap > 0) ph.flows.back().rate_cap = shm_ring_cap * w * share;
+    // generation (busbw units, so k·S/t summed over the flows; on the wire x w). That figure is
+    // of traffic both ways at once; a broadcast or reduce between two GPUs moves one way only
+    // (one GPU writes host buffers, the other reads them) and takes the one-way figure, if any.
+    const double cap = one_way ? shm_one_way_cap : shm_ring_cap;
+    if (shm_ring_cap > 0 && cap > 0) ph.flows.back().rate_cap = cap * w * share;
   }
   out.push_back(std::move(ph));
 }

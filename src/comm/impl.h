@@ -48,6 +48,9 @@ struct Communicator::Impl {
   /// PCIe generation the SHM hops cross); 0 elsewhere.
   int nccl_channels = 0;
   double shm_ring_cap = 0;
+  /// The same for traffic one way only (a broadcast or reduce between two GPUs): channels x
+  /// shm_channel_one_way_bytes_per_s; 0: no figure, the links alone bind it.
+  double shm_one_way_cap = 0;
   std::vector<double> ring_load;  // add_ring's scratch: per resource, all zeros between calls
   std::vector<int> ring_touched;  // add_ring's scratch
   bool intra_nvlink = true;       // every intra-box ring hop is an NVLink hop

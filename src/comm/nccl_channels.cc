@@ -193,6 +193,10 @@ double shm_channel_bytes_per_s(int generation) {
   return generation <= 3 ? kShmChannelGen3BytesPerS : kShmChannelBytesPerS;
 }
 
+double shm_channel_one_way_bytes_per_s(int generation) {
+  return generation <= 3 ? kShmChannelOneWayGen3BytesPerS : 0.0;
+}
+
 int nccl_ring_channels(const NcclRingGraph& graph, int min_channels, int max_channels) {
   int c = std::min(kMaxChannels, 2 * graph.channels);
   c = std::max(c, min_channels);
@@ -244,6 +248,7 @@ double nccl_width(const topo::Link& l) {
 void Communicator::Impl::count_nccl_channels() {
   nccl_channels = 0;
   shm_ring_cap = 0;
+  shm_one_way_cap = 0;
   if (rings.empty() || ring_routes.empty()) return;
   const auto& hops = ring_routes[0];
   bool staged = false;
@@ -470,15 +475,21 @@ void Communicator::Impl::count_nccl_channels() {
     nccl_channels =
         std::min(nccl_channels, search([](const detail::Route&) { return true; }, true));
   // What one channel moves: the figure of the slowest PCIe generation its SHM hops cross.
-  double per_channel = detail::kShmChannelBytesPerS;
+  // One way only (no GPU both writing and reading host buffers): the one-way figure of the slowest
+  // generation that has one; none (0) where no hop crosses such a link.
+  double per_channel = detail::kShmChannelBytesPerS, one_way = 0;
   for (const auto& h : hops) {
     if (h.kind != detail::HopKind::kHost) continue;
     for (int r : h.res)
-      if (r < 2 * L && links[r / 2].family() == hw::LinkFamily::kPcie)
-        per_channel =
-            std::min(per_channel, detail::shm_channel_bytes_per_s(links[r / 2].tech->generation));
+      if (r < 2 * L && links[r / 2].family() == hw::LinkFamily::kPcie) {
+        const int gen = links[r / 2].tech->generation;
+        per_channel = std::min(per_channel, detail::shm_channel_bytes_per_s(gen));
+        if (double o = detail::shm_channel_one_way_bytes_per_s(gen); o > 0)
+          one_way = one_way > 0 ? std::min(one_way, o) : o;
+      }
   }
   shm_ring_cap = nccl_channels * per_channel;
+  shm_one_way_cap = nccl_channels * one_way;
 }
 
 }  // namespace linkwise::comm

@@ -96,8 +96,19 @@ inline constexpr double kShmChannelBytesPerS = 7.32e9;
 /// there that some CPUs do not handle bidirectional traffic well). The GPU and CPU are not named.
 inline constexpr double kShmChannelGen3BytesPerS = 3.9e9;
 
+/// One host-staged channel moving one way only (each GPU either writes into host buffers or reads
+/// from them, never both at once: a broadcast or reduce between two GPUs), PCIe Gen3 and older:
+/// nccl issue 384, the same channel as kShmChannelGen3BytesPerS: broadcast 10.31 GB/s one way
+/// (NVIDIA there: some CPUs do not handle bidirectional traffic well). The both-ways figures above
+/// do not apply to such traffic. No one-way figure is known from Gen4 on: there only the links
+/// bind it (shm_channel_one_way_bytes_per_s gives 0).
+inline constexpr double kShmChannelOneWayGen3BytesPerS = 10.31e9;
+
 /// What one host-staged channel moves where its SHM hops cross PCIe links of `generation`: the
 /// Gen3 figure up to Gen3, kShmChannelBytesPerS from Gen4 on.
 double shm_channel_bytes_per_s(int generation);
+/// The same for traffic one way only: kShmChannelOneWayGen3BytesPerS up to Gen3, 0 (no figure, no
+/// cap) from Gen4 on.
+double shm_channel_one_way_bytes_per_s(int generation);
 
 }  // namespace linkwise::comm::detail

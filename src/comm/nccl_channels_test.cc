@@ -78,6 +78,11 @@ TEST(CommNcclChannels, ChannelRateByPcieGeneration) {
   EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(4), 7.32e9);
   EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(5), 7.32e9);
   EXPECT_DOUBLE_EQ(detail::shm_channel_bytes_per_s(6), 7.32e9);
+  // One way only (a broadcast or reduce between two GPUs): 10.31 GB/s up to Gen3 (nccl issue 384's
+  // broadcast on the same channel), no figure (0: the links bind) from Gen4 on.
+  EXPECT_DOUBLE_EQ(detail::shm_channel_one_way_bytes_per_s(3), 10.31e9);
+  EXPECT_DOUBLE_EQ(detail::shm_channel_one_way_bytes_per_s(4), 0.0);
+  EXPECT_DOUBLE_EQ(detail::shm_channel_one_way_bytes_per_s(5), 0.0);
 }
 
 TEST(CommNcclChannels, NoFitFallsBackToOneChannel) {
