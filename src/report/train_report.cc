@@ -115,7 +115,7 @@ std::string job_choices(const work::Job& job) {
                     : job.grad_fp32 == work::Switch::kOn    ? ", gradients reduced in fp32"
                                                             : ", gradients reduced in 16-bit";
   return fmt::format("{}, recompute {}{}{}{}{}{}", work::to_string(job.framework),
-                     work::to_string(job.recompute), overlap, el, tpo, red,
+                     work::recompute_text(job), overlap, el, tpo, red,
                      job.offload_optimizer ? ", offload" : "");
 }
 
@@ -188,7 +188,7 @@ std::string header_text(const work::TrainSetup& s) {
   std::string job = fmt::format("{}, {}, seq {}, global batch {} sequences ({:.2f}M tokens)", mode,
                                 work::to_string(j.precision), j.seq, j.global_batch,
                                 static_cast<double>(j.global_batch) * j.seq / 1e6);
-  if (!open("recompute")) job += fmt::format(", recompute {}", work::to_string(j.recompute));
+  if (!open("recompute")) job += fmt::format(", recompute {}", work::recompute_text(j));
   if (j.flash_attention) {
     job += ", fused attention";
     // --attention given: the kernel it picked (on Hopper; elsewhere FlashAttention-2's rate either

@@ -220,9 +220,13 @@ double hf_layer_activation_bytes(const Model& m, const Job& job, const Plan& p) 
   const bool fp32 = hf_fp32_weights(job), lora = job.mode == Mode::kLora;
   const double R = fp32 ? 4 : 2;
   if (job.recompute == Recompute::kFull) {
+    // The checkpointed blocks keep their input (one block in recompute_every of them; the others
+    // everything), and the block being recomputed its whole set, spread over the stage's blocks.
     Job all = job;
-    all.recompute = Recompute::kNone;
-    return R * S * h + hf_layer_activation_bytes(m, all, p) / std::max(1, m.layers / p.pp);
+    all.recompute = Recompute::kNone, all.recompute_every = 1;
+    const double whole = hf_layer_activation_bytes(m, all, p);
+    const double w = 1.0 / std::max(1, job.recompute_every);
+    return w * R * S * h + (1 - w) * whole + whole / std::max(1, m.layers / p.pp);
   }
   const bool llama = m.gated_ffn;
   const double norm = R == 4 ? 8 : 6;                         // per element of h, each norm

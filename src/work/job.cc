@@ -121,6 +121,13 @@ Precision parse_precision(const std::string& s) {
   return parse_enum(s, "precision",
                     {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kAuto});
 }
+std::string recompute_text(const Job& job) {
+  std::string s = to_string(job.recompute);
+  if (job.recompute == Recompute::kFull && job.recompute_every > 1)
+    s += fmt::format(" (one block in {})", job.recompute_every);
+  return s;
+}
+
 Recompute parse_recompute(const std::string& s) {
   return parse_enum(s, "recompute mode",
                     {Recompute::kNone, Recompute::kSelective, Recompute::kFull});

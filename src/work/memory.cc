@@ -115,6 +115,15 @@ double layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
   return outer / outer_div + inner + core;
 }
 
+double mean_layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
+  if (job.recompute != Recompute::kFull || job.recompute_every <= 1)
+    return layer_activation_bytes(m, job, p);
+  Job none = job;
+  none.recompute = Recompute::kNone;
+  const double w = 1.0 / job.recompute_every;  // the checkpointed share of the blocks
+  return w * layer_activation_bytes(m, job, p) + (1 - w) * layer_activation_bytes(m, none, p);
+}
+
 double cp_ring_bytes(const Model& m, const Job& job, const Plan& p) {
   if (p.cp <= 1) return 0;
   const int mb = p.micro_batch > 0 ? p.micro_batch : job.micro_batch;
@@ -130,7 +139,7 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
   int micro = std::max(1, micro_batches(p, job));
   double in_flight = std::min(micro, p.pp);
   if (p.vpp > 1) in_flight *= 1.0 + static_cast<double>(p.pp - 1) / (p.pp * p.vpp);
-  double per_layer = layer_activation_bytes(m, job, p);
+  double per_layer = mean_layer_activation_bytes(m, job, p);
   double layers = static_cast<double>(m.layers) / p.pp;
   // --grad-sync last: bytes a parameter of the unsharded gradients held across micro-batches.
   double held_grad_bytes = 0;

@@ -120,6 +120,25 @@ TEST(WorkMemory, ActivationsFollowKorthikanti) {
   EXPECT_NEAR(layer_activation_bytes(m, j, p), 327155712.0, 1);
 }
 
+TEST(WorkMemory, RecomputingOneBlockInTwoHalvesTheStore) {
+  // GPT-3 175B as above (tp 8, SP, unfused): a checkpointed block keeps its input, 2·s·b·h/t =
+  // 6,291,456 bytes; an unrecomputed one everything, 358,612,992. One block in two checkpointed
+  // (torchtitan's selective_ac_option 2): the mean block keeps (6,291,456 + 358,612,992) / 2 =
+  // 182,452,224; one in four: (6,291,456 + 3 · 358,612,992) / 4 = 270,532,608.
+  auto m = find_model("gpt3-175b");
+  Job j;
+  j.seq = 2048, j.flash_attention = false, j.recompute = Recompute::kFull;
+  Plan p = parse_plan("tp=8");
+  EXPECT_NEAR(mean_layer_activation_bytes(m, j, p), 6291456.0, 1);
+  j.recompute_every = 2;
+  EXPECT_NEAR(mean_layer_activation_bytes(m, j, p), 182452224.0, 1);
+  j.recompute_every = 4;
+  EXPECT_NEAR(mean_layer_activation_bytes(m, j, p), 270532608.0, 1);
+  // Only full recomputation is taken one block in N: selective keeps its own store.
+  j.recompute = Recompute::kSelective;
+  EXPECT_NEAR(mean_layer_activation_bytes(m, j, p), 106954752.0, 1);
+}
+
 TEST(WorkMemory, ModelStatesByZeroStage) {
   // Llama 2 7B, dp = 8 (Rajbhandari et al. 2020, Figure 1): P = 6,738,415,616.
   //   ZeRO-0: 2P + 2P + 12P = 16P;  ZeRO-1: 2P + 2P + 12P/8 = 5.5P;  ZeRO-3: 16P/8 = 2P.

@@ -362,17 +362,65 @@ void check(const Plan& p, const StepModel& sm, const Job& job) {
 StepResult StepModel::estimate(const Plan& plan) { return estimate(plan, job_); }
 StepResult StepModel::simulate(const Plan& plan) { return simulate(plan, job_); }
 
+namespace {
+// w·a + (1 - w)·b, field by field: the periods of a step whose blocks are of two kinds, a share w
+// of them like a's. The step is the sum of its blocks' periods (compose), so the mean block is
+// exact; what does not depend on the block (head, stage boundary, optimizer) is the same in both.
+Periods blend(const Periods& a, const Periods& b, double w) {
+  auto mix = [w](double x, double y) { return w * x + (1 - w) * y; };
+  Periods r = b;
+  LayerCompute& c = r.lc;
+  const LayerCompute &ca = a.lc, &cb = b.lc;
+  for (auto f :
+       {&LayerCompute::attn_f, &LayerCompute::mlp_f, &LayerCompute::attn_b, &LayerCompute::mlp_b,
+        &LayerCompute::flops_f, &LayerCompute::flops_b, &LayerCompute::mem_f, &LayerCompute::mem_b,
+        &LayerCompute::gemm_qkv, &LayerCompute::gemm_proj, &LayerCompute::gemm_up,
+        &LayerCompute::gemm_down, &LayerCompute::core_f, &LayerCompute::core_b})
+    c.*f = mix(ca.*f, cb.*f);
+  for (auto f :
+       {&Periods::head_f,       &Periods::head_b,        &Periods::tp_f,   &Periods::tp_b,
+        &Periods::ep_f,         &Periods::ep_b,          &Periods::cp_f,   &Periods::cp_b,
+        &Periods::zero_f,       &Periods::zero_b,        &Periods::slow_f, &Periods::slow_b,
+        &Periods::dp_sigma,     &Periods::p2p,           &Periods::bucket, &Periods::zero_after_b,
+        &Periods::zero_after_f, &Periods::param_gather,  &Periods::fill_f, &Periods::fill_b,
+        &Periods::d2h,          &Periods::cpu_optimizer, &Periods::h2d})
+    r.*f = mix(a.*f, b.*f);
+  for (auto& [id, u] : r.use) u.busy_s *= 1 - w, u.bytes *= 1 - w;
+  for (auto& [k, v] : r.use)
+    for (auto& [kind, s] : v.by_kind) s *= 1 - w;
+  for (const auto& [id, u] : a.use) {
+    ResUse& t = r.use[id];
+    t.busy_s += w * u.busy_s, t.bytes += w * u.bytes;
+    for (const auto& [kind, s] : u.by_kind) t.by_kind[kind] += w * s;
+  }
+  return r;
+}
+
+// --recompute-every N (Job::recompute_every): one block in N recomputed in full, the others
+// keeping every activation; the step's periods are those of its mean block.
+template <class F>
+Periods periods_of(const Job& job, F&& run) {
+  if (job.recompute != Recompute::kFull || job.recompute_every <= 1) return run(job);
+  Job full = job, none = job;
+  full.recompute_every = 1, none.recompute_every = 1;
+  none.recompute = Recompute::kNone;
+  return blend(run(full), run(none), 1.0 / job.recompute_every);
+}
+}  // namespace
+
 StepResult StepModel::estimate(const Plan& plan, const Job& job) {
   check(plan, *this, job);
   Shape sh = shape_of(model_, job, plan);
-  Periods r = estimate_periods(*impl_, model_, job, plan, gpu_, sh);
+  Periods r = periods_of(
+      job, [&](const Job& j) { return estimate_periods(*impl_, model_, j, plan, gpu_, sh); });
   return compose(*impl_, *this, job, plan, sh, r, false);
 }
 
 StepResult StepModel::simulate(const Plan& plan, const Job& job) {
   check(plan, *this, job);
   Shape sh = shape_of(model_, job, plan);
-  Periods r = simulate_periods(*impl_, model_, job, plan, gpu_, sh);
+  Periods r = periods_of(
+      job, [&](const Job& j) { return simulate_periods(*impl_, model_, j, plan, gpu_, sh); });
   return compose(*impl_, *this, job, plan, sh, r, true);
 }
 

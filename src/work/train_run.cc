@@ -31,6 +31,10 @@ void check_train_options(const TrainOptions& o) {
   if (o.mode != "lora")
     for (const char* f : {"--lora-rank", "--lora-targets", "--base-weights"})
       if (o.was_given(f)) throw InputError(fmt::format("{} applies only with --mode lora", f));
+  if (o.was_given("--recompute-every") && o.recompute_every > 1 && o.recompute != "full")
+    throw InputError(fmt::format(
+        "--recompute-every {} checkpoints one block in {}: it needs --recompute full, not '{}'",
+        o.recompute_every, o.recompute_every, o.recompute));
   if (o.framework == "hf" && o.master_weights == "bf16")
     throw InputError(
         "--master-weights bf16 does not apply to --framework hf, whose model keeps fp32 weights "
@@ -42,6 +46,7 @@ Job make_train_job(const TrainOptions& o) {
   j.mode = parse_mode(o.mode);
   j.precision = parse_precision(o.precision);
   j.recompute = parse_recompute(o.recompute);
+  j.recompute_every = o.recompute_every;
   j.seq = o.seq;
   j.micro_batch = o.micro_batch;
   j.global_batch = o.global_batch;
@@ -170,6 +175,10 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
            "Sequences per optimizer step (default: 4M tokens pre-training, 64 fine-tuning)"}
           .range(1, 1 << 24),
       {"--recompute", at<&T::recompute>, "Activation recomputation: none, selective or full"},
+      Spec{"--recompute-every", at<&T::recompute_every>,
+           "With --recompute full: one block in N is checkpointed, the others keep their "
+           "activations (torchtitan selective_ac_option N; default 1: every block)"}
+          .range(1, 1 << 16),
       Spec{"--no-flash-attention", at<&T::no_flash>,
            "Unfused attention: the s x s scores are stored and moved"}
           .python("no_flash"),

@@ -195,7 +195,7 @@ ValidationCase mosaic_a100_40gb(const std::string& size, int seq, int gpus, int 
 // torchtitan docs/performance.md: Llama on 64 A100 80GB with FSDP2, local batch 1 or 2 (global =
 // local x 64), SDPA (flash) attention; WPS is tokens/s per GPU.
 ValidationCase titan(const std::string& id, int local_batch, Recompute rc, const std::string& ac,
-                     double wps) {
+                     double wps, int recompute_every = 1) {
   Model m = find_model(id);
   ValidationCase c = fsdp_case(
       fmt::format("torchtitan {} {}", id, ac),
@@ -207,6 +207,10 @@ ValidationCase titan(const std::string& id, int local_batch, Recompute rc, const
   // torchtitan of that revision built torch.optim.AdamW with foreach=True (torchtitan/
   // optimizer.py, build_optimizers: fused only under --optimizer.fused, off by default).
   c.job.fused_optimizer = Switch::kOff;
+  // "selective layer": selective_ac_option as an integer, ac_freq 2 in the configs of that time
+  // (`selective_ac_option = '2'  # 'int' = ac every positive int layer`): every second block
+  // wrapped in checkpoint_wrapper (_apply_ac_to_transformer_block), the others not checkpointed.
+  c.job.recompute_every = recompute_every;
   return c;
 }
 
@@ -916,6 +920,8 @@ std::vector<ValidationCase> validation_cases() {
       titan("llama2-13b", 2, Recompute::kNone, "none", 2162),
       titan("llama3-70b", 1, Recompute::kFull, "full", 331),
       titan("llama2-70b", 2, Recompute::kFull, "full", 353),
+      titan("llama3-8b", 1, Recompute::kFull, "selective layer", 2904, 2),
+      titan("llama2-13b", 2, Recompute::kFull, "selective layer", 1914, 2),
       ibm_fsdp("7B", false, 3700),
       ibm_fsdp("34B", false, 700),
       ibm_fsdp("70B", false, 370),

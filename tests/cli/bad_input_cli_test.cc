@@ -188,6 +188,19 @@ TEST(BadInputCli, TrainAFrameworkThatDoesNotExist) {
   EXPECT_FALSE(fs::exists(dir + "/t.txt"));
 }
 
+TEST(BadInputCli, TrainRecomputeEveryWithoutFullRecomputation) {
+  std::string dir = temp_dir();
+  expect_refused(run_cli("train dgx-h100 --model llama3-8b --plan dp=8 --recompute-every 2 -o " +
+                         dir + "/t.txt"),
+                 "--recompute-every 2 checkpoints one block in 2: it needs --recompute full, not "
+                 "'selective'");
+  EXPECT_FALSE(fs::exists(dir + "/t.txt"));
+  auto zero = run_cli("train dgx-h100 --model llama3-8b --recompute full --recompute-every 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--recompute-every: Value 0 not in range 1 to 65536"), std::string::npos)
+      << zero.err;
+}
+
 TEST(BadInputCli, TrainAPlanThatDoesNotDivideTheGpusOrTheModel) {
   std::string dir = temp_dir();
   expect_refused(

@@ -55,6 +55,24 @@ TEST(TrainCli, NotesAPeakNearTheGpusMemory) {
       << j.out;
 }
 
+// --recompute-every N: one block in N recomputed in full. The job line says so, and the step sits
+// between no recomputation and full recomputation of every block.
+TEST(TrainCli, RecomputeEveryNthBlock) {
+  const std::string cmd =
+      "train dgx-a100 --model llama3-8b --framework fsdp --plan dp=8,zero=3 --global-batch 64 ";
+  auto r = run_cli(cmd + "--recompute full --recompute-every 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(flat(r.out).find("recompute full (one block in 2)"), std::string::npos) << r.out;
+  auto step = [&](const std::string& flags) {
+    auto j = run_cli(cmd + flags + " --json");
+    EXPECT_EQ(j.exit_code, 0) << j.err;
+    return nlohmann::json::parse(j.out)["step_time_s"].get<double>();
+  };
+  const double every2 = step("--recompute full --recompute-every 2");
+  EXPECT_GT(every2, step("--recompute none"));
+  EXPECT_LT(every2, step("--recompute full"));
+}
+
 TEST(TrainCli, MakeRunJobShowsPlansAndBottleneck) {
   auto r = run_cli("train training-appliance --model llama3-70b --mode lora --tokens 1e9");
   ASSERT_EQ(r.exit_code, 0) << r.err;

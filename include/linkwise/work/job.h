@@ -68,6 +68,12 @@ struct Job {
   int global_batch =
       0;  ///< sequences per optimizer step; 0 = as many micro-batches as keep the pipeline full
   Recompute recompute = Recompute::kSelective;
+  /// With Recompute::kFull: one block in this many is checkpointed and recomputed, the others
+  /// keep every activation (torchtitan's `selective_ac_option` as an integer: ac_freq, every
+  /// ac_freq-th block wrapped, torchtitan/parallelisms/parallelize_llama.py
+  /// _apply_ac_to_transformer_block; Megatron's --recompute-method block with
+  /// --recompute-num-layers K of L a stage is a share K/L). 1: every block.
+  int recompute_every = 1;
   bool flash_attention =
       true;  ///< fused attention: no s x s score matrix in memory (Dao et al. 2022)
   bool offload_optimizer =
@@ -117,6 +123,9 @@ struct Job {
   /// Megatron's fused QKV, torchtitan's PrepareModuleInput).
   Switch tp_per_projection = Switch::kDefault;
 };
+
+/// "none", "selective", "full", or "full (one block in N)" under Job::recompute_every.
+std::string recompute_text(const Job& job);
 
 /// Checks a job's numbers; throws InputError naming the flag.
 void validate_job(const Job& job);

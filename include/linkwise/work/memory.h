@@ -64,6 +64,9 @@ double stage_params(const Model& model, const Plan& plan, int stage);
 
 /// Bytes of stored activations for one layer and one micro-batch on one GPU.
 double layer_activation_bytes(const Model& model, const Job& job, const Plan& plan);
+/// The mean over a stage's blocks: layer_activation_bytes, or under --recompute-every N
+/// (Job::recompute_every) one block in N checkpointed (2·S·h) and the others keeping everything.
+double mean_layer_activation_bytes(const Model& model, const Job& job, const Plan& plan);
 
 /// Context parallelism: the K and V one GPU sends to the next cp rank at each step of the ring
 /// attention (Transformer Engine, cp_comm_type "p2p"), per layer and micro-batch, bf16:

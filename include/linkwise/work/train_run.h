@@ -30,6 +30,7 @@ struct TrainOptions {
               master_weights = "fp32", grad_sync = "default", tp_collectives = "per-block";
   double tokens = 0;  ///< tokens to train; 0: no time to train
   int checkpoint_every = 0;
+  int recompute_every = 1;  ///< --recompute-every: one block in N recomputed (with full)
   bool checkpoint_unsharded = false, checkpoint_async = false;
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool as_designed =
