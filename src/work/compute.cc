@@ -512,6 +512,13 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
       c.gemm_down = gemm_time(w, x.S, x.h, x.f / x.t);
     }
   }
+  // What torchtitan's per-op checkpointing runs again (Recompute::kOp): the element-wise work of
+  // both halves (norms, RoPE, activation, residual adds) and, on average, every other linear GEMM
+  // (its policy saves the output of each odd aten.mm of a block, counting on across forwards, so a
+  // GEMM is recomputed every other step); the attention kernel's output is saved.
+  const double attn_ew = std::max(0.0, c.attn_f - core_f - c.gemm_qkv - c.gemm_proj);
+  const double mlp_ew = std::max(0.0, c.mlp_f - c.gemm_up - c.gemm_down);
+  const double ew_mem = c.mem_f;
   // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen
   // weights (input gradients only); the attention core twice, 2.5x when fused (Megatron's causal
   // kernels at their own backward rates and tails: causal_core_time); element-wise twice.
@@ -580,6 +587,12 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.core_b += core_f;
     c.flops_b += core_flops;
     c.mem_b += core_mem;
+  } else if (job.recompute == Recompute::kOp) {
+    c.attn_b += attn_ew + (c.gemm_qkv + c.gemm_proj) / 2;
+    c.mlp_b += mlp_ew + (c.gemm_up + c.gemm_down) / 2;
+    // A MoE block's experts run grouped GEMMs, not aten.mm: recomputed whole (mlp_ew holds them).
+    c.flops_b += (attn_flops - core_flops) / 2 + (m.moe() ? mlp_flops : mlp_flops / 2);
+    c.mem_b += ew_mem;
   }
   // The framework's copies around its weight gathers and gradient reduce-scatters (framework.h),
   // once per gather: after the recomputation above, which reuses the backward's gather.

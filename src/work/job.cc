@@ -44,6 +44,8 @@ const char* to_string(Recompute r) {
       return "selective";
     case Recompute::kFull:
       return "full";
+    case Recompute::kOp:
+      return "op";
   }
   return "?";
 }
@@ -130,7 +132,7 @@ std::string recompute_text(const Job& job) {
 
 Recompute parse_recompute(const std::string& s) {
   return parse_enum(s, "recompute mode",
-                    {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
+                    {Recompute::kNone, Recompute::kSelective, Recompute::kFull, Recompute::kOp});
 }
 
 Framework parse_framework(const std::string& s) {

@@ -101,6 +101,18 @@ double layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
   double h = m.hidden, d = head_dim(m), f = m.ffn, t = p.tp;
   double outer_div = (p.sp && p.tp > 1) ? t : 1;
   if (job.recompute == Recompute::kFull) return 2 * S * h / outer_div;
+  if (job.recompute == Recompute::kOp) {
+    // torchtitan's per-op policy (Recompute::kOp): the block's input, the attention kernel's
+    // output and its fp32 log-sum-exp, the reduce-scatters' outputs (SP), and every other linear
+    // GEMM's output (half of them on average): Q,K,V, the output projection, up (and gate), down.
+    const double kv_t = std::max(m.kv_heads * d / t, d);
+    // (A MoE block's experts run grouped GEMMs, which the policy does not save.)
+    const double mm_out =
+        m.heads * d / t + 2 * kv_t + h + (m.moe() ? 0 : (m.gated_ffn ? 2 : 1) * f / t + h);
+    const double rs = (p.sp && p.tp > 1) ? 2 * 2 * S * h / t : 0;
+    return 2 * S * h / outer_div + 2 * S * m.heads * d / t + 4 * S * m.heads / t + rs +
+           2 * S * mm_out / 2;
+  }
   // Korthikanti et al. 2022, section 4.1, generalised to GQA, gated MLPs and MoE (see memory.h).
   double outer = 4 * S * h + 2 * S * h + 2 * S * h + (m.dropout ? 2 * S * h : 0);
   double kv =
@@ -183,6 +195,10 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
       Job sel = job;
       sel.recompute = Recompute::kSelective;
       r.activations += layer_activation_bytes(m, sel, p);
+    } else if (job.recompute == Recompute::kOp) {  // one layer's recomputed tensors beside them
+      Job none = job;
+      none.recompute = Recompute::kNone;
+      r.activations += std::max(0.0, layer_activation_bytes(m, none, p) - per_layer);
     }
     if (stage == p.pp - 1) r.activations += 6 * S * m.vocab / p.tp;  // bf16 logits and fp32 softmax
     double sp_div = (p.sp && p.tp > 1) ? p.tp : 1;

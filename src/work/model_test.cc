@@ -139,6 +139,23 @@ TEST(WorkMemory, RecomputingOneBlockInTwoHalvesTheStore) {
   EXPECT_NEAR(mean_layer_activation_bytes(m, j, p), 106954752.0, 1);
 }
 
+TEST(WorkMemory, PerOpCheckpointingKeepsHalfTheGemmOutputs) {
+  // torchtitan's per-op policy on Llama 2 7B (h 4096, 32 heads of 128, 32 KV heads, FFN 11008,
+  // gated), seq 4096, micro-batch 1, no TP: per token the block's input (2·h bytes), the attention
+  // kernel's output (2·a·d) and its fp32 log-sum-exp (4·a), and half of the linear GEMMs' outputs
+  // at 2 bytes: q 4096 + k, v 8192 + o 4096 + gate, up 22016 + down 4096 = 42,496 elements, half
+  // of them 2 bytes each = 42,496 bytes. S = 4096: 33,554,432 + 33,554,432 + 524,288 +
+  // 174,063,616 = 241,696,768 bytes a block.
+  auto m = find_model("llama2-7b");
+  Job j;
+  j.seq = 4096, j.recompute = Recompute::kOp;
+  Plan p = parse_plan("dp=8");
+  EXPECT_NEAR(layer_activation_bytes(m, j, p), 241696768.0, 1);
+  Job none = j;
+  none.recompute = Recompute::kNone;
+  EXPECT_LT(layer_activation_bytes(m, j, p), layer_activation_bytes(m, none, p));
+}
+
 TEST(WorkMemory, ModelStatesByZeroStage) {
   // Llama 2 7B, dp = 8 (Rajbhandari et al. 2020, Figure 1): P = 6,738,415,616.
   //   ZeRO-0: 2P + 2P + 12P = 16P;  ZeRO-1: 2P + 2P + 12P/8 = 5.5P;  ZeRO-3: 16P/8 = 2P.

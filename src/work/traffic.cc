@@ -145,6 +145,13 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
        ring_kv, qkv_n);
   half(t.forward, lc.mlp_f, "mlp forward", true, lc.gemm_up, rs_down, false, 0, 0, up_n);
   double attn_b = lc.attn_b, mlp_b = lc.mlp_b;
+  if (job.recompute == Recompute::kOp && tp) {
+    // torchtitan's per-op policy saves the reduce-scatters' outputs, not the all-gathers' (nor an
+    // all-reduce's without SP): the recomputed GEMMs gather their input again.
+    for (int i = 0; i < qkv_n + up_n; ++i)
+      t.backward.push_back(
+          coll(GroupKind::kTp, sp ? Op::kAllGather : Op::kAllReduce, sh.act_bytes, "tp"));
+  }
   if (job.recompute == Recompute::kFull) {  // the recomputed forward repeats its collectives
     half(t.backward, lc.attn_f, "recompute", false, lc.gemm_qkv, rs_o, false, lc.core_f, ring_kv,
          qkv_n);

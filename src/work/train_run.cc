@@ -35,6 +35,11 @@ void check_train_options(const TrainOptions& o) {
     throw InputError(fmt::format(
         "--recompute-every {} checkpoints one block in {}: it needs --recompute full, not '{}'",
         o.recompute_every, o.recompute_every, o.recompute));
+  if (o.recompute == "op" && o.framework != "fsdp")
+    throw InputError(fmt::format(
+        "--recompute op is torchtitan's per-op checkpointing (FSDP2): it needs --framework fsdp, "
+        "not '{}'",
+        o.framework));
   if (o.framework == "hf" && o.master_weights == "bf16")
     throw InputError(
         "--master-weights bf16 does not apply to --framework hf, whose model keeps fp32 weights "
@@ -174,7 +179,9 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
       Spec{"--global-batch", at<&T::global_batch>,
            "Sequences per optimizer step (default: 4M tokens pre-training, 64 fine-tuning)"}
           .range(1, 1 << 24),
-      {"--recompute", at<&T::recompute>, "Activation recomputation: none, selective or full"},
+      {"--recompute", at<&T::recompute>,
+       "Activation recomputation: none, selective, full or op (torchtitan's per-op policy, "
+       "--framework fsdp)"},
       Spec{"--recompute-every", at<&T::recompute_every>,
            "With --recompute full: one block in N is checkpointed, the others keep their "
            "activations (torchtitan selective_ac_option N; default 1: every block)"}

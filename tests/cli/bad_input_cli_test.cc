@@ -201,6 +201,12 @@ TEST(BadInputCli, TrainRecomputeEveryWithoutFullRecomputation) {
       << zero.err;
 }
 
+TEST(BadInputCli, TrainPerOpRecomputationOutsideFsdp) {
+  expect_refused(run_cli("train dgx-h100 --model llama3-8b --plan dp=8 --recompute op"),
+                 "--recompute op is torchtitan's per-op checkpointing (FSDP2): it needs "
+                 "--framework fsdp, not 'megatron'");
+}
+
 TEST(BadInputCli, TrainAPlanThatDoesNotDivideTheGpusOrTheModel) {
   std::string dir = temp_dir();
   expect_refused(

@@ -22,7 +22,12 @@ enum class Precision { kBf16, kFp8, kFp16, kAuto };
 /// Korthikanti et al. 2022: none stores every activation; selective recomputes the attention core
 /// (scores, softmax, dropout, scores·V) in the backward pass; full keeps only each layer's input
 /// and recomputes the whole layer's forward.
-enum class Recompute { kNone, kSelective, kFull };
+/// kOp: torchtitan's per-op selective checkpointing (`selective_ac_option = 'op'`, its default
+/// since mid-2024; torchtitan/parallelisms/parallelize_llama.py, _save_list and _custom_policy):
+/// every block checkpointed, saving the outputs of the attention kernel, the reduce-scatters and
+/// every other matmul (aten.mm), recomputing the rest: on average half the block's linear GEMMs
+/// and all its element-wise work, never the attention core.
+enum class Recompute { kNone, kSelective, kFull, kOp };
 
 const char* to_string(Mode m);
 const char* to_string(Precision p);
