@@ -32,7 +32,8 @@ int gpus_per_box(const topo::Chassis& c) {
 
 SearchOptions SearchOptions::everything() {
   SearchOptions o;
-  o.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  // kOp (torchtitan's per-op policy) under the fsdp framework only (search_plans).
+  o.recompute = {Recompute::kNone, Recompute::kSelective, Recompute::kFull, Recompute::kOp};
   o.offload = {false, true};
   // Today's frameworks; deepspeed-0.3 describes a 2021 release and hf a model's own code (how its
   // layers run, not a choice of collectives): both are chosen only with --framework.
@@ -223,6 +224,8 @@ SearchResult search_plans(StepModel& sm, const SearchOptions& o) {
           for (Switch ov : or_job(o.grad_overlap, base.grad_overlap))
             for (Switch el : or_job(o.elementwise, base.fused_elementwise))
               for (Switch tpo : or_job(o.tp_overlap, base.tp_overlap)) {
+                // Per-op checkpointing is torchtitan's (FSDP2): under fsdp only
+                if (rc == Recompute::kOp && fw != Framework::kFsdp) continue;
                 // DeepSpeed has no TP overlap: the variant would only be refused
                 if (tpo == Switch::kOn && !o.tp_overlap.empty() &&
                     (fw == Framework::kDeepSpeed || fw == Framework::kDeepSpeed03))
