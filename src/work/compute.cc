@@ -513,12 +513,20 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     }
   }
   // What torchtitan's per-op checkpointing runs again (Recompute::kOp): the element-wise work of
-  // both halves (norms, RoPE, activation, residual adds) and, on average, every other linear GEMM
-  // (its policy saves the output of each odd aten.mm of a block, counting on across forwards, so a
-  // GEMM is recomputed every other step); the attention kernel's output is saved.
+  // both halves (norms, RoPE, activation, residual adds) and every even linear GEMM of the block.
+  // Its policy (_custom_policy) counts the block's aten.mm calls afresh in each forward (the
+  // context_fn makes a new count) and saves the odd ones' outputs: Q, K, V, O, then gate, up, down
+  // (w1, w3, w2) recompute K, O and up; without gating (up, down) K, O and down. The attention
+  // kernel's output is saved. A MoE block's experts run grouped GEMMs, not aten.mm: the whole MLP
+  // (mlp_ew below holds it) runs again.
   const double attn_ew = std::max(0.0, c.attn_f - core_f - c.gemm_qkv - c.gemm_proj);
   const double mlp_ew = std::max(0.0, c.mlp_f - c.gemm_up - c.gemm_down);
   const double ew_mem = c.mem_f;
+  const double kv_heads = std::max(x.g, x.t);  // as the QKV GEMM counts them (qkv_n above)
+  const double op_attn_gemm = c.gemm_qkv * kv_heads / (x.a + 2 * kv_heads) + c.gemm_proj;
+  const double op_mlp_gemm = m.moe() ? 0 : m.gated_ffn ? c.gemm_up / 2 : c.gemm_down;
+  const double op_flops = 2 * x.S * x.h * (kv_heads + x.a) * x.d / x.t +
+                          (m.moe() ? mlp_flops : 2 * x.S * x.h * x.f / x.t);
   // Backward: weight-matmul parts twice (input and weight gradients), once for LoRA's frozen
   // weights (input gradients only); the attention core twice, 2.5x when fused (Megatron's causal
   // kernels at their own backward rates and tails: causal_core_time); element-wise twice.
@@ -588,10 +596,9 @@ LayerCompute layer_compute(const Model& m, const Job& job, const Plan& p, const 
     c.flops_b += core_flops;
     c.mem_b += core_mem;
   } else if (job.recompute == Recompute::kOp) {
-    c.attn_b += attn_ew + (c.gemm_qkv + c.gemm_proj) / 2;
-    c.mlp_b += mlp_ew + (c.gemm_up + c.gemm_down) / 2;
-    // A MoE block's experts run grouped GEMMs, not aten.mm: recomputed whole (mlp_ew holds them).
-    c.flops_b += (attn_flops - core_flops) / 2 + (m.moe() ? mlp_flops : mlp_flops / 2);
+    c.attn_b += attn_ew + op_attn_gemm;
+    c.mlp_b += mlp_ew + op_mlp_gemm;
+    c.flops_b += op_flops;
     c.mem_b += ew_mem;
   }
   // The framework's copies around its weight gathers and gradient reduce-scatters (framework.h),

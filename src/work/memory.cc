@@ -103,15 +103,14 @@ double layer_activation_bytes(const Model& m, const Job& job, const Plan& p) {
   if (job.recompute == Recompute::kFull) return 2 * S * h / outer_div;
   if (job.recompute == Recompute::kOp) {
     // torchtitan's per-op policy (Recompute::kOp): the block's input, the attention kernel's
-    // output and its fp32 log-sum-exp, the reduce-scatters' outputs (SP), and every other linear
-    // GEMM's output (half of them on average): Q,K,V, the output projection, up (and gate), down.
+    // output and its fp32 log-sum-exp, the reduce-scatters' outputs (SP), and the odd linear
+    // GEMMs' outputs (compute.cc): Q and V, then gate and down (w1, w2) in a gated MLP, else up. A
+    // MoE block's experts run grouped GEMMs, which the policy does not save.
     const double kv_t = std::max(m.kv_heads * d / t, d);
-    // (A MoE block's experts run grouped GEMMs, which the policy does not save.)
-    const double mm_out =
-        m.heads * d / t + 2 * kv_t + h + (m.moe() ? 0 : (m.gated_ffn ? 2 : 1) * f / t + h);
+    const double mm_out = m.heads * d / t + kv_t + (m.moe() ? 0 : m.gated_ffn ? f / t + h : f / t);
     const double rs = (p.sp && p.tp > 1) ? 2 * 2 * S * h / t : 0;
     return 2 * S * h / outer_div + 2 * S * m.heads * d / t + 4 * S * m.heads / t + rs +
-           2 * S * mm_out / 2;
+           2 * S * mm_out;
   }
   // Korthikanti et al. 2022, section 4.1, generalised to GQA, gated MLPs and MoE (see memory.h).
   double outer = 4 * S * h + 2 * S * h + 2 * S * h + (m.dropout ? 2 * S * h : 0);

@@ -25,8 +25,8 @@ enum class Precision { kBf16, kFp8, kFp16, kAuto };
 /// kOp: torchtitan's per-op selective checkpointing (`selective_ac_option = 'op'`, its default
 /// since mid-2024; torchtitan/parallelisms/parallelize_llama.py, _save_list and _custom_policy):
 /// every block checkpointed, saving the outputs of the attention kernel, the reduce-scatters and
-/// every other matmul (aten.mm), recomputing the rest: on average half the block's linear GEMMs
-/// and all its element-wise work, never the attention core.
+/// the odd matmuls (aten.mm, counted afresh each forward), recomputing the rest: the even linear
+/// GEMMs (K, O, up) and all the element-wise work, never the attention core.
 enum class Recompute { kNone, kSelective, kFull, kOp };
 
 const char* to_string(Mode m);
