@@ -385,9 +385,10 @@ Periods blend(const Periods& a, const Periods& b, double w) {
         &Periods::zero_after_f, &Periods::param_gather,  &Periods::fill_f, &Periods::fill_b,
         &Periods::d2h,          &Periods::cpu_optimizer, &Periods::h2d})
     r.*f = mix(a.*f, b.*f);
-  for (auto& [id, u] : r.use) u.busy_s *= 1 - w, u.bytes *= 1 - w;
-  for (auto& [k, v] : r.use)
-    for (auto& [kind, s] : v.by_kind) s *= 1 - w;
+  for (auto& [id, u] : r.use) {
+    u.busy_s *= 1 - w, u.bytes *= 1 - w;
+    for (auto& [kind, s] : u.by_kind) s *= 1 - w;
+  }
   for (const auto& [id, u] : a.use) {
     ResUse& t = r.use[id];
     t.busy_s += w * u.busy_s, t.bytes += w * u.bytes;
