@@ -979,8 +979,8 @@ TEST(WorkValidation, PublishedMeasurementsWithin15Percent) {
   // 270 of 292; then its Llama 3 8B fp8 on 8 B200, open (+23.8 %): 270 of 293; then torchtitan's
   // two "selective layer" rows on 64 A100 (one block in two recomputed: +1.5 %, +8.5 %): 272 of
   // 295; then its three "selective op" rows (per-op checkpointing: +0.6, +9.1, +14.1 %): 275 of
-  // 298
-  EXPECT_EQ(held, 275);
+  // 298; then Trainy's Llama 3.1 8B fp8 runs on 32 and 64 H200 (-14.4, -13.2 %): 277 of 300
+  EXPECT_EQ(held, 277);
 }
 
 TEST(WorkValidation, Zero3OfTable2FallsWithScaleUnderDeepSpeed03) {
