@@ -332,7 +332,7 @@ std::pair<double, double> framework_copy_s(const Model& m, const Job& job, const
   if (fw.gather_copy_per_byte <= 0 && fw.scatter_copy_per_byte <= 0) return {0, 0};
   double weights = 0;  // one layer's parameters on this GPU, gathered as 16-bit values
   for (double u : zero3_units(m, p, fw.per_module_gather)) weights += u;
-  double gathered = 2 * weights * fw.gather_copy_per_byte;
+  double gathered = block_gather_bytes(job) * weights * fw.gather_copy_per_byte;
   // Gathers in the backward as step_traffic counts them (zero=2 SHARD_GRAD_OP: none).
   double back_gathers = p.zero >= 3 ? 1 : 0;
   if (p.zero >= 3 && fw.zero3_regather_for_recompute && job.recompute == Recompute::kFull)

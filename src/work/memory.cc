@@ -207,7 +207,7 @@ MemoryBreakdown memory_per_gpu(const Model& m, const Job& job, const Plan& p, do
     if (p.cp > 1)  // the ring's K,V in flight: the chunk being received beside the one in use
       r.buffers += 2 * cp_ring_bytes(m, job, p);
     if (p.zero >= 3)  // two layers of gathered weights (one in use, one prefetched)
-      r.buffers += 2 * (m.layer_params() / p.tp) * kWeightBytes;
+      r.buffers += 2 * (m.layer_params() / p.tp) * block_gather_bytes(job);
     r.total = r.weights + r.gradients + r.optimizer + r.activations + r.lora + r.buffers;
     if (r.total >= best.total) best = r;
   }

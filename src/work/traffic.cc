@@ -204,7 +204,7 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
   };
   if (D > 1 && (p.zero >= 3 || fw.gather_every_micro_batch)) {  // weights gathered unit by unit
     auto gather = [&](double u) {
-      Coll ag{shard_kind, Op::kAllGather, 2 * u, "zero", call_s};
+      Coll ag{shard_kind, Op::kAllGather, block_gather_bytes(job) * u, "zero", call_s};
       (fw.zero3_blocking ? t.after_f : t.beside_f).push_back(ag);
       auto& back = fw.zero3_blocking ? t.after_b : t.beside_b;
       if (p.zero >= 3)
@@ -260,7 +260,8 @@ StepTraffic step_traffic(const Model& m, const Job& job, const Plan& p, const Sh
       // gather and the last scatter are the ones left over.
       const auto units = zero3_units(m, p, fw.per_module_gather);
       t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * outside, "zero", call_s});
-      t.fill_f.push_back({shard_kind, Op::kAllGather, 2 * units.front(), "zero", call_s});
+      t.fill_f.push_back(
+          {shard_kind, Op::kAllGather, block_gather_bytes(job) * units.front(), "zero", call_s});
       auto& scatters = fw.grad_overlap ? t.beside_b : t.after_b;
       for (const Coll& c : scatters)
         if (c.op == Op::kReduceScatter) {

@@ -35,6 +35,11 @@ void check_train_options(const TrainOptions& o) {
     throw InputError(fmt::format(
         "--recompute-every {} checkpoints one block in {}: it needs --recompute full, not '{}'",
         o.recompute_every, o.recompute_every, o.recompute));
+  if (o.fp8_gather && (o.precision != "fp8" || o.framework != "fsdp"))
+    throw InputError(fmt::format(
+        "--fp8-gather gathers FSDP2's float8 weights (torchao): it needs --precision fp8 and "
+        "--framework fsdp, not '{}' and '{}'",
+        o.precision, o.framework));
   if (o.recompute == "op" && o.framework != "fsdp")
     throw InputError(fmt::format(
         "--recompute op is torchtitan's per-op checkpointing (FSDP2): it needs --framework fsdp, "
@@ -52,6 +57,7 @@ Job make_train_job(const TrainOptions& o) {
   j.precision = parse_precision(o.precision);
   j.recompute = parse_recompute(o.recompute);
   j.recompute_every = o.recompute_every;
+  j.fp8_gather = o.fp8_gather;
   j.seq = o.seq;
   j.micro_batch = o.micro_batch;
   j.global_batch = o.global_batch;
@@ -186,6 +192,9 @@ const std::vector<OptionSpec<TrainOptions>>& train_options() {
            "With --recompute full: one block in N is checkpointed, the others keep their "
            "activations (torchtitan selective_ac_option N; default 1: every block)"}
           .range(1, 1 << 16),
+      {"--fp8-gather", at<&T::fp8_gather>,
+       "With --precision fp8 --framework fsdp: FSDP all-gathers each block's weights in fp8 "
+       "(torchao enable_fsdp_float8_all_gather)"},
       Spec{"--no-flash-attention", at<&T::no_flash>,
            "Unfused attention: the s x s scores are stored and moved"}
           .python("no_flash"),

@@ -201,6 +201,12 @@ TEST(BadInputCli, TrainRecomputeEveryWithoutFullRecomputation) {
       << zero.err;
 }
 
+TEST(BadInputCli, TrainFp8GatherWithoutFp8Fsdp) {
+  expect_refused(run_cli("train hgx-h200 --model llama3-8b --plan dp=8,zero=3 --fp8-gather"),
+                 "--fp8-gather gathers FSDP2's float8 weights (torchao): it needs --precision fp8 "
+                 "and --framework fsdp, not 'auto' and 'megatron'");
+}
+
 TEST(BadInputCli, TrainPerOpRecomputationOutsideFsdp) {
   expect_refused(run_cli("train dgx-h100 --model llama3-8b --plan dp=8 --recompute op"),
                  "--recompute op is torchtitan's per-op checkpointing (FSDP2): it needs "

@@ -127,7 +127,17 @@ struct Job {
   /// half-layer (kOff, the default: the input gathered once for the projections that share it,
   /// Megatron's fused QKV, torchtitan's PrepareModuleInput).
   Switch tp_per_projection = Switch::kDefault;
+  /// FSDP's weight all-gathers in fp8 (torchao's float8 training with
+  /// enable_fsdp_float8_all_gather, torchtitan --float8.enable_fsdp_float8_all_gather): each
+  /// block's linear weights are cast to fp8 on their shard and gathered at 1 byte a parameter,
+  /// the gathered fp8 weights feeding the fp8 GEMMs (the block's two norms, 2·h parameters, are
+  /// counted with them); the root unit (embedding, output layer, final norm: not converted to
+  /// float8) is gathered in 16-bit. With fp8 precision under fsdp only.
+  bool fp8_gather = false;
 };
+
+/// Bytes a parameter of a block's weight all-gather moves: 1 under Job::fp8_gather, else 2.
+inline double block_gather_bytes(const Job& job) { return job.fp8_gather ? 1.0 : 2.0; }
 
 /// "none", "selective", "full", or "full (one block in N)" under Job::recompute_every.
 std::string recompute_text(const Job& job);

@@ -35,7 +35,7 @@ struct TrainOptions {
   int seq = 0, micro_batch = 1, global_batch = 0, nodes = 0, lora_rank = 16, top = 5;
   bool as_designed =
       false;  ///< links at their design rate, not the trained one the chassis records
-  bool scaling = false, offload = false, no_flash = false, validation = false;
+  bool scaling = false, offload = false, no_flash = false, validation = false, fp8_gather = false;
   /// Names of the flags given on the command line ("--plan", "--recompute", ..., "CHASSIS" for the
   /// positional): a flag left at its default is searched over, and flags the chosen run would
   /// ignore are rejected (the first in this order is named).
