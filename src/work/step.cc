@@ -366,6 +366,8 @@ namespace {
 // w·a + (1 - w)·b, field by field: the periods of a step whose blocks are of two kinds, a share w
 // of them like a's. The step is the sum of its blocks' periods (compose), so the mean block is
 // exact; what does not depend on the block (head, stage boundary, optimizer) is the same in both.
+// Every seconds or bytes field of Periods and LayerCompute is listed below: one added there must
+// join these lists, or it keeps b's value.
 Periods blend(const Periods& a, const Periods& b, double w) {
   auto mix = [w](double x, double y) { return w * x + (1 - w) * y; };
   Periods r = b;
