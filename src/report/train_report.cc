@@ -198,6 +198,7 @@ std::string header_text(const work::TrainSetup& s) {
   }
   if (j.offload_optimizer && !open("optimizer offload")) job += ", optimizer offloaded to CPU";
   if (!open("framework")) job += fmt::format(", {}", work::to_string(j.framework));
+  if (j.fp8_gather) job += ", fp8 weight gathers";
   if (!s.searched.empty())
     job += fmt::format("; searched with every plan: {}", fmt::join(s.searched, ", "));
   return fmt::format("{} ({:.1f}B parameters) on {} ({} x {})\njob: {}\n{}\n", s.model_name,
